@@ -1,0 +1,63 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config/config.ts';
+import { registerAccessControl } from './core/auth/access.ts';
+import type { Db } from './core/db/database.ts';
+import { registerHttpCaching } from './core/http/caching.ts';
+import { registerErrorHandling } from './core/http/error-envelope.ts';
+import './core/http/fastify-types.ts';
+import { registerJsonBody } from './core/http/json-body.ts';
+import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
+import { createRouteIndex } from './core/http/route-index.ts';
+import { registerHealth } from './core/ops/health.ts';
+import { registerMetrics } from './core/ops/metrics.ts';
+import { bodyAjv, textAjv } from './core/validation/ajv.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { usersRoutes } from './modules/users/users.routes.ts';
+import { createServices, type Services } from './services.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface App {
+  http: FastifyInstance;
+  services: Services;
+}
+
+/** Builds the HTTP app over a ready database. Only `server.ts` listens and handles signals. */
+export async function buildApp(config: Config, db: Db): Promise<App> {
+  const app = Fastify({
+    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+    genReqId: requestIdOf,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+
+  const routes = createRouteIndex();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.add(method, route.url);
+  });
+
+  const services = createServices(config, db);
+  registerJsonBody(app);
+  registerRequestContext(app);
+  registerAccessControl(app, services.tokens);
+  registerHttpCaching(app);
+  registerMetrics(app);
+  registerErrorHandling(app, routes);
+  registerHealth(app, db);
+
+  await app.register(
+    async (api) => {
+      await api.register(authRoutes, { auth: services.auth });
+      await api.register(usersRoutes, { users: services.users });
+    },
+    { prefix: '/api' },
+  );
+
+  await app.ready();
+  return { http: app, services };
+}

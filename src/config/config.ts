@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Every setting the service reads from the environment, with its default.
+ * The `Config` type is derived from this schema, so a new setting is declared once.
+ */
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.Enum(['development', 'production', 'test'], { default: 'development' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  DATABASE_URL: Type.String({
+    pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
+    default: 'sqlite:./data/content.db',
+    description: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db',
+  }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  DEMO_DATA: Type.Boolean({ default: true }),
+  ADMIN_EMAIL: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@example.com' }),
+  ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 8 })),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  JWT_ISSUER: Type.String({ minLength: 1, default: 'content-service' }),
+  JWT_AUDIENCE: Type.String({ minLength: 1, default: 'content-service' }),
+  JWT_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86400, default: 900 }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  STORE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export interface Config extends Env {
+  /** Always set: taken from JWT_SECRET or generated for this process (development only). */
+  jwtSecret: string;
+  jwtSecretGenerated: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const NAMES = Object.keys(EnvSchema.properties) as (keyof Env)[];
+
+/** Reads and validates the environment; throws ConfigError with one line naming the variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const name of NAMES) {
+    const value = source[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const env = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw)) as Record<string, unknown>;
+  const [first] = Value.Errors(EnvSchema, env);
+  if (first) {
+    const name = first.instancePath.replace(/^\//, '') || missingName(first.params);
+    const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
+    const message = allowed ? `must be one of ${allowed.join(', ')}` : first.message;
+    throw new ConfigError(`Invalid configuration: ${name} ${message} (got ${JSON.stringify(source[name])})`);
+  }
+  const valid = env as Env;
+  if (valid.NODE_ENV === 'production' && !valid.JWT_SECRET) {
+    throw new ConfigError('Invalid configuration: JWT_SECRET must be set when NODE_ENV=production');
+  }
+  return {
+    ...valid,
+    jwtSecret: valid.JWT_SECRET ?? randomBytes(32).toString('base64url'),
+    jwtSecretGenerated: !valid.JWT_SECRET,
+  };
+}
+
+function missingName(params: unknown): string {
+  const props = (params as { requiredProperties?: string[] }).requiredProperties;
+  return props?.join(', ') ?? 'environment';
+}

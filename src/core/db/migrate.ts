@@ -1,0 +1,25 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import type { Db } from './database.ts';
+import * as initialSchema from './migrations/0001-initial-schema.ts';
+
+/** Versioned migrations, in order. A new one is a new file added here; applied ones never change. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial-schema': initialSchema,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export interface MigrationOutcome {
+  applied: string[];
+  /** True when this run created the schema from nothing: a brand-new database. */
+  freshDatabase: boolean;
+}
+
+/** Applies pending migrations. Safe to run from several instances at once (Kysely takes a lock). */
+export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return { applied, freshDatabase: applied.includes('0001-initial-schema') };
+}

@@ -1,0 +1,46 @@
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+/**
+ * Adapts the built-in `node:sqlite` driver to the interface Kysely's SqliteDialect expects
+ * (the shape of better-sqlite3). Prepared statements are cached by SQL text: Kysely prepares
+ * on every execution and the queries of a running service are few and repeated.
+ */
+const STATEMENT_CACHE_SIZE = 500;
+
+export function openSqlite(path: string): SqliteDatabase {
+  const db = new DatabaseSync(path, { timeout: 5000 });
+  // WAL lets readers proceed during a write; synchronous=FULL makes every acknowledged commit durable.
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;');
+  const cache = new Map<string, SqliteStatement>();
+
+  return {
+    close: () => db.close(),
+    prepare(sql: string): SqliteStatement {
+      const cached = cache.get(sql);
+      if (cached) return cached;
+      const statement = wrap(db.prepare(sql));
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
+function wrap(statement: StatementSync): SqliteStatement {
+  return {
+    reader: statement.columns().length > 0,
+    all: (parameters) => statement.all(...bind(parameters)),
+    run: (parameters) => statement.run(...bind(parameters)),
+    iterate: (parameters) => statement.iterate(...bind(parameters)),
+  };
+}
+
+function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
+  return parameters.map((value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    if (value === undefined) return null;
+    if (value instanceof Date) return value.toISOString();
+    return value as SQLInputValue;
+  });
+}

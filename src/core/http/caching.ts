@@ -1,0 +1,74 @@
+import { hash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { AppError } from '../errors/app-error.ts';
+
+/** A strong validator over the exact bytes of a representation. */
+export function strongEtag(payload: string | Buffer): string {
+  return `"${hash('sha1', payload, 'base64url')}"`;
+}
+
+function tagsOf(header: string): string[] {
+  return header.split(',').map((tag) => tag.trim());
+}
+
+/** `If-None-Match` uses the weak comparison: `W/"x"` matches `"x"`; `*` matches anything. */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const plain = (tag: string) => tag.replace(/^W\//, '');
+  return tagsOf(header).some((tag) => tag === '*' || plain(tag) === plain(etag));
+}
+
+/** `If-Match` uses the strong comparison: a weak tag never matches. */
+export function ifMatchMatches(header: string, etag: string): boolean {
+  return tagsOf(header).some((tag) => tag === '*' || tag === etag);
+}
+
+const DEFAULT_CACHE_CONTROL = 'private, no-cache';
+
+/**
+ * Every successful GET gets a strong ETag of its body and a Cache-Control; a matching
+ * `If-None-Match` turns it into a 304 with no body, whatever the request's own Cache-Control says.
+ */
+export function registerHttpCaching(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    const etag = (reply.getHeader('etag') as string | undefined) ?? strongEtag(payload);
+    reply.header('etag', etag);
+    if (!reply.hasHeader('cache-control')) {
+      reply.header('cache-control', request.routeOptions.config.cacheControl ?? DEFAULT_CACHE_CONTROL);
+    }
+    if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      return '';
+    }
+    return payload;
+  });
+}
+
+/**
+ * Checks `If-Match` on a write against the ETag the current representation would have on GET:
+ * the same view serialized by the same schema. No header means no precondition.
+ */
+export function assertIfMatch(request: FastifyRequest, reply: FastifyReply, schema: TSchema, current: unknown): void {
+  const header = request.headers['if-match'];
+  if (!header) return;
+  const etag = strongEtag(reply.serializeInput(current as Record<string, unknown>, schema as unknown as Record<string, unknown>));
+  if (!ifMatchMatches(header, etag)) {
+    throw new AppError('PRECONDITION_FAILED', 'The resource has changed since it was read (If-Match does not match)');
+  }
+}
+
+/** Builds the `If-Match` precondition a service runs on the current state inside its transaction. */
+export function ifMatchPrecondition<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  schema: TSchema,
+  present: (current: T) => unknown,
+): ((current: T) => void) | undefined {
+  if (!request.headers['if-match']) return undefined;
+  return (current) => assertIfMatch(request, reply, schema, present(current));
+}

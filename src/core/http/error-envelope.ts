@@ -1,0 +1,75 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, codeForStatus } from '../errors/app-error.ts';
+import { toErrorDetails } from '../validation/ajv.ts';
+import type { createRouteIndex } from './route-index.ts';
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: { field: string; message: string }[] };
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details && error.details.length > 0 ? { details: error.details } : {}),
+    },
+  };
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
+}
+
+/** Maps anything thrown while serving a request into the one error envelope. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as Partial<FastifyError> & { validationContext?: string };
+  if (fastifyError.validation) {
+    // A path id that is not a positive integer names nothing: 404, as for an unknown id.
+    if (fastifyError.validationContext === 'params') return AppError.notFound('Resource');
+    return AppError.validation(toErrorDetails(fastifyError.validation as never));
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return new AppError(codeForStatus(status), frameworkMessage(fastifyError, status), { status });
+  }
+  return new AppError('INTERNAL', 'Internal server error');
+}
+
+function frameworkMessage(error: Partial<FastifyError>, status: number): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported Content-Type; send application/json';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'Request body is not valid JSON';
+    default:
+      if (error.name === 'SyntaxError' || status === 400) return 'Request body is not valid JSON';
+      return error.message ?? 'Bad request';
+  }
+}
+
+/** Installs the error handler and the not-found handler (404, or 405 with `Allow`). */
+export function registerErrorHandling(app: FastifyInstance, routes: ReturnType<typeof createRouteIndex>): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.allowedMethods(request.url);
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        new AppError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`, {
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return sendError(reply, AppError.notFound(`Route ${request.method} ${request.url.split('?')[0]}`));
+  });
+}

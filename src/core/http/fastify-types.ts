@@ -1,0 +1,24 @@
+import type { Principal } from '../auth/principal.ts';
+
+/** Who may call a route. Every route declares one; the app refuses to start otherwise. */
+export type Access = 'public' | 'user' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+    /** Overrides the default `Cache-Control` of a successful GET (`private, no-cache`). */
+    cacheControl?: string;
+  }
+  /** Documentation-only keys read by the OpenAPI generator. */
+  interface FastifySchema {
+    hide?: boolean;
+    tags?: string[];
+    summary?: string;
+    description?: string;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The path prefix the request used (`/api`), for links and `Location`. */
+    apiPrefix: string;
+  }
+}

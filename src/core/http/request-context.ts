@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+
+const SAFE_REQUEST_ID = /^[\w\-.:]{1,128}$/;
+
+/** Keeps a caller's `X-Request-Id` when it is safe to log, else makes a new one. */
+export function requestIdOf(request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function registerRequestContext(app: FastifyInstance): void {
+  app.decorateRequest('apiPrefix', '/api');
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.startsWith('/api')) {
+      // REST representations depend on the caller and on the negotiated version.
+      reply.header('vary', 'Authorization, Accept, API-Version');
+    }
+    return payload;
+  });
+}

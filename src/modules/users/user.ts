@@ -1,0 +1,34 @@
+import type { Role } from '../../core/auth/principal.ts';
+import type { UserRow } from '../../core/db/tables.ts';
+
+export type UserStatus = 'active' | 'inactive' | 'suspended';
+
+/** The user as the domain knows it: never carries the password hash. */
+export interface User {
+  id: number;
+  name: string;
+  email: string;
+  age: number | null;
+  role: Role;
+  status: UserStatus;
+  emailVerified: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const USER_FIELDS = ['id', 'name', 'email', 'age', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt'] as const;
+export type UserField = (typeof USER_FIELDS)[number];
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    age: row.age,
+    role: row.role,
+    status: row.status,
+    emailVerified: Boolean(row.email_verified),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { NewUserRow, UserRow, UserRowUpdate } from '../../core/db/tables.ts';
+import type { UserSort } from './users.schemas.ts';
+
+export interface UserFilter {
+  role?: string | undefined;
+  status?: string | undefined;
+}
+
+export interface UserListQuery extends UserFilter {
+  sort: UserSort;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+const SORT_COLUMNS = {
+  id: 'id',
+  name: 'name',
+  email: 'email',
+  age: 'age',
+  createdAt: 'created_at',
+} as const satisfies Record<UserSort, keyof UserRow>;
+
+export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+function filtered(db: Db, filter: UserFilter) {
+  let query = db.selectFrom('users');
+  if (filter.role) query = query.where('role', '=', filter.role as UserRow['role']);
+  if (filter.status) query = query.where('status', '=', filter.status as UserRow['status']);
+  return query;
+}
+
+export function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]> {
+  const column = SORT_COLUMNS[query.sort];
+  let select = filtered(db, query).selectAll();
+  // Nulls sort last in both directions on both databases (they disagree by default).
+  if (column === 'age') select = select.orderBy(sql`age is null`);
+  return select.orderBy(column, query.order).orderBy('id', query.order).limit(query.limit).offset(query.offset).execute();
+}
+
+export async function countUsers(db: Db, filter: UserFilter): Promise<number> {
+  const row = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export function insertUser(db: Db, row: NewUserRow): Promise<UserRow> {
+  return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateUserById(db: Db, id: number, changes: UserRowUpdate): Promise<UserRow | undefined> {
+  return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** Posts, comments, likes and the avatar go with the user through the foreign keys' cascades. */
+export async function deleteUserById(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function userHasOrders(db: Db, id: number): Promise<boolean> {
+  const row = await db.selectFrom('orders').select('id').where('customer_id', '=', id).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function adminExists(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('role', '=', 'admin').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Reads a user inside a transaction, locking the row on PostgreSQL (SQLite serialises writers). */
+export function lockUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  const query = db.selectFrom('users').selectAll().where('id', '=', id);
+  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors/app-error.ts';
+import { ifMatchPrecondition } from '../../core/http/caching.ts';
+import { Id } from '../../core/http/schemas.ts';
+import { paginationOf, parseFields, pickFields } from '../../core/pagination.ts';
+import { USER_FIELDS, type User } from './user.ts';
+import { toUserView, userLinks } from './users.presenter.ts';
+import {
+  CreateUserInput,
+  ListUsersQuery,
+  ReplaceUserInput,
+  UpdateUserInput,
+  UserList,
+  UserView,
+} from './users.schemas.ts';
+import type { UsersService } from './users.service.ts';
+
+const UserParams = Type.Object({ userId: Id });
+const tags = ['users'];
+
+/** REST adapter for users: each handler is a thin call into the users service. */
+export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
+  app.get(
+    '/users',
+    { config: { access: 'user' }, schema: { tags, summary: 'List users', querystring: ListUsersQuery, response: { 200: UserList } } },
+    async (request) => {
+      const fields = parseFields(request.query.fields, USER_FIELDS);
+      const page = await users.listUsers(request.principal, request.query);
+      return {
+        data: page.items.map((user) => ({ ...pickFields(user, fields), _links: userLinks(request.apiPrefix, user.id) })),
+        pagination: paginationOf(page),
+      };
+    },
+  );
+
+  app.post(
+    '/users',
+    { config: { access: 'public' }, schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } } },
+    async (request, reply) => {
+      const user = await users.createUser(request.principal, request.body);
+      const view = toUserView(user, request.apiPrefix);
+      return reply.code(201).header('location', view._links.self.href).send(view);
+    },
+  );
+
+  app.get(
+    '/users/:userId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Read a user', params: UserParams, response: { 200: UserView } } },
+    async (request) => toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix),
+  );
+
+  app.put(
+    '/users/:userId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Replace a user', params: UserParams, body: ReplaceUserInput, response: { 200: UserView } } },
+    async (request, reply) => {
+      const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
+      const user = await users.replaceUser(request.principal, request.params.userId, request.body, precondition);
+      return toUserView(user, request.apiPrefix);
+    },
+  );
+
+  app.patch(
+    '/users/:userId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Update some fields of a user', params: UserParams, body: UpdateUserInput, response: { 200: UserView } } },
+    async (request, reply) => {
+      const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
+      const user = await users.updateUser(request.principal, request.params.userId, request.body, precondition);
+      return toUserView(user, request.apiPrefix);
+    },
+  );
+
+  app.delete(
+    '/users/:userId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Delete a user with their posts, comments and likes', params: UserParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
+      const deleted = await users.deleteUser(request.principal, request.params.userId, precondition);
+      if (!deleted) throw AppError.notFound(`User ${request.params.userId}`);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/users/:userId/verify-email',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Mark the email as verified (admin)', params: UserParams, response: { 200: UserView } } },
+    async (request) => toUserView(await users.verifyEmail(request.principal, request.params.userId), request.apiPrefix),
+  );
+
+  app.post(
+    '/users/:userId/actions/promote-to-admin',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Give the user the admin role (admin)', params: UserParams, response: { 200: UserView } } },
+    async (request) => toUserView(await users.promoteToAdmin(request.principal, request.params.userId), request.apiPrefix),
+  );
+};

@@ -1,0 +1,77 @@
+import { Type, type Static } from 'typebox';
+import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { NOT_BLANK } from '../../core/validation/ajv.ts';
+
+/** Field rules of DECISIONS §2, declared once: REST validates with them and so do the services. */
+export const UserName = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['Ada Lovelace'] });
+export const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] });
+export const Age = Nullable(Type.Integer({ minimum: 0, maximum: 150 }));
+export const Password = Type.String({ minLength: 8, maxLength: 200, writeOnly: true });
+export const Role = Type.Enum(['user', 'admin']);
+export const UserStatus = Type.Enum(['active', 'inactive', 'suspended']);
+
+const writable = {
+  age: Type.Optional(Age),
+  password: Type.Optional(Password),
+  role: Type.Optional(Role),
+  status: Type.Optional(UserStatus),
+};
+
+export const CreateUserInput = Type.Object(
+  { name: UserName, email: Email, ...writable },
+  { additionalProperties: false, description: 'Sign-up; only an admin may set role or status' },
+);
+export type CreateUserInput = Static<typeof CreateUserInput>;
+
+export const ReplaceUserInput = Type.Object(
+  { name: UserName, email: Email, ...writable },
+  { additionalProperties: false, description: 'Full replacement: an absent age becomes null' },
+);
+export type ReplaceUserInput = Static<typeof ReplaceUserInput>;
+
+export const UpdateUserInput = Type.Object(
+  {
+    name: Type.Optional(UserName),
+    email: Type.Optional(Email),
+    ...writable,
+  },
+  { additionalProperties: false, description: 'Partial update: only the fields sent change' },
+);
+export type UpdateUserInput = Static<typeof UpdateUserInput>;
+
+export const USER_SORTS = ['id', 'name', 'email', 'age', 'createdAt'] as const;
+export type UserSort = (typeof USER_SORTS)[number];
+
+export const ListUsersQuery = Type.Object({
+  ...PageQuery,
+  role: Type.Optional(Role),
+  status: Type.Optional(UserStatus),
+  sort: Type.Optional(Type.Enum([...USER_SORTS])),
+  order: Type.Optional(Type.Enum(['asc', 'desc'])),
+  fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
+});
+export type ListUsersQuery = Static<typeof ListUsersQuery>;
+
+export const UserLinks = Type.Object({
+  self: Link,
+  posts: Link,
+  avatar: Link,
+  update: Link,
+  delete: Link,
+});
+
+export const UserView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  email: Type.String(),
+  age: Nullable(Type.Integer()),
+  role: Role,
+  status: UserStatus,
+  emailVerified: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  _links: UserLinks,
+});
+
+/** List items may be cut down by `fields`, so every property is optional there. */
+export const UserList = PageOf(Type.Partial(UserView));

@@ -1,0 +1,181 @@
+import { requireAdmin, requireSelfOrAdmin, requireSignedIn } from '../../core/auth/guards.ts';
+import { hashPassword } from '../../core/auth/passwords.ts';
+import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
+import type { UserRowUpdate } from '../../core/db/tables.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import { toUser, type User } from './user.ts';
+import * as repo from './users.repository.ts';
+import {
+  CreateUserInput,
+  ReplaceUserInput,
+  UpdateUserInput,
+  type UserSort,
+} from './users.schemas.ts';
+
+export interface ListUsersOptions extends PageRequest {
+  role?: string | undefined;
+  status?: string | undefined;
+  sort?: UserSort | undefined;
+  order?: 'asc' | 'desc' | undefined;
+}
+
+/** A check on the current state run inside the write's transaction (REST's `If-Match`). */
+export type Precondition = (current: User) => void;
+
+export const USER_PAGE_RULES = { defaultLimit: 10, maxLimit: 100 };
+
+const checkCreate = createChecker<CreateUserInput>(CreateUserInput);
+const checkReplace = createChecker<ReplaceUserInput>(ReplaceUserInput);
+const checkUpdate = createChecker<UpdateUserInput>(UpdateUserInput);
+
+const notFound = (id: number) => AppError.notFound(`User ${id}`);
+const duplicateEmail = () =>
+  AppError.conflict('A user with this email already exists', [{ field: 'email', message: 'is already taken' }]);
+
+/** Only an admin changes roles and statuses, their own included. */
+function assertMayChangeRoleOrStatus(actor: Principal | null, input: { role?: unknown; status?: unknown }): void {
+  if ((input.role !== undefined || input.status !== undefined) && !isAdmin(actor)) {
+    throw AppError.forbidden('Only an administrator may set role or status');
+  }
+}
+
+async function rowChanges(input: UpdateUserInput): Promise<UserRowUpdate> {
+  const changes: UserRowUpdate = {};
+  if (input.name !== undefined) changes.name = input.name.trim();
+  if (input.email !== undefined) changes.email = input.email.toLowerCase();
+  if (input.age !== undefined) changes.age = input.age;
+  if (input.role !== undefined) changes.role = input.role as User['role'];
+  if (input.status !== undefined) changes.status = input.status as User['status'];
+  if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+  return changes;
+}
+
+export function createUsersService(db: Db) {
+  async function write<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateEmail();
+      throw error;
+    }
+  }
+
+  async function change(actor: Principal | null, id: number, input: UpdateUserInput, precondition?: Precondition) {
+    requireSelfOrAdmin(actor, id);
+    assertMayChangeRoleOrStatus(actor, input);
+    const changes = await rowChanges(input);
+    return write(async (trx) => {
+      const current = await repo.lockUserById(trx, id);
+      if (!current) throw notFound(id);
+      precondition?.(toUser(current));
+      if (Object.keys(changes).length === 0) return toUser(current);
+      const row = await repo.updateUserById(trx, id, { ...changes, updated_at: now() });
+      return toUser(row ?? current);
+    });
+  }
+
+  return {
+    async getUser(actor: Principal | null, id: number): Promise<User> {
+      requireSignedIn(actor);
+      const row = await repo.findUserById(db, id);
+      if (!row) throw notFound(id);
+      return toUser(row);
+    },
+
+    async findUsersByIds(ids: readonly number[]): Promise<User[]> {
+      return (await repo.findUsersByIds(db, ids)).map(toUser);
+    },
+
+    async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<Page<User>> {
+      requireSignedIn(actor);
+      const window = pageWindow(options, USER_PAGE_RULES);
+      const filter = { role: options.role, status: options.status };
+      const [rows, total] = await Promise.all([
+        repo.listUsers(db, { ...filter, sort: options.sort ?? 'id', order: options.order ?? 'asc', ...window }),
+        repo.countUsers(db, filter),
+      ]);
+      return { items: rows.map(toUser), total, window };
+    },
+
+    /** Sign-up: open to anyone; role and status are for admins only. */
+    async createUser(actor: Principal | null, raw: unknown): Promise<User> {
+      const input = checkCreate(raw);
+      assertMayChangeRoleOrStatus(actor, input);
+      const timestamp = now();
+      const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+      const row = await write((trx) =>
+        repo.insertUser(trx, {
+          name: input.name.trim(),
+          email: input.email.toLowerCase(),
+          age: input.age ?? null,
+          role: (input.role as User['role']) ?? 'user',
+          status: (input.status as User['status']) ?? 'active',
+          email_verified: false,
+          password_hash: passwordHash,
+          created_at: timestamp,
+          updated_at: timestamp,
+        }),
+      );
+      return toUser(row);
+    },
+
+    /** PUT: name and email required; an absent age becomes null. */
+    replaceUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<User> {
+      const input = checkReplace(raw);
+      return change(actor, id, { ...input, age: input.age ?? null }, precondition);
+    },
+
+    /** PATCH: only the fields sent change; `{}` changes nothing. */
+    updateUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<User> {
+      return change(actor, id, checkUpdate(raw ?? {}), precondition);
+    },
+
+    /** Removes the user with their posts, comments and likes; refused while they have orders. */
+    async deleteUser(actor: Principal | null, id: number, precondition?: Precondition): Promise<boolean> {
+      requireSelfOrAdmin(actor, id);
+      const hasOrders = () => AppError.conflict('A user who has orders cannot be deleted');
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const current = await repo.lockUserById(trx, id);
+          if (!current) return false;
+          precondition?.(toUser(current));
+          if (await repo.userHasOrders(trx, id)) throw hasOrders();
+          return repo.deleteUserById(trx, id);
+        });
+      } catch (error) {
+        // An order placed between the check and the delete still blocks it, through the foreign key.
+        if (isForeignKeyViolation(error)) throw hasOrders();
+        throw error;
+      }
+    },
+
+    async verifyEmail(actor: Principal | null, id: number): Promise<User> {
+      requireAdmin(actor);
+      return setFlag(id, { email_verified: true });
+    },
+
+    async promoteToAdmin(actor: Principal | null, id: number): Promise<User> {
+      requireAdmin(actor);
+      return setFlag(id, { role: 'admin' });
+    },
+  };
+
+  /** Idempotent admin actions: setting a flag that is already set changes nothing, not even updatedAt. */
+  async function setFlag(id: number, changes: { email_verified?: boolean; role?: 'admin' }): Promise<User> {
+    const current = await repo.findUserById(db, id);
+    if (!current) throw notFound(id);
+    const unchanged =
+      (changes.email_verified === undefined || Boolean(current.email_verified) === changes.email_verified) &&
+      (changes.role === undefined || current.role === changes.role);
+    if (unchanged) return toUser(current);
+    const row = await repo.updateUserById(db, id, { ...changes, updated_at: now() });
+    return toUser(row ?? current);
+  }
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,22 @@
+import type { Config } from './config/config.ts';
+import { createTokenService } from './core/auth/tokens.ts';
+import type { Db } from './core/db/database.ts';
+import { createAuthService } from './modules/auth/auth.service.ts';
+import { createUsersService } from './modules/users/users.service.ts';
+
+/** The composition root of the business layer: every transport (REST, GraphQL, CLI) uses these. */
+export function createServices(config: Config, db: Db) {
+  const tokens = createTokenService({
+    secret: config.jwtSecret,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    ttlSeconds: config.JWT_TTL_SECONDS,
+  });
+  return {
+    tokens,
+    auth: createAuthService(db, tokens),
+    users: createUsersService(db),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
