@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { createTokenService } from './core/auth/tokens.ts';
+import { createDatabase, type Db } from './core/db/database.ts';
+import { migrateToLatest } from './core/db/migrate.ts';
+import { findUserById } from './modules/users/users.repository.ts';
+import { serve } from './server.ts';
+
+const USAGE = `Usage: content-service <command> [options]
+
+Commands:
+  serve                 start the HTTP server (migrations, admin bootstrap and demo data included)
+  migrate               apply pending database migrations and exit
+  token --user ID       print an access token for user ID, signed with JWT_SECRET
+  seed [options]        generate a large data set (see: seed --help)
+
+Configuration comes from environment variables; see the README.`;
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = createDatabase(config.DATABASE_URL);
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve();
+    case 'migrate': {
+      const config = configOrExit();
+      const { applied } = await withDatabase(config, migrateToLatest);
+      console.log(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+      return;
+    }
+    case 'token': {
+      const { values } = parseArgs({ args: rest, options: { user: { type: 'string' } } });
+      const id = Number(values.user);
+      if (!Number.isSafeInteger(id) || id < 1) throw new UsageError('token needs --user ID (a positive integer)');
+      const config = configOrExit();
+      if (config.jwtSecretGenerated) {
+        console.error('JWT_SECRET is not set: a token signed now would not be accepted by any server. Set JWT_SECRET.');
+        process.exit(1);
+      }
+      const user = await withDatabase(config, async (db) => {
+        await migrateToLatest(db);
+        return findUserById(db, id);
+      });
+      if (!user) throw new UsageError(`No user with id ${id}`);
+      const tokens = createTokenService({
+        secret: config.jwtSecret,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        ttlSeconds: config.JWT_TTL_SECONDS,
+      });
+      console.log((await tokens.issue({ userId: user.id, role: user.role })).access_token);
+      return;
+    }
+    case 'seed': {
+      const { runSeedCommand } = await import('./demo/seed-command.ts');
+      return runSeedCommand(configOrExit(), rest);
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return;
+    default:
+      throw new UsageError(`Unknown command "${command}"`);
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

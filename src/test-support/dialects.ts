@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * The databases every storage and HTTP suite runs on. PostgreSQL suites each get a fresh database
+ * that is dropped afterwards. When PostgreSQL is unreachable the suites are skipped, except in CI
+ * (`CI=true`), where that is a failure. `TEST_DIALECTS=sqlite` narrows a local run.
+ */
+export interface TestDialect {
+  name: 'sqlite' | 'postgres';
+  /** A reason to skip, or false. */
+  skip: string | false;
+  createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const wanted = (process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(',');
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const pgUp = wanted.includes('postgres') ? await postgresReachable() : false;
+if (wanted.includes('postgres') && !pgUp && process.env.CI === 'true') {
+  throw new Error(`PostgreSQL is not reachable at ${PG_ADMIN_URL}; CI requires it`);
+}
+
+const sqlite: TestDialect = {
+  name: 'sqlite',
+  skip: false,
+  async createDatabase() {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(`${tmpdir()}/content-service-test-`);
+    return { url: `sqlite:${dir}/test.db`, drop: () => rm(dir, { recursive: true, force: true }) };
+  },
+};
+
+const postgres: TestDialect = {
+  name: 'postgres',
+  skip: pgUp ? false : `PostgreSQL not reachable at ${PG_ADMIN_URL}`,
+  async createDatabase() {
+    const name = `cs_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE ${name}`);
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  },
+};
+
+export const DIALECTS: TestDialect[] = [sqlite, postgres].filter((d) => wanted.includes(d.name));
