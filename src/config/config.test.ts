@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.HOST, '127.0.0.1');
+    assert.equal(config.PORT, 3000);
+    assert.equal(config.DATABASE_URL, 'sqlite:./data/content.db');
+    assert.equal(config.DEMO_DATA, true);
+    assert.equal(config.ADMIN_EMAIL, 'admin@example.com');
+    assert.equal(config.JWT_TTL_SECONDS, 900);
+    assert.equal(config.STORE_CURRENCY, 'USD');
+    assert.equal(config.jwtSecretGenerated, true);
+    assert.ok(config.jwtSecret.length >= 32);
+  });
+
+  it('converts numbers and booleans from text', () => {
+    const config = loadConfig({ PORT: '8080', DEMO_DATA: 'false', DATABASE_URL: 'postgres://u@h:5432/db' });
+    assert.equal(config.PORT, 8080);
+    assert.equal(config.DEMO_DATA, false);
+  });
+
+  it('names the variable of a wrong value in one line', () => {
+    for (const [env, name] of [
+      [{ PORT: 'abc' }, 'PORT'],
+      [{ PORT: '70000' }, 'PORT'],
+      [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+      [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+      [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA'],
+      [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+      [{ STORE_CURRENCY: 'dollars' }, 'STORE_CURRENCY'],
+    ] as const) {
+      assert.throws(() => loadConfig(env), (error: Error) => {
+        assert.match(error.message, new RegExp(`^Invalid configuration: ${name} `));
+        assert.doesNotMatch(error.message, /\n/);
+        return true;
+      });
+    }
+  });
+
+  it('refuses production without a JWT secret', () => {
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /JWT_SECRET must be set when NODE_ENV=production/);
+    assert.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).jwtSecretGenerated, false);
+  });
+
+  it('stops the process with one clear line and no stack trace', () => {
+    const result = spawnSync(process.execPath, ['src/cli.ts', 'serve'], {
+      env: { ...process.env, PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr.trim(), 'Invalid configuration: PORT must be integer (got "not-a-port")');
+  });
+});
