@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnServer } from './test-support/child-server.ts';
+import { DIALECTS } from './test-support/dialects.ts';
+
+const SECRET = 'process-test-secret-process-test-secret';
+
+for (const dialect of DIALECTS) {
+  describe(`the server process (${dialect.name})`, { skip: dialect.skip }, () => {
+    it('starts on a brand-new database with demo data and a generated admin password printed once, and restarts idempotently', async () => {
+      const database = await dialect.createDatabase();
+      try {
+        const env = { DATABASE_URL: database.url, JWT_SECRET: SECRET };
+        const first = await spawnServer(env);
+        const products = await (await fetch(`${first.url}/api/users`, {})).status;
+        assert.equal(products, 401);
+        const generated = first.lines.filter((line) => line.includes('generated password'));
+        assert.equal(generated.length, 1);
+        const password = /generated password: (\S+)/.exec(generated[0]!)?.[1];
+        const tokenResponse = await fetch(`${first.url}/api/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@example.com', password }),
+        });
+        assert.equal(tokenResponse.status, 200);
+        const { access_token } = (await tokenResponse.json()) as { access_token: string };
+        const users = (await (await fetch(`${first.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } })).json()) as {
+          pagination: { total: number };
+        };
+        assert.ok(users.pagination.total >= 4, 'the demo users are there');
+        assert.ok(first.lines.some((line) => line.includes('demo data')));
+        first.process.kill('SIGTERM');
+        assert.equal(await first.exited, 0);
+
+        const second = await spawnServer(env);
+        assert.ok(!second.lines.some((line) => line.includes('Applied migrations')));
+        assert.ok(!second.lines.some((line) => line.includes('generated password')));
+        assert.ok(!second.lines.some((line) => line.includes('demo data')));
+        const again = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } })).json()) as {
+          pagination: { total: number };
+        };
+        assert.equal(again.pagination.total, users.pagination.total, 'no demo data twice');
+        second.process.kill('SIGTERM');
+        assert.equal(await second.exited, 0);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    it('completes an in-flight request on SIGTERM, refuses new connections and exits cleanly', async () => {
+      const database = await dialect.createDatabase();
+      try {
+        const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
+        const body = JSON.stringify({ name: 'Slow Sender', email: 'slow@example.com' });
+        const { hostname, port } = new URL(server.url);
+        const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = request(
+            { hostname, port, path: '/api/users', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+            (res) => {
+              let text = '';
+              res.on('data', (chunk) => (text += chunk));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+            },
+          );
+          req.on('error', reject);
+          req.write(body.slice(0, 10));
+          setTimeout(() => {
+            server.process.kill('SIGTERM');
+            setTimeout(() => req.end(body.slice(10)), 300);
+          }, 200);
+        });
+        await sleep(350);
+        await assert.rejects(fetch(`${server.url}/healthz`), 'a new connection is refused while shutting down');
+        const result = await response;
+        assert.equal(result.status, 201, result.body);
+        const started = Date.now();
+        assert.equal(await server.exited, 0);
+        assert.ok(Date.now() - started < 10_000);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    it('`migrate` applies migrations once and `token --user` prints a token the server accepts', async () => {
+      const database = await dialect.createDatabase();
+      try {
+        const env = { ...process.env, DATABASE_URL: database.url, JWT_SECRET: SECRET, LOG_LEVEL: 'silent' };
+        const run = (...args: string[]) => execFileSync(process.execPath, ['src/cli.ts', ...args], { env, encoding: 'utf8' }).trim();
+        assert.match(run('migrate'), /Applied: 0001-initial-schema/);
+        assert.equal(run('migrate'), 'Database is up to date');
+        const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
+        const token = run('token', '--user', '1');
+        const res = await fetch(`${server.url}/api/users/1`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(res.status, 200);
+        assert.equal(((await res.json()) as { role: string }).role, 'admin');
+        server.process.kill('SIGTERM');
+        await server.exited;
+      } finally {
+        await database.drop();
+      }
+    });
+  });
+}

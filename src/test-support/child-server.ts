@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+export interface ChildServer {
+  process: ChildProcess;
+  url: string;
+  /** Every log line the process printed so far (JSON lines and plain ones). */
+  lines: string[];
+  exited: Promise<number | null>;
+}
+
+/** Runs `node src/cli.ts <args>` as a real process and waits until it listens. */
+export async function spawnServer(env: Record<string, string>, args = ['serve']): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['src/cli.ts', ...args], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 20_000);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        lines.push(line);
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+    }
+    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${lines.join('\n')}`)));
+  });
+  return { process: child, url, lines, exited };
+}
