@@ -14,6 +14,8 @@ import { registerMetrics } from './core/ops/metrics.ts';
 import { bodyAjv, textAjv } from './core/validation/ajv.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
+import { productsRoutes } from './modules/products/products.routes.ts';
+import { postsRoutes } from './modules/posts/posts.routes.ts';
 import { createServices, type Services } from './services.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -54,6 +56,8 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     async (api) => {
       await api.register(authRoutes, { auth: services.auth });
       await api.register(usersRoutes, { users: services.users });
+      await api.register(productsRoutes, { products: services.products });
+      await api.register(postsRoutes, { posts: services.posts });
     },
     { prefix: '/api' },
   );

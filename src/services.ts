@@ -3,6 +3,8 @@ import { createTokenService } from './core/auth/tokens.ts';
 import type { Db } from './core/db/database.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
 import { createUsersService } from './modules/users/users.service.ts';
+import { createProductsService } from './modules/products/products.service.ts';
+import { createPostsService } from './modules/posts/posts.service.ts';
 
 /** The composition root of the business layer: every transport (REST, GraphQL, CLI) uses these. */
 export function createServices(config: Config, db: Db) {
@@ -16,6 +18,8 @@ export function createServices(config: Config, db: Db) {
     tokens,
     auth: createAuthService(db, tokens),
     users: createUsersService(db),
+    products: createProductsService(db),
+    posts: createPostsService(db),
   };
 }
 

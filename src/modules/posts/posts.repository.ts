@@ -1,0 +1,67 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../../core/db/database.ts';
+import type { PostsTable } from '../../core/db/tables.ts';
+import type { PostRow } from './post.ts';
+
+/** All SQL of posts. Every list orders by id, the stable key the cursor relies on. */
+
+export function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
+  return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findPostsByIds(db: Db, ids: readonly number[]): Promise<PostRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('posts').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Newest first (by id: ids grow with time and never tie). */
+export function listPosts(db: Db, query: { authorId?: number | undefined; limit: number; offset: number }): Promise<PostRow[]> {
+  let select = db.selectFrom('posts').selectAll();
+  if (query.authorId !== undefined) select = select.where('author_id', '=', query.authorId);
+  return select.orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+}
+
+export async function countPosts(db: Db, filter: { authorId?: number | undefined }): Promise<number> {
+  let select = db.selectFrom('posts');
+  if (filter.authorId !== undefined) select = select.where('author_id', '=', filter.authorId);
+  const row = await select.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Keyset page: ids below the cursor, descending. Rows inserted meanwhile have higher ids and never shift a page. */
+export function listPostsBeforeId(db: Db, beforeId: number | undefined, take: number): Promise<PostRow[]> {
+  let select = db.selectFrom('posts').selectAll();
+  if (beforeId !== undefined) select = select.where('id', '<', beforeId);
+  return select.orderBy('id', 'desc').limit(take).execute();
+}
+
+/**
+ * The newest posts of each author, one statement for any number of authors (GraphQL's `User.posts`
+ * loader): a window function numbers each author's posts, newest first, and the page is cut per author.
+ */
+export function listPostsOfAuthors(
+  db: Db,
+  authorIds: readonly number[],
+  window: { limit: number; offset: number },
+): Promise<PostRow[]> {
+  if (authorIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('posts')
+        .selectAll()
+        .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy('author_id').orderBy('id', 'desc')).as('rn'))
+        .where('author_id', 'in', authorIds)
+        .as('ranked'),
+    )
+    .select(['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'])
+    .where('rn', '>', window.offset)
+    .where('rn', '<=', window.offset + window.limit)
+    .orderBy('author_id')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function insertPost(db: Db, row: Insertable<PostsTable>): Promise<PostRow> {
+  return db.insertInto('posts').values(row).returningAll().executeTakeFirstOrThrow();
+}

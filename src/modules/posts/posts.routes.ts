@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Id } from '../../core/http/schemas.ts';
+import { paginationOf } from '../../core/pagination.ts';
+import { toPostView } from './posts.presenter.ts';
+import { CreatePostBody, PostCursorList, PostCursorQuery, PostPage, PostView, UserPostsQuery } from './posts.schemas.ts';
+import type { PostsService } from './posts.service.ts';
+
+const UserParams = Type.Object({ userId: Id });
+const UserPostParams = Type.Object({ userId: Id, postId: Id });
+const PostParams = Type.Object({ postId: Id });
+const tags = ['posts'];
+
+/** REST adapter for posts: each handler is a thin call into the posts service. */
+export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = async (app, { posts }) => {
+  app.get(
+    '/posts',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'List posts, newest first, cursor-paginated', querystring: PostCursorQuery, response: { 200: PostCursorList } },
+    },
+    async (request) => {
+      const page = await posts.listPostsByCursor(request.principal, request.query);
+      return { data: page.items.map((post) => toPostView(post, request.apiPrefix)), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/posts/:postId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Read a post', params: PostParams, response: { 200: PostView } } },
+    async (request) => toPostView(await posts.getPost(request.principal, request.params.postId), request.apiPrefix),
+  );
+
+  app.get(
+    '/users/:userId/posts',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: "List a user's posts, newest first", params: UserParams, querystring: UserPostsQuery, response: { 200: PostPage } },
+    },
+    async (request) => {
+      const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);
+      return { data: page.items.map((post) => toPostView(post, request.apiPrefix)), pagination: paginationOf(page) };
+    },
+  );
+
+  app.post(
+    '/users/:userId/posts',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Create a post for a user (that user or an admin)', params: UserParams, body: CreatePostBody, response: { 201: PostView } },
+    },
+    async (request, reply) => {
+      const post = await posts.createPost(request.principal, { ...request.body, authorId: request.params.userId });
+      const view = toPostView(post, request.apiPrefix);
+      return reply.code(201).header('location', view._links.self.href).send(view);
+    },
+  );
+
+  app.get(
+    '/users/:userId/posts/:postId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Read one post of a user', params: UserPostParams, response: { 200: PostView } } },
+    async (request) =>
+      toPostView(await posts.getUserPost(request.principal, request.params.userId, request.params.postId), request.apiPrefix),
+  );
+};

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DIALECTS } from '../../test-support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import type { PostsService } from './posts.service.ts';
+
+/** The service calls GraphQL builds on: the same rules as REST, and batch loaders in one query. */
+for (const dialect of DIALECTS) {
+  describe(`posts service (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    let posts: PostsService;
+    let alice: number;
+    let bob: number;
+    let carol: number;
+    const aliceIds: number[] = [];
+    const bobIds: number[] = [];
+
+    before(async () => {
+      t = await startTestServer(dialect);
+      posts = t.server.app.services.posts;
+      [alice, bob, carol] = [(await t.createUser()).id, (await t.createUser()).id, (await t.createUser()).id];
+      const admin = { userId: 1, role: 'admin' as const };
+      for (let i = 0; i < 5; i += 1) {
+        aliceIds.push((await posts.createPost(admin, { title: `A${i}`, content: 'c', authorId: alice })).id);
+        bobIds.push((await posts.createPost(admin, { title: `B${i}`, content: 'c', authorId: bob })).id);
+      }
+    });
+    after(() => t?.close());
+
+    it('findPostsByAuthorIds returns newest first per author, cut by limit and offset, with an entry for every author', async () => {
+      const page = await posts.findPostsByAuthorIds([alice, bob, carol, alice], { limit: 2, offset: 1 });
+      assert.deepEqual([...page.keys()].sort(), [alice, bob, carol].sort());
+      assert.deepEqual(page.get(alice)!.map((p) => p.id), aliceIds.toReversed().slice(1, 3));
+      assert.deepEqual(page.get(bob)!.map((p) => p.id), bobIds.toReversed().slice(1, 3));
+      assert.deepEqual(page.get(carol), []);
+      const defaults = await posts.findPostsByAuthorIds([alice]);
+      assert.equal(defaults.get(alice)!.length, 5);
+      assert.equal((await posts.findPostsByAuthorIds([])).size, 0);
+    });
+
+    it('findPostsByAuthorIds uses one query whatever the number of authors', async () => {
+      let queries = 0;
+      const db = t.server.db as unknown as { getExecutor(): { executeQuery: (...args: unknown[]) => Promise<unknown> } };
+      const executor = db.getExecutor();
+      const original = executor.executeQuery.bind(executor);
+      executor.executeQuery = (...args: unknown[]) => {
+        queries += 1;
+        return original(...args);
+      };
+      try {
+        await posts.findPostsByAuthorIds([alice, bob, carol], { limit: 3 });
+      } finally {
+        executor.executeQuery = original;
+      }
+      assert.equal(queries, 1);
+    });
+
+    it('findPostsByIds returns the posts that exist', async () => {
+      const found = await posts.findPostsByIds([aliceIds[0]!, bobIds[0]!, 999999, aliceIds[0]!]);
+      assert.deepEqual(found.map((p) => p.id).sort((a, b) => a - b), [aliceIds[0], bobIds[0]].sort((a, b) => a! - b!));
+    });
+
+    it('listPosts filters by author, newest first, default 20 and at most 100', async () => {
+      const actor = { userId: carol, role: 'user' as const };
+      assert.deepEqual((await posts.listPosts(actor, { authorId: bob })).map((p) => p.id), bobIds.toReversed());
+      assert.deepEqual((await posts.listPosts(actor, { authorId: bob, limit: 2, offset: 1 })).map((p) => p.id), bobIds.toReversed().slice(1, 3));
+      assert.equal((await posts.listPosts(actor, { limit: 1000 })).length, 10);
+      assert.deepEqual(await posts.listPosts(actor, { authorId: carol }), []);
+      await assert.rejects(posts.listPosts(null, {}), { code: 'UNAUTHORIZED' });
+    });
+
+    it('createPost validates its input and permissions like REST', async () => {
+      const actor = { userId: carol, role: 'user' as const };
+      await assert.rejects(posts.createPost(actor, { title: '', content: 'c', authorId: carol }), (e: { code: string; details: { field: string }[] }) =>
+        e.code === 'VALIDATION_ERROR' && e.details[0]!.field === 'title');
+      await assert.rejects(posts.createPost(actor, { title: 't', content: 'c' }), { code: 'VALIDATION_ERROR' });
+      await assert.rejects(posts.createPost(actor, { title: 't', content: 'c', authorId: alice }), { code: 'FORBIDDEN' });
+      await assert.rejects(posts.createPost({ userId: 1, role: 'admin' }, { title: 't', content: 'c', authorId: 999999 }), { code: 'NOT_FOUND' });
+      await assert.rejects(posts.createPost(null, { title: 't', content: 'c', authorId: carol }), { code: 'UNAUTHORIZED' });
+      const created = await posts.createPost(actor, { title: 't', content: 'c', authorId: carol });
+      assert.equal(created.authorId, carol);
+      assert.deepEqual(await posts.getPost(actor, created.id), created);
+      await assert.rejects(posts.getPost(actor, 999999), { code: 'NOT_FOUND' });
+    });
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * Posts: business rules, permissions and transactions, used by REST and GraphQL alike.
+ *
+ * Stable API (GraphQL resolvers call these; keep the names and shapes):
+ *   getPost(actor: Principal | null, id: number): Promise<Post>                      401 unsigned, 404 NOT_FOUND
+ *   listPosts(actor, { authorId?, limit?, offset? }): Promise<Post[]>               newest first, limit default 20, max 100
+ *   createPost(actor, input: unknown): Promise<Post>                                 input {title, content, authorId: number};
+ *                                                                                     422 / 403 (not the author nor admin) / 404 (no such author)
+ *   findPostsByIds(ids: readonly number[]): Promise<Post[]>                          any order, missing ids left out
+ *   findPostsByAuthorIds(authorIds, { limit?, offset? }): Promise<Map<number, Post[]>>  one query; newest first per author
+ * REST only:
+ *   listUserPosts(actor, userId, { page?, limit? }): Promise<Page<Post>>              404 when the user does not exist
+ *   getUserPost(actor, userId, postId): Promise<Post>                                  404 when the post is not that user's
+ *   listPostsByCursor(actor, { cursor?, limit? }): Promise<{ items: Post[]; nextCursor: string | null }>
+ */
+import { requireSignedIn } from '../../core/auth/guards.ts';
+import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import { findUserById } from '../users/users.repository.ts';
+import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
+import { toPost, type Post } from './post.ts';
+import * as repo from './posts.repository.ts';
+import { CreatePostInput } from './posts.schemas.ts';
+
+/** Every post list: default 20, at most 100 (DECISIONS §3 and §6). */
+export const POST_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
+
+export interface ListPostsOptions {
+  authorId?: number | undefined;
+  limit?: number | undefined;
+  offset?: number | undefined;
+}
+
+export interface PostCursorPage {
+  items: Post[];
+  nextCursor: string | null;
+}
+
+const checkCreate = createChecker<CreatePostInput>(CreatePostInput);
+const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
+const userNotFound = (id: number) => AppError.notFound(`User ${id}`);
+
+export function createPostsService(db: Db) {
+  async function assertUserExists(userId: number): Promise<void> {
+    if (!(await findUserById(db, userId))) throw userNotFound(userId);
+  }
+
+  return {
+    async getPost(actor: Principal | null, id: number): Promise<Post> {
+      requireSignedIn(actor);
+      const row = await repo.findPostById(db, id);
+      if (!row) throw postNotFound(id);
+      return toPost(row);
+    },
+
+    async getUserPost(actor: Principal | null, userId: number, postId: number): Promise<Post> {
+      requireSignedIn(actor);
+      const row = await repo.findPostById(db, postId);
+      if (!row || row.author_id !== userId) throw postNotFound(postId);
+      return toPost(row);
+    },
+
+    async listPosts(actor: Principal | null, options: ListPostsOptions = {}): Promise<Post[]> {
+      requireSignedIn(actor);
+      const { limit, offset } = pageWindow({ limit: options.limit, offset: options.offset ?? 0 }, POST_PAGE_RULES);
+      return (await repo.listPosts(db, { authorId: options.authorId, limit, offset })).map(toPost);
+    },
+
+    async listUserPosts(actor: Principal | null, userId: number, request: PageRequest): Promise<Page<Post>> {
+      requireSignedIn(actor);
+      await assertUserExists(userId);
+      const window = pageWindow(request, POST_PAGE_RULES);
+      const [rows, total] = await Promise.all([
+        repo.listPosts(db, { authorId: userId, limit: window.limit, offset: window.offset }),
+        repo.countPosts(db, { authorId: userId }),
+      ]);
+      return { items: rows.map(toPost), total, window };
+    },
+
+    /** The seed's cursor list: ids descending, one extra row fetched to know whether a next page exists. */
+    async listPostsByCursor(actor: Principal | null, options: { cursor?: string | undefined; limit?: number | undefined }): Promise<PostCursorPage> {
+      requireSignedIn(actor);
+      const beforeId = options.cursor === undefined ? undefined : decodePostCursor(options.cursor);
+      const { limit } = pageWindow({ limit: options.limit }, POST_PAGE_RULES);
+      const rows = await repo.listPostsBeforeId(db, beforeId, limit + 1);
+      const items = rows.slice(0, limit).map(toPost);
+      const last = items.at(-1);
+      return { items, nextCursor: rows.length > limit && last ? encodePostCursor(last.id) : null };
+    },
+
+    /** The author or an admin creates a post for that author; input is checked here so GraphQL gets the same rules. */
+    async createPost(actor: Principal | null, raw: unknown): Promise<Post> {
+      const principal = requireSignedIn(actor);
+      const input = checkCreate(raw);
+      if (!isAdmin(principal) && principal.userId !== input.authorId) {
+        throw AppError.forbidden('You may only create posts as yourself');
+      }
+      await assertUserExists(input.authorId);
+      const timestamp = now();
+      try {
+        const row = await repo.insertPost(db, {
+          author_id: input.authorId,
+          title: input.title,
+          content: input.content,
+          created_at: timestamp,
+          updated_at: timestamp,
+        });
+        return toPost(row);
+      } catch (error) {
+        // The author was deleted between the check and the insert.
+        if (isForeignKeyViolation(error)) throw userNotFound(input.authorId);
+        throw error;
+      }
+    },
+
+    async findPostsByIds(ids: readonly number[]): Promise<Post[]> {
+      return (await repo.findPostsByIds(db, [...new Set(ids)])).map(toPost);
+    },
+
+    /** Batch loader for `User.posts`: one query whatever the number of authors; every author gets an entry. */
+    async findPostsByAuthorIds(authorIds: readonly number[], page: { limit?: number | undefined; offset?: number | undefined } = {}): Promise<Map<number, Post[]>> {
+      const unique = [...new Set(authorIds)];
+      const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, POST_PAGE_RULES);
+      const rows = await repo.listPostsOfAuthors(db, unique, { limit, offset });
+      const byAuthor = new Map<number, Post[]>(unique.map((id) => [id, []]));
+      for (const row of rows) byAuthor.get(row.author_id)?.push(toPost(row));
+      return byAuthor;
+    },
+  };
+}
+
+export type PostsService = ReturnType<typeof createPostsService>;
