@@ -1,0 +1,49 @@
+import type { Selectable } from 'kysely';
+import type { ProductsTable } from '../../core/db/tables.ts';
+
+export type ProductRow = Selectable<ProductsTable>;
+
+/** The product as the domain knows it: money in exact integer cents. */
+export interface Product {
+  id: number;
+  name: string;
+  category: string;
+  priceCents: number;
+  stock: number;
+  image: string | null;
+  description: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ProductSortKey = 'price' | 'name' | 'createdAt';
+
+/** One key of a list order; an empty list of keys means ascending id. Ties always break by ascending id. */
+export interface ProductSort {
+  key: ProductSortKey;
+  direction: 'asc' | 'desc';
+}
+
+export interface ProductFilter {
+  category?: string | undefined;
+  /** Inclusive bounds, in cents. */
+  minPriceCents?: number | undefined;
+  maxPriceCents?: number | undefined;
+  inStock?: boolean | undefined;
+  /** Case-insensitive substring of the name, matched literally. */
+  search?: string | undefined;
+}
+
+export function toProduct(row: ProductRow): Product {
+  return {
+    id: row.id,
+    name: row.name,
+    category: row.category,
+    priceCents: Number(row.price_cents),
+    stock: row.stock,
+    image: row.image,
+    description: row.description,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,67 @@
+import { pickFields } from '../../core/pagination.ts';
+import { priceOf } from './money.ts';
+import type { Product, ProductSort } from './product.ts';
+import { parseProductSort } from './product-sort.ts';
+import type { ListProductsQuery } from './products.schemas.ts';
+import type { ListProductsOptions } from './products.service.ts';
+
+/**
+ * The REST representation of a product, v1. This file is the one place that names the public
+ * fields and sort values: v2 renames only `created_at` to `createdAt` (DECISIONS §7), which will
+ * be a switch on the version here and nowhere else.
+ */
+export const PRODUCT_FIELDS = ['id', 'name', 'category', 'price', 'stock', 'image', 'description', 'created_at', 'updatedAt'] as const;
+export type ProductField = (typeof PRODUCT_FIELDS)[number];
+
+/** The seed's five-value sort whitelist, mapped to domain sort keys. */
+export const PRODUCT_SORTS: Readonly<Record<string, ProductSort>> = {
+  price: { key: 'price', direction: 'asc' },
+  '-price': { key: 'price', direction: 'desc' },
+  name: { key: 'name', direction: 'asc' },
+  '-name': { key: 'name', direction: 'desc' },
+  created_at: { key: 'createdAt', direction: 'asc' },
+};
+
+/**
+ * Only `self`: product reads are public and cached by shared caches (`public, max-age=60`,
+ * no `Vary: Authorization`), so the representation must not depend on who asks.
+ */
+export function productLinks(prefix: string, id: number) {
+  return { self: { href: `${prefix}/products/${id}` } };
+}
+
+export function toProductView(product: Product, prefix: string) {
+  return {
+    id: product.id,
+    name: product.name,
+    category: product.category,
+    price: priceOf(product.priceCents),
+    stock: product.stock,
+    image: product.image,
+    description: product.description,
+    created_at: product.createdAt,
+    updatedAt: product.updatedAt,
+    _links: productLinks(prefix, product.id),
+  };
+}
+
+/** A list item: the fields asked for (all by default, `id` always) plus the links. */
+export function toProductListItem(product: Product, prefix: string, fields: readonly ProductField[] | undefined) {
+  const { _links, ...view } = toProductView(product, prefix);
+  return { ...pickFields(view, fields), _links };
+}
+
+/** Translates v1's query names into the service's options (the seed's rules for `in_stock` and `sort`). */
+export function listOptionsOf(query: ListProductsQuery): ListProductsOptions {
+  return {
+    page: query.page,
+    limit: query.limit,
+    offset: query.offset,
+    category: query.category,
+    minPrice: query.min_price,
+    maxPrice: query.max_price,
+    inStock: query.in_stock === 'true',
+    search: query.search,
+    sort: parseProductSort(query.sort, PRODUCT_SORTS),
+  };
+}

@@ -1,0 +1,101 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors/app-error.ts';
+import { ifMatchPrecondition } from '../../core/http/caching.ts';
+import { Id } from '../../core/http/schemas.ts';
+import { paginationOf, parseFields } from '../../core/pagination.ts';
+import type { Product } from './product.ts';
+import { listOptionsOf, PRODUCT_FIELDS, toProductListItem, toProductView } from './products.presenter.ts';
+import {
+  CreateProductInput,
+  ListProductsQuery,
+  ProductList,
+  ProductView,
+  ReplaceProductInput,
+  UpdateProductInput,
+} from './products.schemas.ts';
+import type { ProductsService } from './products.service.ts';
+
+const ProductParams = Type.Object({ productId: Id });
+const tags = ['products'];
+
+/**
+ * Public reads are the same for every caller, so shared caches may keep them for a minute and
+ * need not key them by `Authorization` (the /api default Vary, set before this route-level hook).
+ */
+const publicRead = {
+  access: 'public',
+  cacheControl: 'public, max-age=60',
+} as const;
+async function varyWithoutAuthorization(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  if (reply.statusCode < 400) reply.header('vary', 'Accept, API-Version');
+  return payload;
+}
+
+/** REST adapter for products: each handler is a thin call into the products service. */
+export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsService }> = async (app, { products }) => {
+  app.get(
+    '/products',
+    {
+      config: publicRead,
+      onSend: varyWithoutAuthorization,
+      schema: { tags, summary: 'List products (filtered, sorted, paginated)', querystring: ListProductsQuery, response: { 200: ProductList } },
+    },
+    async (request) => {
+      const fields = parseFields(request.query.fields, PRODUCT_FIELDS);
+      const page = await products.listProducts(request.principal, listOptionsOf(request.query));
+      return { data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields)), pagination: paginationOf(page) };
+    },
+  );
+
+  app.get(
+    '/products/:productId',
+    {
+      config: publicRead,
+      onSend: varyWithoutAuthorization,
+      schema: { tags, summary: 'Read a product (conditional requests supported)', params: ProductParams, response: { 200: ProductView } },
+    },
+    async (request) => toProductView(await products.getProduct(request.principal, request.params.productId), request.apiPrefix),
+  );
+
+  app.post(
+    '/products',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create a product (admin)', body: CreateProductInput, response: { 201: ProductView } } },
+    async (request, reply) => {
+      const view = toProductView(await products.createProduct(request.principal, request.body), request.apiPrefix);
+      return reply.code(201).header('location', view._links.self.href).send(view);
+    },
+  );
+
+  app.put(
+    '/products/:productId',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Replace a product (admin)', params: ProductParams, body: ReplaceProductInput, response: { 200: ProductView } } },
+    async (request, reply) => {
+      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix));
+      const product = await products.replaceProduct(request.principal, request.params.productId, request.body, precondition);
+      return toProductView(product, request.apiPrefix);
+    },
+  );
+
+  app.patch(
+    '/products/:productId',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Update some fields of a product (admin)', params: ProductParams, body: UpdateProductInput, response: { 200: ProductView } } },
+    async (request, reply) => {
+      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix));
+      const product = await products.updateProduct(request.principal, request.params.productId, request.body, precondition);
+      return toProductView(product, request.apiPrefix);
+    },
+  );
+
+  app.delete(
+    '/products/:productId',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Delete a product that no order refers to (admin)', params: ProductParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix));
+      const deleted = await products.deleteProduct(request.principal, request.params.productId, precondition);
+      if (!deleted) throw AppError.notFound(`Product ${request.params.productId}`);
+      return reply.code(204).send(null);
+    },
+  );
+};

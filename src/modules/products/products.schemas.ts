@@ -1,0 +1,79 @@
+import { Type, type Static } from 'typebox';
+import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { NOT_BLANK } from '../../core/validation/ajv.ts';
+import { MAX_PRICE } from './money.ts';
+
+/** Field rules of DECISIONS §2, declared once: REST validates with them and so does the service. */
+export const ProductName = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, examples: ['Mechanical Keyboard'] });
+export const Category = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['electronics'] });
+/** At most two decimals is checked through cents by the service (`multipleOf` is unreliable on floats). */
+export const Price = Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'At most two decimals', examples: [89.99] });
+export const Stock = Type.Integer({ minimum: 0, maximum: 2147483647 });
+export const Image = Nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'An http(s) URL' }));
+export const Description = Nullable(Type.String({ maxLength: 10_000 }));
+
+export const CreateProductInput = Type.Object(
+  {
+    name: ProductName,
+    category: Category,
+    price: Price,
+    stock: Stock,
+    image: Type.Optional(Image),
+    description: Type.Optional(Description),
+  },
+  { additionalProperties: false, description: 'A new product; image and description default to null' },
+);
+export type CreateProductInput = Static<typeof CreateProductInput>;
+
+export const ReplaceProductInput = Type.Object(CreateProductInput.properties, {
+  additionalProperties: false,
+  description: 'Full replacement: an absent image or description becomes null',
+});
+export type ReplaceProductInput = Static<typeof ReplaceProductInput>;
+
+export const UpdateProductInput = Type.Object(
+  {
+    name: Type.Optional(ProductName),
+    category: Type.Optional(Category),
+    price: Type.Optional(Price),
+    stock: Type.Optional(Stock),
+    image: Type.Optional(Image),
+    description: Type.Optional(Description),
+  },
+  { additionalProperties: false, description: 'Partial update: only the fields sent change' },
+);
+export type UpdateProductInput = Static<typeof UpdateProductInput>;
+
+export const ListProductsQuery = Type.Object({
+  ...PageQuery,
+  offset: Type.Optional(Type.Integer({ description: 'Zero-based count of skipped items; overrides page' })),
+  category: Type.Optional(Type.String({ description: 'Equality filter' })),
+  min_price: Type.Optional(Type.Number({ description: 'Price greater than or equal to the value' })),
+  max_price: Type.Optional(Type.Number({ description: 'Price less than or equal to the value' })),
+  in_stock: Type.Optional(Type.String({ description: 'Only the value `true` has an effect: stock > 0' })),
+  search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the name, matched literally' })),
+  sort: Type.Optional(
+    Type.String({
+      description: 'Comma-separated: price, -price, name, -name, created_at; any other value gives ascending id',
+      examples: ['-price,name'],
+    }),
+  ),
+  fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
+});
+export type ListProductsQuery = Static<typeof ListProductsQuery>;
+
+export const ProductView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  category: Type.String(),
+  price: Type.Number(),
+  stock: Type.Integer(),
+  image: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  _links: Type.Object({ self: Link }),
+});
+
+/** List items may be cut down by `fields`, so every property is optional there. */
+export const ProductList = PageOf(Type.Partial(ProductView));

@@ -1,0 +1,140 @@
+import { requireAdmin } from '../../core/auth/guards.ts';
+import type { Principal } from '../../core/auth/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, upperBoundCents } from './money.ts';
+import { toProduct, type Product, type ProductSort } from './product.ts';
+import * as repo from './products.repository.ts';
+import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
+
+export interface ListProductsOptions extends PageRequest {
+  category?: string | undefined;
+  /** Inclusive bounds in currency units, compared exactly in cents. */
+  minPrice?: number | undefined;
+  maxPrice?: number | undefined;
+  inStock?: boolean | undefined;
+  search?: string | undefined;
+  sort?: readonly ProductSort[] | undefined;
+}
+
+/** A check on the current state run inside the write's transaction (REST's `If-Match`). */
+export type Precondition = (current: Product) => void;
+
+export const PRODUCT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
+
+const checkCreate = createChecker<CreateProductInput>(CreateProductInput);
+const checkReplace = createChecker<ReplaceProductInput>(ReplaceProductInput);
+const checkUpdate = createChecker<UpdateProductInput>(UpdateProductInput);
+
+const notFound = (id: number) => AppError.notFound(`Product ${id}`);
+
+/** JSON Schema cannot say "two decimals" reliably for floats; cents can. */
+function assertPriceHasCents<T extends { price?: number | undefined }>(input: T): T {
+  if (input.price !== undefined && !hasAtMostTwoDecimals(input.price)) {
+    throw AppError.validation([{ field: 'price', message: 'must have at most two decimals' }]);
+  }
+  return input;
+}
+
+function rowChanges(input: UpdateProductInput): repo.ProductRowUpdate {
+  const changes: repo.ProductRowUpdate = {};
+  if (input.name !== undefined) changes.name = input.name.trim();
+  if (input.category !== undefined) changes.category = input.category.trim();
+  if (input.price !== undefined) changes.price_cents = centsOf(input.price);
+  if (input.stock !== undefined) changes.stock = input.stock;
+  if (input.image !== undefined) changes.image = input.image;
+  if (input.description !== undefined) changes.description = input.description;
+  return changes;
+}
+
+export function createProductsService(db: Db) {
+  async function change(actor: Principal | null, id: number, input: UpdateProductInput, precondition?: Precondition) {
+    requireAdmin(actor);
+    const changes = rowChanges(input);
+    return db.transaction().execute(async (trx) => {
+      const current = await repo.lockProductById(trx, id);
+      if (!current) throw notFound(id);
+      precondition?.(toProduct(current));
+      if (Object.keys(changes).length === 0) return toProduct(current);
+      const row = await repo.updateProductById(trx, id, { ...changes, updated_at: now() });
+      return toProduct(row ?? current);
+    });
+  }
+
+  return {
+    /** Public: anyone may read the catalogue. */
+    async listProducts(_actor: Principal | null, options: ListProductsOptions): Promise<Page<Product>> {
+      const window = pageWindow(options, PRODUCT_PAGE_RULES);
+      const filter = {
+        category: options.category,
+        minPriceCents: options.minPrice === undefined ? undefined : lowerBoundCents(options.minPrice),
+        maxPriceCents: options.maxPrice === undefined ? undefined : upperBoundCents(options.maxPrice),
+        inStock: options.inStock,
+        search: options.search,
+      };
+      const [rows, total] = await Promise.all([
+        repo.listProducts(db, { ...filter, sort: options.sort ?? [], ...window }),
+        repo.countProducts(db, filter),
+      ]);
+      return { items: rows.map(toProduct), total, window };
+    },
+
+    async getProduct(_actor: Principal | null, id: number): Promise<Product> {
+      const row = await repo.findProductById(db, id);
+      if (!row) throw notFound(id);
+      return toProduct(row);
+    },
+
+    async createProduct(actor: Principal | null, raw: unknown): Promise<Product> {
+      requireAdmin(actor);
+      const input = assertPriceHasCents(checkCreate(raw));
+      const timestamp = now();
+      const row = await repo.insertProduct(db, {
+        name: input.name.trim(),
+        category: input.category.trim(),
+        price_cents: centsOf(input.price),
+        stock: input.stock,
+        image: input.image ?? null,
+        description: input.description ?? null,
+        created_at: timestamp,
+        updated_at: timestamp,
+      });
+      return toProduct(row);
+    },
+
+    /** PUT: every field is set; an absent image or description becomes null. */
+    replaceProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<Product> {
+      requireAdmin(actor);
+      const input = assertPriceHasCents(checkReplace(raw));
+      return change(actor, id, { ...input, image: input.image ?? null, description: input.description ?? null }, precondition);
+    },
+
+    /** PATCH: only the fields sent change; `{}` changes nothing. */
+    updateProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<Product> {
+      requireAdmin(actor);
+      return change(actor, id, assertPriceHasCents(checkUpdate(raw ?? {})), precondition);
+    },
+
+    /** Refused with 409 while order items refer to the product (orders are financial records). */
+    async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition): Promise<boolean> {
+      requireAdmin(actor);
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const current = await repo.lockProductById(trx, id);
+          if (!current) return false;
+          precondition?.(toProduct(current));
+          return repo.deleteProductById(trx, id);
+        });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw AppError.conflict('A product that appears in orders cannot be deleted');
+        throw error;
+      }
+    },
+  };
+}
+
+export type ProductsService = ReturnType<typeof createProductsService>;
