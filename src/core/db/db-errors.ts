@@ -13,5 +13,6 @@ export function isUniqueViolation(error: unknown): boolean {
 
 export function isForeignKeyViolation(error: unknown): boolean {
   const e = error as DriverError;
-  return e?.code === '23503' || e?.errcode === 787;
+  // SQLite reports an ON DELETE RESTRICT refusal as SQLITE_CONSTRAINT_TRIGGER (1811), not 787.
+  return e?.code === '23503' || e?.errcode === 787 || (e?.errcode === 1811 && /FOREIGN KEY/i.test(e.message ?? ''));
 }
