@@ -14,6 +14,10 @@ import { registerMetrics } from './core/ops/metrics.ts';
 import { bodyAjv, textAjv } from './core/validation/ajv.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
+import { ordersRoutes } from './modules/orders/orders.routes.ts';
+import { customersRoutes } from './modules/customers/customers.routes.ts';
+import { reportsRoutes } from './modules/reports/reports.routes.ts';
+import { createReportWorker } from './modules/reports/report-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
 import { createServices, type Services } from './services.ts';
@@ -56,11 +60,21 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     async (api) => {
       await api.register(authRoutes, { auth: services.auth });
       await api.register(usersRoutes, { users: services.users });
+      await api.register(ordersRoutes, { orders: services.orders, idempotency: services.idempotency });
+      await api.register(customersRoutes, { customers: services.customers });
+      await api.register(reportsRoutes, { reports: services.reports });
       await api.register(productsRoutes, { products: services.products });
       await api.register(postsRoutes, { posts: services.posts });
     },
     { prefix: '/api' },
   );
+
+  if (config.REPORT_WORKER) {
+    // Started once listening (after migrations), stopped on close before the database goes.
+    const worker = createReportWorker(services.reports, { pollMs: config.REPORT_POLL_MS, log: app.log });
+    app.addHook('onListen', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
 
   await app.ready();
   return { http: app, services };

@@ -26,6 +26,9 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   STORE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
+  REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
+  REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
+  REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),
 });
 
 export type Env = Static<typeof EnvSchema>;

@@ -1,0 +1,27 @@
+import type { Db } from '../../core/db/database.ts';
+
+/** All SQL of the customer view: a user and the sums of their orders. */
+
+export interface CustomerRow {
+  id: number;
+  name: string;
+  email: string;
+}
+
+export function findCustomerById(db: Db, id: number): Promise<CustomerRow | undefined> {
+  return db.selectFrom('users').select(['id', 'name', 'email']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Every order counts; only orders that are paid now (not refunded) count as money spent. */
+export async function summariseOrdersOf(db: Db, customerId: number): Promise<{ orderCount: number; spentCents: number }> {
+  const row = await db
+    .selectFrom('orders')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('order_count'),
+      eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'paid').then(eb.ref('amount_cents')).else(0).end()).as('spent_cents'),
+    ])
+    .where('customer_id', '=', customerId)
+    .executeTakeFirstOrThrow();
+  // PostgreSQL returns sum(bigint) as numeric (a string); SQLite as an integer.
+  return { orderCount: Number(row.order_count), spentCents: Number(row.spent_cents ?? 0) };
+}

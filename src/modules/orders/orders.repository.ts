@@ -1,0 +1,132 @@
+import type { Db } from '../../core/db/database.ts';
+import type { OrderItemRow, OrderRow, OrderStatus } from './order.ts';
+import type { OrderTimestamp } from './order-state-machine.ts';
+
+/** All SQL of orders, their lines, and the stock they take from and return to products. */
+
+export interface OrderFilter {
+  customerId?: number | undefined;
+  status?: OrderStatus | undefined;
+}
+
+export interface ProductForSale {
+  id: number;
+  name: string;
+  price_cents: number;
+  stock: number;
+}
+
+export interface NewOrder {
+  customer_id: number;
+  amount_cents: number;
+  currency: string;
+  created_at: string;
+  lines: { product_id: number; name: string; quantity: number; unit_price_cents: number }[];
+}
+
+export async function findProductsForSale(db: Db, ids: readonly number[]): Promise<ProductForSale[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('products').select(['id', 'name', 'price_cents', 'stock']).where('id', 'in', ids).execute();
+  return rows.map((row) => ({ ...row, price_cents: Number(row.price_cents) }));
+}
+
+/** Takes stock only if enough is left: the database decides, so concurrent orders never oversell. */
+export async function takeStock(db: Db, productId: number, quantity: number): Promise<boolean> {
+  const result = await db
+    .updateTable('products')
+    .set((eb) => ({ stock: eb('stock', '-', quantity) }))
+    .where('id', '=', productId)
+    .where('stock', '>=', quantity)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function returnStock(db: Db, productId: number, quantity: number): Promise<void> {
+  await db
+    .updateTable('products')
+    .set((eb) => ({ stock: eb('stock', '+', quantity) }))
+    .where('id', '=', productId)
+    .execute();
+}
+
+export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
+  const row = await db
+    .insertInto('orders')
+    .values({
+      customer_id: order.customer_id,
+      status: 'pending',
+      amount_cents: order.amount_cents,
+      currency: order.currency,
+      created_at: order.created_at,
+      updated_at: order.created_at,
+      paid_at: null,
+      cancelled_at: null,
+      refunded_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('order_items')
+    .values(order.lines.map((line) => ({ ...line, order_id: row.id })))
+    .execute();
+  return row;
+}
+
+export function findOrderById(db: Db, id: number): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Lines of many orders in one query, in their original order. */
+export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderItemRow[]>> {
+  const byOrder = new Map<number, OrderItemRow[]>(orderIds.map((id) => [id, []]));
+  if (orderIds.length === 0) return byOrder;
+  const rows = await db.selectFrom('order_items').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
+  for (const row of rows) byOrder.get(row.order_id)?.push(row);
+  return byOrder;
+}
+
+function filtered(db: Db, filter: OrderFilter) {
+  let query = db.selectFrom('orders');
+  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  return query;
+}
+
+/** Newest first; ids break ties between orders created in the same millisecond. */
+export function listOrders(db: Db, filter: OrderFilter, limit: number, offset: number): Promise<OrderRow[]> {
+  return filtered(db, filter).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+export async function countOrders(db: Db, filter: OrderFilter): Promise<number> {
+  const row = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * Moves an order from one status to the next only if it is still in the first: of two racing
+ * transitions exactly one updates the row, on SQLite (writers are serialised) and on PostgreSQL
+ * (the second waits for the row lock, then finds the status changed). Returns the updated row.
+ */
+export function transitionOrder(
+  db: Db,
+  id: number,
+  from: OrderStatus,
+  to: OrderStatus,
+  stamp: OrderTimestamp,
+  at: string,
+): Promise<OrderRow | undefined> {
+  return db
+    .updateTable('orders')
+    .set({ status: to, [stamp]: at, updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function userExists(db: Db, id: number): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { IdempotencyHeaders, sendIdempotent } from '../../core/idempotency/idempotency.http.ts';
+import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
+import { Id } from '../../core/http/schemas.ts';
+import { paginationOf } from '../../core/pagination.ts';
+import { ORDER_ACTIONS } from './order-state-machine.ts';
+import { toOrderView, toReceiptView } from './orders.presenter.ts';
+import { CreateOrderInput, ListOrdersQuery, OrderList, OrderView, ReceiptView } from './orders.schemas.ts';
+import type { OrdersService } from './orders.service.ts';
+
+const OrderParams = Type.Object({ orderId: Id });
+const tags = ['orders'];
+
+const ACTION_SUMMARIES = {
+  pay: 'Pay a pending order',
+  cancel: 'Cancel a pending order (its stock is returned)',
+  refund: 'Refund a paid order (admin; its stock is returned)',
+} as const;
+
+/** REST adapter for orders: thin handlers over the orders service; writes honour `Idempotency-Key`. */
+export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; idempotency: IdempotencyStore }> = async (
+  app,
+  { orders, idempotency },
+) => {
+  app.post(
+    '/orders',
+    { config: { access: 'user' }, schema: { tags, summary: 'Place an order', headers: IdempotencyHeaders, body: CreateOrderInput, response: { 201: OrderView } } },
+    async (request, reply) =>
+      sendIdempotent(request, reply, idempotency, async () => {
+        const view = toOrderView(await orders.createOrder(request.principal, request.body), request.apiPrefix);
+        return { status: 201, headers: { location: view._links.self.href }, body: view };
+      }),
+  );
+
+  app.get(
+    '/orders',
+    { config: { access: 'user' }, schema: { tags, summary: "List orders (the caller's; all for an admin), newest first", querystring: ListOrdersQuery, response: { 200: OrderList } } },
+    async (request) => {
+      const page = await orders.listOrders(request.principal, request.query);
+      return { data: page.items.map((order) => toOrderView(order, request.apiPrefix)), pagination: paginationOf(page) };
+    },
+  );
+
+  app.get(
+    '/orders/:orderId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Read an order and the links its status allows', params: OrderParams, response: { 200: OrderView } } },
+    async (request) => toOrderView(await orders.getOrder(request.principal, request.params.orderId), request.apiPrefix),
+  );
+
+  for (const action of ORDER_ACTIONS) {
+    app.post(
+      `/orders/:orderId/${action}`,
+      { config: { access: 'user' }, schema: { tags, summary: ACTION_SUMMARIES[action], params: OrderParams, headers: IdempotencyHeaders, response: { 200: OrderView } } },
+      async (request, reply) =>
+        sendIdempotent(request, reply, idempotency, async () => ({
+          status: 200,
+          headers: {},
+          body: toOrderView(await orders[action](request.principal, request.params.orderId), request.apiPrefix),
+        })),
+    );
+  }
+
+  app.get(
+    '/orders/:orderId/receipt',
+    { config: { access: 'user' }, schema: { tags, summary: 'Receipt of a paid or refunded order', params: OrderParams, response: { 200: ReceiptView } } },
+    async (request) => toReceiptView(await orders.getReceipt(request.principal, request.params.orderId), request.apiPrefix),
+  );
+};

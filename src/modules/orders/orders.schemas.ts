@@ -1,0 +1,86 @@
+import { Type, type Static } from 'typebox';
+import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { ORDER_STATUSES } from './order.ts';
+
+/** Rules of an order request, declared once: REST validates with them and so does the service. */
+export const MAX_ORDER_LINES = 100;
+export const MAX_LINE_QUANTITY = 10_000;
+
+export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
+
+export const OrderLineInput = Type.Object(
+  {
+    productId: Type.Integer({ minimum: 1 }),
+    quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateOrderInput = Type.Object(
+  {
+    items: Type.Array(OrderLineInput, { minItems: 1, maxItems: MAX_ORDER_LINES }),
+    currency: Type.Optional(Type.String({ description: 'Must be the store currency when given' })),
+    customerId: Type.Optional(Type.Integer({ minimum: 1, description: 'Admins only: place the order for this user' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Each product at most once per order; the amount is computed from current prices',
+  },
+);
+export type CreateOrderInput = Static<typeof CreateOrderInput>;
+
+export const ListOrdersQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(OrderStatusSchema),
+  customerId: Type.Optional(Type.Integer({ minimum: 1, description: 'Admins: any customer; others: only themselves' })),
+});
+export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
+
+const Money = Type.Number({ description: 'Exact to the cent: at most two decimals' });
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const OrderItemView = Type.Object({
+  productId: Type.Integer(),
+  name: Type.String(),
+  quantity: Type.Integer(),
+  unitPrice: Money,
+});
+
+/** Which links appear depends on the status; each is present or absent, never null. */
+export const OrderLinks = Type.Object({
+  self: Link,
+  pay: Type.Optional(Link),
+  cancel: Type.Optional(Link),
+  refund: Type.Optional(Link),
+  receipt: Type.Optional(Link),
+  customer: Type.Optional(Link),
+});
+
+export const OrderView = Type.Object({
+  id: Type.Integer(),
+  customerId: Type.Integer(),
+  status: OrderStatusSchema,
+  items: Type.Array(OrderItemView),
+  amount: Money,
+  currency: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  paidAt: Nullable(Timestamp),
+  cancelledAt: Nullable(Timestamp),
+  refundedAt: Nullable(Timestamp),
+  _links: OrderLinks,
+});
+
+export const OrderList = PageOf(OrderView);
+
+export const ReceiptView = Type.Object({
+  receiptNumber: Type.String(),
+  orderId: Type.Integer(),
+  customerId: Type.Integer(),
+  items: Type.Array(OrderItemView),
+  amount: Money,
+  currency: Type.String(),
+  paidAt: Timestamp,
+  refundedAt: Nullable(Timestamp),
+  _links: Type.Object({ self: Link, order: Link }),
+});

@@ -1,0 +1,144 @@
+import { requireSignedIn } from '../../core/auth/guards.ts';
+import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
+import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import { toOrder, type Order, type OrderRow, type OrderStatus } from './order.ts';
+import {
+  actionPermitted,
+  allowedActions,
+  guardMessageOf,
+  hasReceipt,
+  transitionFor,
+  type OrderAction,
+} from './order-state-machine.ts';
+import { placeOrder } from './order-placement.service.ts';
+import * as repo from './orders.repository.ts';
+import { CreateOrderInput } from './orders.schemas.ts';
+
+export interface ListOrdersOptions extends PageRequest {
+  status?: OrderStatus | undefined;
+  customerId?: number | undefined;
+}
+
+export interface Receipt {
+  receiptNumber: string;
+  orderId: number;
+  customerId: number;
+  items: Order['items'];
+  amountCents: number;
+  currency: string;
+  paidAt: string;
+  refundedAt: string | null;
+}
+
+export const ORDER_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
+
+const checkCreate = createChecker<CreateOrderInput>(CreateOrderInput);
+
+// Someone else's order reads as missing: its existence is none of the caller's business.
+const notFound = (id: number) => AppError.notFound(`Order ${id}`);
+
+const mayView = (actor: Principal, order: OrderRow) => isAdmin(actor) || order.customer_id === actor.userId;
+
+function invalidState(what: string, status: OrderStatus): AppError {
+  const allowed = allowedActions(status);
+  const details: ErrorDetail[] = [{ field: 'status', message: `is ${status}; allowed actions: ${allowed.join(', ') || 'none'}` }];
+  return new AppError('INVALID_STATE', `Cannot ${what}: the order is ${status}`, { details });
+}
+
+/** Readable and sortable, and derived from the order alone, so it is the same on every read. */
+const receiptNumberOf = (order: Order, paidAt: string) =>
+  `R-${paidAt.slice(0, 10).replaceAll('-', '')}-${String(order.id).padStart(8, '0')}`;
+
+export function createOrdersService(db: Db, options: { currency: string }) {
+  async function loadOrder(reader: Db, row: OrderRow): Promise<Order> {
+    const items = await repo.findItemsByOrderIds(reader, [row.id]);
+    return toOrder(row, items.get(row.id) ?? []);
+  }
+
+  async function readVisible(actor: Principal | null, id: number): Promise<Order> {
+    const principal = requireSignedIn(actor);
+    const row = await repo.findOrderById(db, id);
+    if (!row || !mayView(principal, row)) throw notFound(id);
+    return loadOrder(db, row);
+  }
+
+  /**
+   * Applies one transition of the state machine. Permission comes before state (a non-admin
+   * refund is 403 whatever the status); the conditional update decides races, and the effect
+   * (returning stock) runs in the same transaction, so a lost race changes nothing.
+   */
+  async function act(actor: Principal | null, id: number, action: OrderAction): Promise<Order> {
+    const principal = requireSignedIn(actor);
+    return db.transaction().execute(async (trx) => {
+      const current = await repo.findOrderById(trx, id);
+      if (!current || !mayView(principal, current)) throw notFound(id);
+      if (!actionPermitted(action, principal)) throw AppError.forbidden(guardMessageOf(action));
+      const transition = transitionFor(action, current.status);
+      if (!transition) throw invalidState(action, current.status);
+      const row = await repo.transitionOrder(trx, id, transition.from, transition.to, transition.stamp, now());
+      if (!row) {
+        const latest = await repo.findOrderById(trx, id);
+        throw invalidState(action, latest?.status ?? current.status);
+      }
+      const order = await loadOrder(trx, row);
+      if (transition.returnsStock) {
+        // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
+        const lines = [...order.items].sort((a, b) => a.productId - b.productId);
+        for (const line of lines) await repo.returnStock(trx, line.productId, line.quantity);
+      }
+      return order;
+    });
+  }
+
+  return {
+    async createOrder(actor: Principal | null, raw: unknown): Promise<Order> {
+      const principal = requireSignedIn(actor);
+      const input = checkCreate(raw);
+      const row = await placeOrder(db, principal, input, options.currency);
+      return loadOrder(db, row);
+    },
+
+    getOrder: readVisible,
+
+    async listOrders(actor: Principal | null, query: ListOrdersOptions): Promise<Page<Order>> {
+      const principal = requireSignedIn(actor);
+      if (!isAdmin(principal) && query.customerId !== undefined && query.customerId !== principal.userId) {
+        throw AppError.forbidden("Only an administrator may list another customer's orders");
+      }
+      const filter = { status: query.status, customerId: isAdmin(principal) ? query.customerId : principal.userId };
+      const window = pageWindow(query, ORDER_PAGE_RULES);
+      const [rows, total] = await Promise.all([
+        repo.listOrders(db, filter, window.limit, window.offset),
+        repo.countOrders(db, filter),
+      ]);
+      const items = await repo.findItemsByOrderIds(db, rows.map((row) => row.id));
+      return { items: rows.map((row) => toOrder(row, items.get(row.id) ?? [])), total, window };
+    },
+
+    pay: (actor: Principal | null, id: number) => act(actor, id, 'pay'),
+    cancel: (actor: Principal | null, id: number) => act(actor, id, 'cancel'),
+    refund: (actor: Principal | null, id: number) => act(actor, id, 'refund'),
+
+    /** Paid and refunded orders have a receipt (the states that link to one); others are 409. */
+    async getReceipt(actor: Principal | null, id: number): Promise<Receipt> {
+      const order = await readVisible(actor, id);
+      if (!hasReceipt(order.status) || !order.paidAt) throw invalidState('issue a receipt', order.status);
+      return {
+        receiptNumber: receiptNumberOf(order, order.paidAt),
+        orderId: order.id,
+        customerId: order.customerId,
+        items: order.items,
+        amountCents: order.amountCents,
+        currency: order.currency,
+        paidAt: order.paidAt,
+        refundedAt: order.refundedAt,
+      };
+    },
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;
