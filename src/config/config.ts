@@ -26,9 +26,23 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   STORE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
+  WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'Server processes on this machine (node:cluster)' }),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60000,
+    default: 1000,
+    description: 'Event-loop delay beyond which new requests get 503 + Retry-After; 0 turns shedding off',
+  }),
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
   REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
   REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),
+  GRAPHQL_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  GRAPHQL_MAX_COST: Type.Integer({ minimum: 1, default: 50000, description: 'Most objects one GraphQL operation may return (see docs/GRAPHQL.md)' }),
+  GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 0, maximum: 1000, default: 30 }),
+  GRAPHQL_MAX_ROOT_FIELDS: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  /** Unset: on in development and test, off in production. */
+  GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),
+  GRAPHIQL: Type.Optional(Type.Boolean()),
 });
 
 export type Env = Static<typeof EnvSchema>;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { openSqlite } from './sqlite-adapter.ts';
 import type { Tables } from './tables.ts';
@@ -11,6 +11,28 @@ export type DialectName = 'sqlite' | 'postgres';
 
 export interface DatabaseOptions {
   poolSize?: number;
+  /** Sees the SQL of every statement run (tests count statements with it). */
+  onQuery?: (sql: string) => void;
+}
+
+type QueryListener = (sql: string) => void;
+const queryListeners = new WeakMap<object, Set<QueryListener>>();
+
+/** Calls `listener` with the SQL of every statement `db` runs from now on; returns the unsubscribe. */
+export function observeQueries(db: Db, listener: QueryListener): () => void {
+  const listeners = queryListeners.get(db);
+  if (!listeners) throw new Error('This database was not built by createDatabase');
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function withQueryLog(build: (log: (event: LogEvent) => void) => Db, options: DatabaseOptions): Db {
+  const listeners = new Set<QueryListener>(options.onQuery ? [options.onQuery] : []);
+  const db = build((event) => {
+    for (const listener of listeners) listener(event.query.sql);
+  });
+  queryListeners.set(db, listeners);
+  return db;
 }
 
 /** Builds the database from a URL: `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
@@ -24,12 +46,12 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => {});
-    return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log }), options);
   }
   const path = url.replace(/^sqlite:/, '');
   const file = path === ':memory:' ? ':memory:' : path;
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
+  return withQueryLog((log) => new Kysely<Tables>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log }), options);
 }
 
 export function dialectOf(db: { getExecutor(): { adapter: unknown } }): DialectName {

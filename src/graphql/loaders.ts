@@ -1,0 +1,47 @@
+import { pageOf, type ListArgs } from './context.ts';
+
+/** One batched call of a Mercurius loader: the parent object and the field's arguments. */
+export interface LoaderQuery<P, A = Record<string, unknown>> {
+  obj: P;
+  params: A;
+}
+
+type Page = ReturnType<typeof pageOf>;
+
+/**
+ * A loader for a list relation (`User.posts`, `Post.comments`): all parents of one level are
+ * answered by one service call per distinct page (normally exactly one), never one per parent.
+ */
+export function listLoader<P, T>(
+  keyOf: (parent: P) => number,
+  load: (keys: number[], page: Page) => Promise<Map<number, T[]>>,
+) {
+  return async (queries: LoaderQuery<P, ListArgs>[]): Promise<T[][]> => {
+    const groups = new Map<string, { page: Page; indexes: number[] }>();
+    queries.forEach((query, index) => {
+      const page = pageOf(query.params);
+      const key = `${page.limit ?? ''}:${page.offset ?? ''}`;
+      const group = groups.get(key) ?? { page, indexes: [] };
+      group.indexes.push(index);
+      groups.set(key, group);
+    });
+    const results: T[][] = new Array(queries.length);
+    await Promise.all(
+      [...groups.values()].map(async ({ page, indexes }) => {
+        const keys = [...new Set(indexes.map((i) => keyOf(queries[i]!.obj)))];
+        const byKey = await load(keys, page);
+        for (const i of indexes) results[i] = byKey.get(keyOf(queries[i]!.obj)) ?? [];
+      }),
+    );
+    return results;
+  };
+}
+
+/** A loader for a to-one relation (`Post.author`, `Comment.post`): one `find...ByIds` call per level. */
+export function byIdLoader<P, T extends { id: number }>(keyOf: (parent: P) => number, load: (ids: number[]) => Promise<T[]>) {
+  return async (queries: LoaderQuery<P>[]): Promise<(T | null)[]> => {
+    const rows = await load([...new Set(queries.map((query) => keyOf(query.obj)))]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return queries.map((query) => byId.get(keyOf(query.obj)) ?? null);
+  };
+}

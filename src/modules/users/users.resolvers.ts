@@ -1,0 +1,33 @@
+import type { GraphQLContext, ListArgs } from '../../graphql/context.ts';
+import { nullIfNotFound, pageOf, toId } from '../../graphql/context.ts';
+import { listLoader } from '../../graphql/loaders.ts';
+import type { Post } from '../posts/post.ts';
+import type { PostsService } from '../posts/posts.service.ts';
+import type { User } from './user.ts';
+import type { UsersService } from './users.service.ts';
+
+/** GraphQL adapters over the users service: the same rules and permissions as REST. */
+export function usersResolvers({ users, posts }: { users: UsersService; posts: PostsService }) {
+  return {
+    resolvers: {
+      Query: {
+        user: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
+          nullIfNotFound(() => users.getUser(ctx.principal, toId(args.id))),
+        users: async (_: unknown, args: ListArgs, ctx: GraphQLContext) =>
+          (await users.listUsers(ctx.principal, pageOf(args))).items,
+      },
+      Mutation: {
+        createUser: (_: unknown, args: { input: object }, ctx: GraphQLContext) =>
+          users.createUser(ctx.principal, { ...args.input }),
+        updateUser: (_: unknown, args: { id: string; input: object }, ctx: GraphQLContext) =>
+          users.updateUser(ctx.principal, toId(args.id), { ...args.input }),
+        deleteUser: (_: unknown, args: { id: string }, ctx: GraphQLContext) => users.deleteUser(ctx.principal, toId(args.id)),
+      },
+    },
+    loaders: {
+      User: {
+        posts: listLoader<User, Post>((user) => user.id, (ids, page) => posts.findPostsByAuthorIds(ids, page)),
+      },
+    },
+  };
+}
