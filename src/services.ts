@@ -1,5 +1,7 @@
 import type { Config } from './config/config.ts';
-import { createTokenService } from './core/auth/tokens.ts';
+import { createTokenService, type TokenVerifier } from './core/auth/tokens.ts';
+import { createExternalTokenVerifier, createTokenVerifierByAlgorithm } from './core/auth/jwks.ts';
+import { memoizeTokenVerifier } from './core/security/verified-token-memo.ts';
 import type { Db } from './core/db/database.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
 import { createUsersService } from './modules/users/users.service.ts';
@@ -12,12 +14,13 @@ import { createPostsService } from './modules/posts/posts.service.ts';
 
 /** The composition root of the business layer: every transport (REST, GraphQL, CLI) uses these. */
 export function createServices(config: Config, db: Db) {
-  const tokens = createTokenService({
+  const localTokens = createTokenService({
     secret: config.jwtSecret,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
+  const tokens = { issue: localTokens.issue, verify: createTokenVerifier(config, localTokens).verify };
   return {
     tokens,
     auth: createAuthService(db, tokens),
@@ -32,3 +35,20 @@ export function createServices(config: Config, db: Db) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Our own HS256 tokens, plus RS256/ES256 tokens of an external identity provider when one is configured. */
+function createTokenVerifier(config: Config, local: TokenVerifier): TokenVerifier {
+  const external =
+    config.JWT_JWKS_URL || config.JWT_PUBLIC_KEY
+      ? createExternalTokenVerifier({
+          jwksUrl: config.JWT_JWKS_URL,
+          publicKeyPem: config.JWT_PUBLIC_KEY,
+          issuer: config.JWT_EXTERNAL_ISSUER ?? config.JWT_ISSUER,
+          audience: config.JWT_EXTERNAL_AUDIENCE ?? config.JWT_AUDIENCE,
+          timeoutMs: config.JWT_JWKS_TIMEOUT_MS,
+          cooldownMs: config.JWT_JWKS_COOLDOWN_MS,
+          cacheMaxAgeMs: config.JWT_JWKS_CACHE_MAX_AGE_MS,
+        })
+      : null;
+  return memoizeTokenVerifier(createTokenVerifierByAlgorithm(local, external));
+}

@@ -1,4 +1,4 @@
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { AppError } from '../errors/app-error.ts';
 import type { Principal, Role } from './principal.ts';
 
@@ -20,7 +20,24 @@ export interface TokenVerifier {
   verify(token: string): Promise<Principal>;
 }
 
-const CLOCK_TOLERANCE_SECONDS = 30;
+/** How far the clocks of the issuer and this service may disagree (exp, nbf, iat). */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** The claims every accepted token carries, whoever signed it. */
+export const REQUIRED_CLAIMS = ['sub', 'iat', 'exp', 'iss', 'aud'];
+
+/**
+ * The principal named by verified claims: `sub` a positive integer user id, `role` user or admin.
+ * `defaultRole` applies when the claim is absent (external identity providers may not send it).
+ */
+export function principalFromClaims(payload: JWTPayload, defaultRole?: Role): Principal {
+  const userId = Number(payload.sub);
+  const role = (payload.role ?? defaultRole) as Role;
+  if (!/^[1-9][0-9]*$/.test(payload.sub ?? '') || !Number.isSafeInteger(userId) || (role !== 'user' && role !== 'admin')) {
+    throw AppError.unauthorized('Invalid access token', 'the token claims are malformed');
+  }
+  return { userId, role };
+}
 
 export function createTokenService(settings: TokenSettings) {
   const key = new TextEncoder().encode(settings.secret);
@@ -44,17 +61,12 @@ export function createTokenService(settings: TokenSettings) {
         issuer: settings.issuer,
         audience: settings.audience,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        requiredClaims: ['sub', 'iat', 'exp', 'iss', 'aud'],
+        requiredClaims: REQUIRED_CLAIMS,
       });
-      const userId = Number(payload.sub);
-      const role = payload.role as Role;
-      if (!Number.isSafeInteger(userId) || userId < 1 || (role !== 'user' && role !== 'admin')) {
-        throw AppError.unauthorized('Invalid access token', 'the token claims are malformed');
-      }
-      return { userId, role };
+      return principalFromClaims(payload);
     } catch (error) {
       if (error instanceof AppError) throw error;
-      throw AppError.unauthorized('Invalid access token', describe(error));
+      throw AppError.unauthorized('Invalid access token', describeTokenError(error));
     }
   }
 
@@ -63,7 +75,7 @@ export function createTokenService(settings: TokenSettings) {
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
-function describe(error: unknown): string {
+export function describeTokenError(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'the token has expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return `the ${error.claim} claim is invalid`;
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the token algorithm is not allowed';
