@@ -20,6 +20,9 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { createReportWorker } from './modules/reports/report-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
+import { commentsRoutes } from './modules/comments/comments.routes.ts';
+import { likesRoutes } from './modules/likes/likes.routes.ts';
+import { avatarsRoutes } from './modules/avatars/avatars.routes.ts';
 import { createServices, type Services } from './services.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -65,6 +68,9 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       await api.register(reportsRoutes, { reports: services.reports });
       await api.register(productsRoutes, { products: services.products });
       await api.register(postsRoutes, { posts: services.posts });
+      await api.register(commentsRoutes, { comments: services.comments });
+      await api.register(likesRoutes, { likes: services.likes });
+      await api.register(avatarsRoutes, { avatars: services.avatars });
     },
     { prefix: '/api' },
   );

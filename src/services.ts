@@ -11,6 +11,9 @@ import { createCustomersService } from './modules/customers/customers.service.ts
 import { createReportsService } from './modules/reports/reports.service.ts';
 import { createProductsService } from './modules/products/products.service.ts';
 import { createPostsService } from './modules/posts/posts.service.ts';
+import { createCommentsService } from './modules/comments/comments.service.ts';
+import { createLikesService } from './modules/likes/likes.service.ts';
+import { createAvatarsService } from './modules/avatars/avatars.service.ts';
 
 /** The composition root of the business layer: every transport (REST, GraphQL, CLI) uses these. */
 export function createServices(config: Config, db: Db) {
@@ -31,6 +34,9 @@ export function createServices(config: Config, db: Db) {
     reports: createReportsService(db, { currency: config.STORE_CURRENCY, leaseMs: config.REPORT_LEASE_MS }),
     products: createProductsService(db),
     posts: createPostsService(db),
+    comments: createCommentsService(db),
+    likes: createLikesService(db),
+    avatars: createAvatarsService(db),
   };
 }
 

@@ -1,0 +1,17 @@
+import type { Selectable } from 'kysely';
+import type { CommentsTable } from '../../core/db/tables.ts';
+
+export type CommentRow = Selectable<CommentsTable>;
+
+/** A comment as the domain knows it. Comments are never edited, so there is no updatedAt. */
+export interface Comment {
+  id: number;
+  postId: number;
+  authorId: number;
+  text: string;
+  createdAt: string;
+}
+
+export function toComment(row: CommentRow): Comment {
+  return { id: row.id, postId: row.post_id, authorId: row.author_id, text: row.text, createdAt: row.created_at };
+}

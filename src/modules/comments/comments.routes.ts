@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Id } from '../../core/http/schemas.ts';
+import { paginationOf } from '../../core/pagination.ts';
+import { toCommentView } from './comments.presenter.ts';
+import { CommentPage, CommentsQuery, CommentView, CreateCommentInput } from './comments.schemas.ts';
+import type { CommentsService } from './comments.service.ts';
+
+const PostParams = Type.Object({ postId: Id });
+const CommentParams = Type.Object({ postId: Id, commentId: Id });
+const tags = ['comments'];
+
+/** REST adapter for comments: each handler is a thin call into the comments service. */
+export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsService }> = async (app, { comments }) => {
+  app.get(
+    '/posts/:postId/comments',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: "List a post's comments, oldest first", params: PostParams, querystring: CommentsQuery, response: { 200: CommentPage } },
+    },
+    async (request) => {
+      const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
+      return { data: page.items.map((comment) => toCommentView(comment, request.apiPrefix)), pagination: paginationOf(page) };
+    },
+  );
+
+  app.post(
+    '/posts/:postId/comments',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Comment on a post as the caller', params: PostParams, body: CreateCommentInput, response: { 201: CommentView } },
+    },
+    async (request, reply) => {
+      const comment = await comments.createComment(request.principal, request.params.postId, request.body);
+      const view = toCommentView(comment, request.apiPrefix);
+      return reply.code(201).header('location', view._links.self.href).send(view);
+    },
+  );
+
+  app.get(
+    '/posts/:postId/comments/:commentId',
+    { config: { access: 'user' }, schema: { tags, summary: 'Read one comment of a post', params: CommentParams, response: { 200: CommentView } } },
+    async (request) =>
+      toCommentView(await comments.getPostComment(request.principal, request.params.postId, request.params.commentId), request.apiPrefix),
+  );
+
+  app.delete(
+    '/posts/:postId/comments/:commentId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "Delete a comment (its author, the post's author or an admin)",
+        params: CommentParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await comments.deleteComment(request.principal, request.params.postId, request.params.commentId);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DIALECTS } from '../../test-support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import type { CommentsService } from './comments.service.ts';
+
+/** The batch loaders GraphQL builds on. */
+// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
+const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
+
+for (const dialect of DIALECTS) {
+  describe(`comments service (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    let comments: CommentsService;
+    const byPost = new Map<number, number[]>();
+
+    before(async () => {
+      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      comments = t.server.app.services.comments;
+      const user = await t.createUser();
+      const actor = { userId: user.id, role: 'user' as const };
+      for (let p = 0; p < 3; p += 1) {
+        const post = await t.server.app.services.posts.createPost(actor, { title: `P${p}`, content: 'c', authorId: user.id });
+        byPost.set(post.id, []);
+        for (let c = 0; c < p * 2; c += 1) byPost.get(post.id)!.push((await comments.createComment(actor, post.id, { text: `c${c}` })).id);
+      }
+    });
+    after(() => t?.close());
+
+    it('findCommentsByPostIds returns each post its comments oldest first, cut by limit and offset, in one query', async () => {
+      const postIds = [...byPost.keys()];
+      let queries = 0;
+      const executor = (t.server.db as unknown as { getExecutor(): { executeQuery: (...a: unknown[]) => Promise<unknown> } }).getExecutor();
+      const original = executor.executeQuery.bind(executor);
+      executor.executeQuery = (...args: unknown[]) => {
+        queries += 1;
+        return original(...args);
+      };
+      let page: Map<number, { id: number }[]>;
+      try {
+        page = await comments.findCommentsByPostIds([...postIds, postIds[0]!, 999999], { limit: 2, offset: 1 });
+      } finally {
+        executor.executeQuery = original;
+      }
+      assert.equal(queries, 1);
+      for (const [postId, ids] of byPost) assert.deepEqual(page.get(postId)!.map((c) => c.id), ids.slice(1, 3));
+      assert.deepEqual(page.get(999999), []);
+      const all = await comments.findCommentsByPostIds(postIds);
+      for (const [postId, ids] of byPost) assert.deepEqual(all.get(postId)!.map((c) => c.id), ids);
+    });
+
+    it('findCommentsByIds returns the comments that exist', async () => {
+      const ids = [...byPost.values()].flat();
+      const found = await comments.findCommentsByIds([ids[0]!, ids[1]!, 999999]);
+      assert.deepEqual(found.map((c) => c.id).sort((a, b) => a - b), [ids[0], ids[1]]);
+      assert.deepEqual(await comments.findCommentsByIds([]), []);
+    });
+  });
+}

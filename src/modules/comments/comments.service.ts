@@ -1,0 +1,112 @@
+/**
+ * Comments: business rules and permissions, used by REST and GraphQL alike.
+ *
+ * Stable API (GraphQL resolvers call these; keep the names and shapes):
+ *   findCommentsByPostIds(postIds: readonly number[], { limit?, offset? }): Promise<Map<number, Comment[]>>
+ *       one query; oldest first per post; limit default 20, max 100; every post id gets an entry
+ *   findCommentsByIds(ids: readonly number[]): Promise<Comment[]>        any order, missing ids left out
+ * REST:
+ *   listPostComments(actor, postId, { page?, limit? }): Promise<Page<Comment>>   oldest first; 404 unknown post
+ *   getPostComment(actor, postId, commentId): Promise<Comment>                   404 when not on that post
+ *   createComment(actor, postId, input: unknown {text}): Promise<Comment>        author is the caller
+ *   deleteComment(actor, postId, commentId): Promise<void>                       comment author, post author or admin
+ */
+import { requireSignedIn } from '../../core/auth/guards.ts';
+import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import { findPostById } from '../posts/posts.repository.ts';
+import { toComment, type Comment } from './comment.ts';
+import * as repo from './comments.repository.ts';
+import { CreateCommentInput } from './comments.schemas.ts';
+
+export const COMMENT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
+
+const checkCreate = createChecker<CreateCommentInput>(CreateCommentInput);
+const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
+const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
+
+export function createCommentsService(db: Db) {
+  async function assertPostExists(trx: Db, postId: number): Promise<void> {
+    if (!(await findPostById(trx, postId))) throw postNotFound(postId);
+  }
+
+  return {
+    async listPostComments(actor: Principal | null, postId: number, request: PageRequest): Promise<Page<Comment>> {
+      requireSignedIn(actor);
+      await assertPostExists(db, postId);
+      const window = pageWindow(request, COMMENT_PAGE_RULES);
+      const [rows, total] = await Promise.all([
+        repo.listCommentsOfPost(db, postId, window),
+        repo.countCommentsOfPost(db, postId),
+      ]);
+      return { items: rows.map(toComment), total, window };
+    },
+
+    async getPostComment(actor: Principal | null, postId: number, commentId: number): Promise<Comment> {
+      requireSignedIn(actor);
+      const row = await repo.findCommentById(db, commentId);
+      if (!row || row.post_id !== postId) throw commentNotFound(commentId);
+      return toComment(row);
+    },
+
+    /** Any signed-in user comments, always as themselves. */
+    async createComment(actor: Principal | null, postId: number, raw: unknown): Promise<Comment> {
+      const principal = requireSignedIn(actor);
+      const input = checkCreate(raw);
+      await assertPostExists(db, postId);
+      try {
+        const row = await repo.insertComment(db, {
+          post_id: postId,
+          author_id: principal.userId,
+          text: input.text,
+          created_at: now(),
+        });
+        return toComment(row);
+      } catch (error) {
+        // The post went away after the check, or the caller's account no longer exists.
+        if (isForeignKeyViolation(error)) {
+          if (!(await findPostById(db, postId))) throw postNotFound(postId);
+          throw AppError.notFound(`User ${principal.userId}`);
+        }
+        throw error;
+      }
+    },
+
+    /** The comment's author, the post's author or an admin; 404 when the comment is not on that post. */
+    async deleteComment(actor: Principal | null, postId: number, commentId: number): Promise<void> {
+      const principal = requireSignedIn(actor);
+      await db.transaction().execute(async (trx) => {
+        const comment = await repo.findCommentById(trx, commentId);
+        if (!comment || comment.post_id !== postId) throw commentNotFound(commentId);
+        const post = await findPostById(trx, postId);
+        const allowed = isAdmin(principal) || comment.author_id === principal.userId || post?.author_id === principal.userId;
+        if (!allowed) throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
+        await repo.deleteCommentById(trx, commentId);
+      });
+    },
+
+    async findCommentsByIds(ids: readonly number[]): Promise<Comment[]> {
+      return (await repo.findCommentsByIds(db, [...new Set(ids)])).map(toComment);
+    },
+
+    /** Batch loader for `Post.comments`: one query whatever the number of posts. */
+    async findCommentsByPostIds(
+      postIds: readonly number[],
+      page: { limit?: number | undefined; offset?: number | undefined } = {},
+    ): Promise<Map<number, Comment[]>> {
+      const unique = [...new Set(postIds)];
+      const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, COMMENT_PAGE_RULES);
+      const rows = await repo.listCommentsOfPosts(db, unique, { limit, offset });
+      const byPost = new Map<number, Comment[]>(unique.map((id) => [id, []]));
+      for (const row of rows) byPost.get(row.post_id)?.push(toComment(row));
+      return byPost;
+    },
+  };
+}
+
+export type CommentsService = ReturnType<typeof createCommentsService>;

@@ -1,0 +1,15 @@
+import type { Selectable } from 'kysely';
+import type { CommentLikesTable } from '../../core/db/tables.ts';
+
+export type LikeRow = Selectable<CommentLikesTable>;
+
+/** A user likes a comment at most once: the pair (commentId, userId) is the like's identity. */
+export interface Like {
+  commentId: number;
+  userId: number;
+  createdAt: string;
+}
+
+export function toLike(row: LikeRow): Like {
+  return { commentId: row.comment_id, userId: row.user_id, createdAt: row.created_at };
+}

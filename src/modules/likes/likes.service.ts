@@ -1,0 +1,78 @@
+/**
+ * Likes of comments: any signed-in user likes and unlikes as themselves; both are idempotent.
+ *
+ *   listLikes(actor, commentId, { page?, limit? }): Promise<Page<Like>>      oldest first; 404 unknown comment
+ *   getLike(actor, commentId, userId): Promise<Like>                          404 when that user has not liked it
+ *   likeComment(actor, commentId): Promise<{ like: Like; created: boolean }>  created false when already liked
+ *   unlikeComment(actor, commentId): Promise<boolean>                         true when a like was removed
+ */
+import { requireSignedIn } from '../../core/auth/guards.ts';
+import type { Principal } from '../../core/auth/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { findCommentById } from '../comments/comments.repository.ts';
+import { toLike, type Like } from './like.ts';
+import * as repo from './likes.repository.ts';
+
+export const LIKE_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
+
+const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
+
+export function createLikesService(db: Db) {
+  async function assertCommentExists(commentId: number): Promise<void> {
+    if (!(await findCommentById(db, commentId))) throw commentNotFound(commentId);
+  }
+
+  return {
+    async listLikes(actor: Principal | null, commentId: number, request: PageRequest): Promise<Page<Like>> {
+      requireSignedIn(actor);
+      await assertCommentExists(commentId);
+      const window = pageWindow(request, LIKE_PAGE_RULES);
+      const [rows, total] = await Promise.all([
+        repo.listLikesOfComment(db, commentId, window),
+        repo.countLikesOfComment(db, commentId),
+      ]);
+      return { items: rows.map(toLike), total, window };
+    },
+
+    async getLike(actor: Principal | null, commentId: number, userId: number): Promise<Like> {
+      requireSignedIn(actor);
+      const row = await repo.findLike(db, commentId, userId);
+      if (!row) throw AppError.notFound(`Like of comment ${commentId} by user ${userId}`);
+      return toLike(row);
+    },
+
+    /** Liking twice is not an error: the second call reports the existing like with created false. */
+    async likeComment(actor: Principal | null, commentId: number): Promise<{ like: Like; created: boolean }> {
+      const principal = requireSignedIn(actor);
+      await assertCommentExists(commentId);
+      // A concurrent unlike may remove the existing row between the insert and the read: try again.
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        let inserted;
+        try {
+          inserted = await repo.insertLikeIfAbsent(db, { comment_id: commentId, user_id: principal.userId, created_at: now() });
+        } catch (error) {
+          // The comment (or the caller's account) was deleted after the check.
+          if (isForeignKeyViolation(error)) throw commentNotFound(commentId);
+          throw error;
+        }
+        if (inserted) return { like: toLike(inserted), created: true };
+        const existing = await repo.findLike(db, commentId, principal.userId);
+        if (existing) return { like: toLike(existing), created: false };
+      }
+      throw AppError.conflict('The like changed concurrently; try again');
+    },
+
+    /** Removes the caller's like; removing a like that does not exist is not an error either. */
+    async unlikeComment(actor: Principal | null, commentId: number): Promise<boolean> {
+      const principal = requireSignedIn(actor);
+      await assertCommentExists(commentId);
+      return repo.deleteLike(db, commentId, principal.userId);
+    },
+  };
+}
+
+export type LikesService = ReturnType<typeof createLikesService>;
