@@ -9,6 +9,7 @@ import './core/http/fastify-types.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { createRouteIndex } from './core/http/route-index.ts';
+import { registerVersionedApi } from './core/http/versioning.ts';
 import { registerHealth } from './core/ops/health.ts';
 import { registerMetrics } from './core/ops/metrics.ts';
 import { bodyAjv, textAjv } from './core/validation/ajv.ts';
@@ -20,9 +21,6 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { createReportWorker } from './modules/reports/report-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
-import { commentsRoutes } from './modules/comments/comments.routes.ts';
-import { likesRoutes } from './modules/likes/likes.routes.ts';
-import { avatarsRoutes } from './modules/avatars/avatars.routes.ts';
 import { createServices, type Services } from './services.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -59,7 +57,9 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   registerErrorHandling(app, routes);
   registerHealth(app, db);
 
-  await app.register(
+  // One route table for every REST version: registered under /api, /api/v1 and /api/v2.
+  await registerVersionedApi(
+    app,
     async (api) => {
       await api.register(authRoutes, { auth: services.auth });
       await api.register(usersRoutes, { users: services.users });
@@ -68,11 +68,8 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       await api.register(reportsRoutes, { reports: services.reports });
       await api.register(productsRoutes, { products: services.products });
       await api.register(postsRoutes, { posts: services.posts });
-      await api.register(commentsRoutes, { comments: services.comments });
-      await api.register(likesRoutes, { likes: services.likes });
-      await api.register(avatarsRoutes, { avatars: services.avatars });
     },
-    { prefix: '/api' },
+    { v1Sunset: config.API_V1_SUNSET },
   );
 
   if (config.REPORT_WORKER) {

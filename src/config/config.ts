@@ -36,6 +36,11 @@ export const EnvSchema = Type.Object({
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
   REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
   REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),
+  API_V1_SUNSET: Type.String({
+    pattern: '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$',
+    default: 'Sun, 21 Nov 2027 00:00:00 GMT',
+    description: 'When REST v1 is withdrawn (HTTP-date, the `Sunset` header); v2 was released on 2026-11-21',
+  }),
   GRAPHQL_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   GRAPHQL_MAX_COST: Type.Integer({ minimum: 1, default: 50000, description: 'Most objects one GraphQL operation may return (see docs/GRAPHQL.md)' }),
   GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 0, maximum: 1000, default: 30 }),

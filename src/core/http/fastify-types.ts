@@ -18,7 +18,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
-    /** The path prefix the request used (`/api`), for links and `Location`. */
+    /** The path prefix the request used (`/api`, `/api/v1` or `/api/v2`), for links and `Location`. */
     apiPrefix: string;
+    /** The REST version this request is served as (core/http/versioning.ts); 1 outside `/api`. */
+    apiVersion: 1 | 2;
   }
 }
