@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
-import { orderIn, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, orderIn, stockOf } from './orders.test-support.ts';
 
 type Status = 'pending' | 'paid' | 'cancelled' | 'refunded';
 type Action = 'pay' | 'cancel' | 'refund';
@@ -32,7 +32,7 @@ for (const dialect of DIALECTS) {
   describe(`order state machine (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
+      t = await startTestServer(dialect, QUIET_ENV);
     });
     after(() => t?.close());
 

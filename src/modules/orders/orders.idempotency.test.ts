@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
-import { createProduct, orderIn, startInstanceOn, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, startInstanceOn, stockOf } from './orders.test-support.ts';
 
 let keyCounter = 0;
 const newKey = () => `key-${process.pid}-${Date.now()}-${(keyCounter += 1)}`;
@@ -11,7 +11,7 @@ for (const dialect of DIALECTS) {
   describe(`Idempotency-Key on orders (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
+      t = await startTestServer(dialect, QUIET_ENV);
     });
     after(() => t?.close());
 
@@ -140,7 +140,7 @@ for (const dialect of DIALECTS) {
       const first = await t.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
       assert.equal(first.status, 201);
       for (let restart = 0; restart < 2; restart += 1) {
-        const instance = await startInstanceOn(t, { REPORT_WORKER: 'false' });
+        const instance = await startInstanceOn(t);
         try {
           const replay = await instance.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
           assert.equal(replay.status, 201);

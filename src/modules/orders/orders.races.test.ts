@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
-import { createProduct, orderIn, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, stockOf } from './orders.test-support.ts';
 
 const RACERS = 20;
 const statuses = (responses: { status: number }[]) => responses.map((r) => r.status).sort();
@@ -11,7 +11,7 @@ for (const dialect of DIALECTS) {
   describe(`order races (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
+      t = await startTestServer(dialect, QUIET_ENV);
     });
     after(() => t?.close());
 

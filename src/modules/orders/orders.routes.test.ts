@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
-import { createProduct, orderIn, pendingOrder, placeOrder, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, pendingOrder, placeOrder, stockOf } from './orders.test-support.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const fieldsOf = (res: { body: { error: { details?: { field: string }[] } } }) => (res.body.error.details ?? []).map((d) => d.field);
@@ -11,7 +11,7 @@ for (const dialect of DIALECTS) {
   describe(`orders REST (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
+      t = await startTestServer(dialect, QUIET_ENV);
     });
     after(() => t?.close());
 

@@ -4,6 +4,12 @@ import type { TestResponse, TestServer } from '../../test-support/test-server.ts
 
 /** Test helpers shared by the orders, customers and reports suites. */
 
+/**
+ * Settings of these suites: no background report worker unless a test wants one, and no load
+ * shedding (start-up work can lag the event loop and turn the first requests into 503s).
+ */
+export const QUIET_ENV = { REPORT_WORKER: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
+
 let productCounter = 0;
 
 /** Products are set up directly in the database: the products API belongs to another module. */
@@ -79,6 +85,7 @@ export async function startInstanceOn(t: TestServer, env: Record<string, string>
     JWT_SECRET: t.config.jwtSecret,
     ADMIN_EMAIL: t.config.ADMIN_EMAIL,
     ADMIN_PASSWORD: t.config.ADMIN_PASSWORD ?? 'admin-password-123',
+    ...QUIET_ENV,
     ...env,
   });
   const server = await startServer(config);

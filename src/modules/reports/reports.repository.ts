@@ -33,21 +33,32 @@ export function findJobById(db: Db, id: number): Promise<ReportJobRow | undefine
 const claimable = (at: string) => (eb: ExpressionBuilder<Tables, 'report_jobs'>) =>
   eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)])]);
 
-/**
- * Claims the oldest claimable job for `workerId` until `leaseUntil`, in one statement. The outer
- * condition repeats the inner one, so of two instances racing for a job only one updates it;
- * on PostgreSQL `FOR UPDATE SKIP LOCKED` also lets the other move straight on to the next job.
- */
-export function claimNextJob(db: Db, workerId: string, at: string, leaseUntil: string): Promise<ReportJobRow | undefined> {
-  let candidate = db.selectFrom('report_jobs').select('id').where(claimable(at)).orderBy('id').limit(1);
-  if (dialectOf(db) === 'postgres') candidate = candidate.forUpdate().skipLocked();
+function markClaimed(db: Db, workerId: string, at: string, leaseUntil: string) {
   return db
     .updateTable('report_jobs')
     .set({ status: 'running', locked_by: workerId, locked_until: leaseUntil, updated_at: at })
-    .where('id', 'in', candidate)
     .where(claimable(at))
-    .returningAll()
-    .executeTakeFirst();
+    .returningAll();
+}
+
+/**
+ * Claims the oldest claimable job for `workerId` until `leaseUntil`. Every claim repeats the
+ * claimable condition in its UPDATE, so of two instances racing for a job only one gets it.
+ * PostgreSQL: the job is picked with `FOR UPDATE SKIP LOCKED` in its own transaction (another
+ * instance moves straight on to the next job); picking it in a subquery of the UPDATE could
+ * re-run the subquery on a concurrent change and claim two rows at once.
+ * SQLite: one UPDATE statement, atomic because writers are serialised.
+ */
+export async function claimNextJob(db: Db, workerId: string, at: string, leaseUntil: string): Promise<ReportJobRow | undefined> {
+  const next = () => db.selectFrom('report_jobs').select('id').where(claimable(at)).orderBy('id').limit(1);
+  if (dialectOf(db) !== 'postgres') {
+    return markClaimed(db, workerId, at, leaseUntil).where('id', 'in', next()).executeTakeFirst();
+  }
+  return db.transaction().execute(async (trx) => {
+    const job = await trx.selectFrom('report_jobs').select('id').where(claimable(at)).orderBy('id').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    if (!job) return undefined;
+    return markClaimed(trx, workerId, at, leaseUntil).where('id', '=', job.id).executeTakeFirst();
+  });
 }
 
 /** Records the outcome only while this worker still holds the job, so a late, superseded run is ignored. */
