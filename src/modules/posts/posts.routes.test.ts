@@ -154,6 +154,22 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('versioned prefixes', () => {
+      it('serve the same posts and comments with links and Location under the prefix the request used', async () => {
+        const { id, token } = await t.createUser();
+        const created = await t.request('POST', `/api/v2/users/${id}/posts`, { token, body: { title: 'V2', content: 'c' } });
+        assert.equal(created.status, 201);
+        assert.equal(created.headers.get('location'), `/api/v2/posts/${created.body.id}`);
+        assert.deepEqual(created.body._links.author, { href: `/api/v2/users/${id}` });
+        const v1 = await t.request('GET', `/api/v1/posts/${created.body.id}`, { token });
+        assert.equal(v1.body._links.self.href, `/api/v1/posts/${created.body.id}`);
+        const comment = await t.request('POST', `/api/v2/posts/${created.body.id}/comments`, { token, body: { text: 'x' } });
+        assert.equal(comment.body._links.self.href, `/api/v2/posts/${created.body.id}/comments/${comment.body.id}`);
+        const feed = await t.request('GET', '/api/v2/posts?limit=1', { token });
+        assert.equal(feed.body.data[0]._links.self.href, `/api/v2/posts/${created.body.id}`);
+      });
+    });
+
     describe('GET /api/users/{id}/posts', () => {
       it("pages the user's posts newest first with the page envelope (default 20)", async () => {
         const { id, token } = await t.createUser();
