@@ -22,6 +22,7 @@ import { createReportWorker } from './modules/reports/report-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
 import { createServices, type Services } from './services.ts';
+import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -71,6 +72,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     },
     { v1Sunset: config.API_V1_SUNSET },
   );
+  await app.register(graphqlPlugin, { config, services });
 
   if (config.REPORT_WORKER) {
     // Started once listening (after migrations), stopped on close before the database goes.

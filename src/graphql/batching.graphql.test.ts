@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { observeQueries } from '../core/db/database.ts';
+import { DIALECTS } from '../test-support/dialects.ts';
+import { startTestServer, type TestServer } from '../test-support/test-server.ts';
+import { gql, GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
+
+const USERS = 60;
+const POSTS_PER_USER = 3;
+const COMMENTS_PER_POST = 3;
+
+/** Inserts users, posts and comments straight into the tables: setup, not the subject of the test. */
+async function seed(t: TestServer): Promise<void> {
+  const db = t.server.db;
+  const at = '2026-01-01T00:00:00.000Z';
+  const users = await db
+    .insertInto('users')
+    .values(
+      Array.from({ length: USERS }, (_, i) => ({
+        name: `Batch ${i}`,
+        email: `batch${i}@example.com`,
+        age: null,
+        role: 'user' as const,
+        status: 'active' as const,
+        email_verified: false,
+        password_hash: null,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .returning('id')
+    .execute();
+  const posts = await db
+    .insertInto('posts')
+    .values(
+      users.flatMap((user, u) =>
+        Array.from({ length: POSTS_PER_USER }, (_, p) => ({
+          author_id: user.id,
+          title: `Post ${u}.${p}`,
+          content: 'Body',
+          created_at: at,
+          updated_at: at,
+        })),
+      ),
+    )
+    .returning('id')
+    .execute();
+  await db
+    .insertInto('comments')
+    .values(
+      posts.flatMap((post, p) =>
+        Array.from({ length: COMMENTS_PER_POST }, (_, c) => ({
+          post_id: post.id,
+          author_id: users[(p + c + 1) % users.length]!.id,
+          text: `Comment ${p}.${c}`,
+          created_at: at,
+        })),
+      ),
+    )
+    .execute();
+}
+
+for (const dialect of DIALECTS) {
+  describe(`GraphQL batching (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, GRAPHQL_TEST_ENV);
+      await seed(t);
+    });
+    after(() => t?.close());
+
+    /** Runs one operation and returns the SQL statements it caused, with its data. */
+    async function statementsOf(query: string): Promise<{ statements: string[]; data: Record<string, unknown[]> }> {
+      const statements: string[] = [];
+      const stop = observeQueries(t.server.db, (sql) => {
+        if (!sql.includes('report_jobs')) statements.push(sql);
+      });
+      try {
+        const res = await gql(t, query, { token: t.adminToken });
+        assert.equal(res.status, 200);
+        assert.equal(res.body.errors, undefined, res.text);
+        return { statements, data: res.body.data };
+      } finally {
+        stop();
+      }
+    }
+
+    it('runs the same small number of statements for 10 users as for 50: one per relation level', async () => {
+      const small = await statementsOf('{ users(limit: 10) { posts { comments { author { name } } } } }');
+      const large = await statementsOf('{ users(limit: 50) { posts { comments { author { name } } } } }');
+      assert.equal(small.data.users!.length, 10);
+      assert.equal(large.data.users!.length, 50);
+      const comments = (large.data.users as { posts: { comments: unknown[] }[] }[]).flatMap((u) => u.posts.flatMap((p) => p.comments));
+      // The first user is the bootstrap admin, who has written nothing.
+      assert.equal(comments.length, 49 * POSTS_PER_USER * COMMENTS_PER_POST);
+      assert.equal(large.statements.length, small.statements.length, large.statements.join('\n'));
+      // users (the page, and its total from the shared users service), posts, comments, authors:
+      // at most one statement for each of the query's five field levels, however many objects come back.
+      assert.ok(large.statements.length <= 5, large.statements.join('\n'));
+      const from = (table: string) => large.statements.filter((sql) => new RegExp(`from "${table}"`, 'i').test(sql)).length;
+      assert.equal(from('posts'), 1);
+      assert.equal(from('comments'), 1);
+    });
+
+    it('batches Post.author, Post.comments, Comment.author and Comment.post per level', async () => {
+      const query = (limit: number) =>
+        `{ posts(limit: ${limit}) { title author { name } comments { text author { name } post { title } } } }`;
+      const small = await statementsOf(query(5));
+      const large = await statementsOf(query(60));
+      assert.equal(large.data.posts!.length, 60);
+      assert.equal(large.statements.length, small.statements.length, large.statements.join('\n'));
+      assert.ok(large.statements.length <= 5, large.statements.join('\n'));
+      const post = (large.data.posts as { title: string; author: { name: string }; comments: { post: { title: string } }[] }[])[0]!;
+      assert.ok(post.author.name.startsWith('Batch'));
+      assert.ok(post.comments.every((c) => c.post.title === post.title));
+    });
+  });
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import mercurius from 'mercurius';
+import type { Config } from '../config/config.ts';
+import type { Services } from '../services.ts';
+import { assertCostWithin } from './cost.ts';
+import { guardRules } from './guards.ts';
+import { graphqlRoutes } from './graphql.routes.ts';
+import { buildResolvers } from './resolvers.ts';
+import { typeDefs } from './schema.ts';
+
+export interface GraphQLPluginOptions {
+  config: Config;
+  services: Services;
+}
+
+/** Largest document the parser reads; far above any real operation, well below a 1 MiB flood. */
+const MAX_TOKENS = 10_000;
+
+/** Introspection and GraphiQL: on outside production unless switched off, off in production unless switched on. */
+export function graphqlSwitches(config: Config): { introspection: boolean; graphiql: boolean } {
+  const development = config.NODE_ENV !== 'production';
+  return { introspection: config.GRAPHQL_INTROSPECTION ?? development, graphiql: config.GRAPHIQL ?? development };
+}
+
+/**
+ * The GraphQL endpoint: Mercurius with graphql-jit executes (chosen by measurement, docs/GRAPHQL.md);
+ * the HTTP layer (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
+ */
+export async function graphqlPlugin(app: FastifyInstance, { config, services }: GraphQLPluginOptions): Promise<void> {
+  const { introspection, graphiql } = graphqlSwitches(config);
+  const { resolvers, loaders } = buildResolvers(services);
+  const limits = { maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS };
+  await app.register(mercurius, {
+    schema: typeDefs,
+    resolvers: resolvers as never,
+    loaders: loaders as never,
+    routes: false,
+    // Compile an operation to JavaScript from its second run on (the first one warms the cache).
+    jit: 1,
+    validationRules: [...guardRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])],
+    graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
+    // Status codes and error shapes are decided by graphql.routes.ts and errors.ts.
+    errorFormatter: (execution) => ({ statusCode: 200, response: execution }),
+  });
+  app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+    const operationName = (context as { operationName?: string }).operationName;
+    assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
+  });
+  await app.register(graphqlRoutes, { graphiql });
+}

@@ -1,0 +1,168 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getOperationAST, GraphQLError, parse, type DocumentNode } from 'graphql';
+import { AppError } from '../core/errors/app-error.ts';
+import { toAppError } from '../core/http/error-envelope.ts';
+import { toErrorDetails } from '../core/validation/ajv.ts';
+import { formatGraphQLError, requestError, type GraphQLErrorJson } from './errors.ts';
+import { GRAPHIQL_HTML } from './graphiql.ts';
+import { GraphQLGetQuery, GraphQLPostBody, GraphQLResponse } from './http-schemas.ts';
+import { JSON_TYPE, negotiateResponseType, type ResponseType } from './media-types.ts';
+
+/** DECISIONS §8: request bodies are at most 1 MiB, GraphQL's included. */
+export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
+
+interface GraphQLParams {
+  query: string;
+  variables?: Record<string, unknown> | null | undefined;
+  operationName?: string | null | undefined;
+}
+
+interface GraphQLBody {
+  data?: unknown;
+  errors?: GraphQLErrorJson[];
+}
+
+function send(reply: FastifyReply, type: ResponseType, status: number, body: GraphQLBody): FastifyReply {
+  return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
+}
+
+/**
+ * Errors of the request itself, before any GraphQL (bad JSON, bad parameters, a bad token, a body
+ * over 1 MiB, a wrong Content-Type): GraphQL-shaped, with the HTTP status of the failure.
+ */
+function sendRequestFailure(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const validation = (error as FastifyError).validation;
+  const appError = validation
+    ? new AppError('BAD_REQUEST', 'Invalid GraphQL request parameters', { details: toErrorDetails(validation as never) })
+    : toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'GraphQL request failed');
+  if (appError.headers) reply.headers(appError.headers);
+  return send(reply, negotiateResponseType(request.headers.accept) ?? JSON_TYPE, appError.status, { errors: [requestError(appError)] });
+}
+
+/** Errors raised before execution (parse, validation, variables, guards): no `data` entry at all. */
+function sendDocumentFailure(reply: FastifyReply, type: ResponseType, errors: GraphQLErrorJson[]): FastifyReply {
+  // The seed: 200 for application/json; the GraphQL-over-HTTP spec: 400 for its own media type.
+  return send(reply, type, type === JSON_TYPE ? 200 : 400, { errors });
+}
+
+function parseJsonObject(text: string | undefined, name: string): Record<string, unknown> | undefined {
+  if (text === undefined || text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError('BAD_REQUEST', `The ${name} parameter is not valid JSON`);
+  }
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new AppError('BAD_REQUEST', `The ${name} parameter must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** Only POST may run mutations: GET (and HEAD) are for queries, which are safe to repeat and cache. */
+function refusesOverGet(params: GraphQLParams): GraphQLError | 'mutation' | null {
+  let document: DocumentNode;
+  try {
+    document = parse(params.query);
+  } catch {
+    return null; // the executor reports the syntax error itself
+  }
+  const operation = getOperationAST(document, params.operationName ?? undefined);
+  if (!operation) {
+    return new GraphQLError(
+      params.operationName ? `Unknown operation named "${params.operationName}".` : 'Must provide operation name if query contains multiple operations.',
+    );
+  }
+  return operation.operation === 'query' ? null : 'mutation';
+}
+
+async function runGraphQL(request: FastifyRequest, reply: FastifyReply, params: GraphQLParams): Promise<FastifyReply> {
+  const type = negotiateResponseType(request.headers.accept);
+  if (!type) {
+    const error = new AppError('NOT_ACCEPTABLE', `Accept must allow ${JSON_TYPE} or application/graphql-response+json`);
+    return send(reply, JSON_TYPE, 406, { errors: [requestError(error)] });
+  }
+  const logUnexpected = (err: unknown) => request.log.error({ err }, 'GraphQL resolver failed');
+  if (request.method !== 'POST') {
+    const refusal = refusesOverGet(params);
+    if (refusal === 'mutation') {
+      reply.header('allow', 'POST');
+      const error = new AppError('METHOD_NOT_ALLOWED', 'Mutations must be sent with POST');
+      return send(reply, type, 405, { errors: [requestError(error)] });
+    }
+    if (refusal) return sendDocumentFailure(reply, type, [formatGraphQLError(refusal, logUnexpected, true)]);
+  }
+  const context = { principal: request.principal, operationName: params.operationName ?? undefined };
+  let result: { data?: unknown; errors?: readonly unknown[] };
+  try {
+    result = await reply.graphql(params.query, context, params.variables ?? undefined, params.operationName ?? undefined);
+  } catch (error) {
+    const rejected = rejectedBeforeExecution(error);
+    if (!rejected) throw error;
+    return sendDocumentFailure(reply, type, rejected.map((e) => formatGraphQLError(e, logUnexpected, true)));
+  }
+  if (result.data === undefined || (result.data === null && !result.errors?.some((e) => (e as GraphQLError).path))) {
+    // No execution happened (an unknown operation, variables that do not fit): a request error.
+    return sendDocumentFailure(reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
+  }
+  const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
+  return send(reply, type, 200, { data: result.data, ...(errors && errors.length > 0 ? { errors } : {}) });
+}
+
+/** Mercurius rejects documents that fail parsing or validation with the GraphQL errors attached. */
+function rejectedBeforeExecution(error: unknown): readonly unknown[] | null {
+  if (error instanceof GraphQLError) return [error];
+  const errors = (error as { code?: string; errors?: unknown }).errors;
+  if ((error as { code?: string }).code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(errors)) return errors;
+  return null;
+}
+
+export interface GraphQLRoutesOptions {
+  graphiql: boolean;
+}
+
+export async function graphqlRoutes(app: FastifyInstance, { graphiql }: GraphQLRoutesOptions): Promise<void> {
+  const common = {
+    url: '/graphql',
+    config: { access: 'public' as const },
+    bodyLimit: GRAPHQL_BODY_LIMIT,
+    errorHandler: sendRequestFailure,
+  };
+  app.route({
+    ...common,
+    method: 'POST',
+    schema: {
+      tags: ['GraphQL'],
+      summary: 'Run a GraphQL query or mutation',
+      body: GraphQLPostBody,
+      response: { 200: GraphQLResponse },
+    },
+    handler: (request, reply) => runGraphQL(request, reply, request.body as GraphQLParams),
+  });
+  app.route({
+    ...common,
+    method: 'GET',
+    schema: {
+      tags: ['GraphQL'],
+      summary: 'Run a GraphQL query (never a mutation)',
+      querystring: GraphQLGetQuery,
+      response: { 200: GraphQLResponse },
+    },
+    handler: (request, reply) => {
+      const query = request.query as GraphQLGetQuery;
+      parseJsonObject(query.extensions, 'extensions');
+      return runGraphQL(request, reply, {
+        query: query.query,
+        variables: parseJsonObject(query.variables, 'variables'),
+        operationName: query.operationName,
+      });
+    },
+  });
+  if (graphiql) {
+    app.get(
+      '/graphiql',
+      { config: { access: 'public' }, schema: { hide: true, tags: ['GraphQL'], summary: 'GraphiQL, the in-browser GraphQL IDE' } },
+      (_request, reply) => reply.type('text/html; charset=utf-8').send(GRAPHIQL_HTML),
+    );
+  }
+}

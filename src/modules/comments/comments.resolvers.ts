@@ -1,0 +1,19 @@
+import { byIdLoader } from '../../graphql/loaders.ts';
+import type { Post } from '../posts/post.ts';
+import type { PostsService } from '../posts/posts.service.ts';
+import type { User } from '../users/user.ts';
+import type { UsersService } from '../users/users.service.ts';
+import type { Comment } from './comment.ts';
+
+/** Comments are reached only through `Post.comments`; their relations are batched per level. */
+export function commentsResolvers({ users, posts }: { users: UsersService; posts: PostsService }) {
+  return {
+    resolvers: {},
+    loaders: {
+      Comment: {
+        author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids) => users.findUsersByIds(ids)),
+        post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids) => posts.findPostsByIds(ids)),
+      },
+    },
+  };
+}
