@@ -23,7 +23,8 @@ export const IdempotencyHeaders = Type.Object({
 /**
  * Runs a write under the request's `Idempotency-Key`, if it has one, and sends the result.
  * The scope is the caller, the method and the route pattern; the fingerprint is the concrete
- * path and the body, so one key reused for another order or another body is refused.
+ * path and the body, so one key reused for another order or another body is refused. A replay
+ * returns the first response as it was, links included (under the prefix the first request used).
  */
 export async function sendIdempotent(
   request: FastifyRequest,
@@ -34,11 +35,13 @@ export async function sendIdempotent(
   const key = request.headers[IDEMPOTENCY_HEADER];
   if (typeof key !== 'string') return send(reply, await work());
   const caller = request.principal ? `user:${request.principal.userId}` : 'anonymous';
+  // Without the API prefix: one key means one operation whether sent to /api, /api/v1 or /api/v2.
+  const unprefixed = (path: string) => (path.startsWith(request.apiPrefix) ? path.slice(request.apiPrefix.length) : path);
   const outcome = await store.run(
     {
-      scope: `${caller} ${request.method} ${request.routeOptions.url ?? ''}`,
+      scope: `${caller} ${request.method} ${unprefixed(request.routeOptions.url ?? '')}`,
       key,
-      fingerprint: { path: request.url.split('?')[0], body: request.body ?? null },
+      fingerprint: { path: unprefixed(request.url.split('?')[0] ?? ''), body: request.body ?? null },
     },
     work,
   );

@@ -5,6 +5,7 @@ import * as repo from './idempotency.repository.ts';
 
 /** How long a key is remembered: the same key and body within this window replays the first response. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 export interface IdempotentRequest {
   /** Who is asking and where (caller + method + route): the same key means nothing across scopes. */
@@ -45,12 +46,21 @@ function canonicalJson(value: unknown): string {
  * back), so its claim is released and a retry with the same key acts afresh.
  */
 export function createIdempotencyStore(db: Db, ttlMs = IDEMPOTENCY_TTL_MS) {
+  let lastPurge = 0;
+
   return {
     async run(request: IdempotentRequest, work: () => Promise<StoredResponse>): Promise<IdempotentOutcome> {
       const ref = { scope: request.scope, key: request.key };
       const requestHash = hash('sha256', canonicalJson(request.fingerprint), 'hex');
       const createdAt = new Date();
-      await repo.deleteExpiredKey(db, ref, new Date(createdAt.getTime() - ttlMs).toISOString());
+      const cutoff = new Date(createdAt.getTime() - ttlMs).toISOString();
+      // Expired keys are ignored anyway; deleting them now and then (an indexed range) keeps the table small.
+      if (createdAt.getTime() - lastPurge > PURGE_EVERY_MS) {
+        lastPurge = createdAt.getTime();
+        await repo.deleteKeysCreatedBefore(db, cutoff);
+      } else {
+        await repo.deleteExpiredKey(db, ref, cutoff);
+      }
 
       if (!(await repo.insertClaim(db, ref, requestHash, createdAt.toISOString()))) {
         const stored = await repo.findKey(db, ref);
@@ -76,11 +86,6 @@ export function createIdempotencyStore(db: Db, ttlMs = IDEMPOTENCY_TTL_MS) {
       }
       await repo.storeResponse(db, ref, response.status, JSON.stringify(response));
       return { ...response, replayed: false };
-    },
-
-    /** Removes keys past the retention window (they would be ignored anyway). */
-    purgeExpired(): Promise<number> {
-      return repo.deleteKeysCreatedBefore(db, new Date(Date.now() - ttlMs).toISOString());
     },
   };
 }

@@ -36,6 +36,21 @@ for (const dialect of DIALECTS) {
       assert.equal(await countOrdersOf(customer.id), 1);
     });
 
+    it('treats one key as one operation under /api, /api/v1 and /api/v2', async () => {
+      const customer = await t.createUser();
+      const product = await createProduct(t, { stock: 10 });
+      const key = newKey();
+      const body = { items: [{ productId: product.id, quantity: 1 }] };
+      const first = await t.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
+      for (const prefix of ['/api/v1', '/api/v2']) {
+        const again = await t.request('POST', `${prefix}/orders`, { token: customer.token, body, headers: { 'idempotency-key': key } });
+        assert.equal(again.status, 201, prefix);
+        assert.equal(again.headers.get('idempotent-replayed'), 'true', prefix);
+        assert.equal(again.body.id, first.body.id);
+      }
+      assert.equal(await stockOf(t, product.id), 9);
+    });
+
     it('answers 422 IDEMPOTENCY_KEY_REUSED for the same key with a different body, and acts not at all', async () => {
       const customer = await t.createUser();
       const product = await createProduct(t, { stock: 10 });

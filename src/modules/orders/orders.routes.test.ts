@@ -158,6 +158,15 @@ for (const dialect of DIALECTS) {
         assert.equal(admin.status, 200);
       });
 
+      it('builds its links under the prefix the request used', async () => {
+        const { order, customer } = await pendingOrder(t);
+        const res = await t.request('GET', `/api/v2/orders/${order.id}`, { token: customer.token });
+        assert.equal(res.status, 200);
+        assert.equal(res.body._links.self.href, `/api/v2/orders/${order.id}`);
+        assert.equal(res.body._links.pay.href, `/api/v2/orders/${order.id}/pay`);
+        assert.equal(res.body._links.customer.href, `/api/v2/customers/${customer.id}`);
+      });
+
       it("reads another user's order as 404, and bad or unknown ids as 404", async () => {
         const { order } = await pendingOrder(t);
         const stranger = await t.createUser();
