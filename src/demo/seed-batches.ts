@@ -1,0 +1,57 @@
+import type { Db, DialectName } from '../core/db/database.ts';
+import type { SeedProgress } from './seed-progress.ts';
+
+export interface TableSummary {
+  table: string;
+  rows: number;
+  seconds: number;
+}
+
+export interface Loader {
+  db: Db;
+  dialect: DialectName;
+  progress: SeedProgress;
+}
+
+/** Bound parameters one statement may carry (SQLite's SQLITE_MAX_VARIABLE_NUMBER, PostgreSQL's protocol limit). */
+const PARAMETER_LIMIT: Record<DialectName, number> = { sqlite: 32_766, postgres: 65_535 };
+/** Past about a thousand rows a bigger statement stops paying for itself (measured; see docs/SEED.md). */
+const MAX_ROWS_PER_STATEMENT = 1_000;
+/** Few commits (each one syncs to disk) yet short enough that a running server is not locked out for long. */
+const STATEMENTS_PER_TRANSACTION = 20;
+
+/** Rows per INSERT for a table whose row binds `parameters` values. */
+export function rowsPerStatement(dialect: DialectName, parameters: number): number {
+  return Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(PARAMETER_LIMIT[dialect] / parameters));
+}
+
+/**
+ * Inserts `total` generated rows: statements of `rowsPerStatement` rows, several per transaction.
+ * `insert` gets the transaction, the generated items and the index of the first one.
+ */
+export async function loadTable<Item>(
+  loader: Loader,
+  table: string,
+  total: number,
+  parameters: number,
+  generate: (index: number) => Item,
+  insert: (trx: Db, items: Item[], first: number) => Promise<void>,
+): Promise<TableSummary> {
+  const started = performance.now();
+  const bar = loader.progress.table(table, total);
+  const size = rowsPerStatement(loader.dialect, parameters);
+  const perTransaction = size * STATEMENTS_PER_TRANSACTION;
+  for (let start = 0; start < total; start += perTransaction) {
+    const end = Math.min(total, start + perTransaction);
+    await loader.db.transaction().execute(async (trx) => {
+      for (let first = start; first < end; first += size) {
+        const items: Item[] = [];
+        for (let i = first; i < Math.min(end, first + size); i++) items.push(generate(i));
+        await insert(trx, items, first);
+        bar.increment(items.length);
+      }
+    });
+  }
+  bar.stop();
+  return { table, rows: total, seconds: (performance.now() - started) / 1000 };
+}
