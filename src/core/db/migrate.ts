@@ -1,10 +1,12 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { Db } from './database.ts';
 import * as initialSchema from './migrations/0001-initial-schema.ts';
+import * as productsList from './migrations/0002-products-list.ts';
 
 /** Versioned migrations, in order. A new one is a new file added here; applied ones never change. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
+  '0002-products-list': productsList,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

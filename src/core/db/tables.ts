@@ -65,6 +65,13 @@ export interface ProductsTable {
   updated_at: Timestamp;
 }
 
+/** Products per (category, in stock), kept exact by triggers (migration 0002-products-list). */
+export interface ProductCountsTable {
+  category: string;
+  in_stock: SqlBool;
+  n: number;
+}
+
 export interface OrdersTable {
   id: Generated<number>;
   customer_id: number;
@@ -118,6 +125,7 @@ export interface Tables {
   comments: CommentsTable;
   comment_likes: CommentLikesTable;
   products: ProductsTable;
+  product_counts: ProductCountsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -1,3 +1,4 @@
+import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pickFields } from '../../core/pagination.ts';
 import { priceOf } from './money.ts';
 import type { Product, ProductSort } from './product.ts';
@@ -6,12 +7,18 @@ import type { ListProductsQuery } from './products.schemas.ts';
 import type { ListProductsOptions } from './products.service.ts';
 
 /**
- * The REST representation of a product, v1. This file is the one place that names the public
- * fields and sort values: v2 renames only `created_at` to `createdAt` (DECISIONS §7), which will
- * be a switch on the version here and nowhere else.
+ * The REST representation of a product. This file is the one place that names the public
+ * fields and sort values: v2 renames only `created_at` to `createdAt` (DECISIONS §7), a switch on
+ * the version here and nowhere else.
  */
 export const PRODUCT_FIELDS = ['id', 'name', 'category', 'price', 'stock', 'image', 'description', 'created_at', 'updatedAt'] as const;
-export type ProductField = (typeof PRODUCT_FIELDS)[number];
+export const PRODUCT_FIELDS_V2 = ['id', 'name', 'category', 'price', 'stock', 'image', 'description', 'createdAt', 'updatedAt'] as const;
+export type ProductField = (typeof PRODUCT_FIELDS)[number] | (typeof PRODUCT_FIELDS_V2)[number];
+
+/** The public field names of a version, for `fields`. */
+export function productFields(version: ApiVersion): readonly ProductField[] {
+  return version === 1 ? PRODUCT_FIELDS : PRODUCT_FIELDS_V2;
+}
 
 /** The seed's five-value sort whitelist, mapped to domain sort keys. */
 export const PRODUCT_SORTS: Readonly<Record<string, ProductSort>> = {
@@ -22,6 +29,16 @@ export const PRODUCT_SORTS: Readonly<Record<string, ProductSort>> = {
   created_at: { key: 'createdAt', direction: 'asc' },
 };
 
+/** v2: `createdAt` instead of `created_at`, and `-createdAt` allowed too. */
+export const PRODUCT_SORTS_V2: Readonly<Record<string, ProductSort>> = {
+  price: { key: 'price', direction: 'asc' },
+  '-price': { key: 'price', direction: 'desc' },
+  name: { key: 'name', direction: 'asc' },
+  '-name': { key: 'name', direction: 'desc' },
+  createdAt: { key: 'createdAt', direction: 'asc' },
+  '-createdAt': { key: 'createdAt', direction: 'desc' },
+};
+
 /**
  * Only `self`: product reads are public and cached by shared caches (`public, max-age=60`,
  * no `Vary: Authorization`), so the representation must not depend on who asks.
@@ -30,7 +47,8 @@ export function productLinks(prefix: string, id: number) {
   return { self: { href: `${prefix}/products/${id}` } };
 }
 
-export function toProductView(product: Product, prefix: string) {
+export function toProductView(product: Product, prefix: string, version: ApiVersion = 1) {
+  const { createdAt, updatedAt } = product;
   return {
     id: product.id,
     name: product.name,
@@ -39,20 +57,20 @@ export function toProductView(product: Product, prefix: string) {
     stock: product.stock,
     image: product.image,
     description: product.description,
-    created_at: product.createdAt,
-    updatedAt: product.updatedAt,
+    ...(version === 1 ? { created_at: createdAt } : { createdAt }),
+    updatedAt,
     _links: productLinks(prefix, product.id),
   };
 }
 
 /** A list item: the fields asked for (all by default, `id` always) plus the links. */
-export function toProductListItem(product: Product, prefix: string, fields: readonly ProductField[] | undefined) {
-  const { _links, ...view } = toProductView(product, prefix);
-  return { ...pickFields(view, fields), _links };
+export function toProductListItem(product: Product, prefix: string, fields: readonly ProductField[] | undefined, version: ApiVersion = 1) {
+  const { _links, ...view } = toProductView(product, prefix, version);
+  return { ...pickFields(view, fields as (keyof typeof view)[] | undefined), _links };
 }
 
-/** Translates v1's query names into the service's options (the seed's rules for `in_stock` and `sort`). */
-export function listOptionsOf(query: ListProductsQuery): ListProductsOptions {
+/** Translates the query names into the service's options (the seed's rules for `in_stock` and `sort`). */
+export function listOptionsOf(query: ListProductsQuery, version: ApiVersion = 1): ListProductsOptions {
   return {
     page: query.page,
     limit: query.limit,
@@ -62,6 +80,6 @@ export function listOptionsOf(query: ListProductsQuery): ListProductsOptions {
     maxPrice: query.max_price,
     inStock: query.in_stock === 'true',
     search: query.search,
-    sort: parseProductSort(query.sort, PRODUCT_SORTS),
+    sort: parseProductSort(query.sort, version === 1 ? PRODUCT_SORTS : PRODUCT_SORTS_V2),
   };
 }

@@ -6,7 +6,7 @@ import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { Id } from '../../core/http/schemas.ts';
 import { paginationOf, parseFields } from '../../core/pagination.ts';
 import type { Product } from './product.ts';
-import { listOptionsOf, PRODUCT_FIELDS, toProductListItem, toProductView } from './products.presenter.ts';
+import { listOptionsOf, productFields, toProductListItem, toProductView } from './products.presenter.ts';
 import {
   CreateProductInput,
   ListProductsQuery,
@@ -43,9 +43,10 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       schema: { tags, summary: 'List products (filtered, sorted, paginated)', querystring: ListProductsQuery, response: { 200: ProductList } },
     },
     async (request) => {
-      const fields = parseFields(request.query.fields, PRODUCT_FIELDS);
-      const page = await products.listProducts(request.principal, listOptionsOf(request.query));
-      return { data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields)), pagination: paginationOf(page) };
+      const version = request.apiVersion;
+      const fields = parseFields(request.query.fields, productFields(version));
+      const page = await products.listProducts(request.principal, listOptionsOf(request.query, version));
+      return { data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields, version)), pagination: paginationOf(page) };
     },
   );
 
@@ -56,14 +57,14 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       onSend: varyWithoutAuthorization,
       schema: { tags, summary: 'Read a product (conditional requests supported)', params: ProductParams, response: { 200: ProductView } },
     },
-    async (request) => toProductView(await products.getProduct(request.principal, request.params.productId), request.apiPrefix),
+    async (request) => toProductView(await products.getProduct(request.principal, request.params.productId), request.apiPrefix, request.apiVersion),
   );
 
   app.post(
     '/products',
     { config: { access: 'admin' }, schema: { tags, summary: 'Create a product (admin)', body: CreateProductInput, response: { 201: ProductView } } },
     async (request, reply) => {
-      const view = toProductView(await products.createProduct(request.principal, request.body), request.apiPrefix);
+      const view = toProductView(await products.createProduct(request.principal, request.body), request.apiPrefix, request.apiVersion);
       return reply.code(201).header('location', view._links.self.href).send(view);
     },
   );
@@ -72,9 +73,9 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     '/products/:productId',
     { config: { access: 'admin' }, schema: { tags, summary: 'Replace a product (admin)', params: ProductParams, body: ReplaceProductInput, response: { 200: ProductView } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix));
+      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
       const product = await products.replaceProduct(request.principal, request.params.productId, request.body, precondition);
-      return toProductView(product, request.apiPrefix);
+      return toProductView(product, request.apiPrefix, request.apiVersion);
     },
   );
 
@@ -82,9 +83,9 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     '/products/:productId',
     { config: { access: 'admin' }, schema: { tags, summary: 'Update some fields of a product (admin)', params: ProductParams, body: UpdateProductInput, response: { 200: ProductView } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix));
+      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
       const product = await products.updateProduct(request.principal, request.params.productId, request.body, precondition);
-      return toProductView(product, request.apiPrefix);
+      return toProductView(product, request.apiPrefix, request.apiVersion);
     },
   );
 
@@ -92,7 +93,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     '/products/:productId',
     { config: { access: 'admin' }, schema: { tags, summary: 'Delete a product that no order refers to (admin)', params: ProductParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix));
+      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
       const deleted = await products.deleteProduct(request.principal, request.params.productId, precondition);
       if (!deleted) throw AppError.notFound(`Product ${request.params.productId}`);
       return reply.code(204).send(null);

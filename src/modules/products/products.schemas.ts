@@ -1,5 +1,6 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TString } from 'typebox';
 import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Versioned } from '../../core/http/versioning.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { MAX_PRICE } from './money.ts';
 
@@ -54,7 +55,8 @@ export const ListProductsQuery = Type.Object({
   search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the name, matched literally' })),
   sort: Type.Optional(
     Type.String({
-      description: 'Comma-separated: price, -price, name, -name, created_at; any other value gives ascending id',
+      description:
+        'Comma-separated: price, -price, name, -name, created_at (v1) or createdAt, -createdAt (v2); any other value gives ascending id',
       examples: ['-price,name'],
     }),
   ),
@@ -62,18 +64,29 @@ export const ListProductsQuery = Type.Object({
 });
 export type ListProductsQuery = Static<typeof ListProductsQuery>;
 
-export const ProductView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  category: Type.String(),
-  price: Type.Number(),
-  stock: Type.Integer(),
-  image: Nullable(Type.String()),
-  description: Nullable(Type.String()),
-  created_at: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-  _links: Type.Object({ self: Link }),
-});
+const productViewOf = <K extends string>(createdKey: K) =>
+  Type.Object(
+    {
+      id: Type.Integer(),
+      name: Type.String(),
+      category: Type.String(),
+      price: Type.Number(),
+      stock: Type.Integer(),
+      image: Nullable(Type.String()),
+      description: Nullable(Type.String()),
+      ...({ [createdKey]: Type.String({ format: 'date-time' }) } as Record<K, TString>),
+      updatedAt: Type.String({ format: 'date-time' }),
+      _links: Type.Object({ self: Link }),
+    },
+    { additionalProperties: false },
+  );
+
+/** v1 names the creation time `created_at`, v2 `createdAt` (DECISIONS §7); the rest is the same. */
+export const ProductViewV1 = productViewOf('created_at');
+export const ProductViewV2 = productViewOf('createdAt');
+export const ProductView = Versioned(ProductViewV1, ProductViewV2);
 
 /** List items may be cut down by `fields`, so every property is optional there. */
-export const ProductList = PageOf(Type.Partial(ProductView));
+export const ProductList = PageOf(
+  Versioned(Type.Partial(ProductViewV1, { additionalProperties: false }), Type.Partial(ProductViewV2, { additionalProperties: false })),
+);
