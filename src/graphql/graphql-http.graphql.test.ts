@@ -96,6 +96,8 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { data: { user: { name: 'Getter' } } });
+      assert.equal(res.headers.get('vary'), 'Authorization, Accept');
+      assert.ok(res.headers.get('etag'));
     });
 
     it('refuses mutations over GET with 405 and Allow: POST, and runs nothing', async () => {

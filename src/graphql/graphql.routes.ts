@@ -23,6 +23,8 @@ interface GraphQLBody {
 }
 
 function send(reply: FastifyReply, type: ResponseType, status: number, body: GraphQLBody): FastifyReply {
+  // Answers depend on the caller and on the negotiated media type (GET answers carry an ETag).
+  reply.header('vary', 'Authorization, Accept');
   return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
 }
 
