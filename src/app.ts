@@ -5,6 +5,7 @@ import { registerAccessControl } from './core/auth/access.ts';
 import type { Db } from './core/db/database.ts';
 import { registerHttpCaching } from './core/http/caching.ts';
 import { registerErrorHandling } from './core/http/error-envelope.ts';
+import { registerSecurity } from './core/security/security.plugin.ts';
 import './core/http/fastify-types.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
@@ -38,8 +39,11 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
-    requestTimeout: 30_000,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: 60_000,
+    // Slow-header (slowloris) clients are cut off; Node checks the deadlines every second.
+    http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    trustProxy: config.TRUST_PROXY,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
@@ -52,6 +56,8 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   const services = createServices(config, db);
   registerJsonBody(app);
   registerRequestContext(app);
+  // Before the access check: URL length, CORS, security headers and rate limits come first.
+  await registerSecurity(app, config, services.tokens);
   registerAccessControl(app, services.tokens);
   registerHttpCaching(app);
   registerMetrics(app);

@@ -1,0 +1,86 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors/app-error.ts';
+
+/** A JSON API renders nothing: no scripts, styles, frames or forms from anywhere. */
+const API_CSP = {
+  useDefaults: false,
+  directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+};
+
+/**
+ * The two HTML pages (GraphiQL and the API docs) load their app from a CDN and run a small inline
+ * bootstrap script; they get a CSP that allows exactly that, and still no framing.
+ */
+const PAGE_CSP = {
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'", "'unsafe-inline'", 'https://unpkg.com', 'https://cdn.jsdelivr.net'],
+    styleSrc: ["'self'", "'unsafe-inline'", 'https://unpkg.com', 'https://cdn.jsdelivr.net', 'https://fonts.googleapis.com'],
+    fontSrc: ["'self'", 'data:', 'https://unpkg.com', 'https://cdn.jsdelivr.net', 'https://fonts.gstatic.com'],
+    imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+    connectSrc: ["'self'"],
+    workerSrc: ["'self'", 'blob:'],
+    frameAncestors: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+  },
+};
+
+/** Routes serving HTML for people: GraphiQL and the API documentation. */
+export function isHtmlPageRoute(url: string): boolean {
+  return url === '/graphiql' || /^\/(api\/)?(docs|documentation|reference)(\/|$)/.test(url);
+}
+
+/** Security headers on every response (helmet), the relaxed CSP only on the HTML pages. */
+export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    if (isHtmlPageRoute(route.url)) {
+      route.config = { ...route.config, helmet: { contentSecurityPolicy: PAGE_CSP } } as typeof route.config;
+    }
+  });
+  await app.register(helmet, {
+    contentSecurityPolicy: API_CSP,
+    // Bearer tokens, not cookies: nothing else to protect with COEP; CORP keeps reads same-origin by default.
+    crossOriginEmbedderPolicy: false,
+  });
+}
+
+/** Parses `CORS_ORIGINS` ("https://a.example, https://b.example"); empty means no cross-origin access. */
+export function corsOriginsOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
+    .filter((origin) => origin.length > 0);
+}
+
+/**
+ * CORS for the listed browser origins only. Without `CORS_ORIGINS` the plugin is not installed at
+ * all: browsers then keep other sites from reading the API (same-origin policy).
+ */
+export async function registerCors(app: FastifyInstance, origins: string[]): Promise<void> {
+  if (origins.length === 0) return;
+  await app.register(cors, {
+    origin: origins,
+    // Credentials travel in the Authorization header, never in cookies.
+    credentials: false,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'API-Version', 'X-Request-Id'],
+    exposedHeaders: [
+      'ETag', 'Location', 'Retry-After', 'X-Request-Id', 'API-Version', 'Deprecation', 'Sunset', 'Link',
+      'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
+    ],
+    maxAge: 600,
+  });
+}
+
+/** A request line longer than the limit is refused before routing work, auth or rate limiting. */
+export function registerUrlLengthLimit(app: FastifyInstance, maxUrlLength: number): void {
+  app.addHook('onRequest', async (request) => {
+    if ((request.raw.url ?? '').length > maxUrlLength) {
+      throw new AppError('URI_TOO_LONG', `The request URL is longer than ${maxUrlLength} characters`);
+    }
+  });
+}

@@ -1,0 +1,178 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { TokenVerifier } from '../auth/tokens.ts';
+import { AppError } from '../errors/app-error.ts';
+import { createMemoryStore, createRedisStore, type WeightedStore } from './rate-limit-store.ts';
+
+export interface RateLimitSettings {
+  max: number;
+  windowMs: number;
+  /** The stricter budget of `POST /api/auth/token`, per client address and email. */
+  authMax: number;
+  authWindowMs: number;
+  redisUrl?: string | undefined;
+  redisPrefix: string;
+}
+
+/** Probes and scrapes are never limited: an orchestrator must always see the truth. */
+const EXEMPT_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+const TOKEN_ROUTE = /^\/api(\/v\d+)?\/auth\/token$/;
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export interface RateLimiter {
+  /** Counts `weight` more units against the request's budget (a GraphQL operation's cost); 429 when spent. */
+  charge(request: FastifyRequest, reply: FastifyReply, weight: number): Promise<void>;
+}
+
+interface Decision {
+  max: number;
+  remaining: number;
+  resetSeconds: number;
+  exceeded: boolean;
+}
+
+const KEY = Symbol('rateLimitKey');
+type KeyedRequest = FastifyRequest & { [KEY]?: string };
+
+/**
+ * The budget key: the verified token subject, else the client address. The token is verified here
+ * (memoized, so the access check does not pay twice); a token that does not verify is keyed by
+ * address, so forging someone's `sub` cannot spend their budget.
+ */
+async function budgetKey(request: FastifyRequest, verifier: TokenVerifier): Promise<string> {
+  const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+  if (token) {
+    try {
+      return `user:${(await verifier.verify(token)).userId}`;
+    } catch {
+      // Refused again, with its 401, by the access check.
+    }
+  }
+  return `ip:${normalizeIP(request.ip)}`;
+}
+
+function setHeaders(reply: FastifyReply, decision: Decision): void {
+  // The RateLimit header fields draft: limit, remaining, seconds until the window resets.
+  reply.header('ratelimit-limit', decision.max);
+  reply.header('ratelimit-remaining', decision.remaining);
+  reply.header('ratelimit-reset', decision.resetSeconds);
+}
+
+function rateLimited(decision: Decision): AppError {
+  return new AppError('RATE_LIMITED', `Too many requests; retry in ${decision.resetSeconds} s`, {
+    headers: {
+      'Retry-After': String(decision.resetSeconds),
+      'RateLimit-Limit': String(decision.max),
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': String(decision.resetSeconds),
+    },
+  });
+}
+
+async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  // No offline queue and one retry: when Redis is away a request fails open at once instead of waiting.
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  let lastWarning = 0;
+  redis.on('error', (error) => {
+    if (Date.now() - lastWarning < 10_000) return;
+    lastWarning = Date.now();
+    app.log.warn({ err: error }, 'rate-limit Redis unavailable; limits are not enforced meanwhile');
+  });
+  app.addHook('onClose', async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  // Start with the counters reachable when they can be; an unreachable Redis must not stop start-up.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2000).unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
+  return redis;
+}
+
+/**
+ * Rate limits (DECISIONS §8) on every request, unknown routes and refused tokens included, through
+ * @fastify/rate-limit's limiter on a weighted store (memory, or Redis when `REDIS_URL` is set).
+ * Runs as an onRequest hook registered before the access check, so a flood is refused before any
+ * other work. Returns the limiter so GraphQL can charge an operation's cost.
+ */
+export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings, verifier: TokenVerifier): Promise<RateLimiter> {
+  const store: WeightedStore = settings.redisUrl
+    ? createRedisStore(await connectRedis(app, settings.redisUrl), settings.redisPrefix)
+    : createMemoryStore();
+  // The plugin constructs its store itself; hand it ours (a constructor may return an object).
+  const storeClass = function SharedStore() {
+    return store;
+  } as unknown as NonNullable<Parameters<typeof rateLimit>[1]['store']>;
+  await app.register(rateLimit, { global: false, store: storeClass, enableDraftSpec: true });
+
+  const general = app.createRateLimit({ max: settings.max, timeWindow: settings.windowMs, keyGenerator: (r) => (r as KeyedRequest)[KEY]! });
+  const tokenAttempts = app.createRateLimit({
+    max: settings.authMax,
+    timeWindow: settings.authWindowMs,
+    // Address AND email: guessing one account's password is slow, and one address cannot lock others out.
+    keyGenerator: (r) => `token:${normalizeIP(r.ip)}:${emailOf(r.body)}`,
+  });
+
+  async function decide(limiter: typeof general, request: FastifyRequest): Promise<Decision | null> {
+    try {
+      const result = await limiter(request);
+      if (result.isAllowed) return null;
+      return { max: result.max, remaining: result.remaining, resetSeconds: result.ttlInSeconds, exceeded: result.isExceeded };
+    } catch (error) {
+      // The shared store is down: serving without limits beats refusing every request.
+      request.log.warn({ err: error }, 'rate limit not applied: the counter store failed');
+      return null;
+    }
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (EXEMPT_PATHS.has(request.url.split('?')[0]!)) return;
+    (request as KeyedRequest)[KEY] = await budgetKey(request, verifier);
+    const decision = await decide(general, request);
+    if (!decision) return;
+    setHeaders(reply, decision);
+    if (decision.exceeded) throw rateLimited(decision);
+  });
+
+  // After the body is parsed (the email is in it), before it is validated: malformed attempts count too.
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.method !== 'POST' || !TOKEN_ROUTE.test(request.routeOptions.url ?? '')) return;
+    const decision = await decide(tokenAttempts, request);
+    if (!decision) return;
+    setHeaders(reply, decision);
+    if (decision.exceeded) throw rateLimited(decision);
+  });
+
+  return {
+    async charge(request, reply, weight) {
+      const key = (request as KeyedRequest)[KEY];
+      if (!key || weight <= 0) return;
+      let count;
+      try {
+        count = await store.add(key, weight, settings.windowMs);
+      } catch (error) {
+        request.log.warn({ err: error }, 'rate limit not applied: the counter store failed');
+        return;
+      }
+      const decision = {
+        max: settings.max,
+        remaining: Math.max(0, settings.max - count.current),
+        resetSeconds: Math.ceil(count.ttl / 1000),
+        exceeded: count.current > settings.max,
+      };
+      setHeaders(reply, decision);
+      if (decision.exceeded) throw rateLimited(decision);
+    },
+  };
+}
+
+function emailOf(body: unknown): string {
+  const email = (body as { email?: unknown } | null)?.email;
+  return typeof email === 'string' ? email.trim().toLowerCase().slice(0, 254) : '';
+}

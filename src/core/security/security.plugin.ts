@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config/config.ts';
+import type { TokenVerifier } from '../auth/tokens.ts';
+import { registerGraphQLWeight } from './graphql-weight.ts';
+import { corsOriginsOf, registerCors, registerSecurityHeaders, registerUrlLengthLimit } from './http-hardening.ts';
+import { registerRateLimits } from './rate-limit.ts';
+
+/**
+ * Abuse resistance for every route (docs/SECURITY.md). Call before the access check is registered:
+ * these onRequest hooks then run first, so an over-long URL or a spent budget is refused before
+ * any other work.
+ */
+export async function registerSecurity(app: FastifyInstance, config: Config, verifier: TokenVerifier): Promise<void> {
+  await registerSecurityHeaders(app);
+  registerUrlLengthLimit(app, config.MAX_URL_LENGTH);
+  await registerCors(app, corsOriginsOf(config.CORS_ORIGINS));
+  const limiter = await registerRateLimits(
+    app,
+    {
+      max: config.RATE_LIMIT_MAX,
+      windowMs: config.RATE_LIMIT_WINDOW_MS,
+      authMax: config.RATE_LIMIT_AUTH_MAX,
+      authWindowMs: config.RATE_LIMIT_AUTH_WINDOW_MS,
+      redisUrl: config.REDIS_URL,
+      redisPrefix: config.RATE_LIMIT_REDIS_PREFIX,
+    },
+    verifier,
+  );
+  registerGraphQLWeight(app, limiter, { costUnit: config.RATE_LIMIT_GRAPHQL_COST_UNIT, maxCost: config.GRAPHQL_MAX_COST });
+}
