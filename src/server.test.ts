@@ -84,6 +84,24 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('runs WORKERS=2 processes on one port, prepares the database once, and stops them all on SIGTERM', async () => {
+      const database = await dialect.createDatabase();
+      try {
+        const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, WORKERS: '2' });
+        const listening = () => server.lines.filter((line) => line.includes('Server listening')).length;
+        for (let i = 0; i < 100 && listening() < 2; i += 1) await sleep(100);
+        assert.equal(listening(), 2);
+        assert.equal(server.lines.filter((line) => line.includes('Applied migrations')).length, 1);
+        assert.equal(server.lines.filter((line) => line.includes('generated password')).length, 1);
+        const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await fetch(`${server.url}/healthz`)).status));
+        assert.ok(statuses.every((status) => status === 200));
+        server.process.kill('SIGTERM');
+        assert.equal(await server.exited, 0);
+      } finally {
+        await database.drop();
+      }
+    });
+
     it('`migrate` applies migrations once and `token --user` prints a token the server accepts', async () => {
       const database = await dialect.createDatabase();
       try {

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { buildApp, type App } from './app.ts';
 import { prepareDatabase } from './bootstrap.ts';
@@ -10,12 +12,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Migrations, admin bootstrap and demo data; a cluster's primary does them once instead. */
+  prepare?: boolean;
+}
+
 /** Opens the database, migrates, bootstraps and listens: the whole start-up, shared with tests. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const db = createDatabase(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
   try {
+    if (options.prepare !== false) await prepareDatabase(db, config, pino({ level: config.LOG_LEVEL }));
     const app = await buildApp(config, db);
-    await prepareDatabase(db, config, app.http.log);
     if (config.jwtSecretGenerated) {
       app.http.log.warn('JWT_SECRET is not set: tokens are signed with a random per-process secret');
     }
@@ -67,8 +74,43 @@ export async function serve(env: Record<string, string | undefined> = process.en
     }
     throw error;
   }
-  const server = await startServer(config);
+  if (config.WORKERS > 1 && cluster.isPrimary) return runCluster(config);
+  const server = await startServer(config, { prepare: !cluster.isWorker });
   handleSignals(server, config);
+}
+
+/**
+ * WORKERS=N: the primary prepares the database once, then runs N server processes sharing the port.
+ * A worker that dies is replaced; SIGTERM is passed on and the primary exits when all have finished.
+ */
+async function runCluster(config: Config): Promise<void> {
+  const log = pino({ level: config.LOG_LEVEL });
+  const db = createDatabase(config.DATABASE_URL, { poolSize: 1 });
+  try {
+    await prepareDatabase(db, config, log);
+  } finally {
+    await db.destroy();
+  }
+  let stopping = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < config.WORKERS; i += 1) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    log.error(`Worker ${worker.process.pid} exited (${signal ?? code}); starting a replacement`);
+    fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`Received ${signal}, stopping ${config.WORKERS} workers`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 1000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 if (import.meta.main) {

@@ -44,8 +44,11 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       connectionTimeoutMillis: 5000,
       types: { getTypeParser },
     });
-    // An idle client losing its server must not crash the process; the next query reports it.
+    // A client losing its server must not crash the process: idle ones report through the pool,
+    // checked-out ones (between two statements) would otherwise emit an unhandled 'error'. The
+    // query in flight still fails, and is answered with a 503.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log }), options);
   }
   const path = url.replace(/^sqlite:/, '');

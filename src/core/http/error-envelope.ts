@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import { AppError, codeForStatus } from '../errors/app-error.ts';
 import { toErrorDetails } from '../validation/ajv.ts';
 import type { createRouteIndex } from './route-index.ts';
@@ -35,6 +36,11 @@ export function toAppError(error: unknown): AppError {
   if (status && status >= 400 && status < 500) {
     return new AppError(codeForStatus(status), frameworkMessage(fastifyError, status), { status });
   }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
   return new AppError('INTERNAL', 'Internal server error');
 }
 
@@ -56,7 +62,8 @@ function frameworkMessage(error: Partial<FastifyError>, status: number): string 
 export function registerErrorHandling(app: FastifyInstance, routes: ReturnType<typeof createRouteIndex>): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.status === 500) request.log.error({ err: error }, 'request failed');
+    else if (appError.status === 503) request.log.warn({ err: error }, 'dependency unavailable');
     return sendError(reply, appError);
   });
 

@@ -1,0 +1,17 @@
+/**
+ * Recognises "the database is not there" (refused, reset, shut down, pool timeout, SQLite busy past
+ * its timeout), which the HTTP layer answers with a fast 503 rather than a 500.
+ */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+// PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections; class 08 = connection exceptions.
+const PG_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const SQLITE_BUSY = 5;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (e.errcode === SQLITE_BUSY) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|database is closed/i.test(message);
+}

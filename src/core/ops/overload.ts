@@ -1,0 +1,27 @@
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors/app-error.ts';
+import { sendError } from '../http/error-envelope.ts';
+
+const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Sheds load beyond capacity: when the event loop lags past the limit, new requests get a quick
+ * 503 with Retry-After instead of joining an ever longer queue. Liveness stays answerable.
+ */
+export async function registerOverloadProtection(app: FastifyInstance, maxEventLoopDelayMs: number): Promise<void> {
+  if (maxEventLoopDelayMs <= 0) return;
+  await app.register(underPressure, {
+    maxEventLoopDelay: maxEventLoopDelayMs,
+    retryAfter: RETRY_AFTER_SECONDS,
+    pressureHandler: (request, reply) => {
+      if (request.url === '/healthz') return;
+      sendError(
+        reply,
+        new AppError('SERVICE_UNAVAILABLE', 'The service is overloaded; retry shortly', {
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        }),
+      );
+    },
+  });
+}
