@@ -49,6 +49,9 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
     JWT_SECRET: 'test-secret-test-secret-test-secret-42',
     ADMIN_EMAIL: TEST_ADMIN.email,
     ADMIN_PASSWORD: TEST_ADMIN.password,
+    // The test process shares its event loop with the server and a busy CI machine: no load shedding
+    // unless a test turns it on.
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   });
   const server = await startServer(config);
