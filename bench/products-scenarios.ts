@@ -1,0 +1,83 @@
+import { sql } from 'kysely';
+import { dialectOf, type Db } from '../src/core/db/database.ts';
+
+/**
+ * The issue's five list scenarios (and two extra reads), each with the SQL the products repository
+ * runs for it (the page and the total), so the benchmark can print their query plans.
+ */
+export interface Scenario {
+  name: string;
+  query: string;
+  data: (like: string) => string;
+  count: string | ((like: string) => string);
+}
+
+const COLUMNS = 'id, name, category, price_cents, stock, image, description, created_at, updated_at';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'category + price range, -price',
+    query: '?category=category-07&min_price=100&max_price=500&sort=-price',
+    data: () =>
+      `select ${COLUMNS} from products where category = 'category-07' and price_cents >= 10000 and price_cents <= 50000 order by price_cents desc, id asc limit 20 offset 0`,
+    count: `select count(*) from products where category = 'category-07' and price_cents >= 10000 and price_cents <= 50000`,
+  },
+  {
+    name: 'search, common substring',
+    query: '?search=steel',
+    data: (like) => `select ${COLUMNS} from products where name ${like} '%steel%' escape '\\' order by id asc limit 20 offset 0`,
+    count: (like) => `select count(*) from products where name ${like} '%steel%' escape '\\'`,
+  },
+  {
+    name: 'search, rare substring',
+    query: '?search=zzq',
+    data: (like) => `select ${COLUMNS} from products where name ${like} '%zzq%' escape '\\' order by id asc limit 20 offset 0`,
+    count: (like) => `select count(*) from products where name ${like} '%zzq%' escape '\\'`,
+  },
+  {
+    name: 'in_stock=true, sort=name',
+    query: '?in_stock=true&sort=name',
+    data: () => `select ${COLUMNS} from products where stock > 0 order by name asc, id asc limit 20 offset 0`,
+    count: `select sum(n) from product_counts where in_stock = true`,
+  },
+  {
+    name: 'deep page (page=2000)',
+    query: '?page=2000',
+    data: () => `select ${COLUMNS} from products order by id asc limit 20 offset 39980`,
+    count: `select sum(n) from product_counts`,
+  },
+  {
+    name: 'fields=id,name,price',
+    query: '?fields=id,name,price',
+    data: () => `select ${COLUMNS} from products order by id asc limit 20 offset 0`,
+    count: `select sum(n) from product_counts`,
+  },
+  {
+    name: 'category only',
+    query: '?category=category-23',
+    data: () => `select ${COLUMNS} from products where category = 'category-23' order by id asc limit 20 offset 0`,
+    count: `select sum(n) from product_counts where category = 'category-23'`,
+  },
+];
+
+/** Statistics as autovacuum / ANALYZE would leave them on a live database. */
+export async function analyze(db: Db): Promise<void> {
+  await sql.raw(dialectOf(db) === 'postgres' ? 'vacuum analyze products' : 'analyze').execute(db);
+}
+
+/** EXPLAIN QUERY PLAN on SQLite, EXPLAIN ANALYZE on PostgreSQL, of a scenario's page and total. */
+export async function explainScenario(db: Db, scenario: Scenario): Promise<string> {
+  const postgres = dialectOf(db) === 'postgres';
+  const like = postgres ? 'ilike' : 'like';
+  const count = typeof scenario.count === 'string' ? scenario.count : scenario.count(like);
+  const lines: string[] = [];
+  for (const [label, statement] of [['page', scenario.data(like)], ['total', count]] as const) {
+    const prefix = postgres ? 'explain (analyze, costs off, summary on)' : 'explain query plan';
+    const started = performance.now();
+    const { rows } = await sql.raw<Record<string, unknown>>(`${prefix} ${statement}`).execute(db);
+    const ms = performance.now() - started;
+    const plan = rows.map((row) => String(postgres ? row['QUERY PLAN'] : row.detail)).join(postgres ? '\n    ' : ' | ');
+    lines.push(`  ${label}${postgres ? '' : ` (${ms.toFixed(1)} ms to plan+run)`}: ${postgres ? '\n    ' : ''}${plan}`);
+  }
+  return lines.join('\n');
+}
