@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
 
 /** A JSON API renders nothing: no scripts, styles, frames or forms from anywhere. */
@@ -62,6 +62,11 @@ export function corsOriginsOf(value: string | undefined): string[] {
  */
 export async function registerCors(app: FastifyInstance, origins: string[]): Promise<void> {
   if (origins.length === 0) return;
+  // Handlers and route hooks set their own `Vary`; the answer also depends on `Origin`, so every
+  // route ends with a hook that adds it back (a cache must not serve one origin's answer to another).
+  app.addHook('onRoute', (route) => {
+    route.onSend = [...[route.onSend ?? []].flat(), varyOnOrigin];
+  });
   await app.register(cors, {
     origin: origins,
     // Credentials travel in the Authorization header, never in cookies.
@@ -74,6 +79,12 @@ export async function registerCors(app: FastifyInstance, origins: string[]): Pro
     ],
     maxAge: 600,
   });
+}
+
+async function varyOnOrigin(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const vary = String(reply.getHeader('vary') ?? '');
+  if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(vary)) reply.header('vary', vary ? `${vary}, Origin` : 'Origin');
+  return payload;
 }
 
 /** A request line longer than the limit is refused before routing work, auth or rate limiting. */

@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { DIALECTS } from '../test-support/dialects.ts';
+import { startTestServer, type TestServer } from '../test-support/test-server.ts';
+import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
+
+/** Sends raw bytes and resolves with what came back and how long until the server closed the socket. */
+function rawExchange(url: string, bytes: string, limitMs: number): Promise<{ response: string; closedAfterMs: number }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let response = '';
+    const guard = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server kept the connection open for ${limitMs} ms`));
+    }, limitMs);
+    socket.on('data', (chunk) => (response += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(guard);
+      resolve({ response, closedAfterMs: performance.now() - started });
+    });
+  });
+}
+
+/** Anything that would tell an attacker about the code or the database. */
+const LEAKS = /select |insert |update |from "|sqlite|postgres|relation|syntax error at|\.ts:\d|node_modules|\bat \S+ \(|stack/i;
+
+for (const dialect of DIALECTS) {
+  describe(`HTTP hardening (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
+    });
+    after(() => t?.close());
+
+    describe('security headers', () => {
+      it('sends helmet’s headers and a CSP that allows nothing on API responses, errors included', async () => {
+        for (const res of [await t.request('GET', '/api/products'), await t.request('GET', '/api/nope'), await t.request('POST', '/api/users', { body: {} })]) {
+          assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+          assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+          assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+          assert.match(res.headers.get('strict-transport-security') ?? '', /max-age=\d+/);
+          assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+          assert.equal(res.headers.get('x-powered-by'), null);
+          assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin');
+        }
+      });
+
+      it('relaxes the CSP on the GraphiQL page just enough for every script and style it loads', async () => {
+        const res = await t.request('GET', '/graphiql');
+        assert.equal(res.status, 200);
+        const csp = res.headers.get('content-security-policy') ?? '';
+        const directive = (name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `)) ?? '';
+        for (const [, src] of res.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) {
+          assert.ok(directive('script-src').includes(new URL(src!).origin), `script-src allows ${src}`);
+        }
+        for (const [, href] of res.text.matchAll(/<link[^>]*rel="stylesheet"[^>]*href="([^"]+)"/g)) {
+          assert.ok(directive('style-src').includes(new URL(href!).origin), `style-src allows ${href}`);
+        }
+        assert.match(directive('script-src'), /'unsafe-inline'/, 'the inline bootstrap script runs');
+        assert.match(directive('connect-src'), /'self'/, 'the page may call /graphql');
+        assert.match(csp, /frame-ancestors 'none'/);
+      });
+    });
+
+    describe('CORS', () => {
+      it('answers no cross-origin request by default', async () => {
+        const res = await t.request('GET', '/api/products', { headers: { origin: 'https://evil.example' } });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('access-control-allow-origin'), null);
+        const preflight = await t.request('OPTIONS', '/api/products', {
+          headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+        });
+        assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+      });
+
+      it('allows exactly the origins in CORS_ORIGINS, with preflight, and keeps 404 and 405 intact', async () => {
+        const cors = await startTestServer(dialect, { ...SECURITY_TEST_ENV, CORS_ORIGINS: 'https://app.example, https://admin.example/' });
+        try {
+          const preflight = await cors.request('OPTIONS', '/api/users/1', {
+            headers: { origin: 'https://admin.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type, if-match' },
+          });
+          assert.equal(preflight.status, 204);
+          assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://admin.example');
+          assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /PATCH/);
+          assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/i);
+          assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
+
+          const read = await cors.request('GET', '/api/products', { headers: { origin: 'https://app.example' } });
+          assert.equal(read.headers.get('access-control-allow-origin'), 'https://app.example');
+          assert.match(read.headers.get('access-control-expose-headers') ?? '', /RateLimit-Remaining/);
+          assert.match(read.headers.get('vary') ?? '', /Origin/i);
+
+          const foreign = await cors.request('GET', '/api/products', { headers: { origin: 'https://evil.example' } });
+          assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+
+          assert.equal((await cors.request('GET', '/api/no-such-thing')).status, 404);
+          const wrongMethod = await cors.request('DELETE', '/api/products');
+          assert.equal(wrongMethod.status, 405);
+          assert.doesNotMatch(wrongMethod.headers.get('allow') ?? '', /OPTIONS/);
+        } finally {
+          await cors.close();
+        }
+      });
+    });
+
+    describe('limits', () => {
+      it('answers 414 URI_TOO_LONG in the error envelope for a URL over 8 KiB', async () => {
+        const long = await t.request('GET', `/api/products?search=${'a'.repeat(8200)}`);
+        assert.equal(long.status, 414);
+        assert.equal(long.body.error.code, 'URI_TOO_LONG');
+        const longGraphQL = await t.request('GET', `/graphql?query=${'a'.repeat(8200)}`);
+        assert.equal(longGraphQL.status, 414);
+        const fits = await t.request('GET', `/api/products?search=${'a'.repeat(8000)}`);
+        assert.equal(fits.status, 200);
+      });
+
+      it('answers 413 PAYLOAD_TOO_LARGE for a body over 1 MiB, on REST and GraphQL', async () => {
+        const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024), email: 'big@example.com' });
+        const rest = await t.request('POST', '/api/users', { raw: big, headers: { 'content-type': 'application/json' } });
+        assert.equal(rest.status, 413);
+        assert.equal(rest.body.error.code, 'PAYLOAD_TOO_LARGE');
+        const graphql = await t.request('POST', '/graphql', { raw: JSON.stringify({ query: `{ __typename }${' '.repeat(1024 * 1024)}` }), headers: { 'content-type': 'application/json' } });
+        assert.equal(graphql.status, 413);
+      });
+
+      it('closes a connection whose headers never finish (slowloris) after the headers timeout', async () => {
+        const { response, closedAfterMs } = await rawExchange(t.url, 'GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n', 6000);
+        assert.ok(closedAfterMs >= 900, `closed after ${Math.round(closedAfterMs)} ms`);
+        assert.ok(closedAfterMs < 4000, `closed after ${Math.round(closedAfterMs)} ms`);
+        assert.match(response, /^(HTTP\/1\.1 408|$)/);
+      });
+
+      it('ends a request whose body never finishes after the request timeout', async () => {
+        const head = 'POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":';
+        const { closedAfterMs } = await rawExchange(t.url, head, 8000);
+        assert.ok(closedAfterMs >= 1500 && closedAfterMs < 5000, `closed after ${Math.round(closedAfterMs)} ms`);
+      });
+    });
+
+    describe('errors reveal no internals', () => {
+      it('masks a database failure as 500 INTERNAL without stack or SQL, on REST and GraphQL', async () => {
+        const broken = await startTestServer(dialect, SECURITY_TEST_ENV);
+        try {
+          await sql`alter table posts rename to posts_gone`.execute(broken.server.db);
+          const rest = await broken.request('GET', '/api/posts', { token: broken.adminToken });
+          assert.equal(rest.status, 500);
+          assert.deepEqual(rest.body, { error: { code: 'INTERNAL', message: 'Internal server error' } });
+          const graphql = await broken.request('POST', '/graphql', { token: broken.adminToken, body: { query: '{ posts { id title } }' } });
+          assert.equal(graphql.status, 200);
+          assert.equal(graphql.body.errors[0].extensions.code, 'INTERNAL_SERVER_ERROR');
+          assert.doesNotMatch(graphql.text, LEAKS);
+          assert.doesNotMatch(rest.text, LEAKS);
+        } finally {
+          await broken.close();
+        }
+      });
+
+      it('answers malformed input without echoing parser internals', async () => {
+        const responses = [
+          await t.request('POST', '/api/users', { raw: '{"name": "x", "email": ', headers: { 'content-type': 'application/json' } }),
+          await t.request('POST', '/api/users', { raw: '{"__proto__": {"admin": true}}', headers: { 'content-type': 'application/json' } }),
+          await t.request('GET', '/api/products?limit=1e309&page=-0x10'),
+          await t.request('POST', '/graphql', { body: { query: '{ users { id ' } }),
+        ];
+        for (const res of responses) {
+          assert.ok(res.status < 500, `${res.status} ${res.text}`);
+          assert.doesNotMatch(res.text, LEAKS);
+        }
+      });
+    });
+  });
+}
