@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { AppError } from '../errors/app-error.ts';
 
 /**
@@ -138,10 +139,20 @@ export function registerApiVersioning(app: FastifyInstance, options: VersioningO
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const choice = choices.get(request);
+    // A request refused by an earlier hook (401, 429) never reached ours: choose now, so that
+    // its error still says which version answered.
+    const choice = choices.get(request) ?? quietChoice(request);
     if (choice) markVersion(request, reply, choice, options);
     return payload;
   });
+}
+
+function quietChoice(request: FastifyRequest): VersionChoice | null {
+  try {
+    return chooseVersion(request.url, request.headers);
+  } catch {
+    return null;
+  }
 }
 
 /** Bodies sent as `application/vnd.content.vN+json` are JSON too, parsed by the same safe parser. */
@@ -186,4 +197,21 @@ export async function registerVersionedApi(
   for (const { prefix } of API_PREFIXES) {
     await app.register(async (api) => registerApi(api), { prefix });
   }
+}
+
+/** Marks the member of a versioned schema that applies to one version (read by the OpenAPI generator). */
+export const VERSION_KEYWORD = 'x-api-version';
+
+/**
+ * A schema that differs by version, for the rare field that v2 renamed: one route table serves
+ * both, so its response schema is `anyOf` the per-version shapes (each strict, so the serializer
+ * picks the right one), and each version's OpenAPI document shows only its own member.
+ */
+export function Versioned<V1 extends TSchema, V2 extends TSchema>(v1: V1, v2: V2): TUnsafe<Static<V1> | Static<V2>> {
+  return Type.Unsafe<Static<V1> | Static<V2>>({
+    anyOf: [
+      { ...v1, [VERSION_KEYWORD]: 1 },
+      { ...v2, [VERSION_KEYWORD]: 2 },
+    ],
+  });
 }
