@@ -11,15 +11,12 @@ async function getBytes(t: TestServer, path: string, token?: string, headers: Re
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
 }
 
-// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`avatars REST (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
     });
     after(() => t?.close());
 

@@ -8,9 +8,6 @@ interface Actor {
   token: string;
 }
 
-// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`comments REST (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
@@ -18,7 +15,7 @@ for (const dialect of DIALECTS) {
     let reader: Actor;
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       author = await t.createUser();
       reader = await t.createUser();
     });

@@ -5,9 +5,6 @@ import { startTestServer, type TestServer } from '../../test-support/test-server
 import type { CommentsService } from './comments.service.ts';
 
 /** The batch loaders GraphQL builds on. */
-// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`comments service (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
@@ -15,7 +12,7 @@ for (const dialect of DIALECTS) {
     const byPost = new Map<number, number[]>();
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       comments = t.server.app.services.comments;
       const user = await t.createUser();
       const actor = { userId: user.id, role: 'user' as const };

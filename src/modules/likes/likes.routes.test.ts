@@ -3,16 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 
-// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`likes REST (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     let author: { id: number; token: string };
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       author = await t.createUser();
     });
     after(() => t?.close());

@@ -5,15 +5,12 @@ import { startTestServer, type TestServer } from '../../test-support/test-server
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`posts REST (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
     });
     after(() => t?.close());
 

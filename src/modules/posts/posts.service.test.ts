@@ -5,9 +5,6 @@ import { startTestServer, type TestServer } from '../../test-support/test-server
 import type { PostsService } from './posts.service.ts';
 
 /** The service calls GraphQL builds on: the same rules as REST, and batch loaders in one query. */
-// Start-up work can lag the event loop; load shedding would then turn the first requests into 503s.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`posts service (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
@@ -19,7 +16,7 @@ for (const dialect of DIALECTS) {
     const bobIds: number[] = [];
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       posts = t.server.app.services.posts;
       [alice, bob, carol] = [(await t.createUser()).id, (await t.createUser()).id, (await t.createUser()).id];
       const admin = { userId: 1, role: 'admin' as const };
