@@ -16,16 +16,24 @@ export interface TestDialect {
 const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const wanted = (process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(',');
 
+/**
+ * A busy machine can be slow to accept a connection, so a slow answer is retried; a refused one
+ * (nothing listening) is final at once.
+ */
 async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
+  for (let attempt = 1; attempt <= 5; attempt += 1) {
+    const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 10_000 });
+    try {
+      await client.connect();
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ECONNREFUSED') return false;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    } finally {
+      await client.end().catch(() => {});
+    }
   }
+  return false;
 }
 
 async function adminQuery(sql: string): Promise<void> {
