@@ -20,6 +20,12 @@ const MAX_ROWS_PER_STATEMENT = 1_000;
 /** Few commits (each one syncs to disk) yet short enough that a running server is not locked out for long. */
 const STATEMENTS_PER_TRANSACTION = 20;
 
+/**
+ * node:sqlite runs statements synchronously, so a load made only of awaits on settled promises
+ * would never let the progress bar's timer fire; one macrotask turn per statement costs nothing.
+ */
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Rows per INSERT for a table whose row binds `parameters` values. */
 export function rowsPerStatement(dialect: DialectName, parameters: number): number {
   return Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(PARAMETER_LIMIT[dialect] / parameters));
@@ -49,6 +55,7 @@ export async function loadTable<Item>(
         for (let i = first; i < Math.min(end, first + size); i++) items.push(generate(i));
         await insert(trx, items, first);
         bar.increment(items.length);
+        await yieldToEventLoop();
       }
     });
   }

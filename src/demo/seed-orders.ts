@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { OrderItemsTable, OrdersTable } from '../core/db/tables.ts';
-import { rowsPerStatement, type Loader, type TableSummary } from './seed-batches.ts';
+import { rowsPerStatement, yieldToEventLoop, type Loader, type TableSummary } from './seed-batches.ts';
 import { findProductsForItems, insertSeedOrderItems, insertSeedOrders } from './seed.repository.ts';
 import { orderPlan, type OrderPlan } from './seed-rows.ts';
 
@@ -69,6 +69,7 @@ export async function seedOrders(loader: Loader, input: OrderSeed): Promise<Tabl
         await insertSeedOrderItems(trx, itemRows);
         items.seconds += (performance.now() - clock) / 1000;
         itemBar.increment(itemRows.length);
+        await yieldToEventLoop();
       }
     });
   }

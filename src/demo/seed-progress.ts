@@ -17,7 +17,8 @@ export const silentProgress: SeedProgress = {
   close() {},
 };
 
-const FORMAT = '{table} [{bar}] {percentage}% | {value}/{total} rows | {duration_formatted} | ETA {eta_formatted}';
+/** Fits 80 columns with a million-row total. */
+const FORMAT = '{table} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} | ETA {eta_formatted}';
 
 /**
  * One bar per table on `stream` (stderr, so stdout keeps only the summary). On a terminal the bars
@@ -25,20 +26,37 @@ const FORMAT = '{table} [{bar}] {percentage}% | {value}/{total} rows | {duration
  * ten seconds while it runs and one when it ends, instead of a redraw per batch.
  */
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): SeedProgress {
-  const options: Options = { format: FORMAT, stream, barsize: 30, autopadding: true, etaBuffer: 50, fps: 5 };
-  return stream.isTTY ? multiBarProgress(options) : lineProgress(options);
+  const options: Options = { format: FORMAT, stream, barsize: 20, autopadding: true, etaBuffer: 50, fps: 5 };
+  return skipEmptyTables(stream.isTTY ? multiBarProgress(options) : lineProgress(options));
+}
+
+/** A table with nothing to insert (e.g. `--users 0`) gets no bar; the summary still lists it. */
+function skipEmptyTables(progress: SeedProgress): SeedProgress {
+  return { table: (name, total) => (total > 0 ? progress : silentProgress).table(name, total), close: () => progress.close() };
 }
 
 const label = (name: string) => ({ table: name.padEnd(13) });
 
 function multiBarProgress(options: Options): SeedProgress {
   const bars = new MultiBar({ ...options, hideCursor: true, clearOnComplete: false });
+  let open = true;
   return {
     table(name, total) {
       const bar = bars.create(total, 0, label(name));
-      return { increment: (rows) => bar.increment(rows), stop: () => bar.update(total) };
+      return {
+        increment: (rows) => bar.increment(rows),
+        // Stopping the bar freezes its elapsed time; the multi-bar keeps drawing it until close.
+        stop: () => {
+          bar.update(total);
+          bar.stop();
+        },
+      };
     },
-    close: () => bars.stop(),
+    // A second stop would move the cursor back up over whatever was printed after the first.
+    close() {
+      if (open) bars.stop();
+      open = false;
+    },
   };
 }
 
