@@ -6,6 +6,7 @@ import type { Db } from './core/db/database.ts';
 import { registerHttpCaching } from './core/http/caching.ts';
 import { registerErrorHandling } from './core/http/error-envelope.ts';
 import { registerSecurity } from './core/security/security.plugin.ts';
+import { answerFrameworkError } from './core/security/http-hardening.ts';
 import './core/http/fastify-types.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
@@ -44,6 +45,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     // Slow-header (slowloris) clients are cut off; Node checks the deadlines every second.
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     trustProxy: config.TRUST_PROXY,
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));

@@ -22,12 +22,15 @@ export interface PageRules {
  * limit below 1 is raised to 1 and above the cap reduced to it, and an explicit offset wins over page.
  */
 export function pageWindow(request: PageRequest, rules: PageRules): PageWindow {
-  const limit = Math.min(rules.maxLimit, Math.max(1, Math.trunc(request.limit ?? rules.defaultLimit)));
-  if (request.offset !== undefined) {
-    const offset = Math.max(0, Math.trunc(request.offset));
+  // Only finite numbers count: an undeclared query parameter can reach here as a string or an array.
+  const finite = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+  const limit = Math.min(rules.maxLimit, Math.max(1, Math.trunc(finite(request.limit) ?? rules.defaultLimit)));
+  const requestedOffset = finite(request.offset);
+  if (requestedOffset !== undefined) {
+    const offset = Math.max(0, Math.trunc(requestedOffset));
     return { page: Math.floor(offset / limit) + 1, limit, offset };
   }
-  const page = Math.max(1, Math.trunc(request.page ?? 1));
+  const page = Math.max(1, Math.trunc(finite(request.page) ?? 1));
   return { page, limit, offset: (page - 1) * limit };
 }
 

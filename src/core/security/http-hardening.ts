@@ -1,7 +1,8 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
+import { sendError, toAppError } from '../http/error-envelope.ts';
 
 /** A JSON API renders nothing: no scripts, styles, frames or forms from anywhere. */
 const API_CSP = {
@@ -94,4 +95,14 @@ export function registerUrlLengthLimit(app: FastifyInstance, maxUrlLength: numbe
       throw new AppError('URI_TOO_LONG', `The request URL is longer than ${maxUrlLength} characters`);
     }
   });
+}
+
+/**
+ * Errors Fastify raises before routing (a URL with broken percent-encoding such as `/api/users/%ff`)
+ * bypass the error handler; this gives them the one error envelope too.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const appError =
+    error.code === 'FST_ERR_BAD_URL' ? new AppError('BAD_REQUEST', 'The URL is malformed (invalid percent-encoding)') : toAppError(error);
+  void sendError(reply, appError);
 }
