@@ -1,10 +1,22 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnServer } from './test-support/child-server.ts';
+import { spawnServer as spawn, type ChildServer } from './test-support/child-server.ts';
 import { DIALECTS } from './test-support/dialects.ts';
+
+const running = new Set<ChildServer>();
+/** Spawns a server that is killed after the tests even when an assertion fails midway. */
+async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+  const server = await spawn(env);
+  running.add(server);
+  void server.exited.then(() => running.delete(server));
+  return server;
+}
+after(() => {
+  for (const server of running) server.process.kill('SIGKILL');
+});
 
 const SECRET = 'process-test-secret-process-test-secret';
 

@@ -19,7 +19,11 @@ export async function spawnServer(env: Record<string, string>, args = ['serve'])
   const lines: string[] = [];
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 20_000);
+    // Generous: a loaded CI machine can take a while to start Node and strip the types of every module.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${lines.join('\n')}`));
+    }, 90_000);
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => {
         lines.push(line);
