@@ -5,6 +5,7 @@ import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
 import type { OrderRow } from './order.ts';
 import * as repo from './orders.repository.ts';
 import type { CreateOrderInput } from './orders.schemas.ts';
+import { inTransaction } from '../../core/db/transaction.ts';
 
 interface Line {
   index: number;
@@ -42,7 +43,7 @@ export async function placeOrder(db: Db, actor: Principal, input: CreateOrderInp
   // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
   const lines: Line[] = input.items.map((item, index) => ({ index, ...item })).sort((a, b) => a.productId - b.productId);
 
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     if (customerId !== actor.userId && !(await repo.userExists(trx, customerId))) {
       throw AppError.validation([{ field: 'customerId', message: `no user has id ${customerId}` }]);
     }

@@ -17,6 +17,7 @@ import {
 import { placeOrder } from './order-placement.service.ts';
 import * as repo from './orders.repository.ts';
 import { CreateOrderInput } from './orders.schemas.ts';
+import { inTransaction } from '../../core/db/transaction.ts';
 
 export interface ListOrdersOptions extends PageRequest {
   status?: OrderStatus | undefined;
@@ -73,7 +74,7 @@ export function createOrdersService(db: Db, options: { currency: string }) {
    */
   async function act(actor: Principal | null, id: number, action: OrderAction): Promise<Order> {
     const principal = requireSignedIn(actor);
-    return db.transaction().execute(async (trx) => {
+    return inTransaction(db, async (trx) => {
       const current = await repo.findOrderById(trx, id);
       if (!current || !mayView(principal, current)) throw notFound(id);
       if (!actionPermitted(action, principal)) throw AppError.forbidden(guardMessageOf(action));
