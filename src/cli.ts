@@ -14,6 +14,8 @@ Commands:
   migrate               apply pending database migrations and exit
   token --user ID       print an access token for user ID, signed with JWT_SECRET
   seed [options]        generate a large data set (see: seed --help)
+  openapi [--version N] print the OpenAPI 3.1 document of REST version N (default 1; 2 is current)
+  schema                print the GraphQL schema (SDL)
 
 Configuration comes from environment variables; see the README.`;
 
@@ -75,6 +77,20 @@ async function main(argv: string[]): Promise<void> {
     case 'seed': {
       const { runSeedCommand } = await import('./demo/seed-command.ts');
       return runSeedCommand(configOrExit(), rest);
+    }
+    case 'openapi': {
+      const { values } = parseArgs({ args: rest, options: { version: { type: 'string', default: '1' } } });
+      const version = Number(values.version);
+      if (version !== 1 && version !== 2) throw new UsageError('openapi --version must be 1 or 2');
+      const { generateOpenApiDocuments } = await import('./contract/contract-documents.ts');
+      const documents = await generateOpenApiDocuments([version]);
+      console.log(JSON.stringify(documents.get(version), null, 2));
+      return;
+    }
+    case 'schema': {
+      const { generateSdl } = await import('./contract/contract-documents.ts');
+      process.stdout.write(generateSdl());
+      return;
     }
     case undefined:
     case 'help':

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { AppError } from '../errors/app-error.ts';
+import { registerOpenApi } from '../openapi/openapi.plugin.ts';
 
 /**
  * REST versioning (DECISIONS §7). One route table is registered under `/api`, `/api/v1` and
@@ -194,6 +195,7 @@ export async function registerVersionedApi(
   options: VersioningOptions,
 ): Promise<void> {
   registerApiVersioning(app, options);
+  await registerOpenApi(app, options);
   for (const { prefix } of API_PREFIXES) {
     await app.register(async (api) => registerApi(api), { prefix });
   }

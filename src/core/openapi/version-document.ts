@@ -1,0 +1,146 @@
+import { LATEST_API_VERSION, VERSION_KEYWORD, type ApiVersion } from '../http/versioning.ts';
+import { withDefaultErrors } from './error-responses.ts';
+import type { OperationFacts } from './operation-facts.ts';
+
+/** An OpenAPI document as plain JSON. */
+export type OpenApiDocument = Record<string, unknown> & {
+  info: Record<string, unknown>;
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+};
+type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, Record<string, unknown>> };
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  auth: 'Bearer tokens for a user (`POST .../auth/token`)',
+  users: 'Users: sign-up, reads, updates, email verification and promotion',
+  posts: 'Posts, per user and as one cursor-paged feed',
+  comments: 'Comments on posts',
+  likes: 'Likes on comments',
+  avatars: 'User avatars (uploaded images or generated SVG)',
+  products: 'The product catalogue: public reads, admin writes',
+  orders: 'Orders and their state machine (pay, cancel, refund), receipts',
+  customers: 'Users seen as customers: order counts and totals',
+  reports: 'Report jobs generated in the background',
+};
+
+const DEFAULT_FACTS: OperationFacts = { access: 'user', hasParams: false, hasBody: false, hasQuery: false };
+
+function describe(version: ApiVersion, v1Sunset: string): string {
+  const lines = [
+    `REST API of content-service, version ${version}. Generated from the route schemas that validate requests.`,
+    '',
+    `Paths below are relative to the server URL \`/api/v${version}\`. Versions: pin one by path (\`/api/v1/...\`, \`/api/v2/...\`), or on plain \`/api/...\` by the`,
+    '`API-Version: N` header, then `Accept: application/vnd.content.vN+json` (echoed in `Content-Type`), then',
+    '`?version=N`; the default is 1. Every response says `API-Version`. v2 differs from v1 only in products:',
+    '`createdAt` (field, `fields` and `sort`, `-createdAt` too) instead of `created_at`.',
+    '',
+    'Errors always use one envelope: `{"error": {"code", "message", "details"?}}`.',
+  ];
+  if (version === 1) {
+    lines.push('', `**Deprecated**: v1 is withdrawn on ${v1Sunset}; its responses carry \`Deprecation\`, \`Sunset\` and a \`Link\` to the same resource under \`/api/v2\`.`);
+  }
+  return lines.join('\n');
+}
+
+/** Replaces each `anyOf` of per-version members (see `Versioned`) by the member of this version. */
+function pickVersion(node: unknown, version: ApiVersion): unknown {
+  if (Array.isArray(node)) return node.map((item) => pickVersion(item, version));
+  if (node === null || typeof node !== 'object') return node;
+  const object = node as Record<string, unknown>;
+  const members = object.anyOf;
+  if (Array.isArray(members) && members.length > 0 && members.every((m) => m && typeof m === 'object' && VERSION_KEYWORD in m)) {
+    const member = members.find((m) => (m as Record<string, unknown>)[VERSION_KEYWORD] === version) ?? members[0];
+    const merged: Record<string, unknown> = { ...object, ...(member as Record<string, unknown>) };
+    delete merged.anyOf;
+    delete merged[VERSION_KEYWORD];
+    return pickVersion(merged, version);
+  }
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, pickVersion(value, version)]));
+}
+
+const SUCCESS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created; `Location` names the new resource',
+  202: 'Accepted; `Location` names the job to poll',
+  204: 'Done; no body',
+  304: 'Not modified (`If-None-Match` matched); no body',
+};
+
+function successHeaders(method: string, status: string): Record<string, unknown> {
+  if (status === '201' || status === '202') {
+    return { Location: { description: 'Where the created resource lives', schema: { type: 'string' } } };
+  }
+  if (method === 'get' && status === '200') {
+    return {
+      ETag: { description: 'Strong validator of the representation; send it back in `If-None-Match`', schema: { type: 'string' } },
+      'Cache-Control': { description: '`private, no-cache`, or `public, max-age=60` for product reads', schema: { type: 'string' } },
+    };
+  }
+  return {};
+}
+
+function versionHeaders(version: ApiVersion): Record<string, unknown> {
+  const headers: Record<string, unknown> = { 'API-Version': { $ref: '#/components/headers/ApiVersion' } };
+  if (version === 1) {
+    headers.Deprecation = { $ref: '#/components/headers/Deprecation' };
+    headers.Sunset = { $ref: '#/components/headers/Sunset' };
+    headers.Link = { $ref: '#/components/headers/SuccessorLink' };
+  }
+  return headers;
+}
+
+/**
+ * One version's document from the generated whole: only that version's paths, the default error
+ * responses and version headers on every operation, and per-version schemas resolved.
+ */
+export function documentForVersion(
+  full: OpenApiDocument,
+  version: ApiVersion,
+  facts: ReadonlyMap<string, OperationFacts>,
+  v1Sunset: string,
+): OpenApiDocument {
+  const prefix = `/api/v${version}/`;
+  const paths: OpenApiDocument['paths'] = {};
+  const tags = new Set<string>();
+  for (const [path, item] of Object.entries(full.paths)) {
+    if (!path.startsWith(prefix)) continue;
+    const copy: Record<string, Operation> = {};
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method)) {
+        copy[method] = operation;
+        continue;
+      }
+      for (const tag of operation.tags ?? []) tags.add(tag);
+      const responses = withDefaultErrors(operation.responses, facts.get(operation.operationId ?? '') ?? DEFAULT_FACTS);
+      for (const [status, response] of Object.entries(responses)) {
+        const given = response as Record<string, unknown>;
+        const headers = { ...versionHeaders(version), ...successHeaders(method, status), ...(given.headers as object | undefined) };
+        const description = given.description === 'Default Response' ? SUCCESS[status] ?? 'Success' : given.description;
+        responses[status] = { ...given, description, headers };
+      }
+      copy[method] = { ...operation, responses: responses as Operation['responses'] };
+    }
+    paths[path.slice(prefix.length - 1)] = copy;
+  }
+  const document = pickVersion({ ...full, paths }, version) as OpenApiDocument;
+  if (version !== 1) {
+    // v2 sends no deprecation headers, so its document does not define them.
+    const headers = { ...document.components.headers };
+    for (const name of ['Deprecation', 'Sunset', 'SuccessorLink']) delete headers[name];
+    document.components = { ...document.components, headers };
+  }
+  return {
+    ...document,
+    // Paths are relative to the version's base path, so "try it" in the docs page calls it as is.
+    servers: [{ url: `/api/v${version}`, description: `REST API v${version} on this server` }],
+    info: {
+      ...document.info,
+      version: `${version}.0.0`,
+      description: describe(version, v1Sunset),
+    },
+    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}` })),
+    ...(version < LATEST_API_VERSION ? { 'x-sunset': v1Sunset } : {}),
+  };
+}
