@@ -153,6 +153,16 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('loads more rows than one statement or one transaction holds, ids in generation order', async () => {
+      const other = await freshDatabase(dialect, cleanup);
+      const [, , , , products] = await seedDatabase(other.db, { ...SMALL, users: 0, orders: 0, products: 45_000 });
+      assert.equal(products?.rows, 45_000);
+      const rows = await other.db.selectFrom('products').select(['id', 'name']).orderBy('id').execute();
+      assert.equal(rows.length, 45_000);
+      // A fresh database numbers products from 1, and product i is named "... i": ids line up with rows.
+      assert.ok(rows.every((p) => p.name.endsWith(` ${p.id}`)));
+    });
+
     it('seeds again into a database that already has data, with new unique emails', async () => {
       const other = await freshDatabase(dialect, cleanup);
       await seedDatabase(other.db, { ...SMALL, orders: 2 });

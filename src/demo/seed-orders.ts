@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { OrderItemsTable, OrdersTable } from '../core/db/tables.ts';
-import { rowsPerStatement, yieldToEventLoop, type Loader, type TableSummary } from './seed-batches.ts';
+import { rowsPerStatement, statementsPerTransaction, yieldToEventLoop, type Loader, type TableSummary } from './seed-batches.ts';
 import { findProductsForItems, insertSeedOrderItems, insertSeedOrders } from './seed.repository.ts';
 import { orderPlan, type OrderPlan } from './seed-rows.ts';
 
@@ -14,7 +14,6 @@ export interface OrderSeed {
 
 /** At most three items per order: one items INSERT per orders INSERT stays within the parameter limit. */
 const ITEM_PARAMETERS_PER_ORDER = 3 * 5;
-const BATCHES_PER_TRANSACTION = 20;
 
 /**
  * Orders and their items, batch by batch: an order's amount and its items' names and prices come
@@ -32,8 +31,9 @@ export async function seedOrders(loader: Loader, input: OrderSeed): Promise<Tabl
   const orderBar = progress.table('orders', input.count);
   const itemBar = progress.table('order_items', itemTotal);
   const size = rowsPerStatement(dialect, ITEM_PARAMETERS_PER_ORDER);
-  for (let start = 0; start < input.count; start += size * BATCHES_PER_TRANSACTION) {
-    const end = Math.min(input.count, start + size * BATCHES_PER_TRANSACTION);
+  const perTransaction = size * statementsPerTransaction(size);
+  for (let start = 0; start < input.count; start += perTransaction) {
+    const end = Math.min(input.count, start + perTransaction);
     await db.transaction().execute(async (trx) => {
       for (let first = start; first < end; first += size) {
         let clock = performance.now();
