@@ -1,0 +1,186 @@
+/**
+ * The benchmark suite of issue 9: `npm run bench [-- options]`. Not part of `npm test`.
+ *
+ * Seeds the standard data set into a fresh SQLite file and a fresh PostgreSQL database (CLI `seed`),
+ * starts the server as a user would (`node src/cli.ts serve`) on each, plus a raw node:http server
+ * (the ceiling), loads every workload with autocannon and writes bench/RESULTS.md. See bench/README.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
+import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
+import { currentRss, freePort, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { renderResults, writeResults } from './suite/report.ts';
+import type { ResultRow, SoakResult } from './suite/targets.ts';
+import { WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    workloads: { type: 'string', default: WORKLOADS.map((w) => w.id).join(',') },
+    dialects: { type: 'string', default: 'sqlite,postgres' },
+    runs: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    'log-level': { type: 'string', default: 'info' },
+    soak: { type: 'string', default: '0' },
+    'wait-quiet': { type: 'string', default: '0' },
+    'cpu-prof': { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+const quick = values.quick;
+const RUNS = Number(values.runs ?? (quick ? 1 : 3));
+const SECONDS = Number(values.duration ?? (quick ? 2 : 10));
+const WARMUP = Number(values.warmup ?? (quick ? 1 : 3));
+const CONNECTIONS = Number(values.connections);
+const LOG_LEVEL = values['log-level'];
+const SOAK = Number(values.soak);
+const selected = new Set(values.workloads.split(',').map((w) => w.trim().toUpperCase()));
+const workloads = WORKLOADS.filter((w) => selected.has(w.id));
+const dialects = values.dialects.split(',').filter((d): d is Dialect => d === 'sqlite' || d === 'postgres');
+const complete = !quick && workloads.length === WORKLOADS.length && dialects.length === 2;
+// A partial or quick run must not overwrite the recorded figures.
+const OUT = values.out ?? (complete ? 'bench/RESULTS.md' : `${BENCH_DIR}/RESULTS.partial.md`);
+
+const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
+/** The server's environment: production defaults except what a benchmark must set. */
+const serverEnv = (url: string, port: number): Record<string, string> => ({
+  NODE_ENV: 'production',
+  HOST: '127.0.0.1',
+  PORT: String(port),
+  DATABASE_URL: url,
+  LOG_LEVEL,
+  DEMO_DATA: 'false',
+  JWT_SECRET: SECRET,
+  // One token serves the whole run (it would expire after the default 15 minutes).
+  JWT_TTL_SECONDS: '86400',
+  ADMIN_PASSWORD: 'bench-admin-password',
+  // Raised, not removed: every request still goes through the limiter with the token's subject as key.
+  RATE_LIMIT_MAX: '1000000000',
+});
+const TOKEN_USER = 1;
+
+const say = (line: string) => console.log(line);
+const rows: ResultRow[] = [];
+const soaks: SoakResult[] = [];
+const ceilingRuns: LoadFigures[] = [];
+
+async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: number) => boolean) | undefined, pid: number) {
+  await runLoad({ url, connections: CONNECTIONS, seconds: WARMUP, requests, okStatus });
+  const stopSampling = sampleRss(pid);
+  const runs: LoadFigures[] = [];
+  for (let i = 0; i < RUNS; i += 1) runs.push(await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests, okStatus }));
+  return { runs, rssPeak: stopSampling() };
+}
+
+function summarize(dialect: ResultRow['dialect'], workload: string, title: string, runs: LoadFigures[], rssPeak: number, note?: string): ResultRow {
+  const row: ResultRow = {
+    dialect,
+    workload,
+    title,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    rssPeak,
+    ...(note ? { note } : {}),
+  };
+  const statuses = runs.map((r) => JSON.stringify(r.statuses)).join(' ');
+  say(`  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB  ${statuses}`);
+  return row;
+}
+
+async function measureCeiling(): Promise<void> {
+  const port = await freePort();
+  const server = await startProcess(['bench/suite/ceiling-server.ts'], { PORT: String(port) }, port, `${BENCH_DIR}/ceiling.log`, '/');
+  try {
+    const { runs, rssPeak } = await measureRuns(server.url, [{ method: 'GET', path: '/' }], undefined, server.pid);
+    ceilingRuns.push(...runs);
+    say(`  ceiling: ${runs.map((r) => Math.round(r.rps)).join(', ')} req/s (RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB)`);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureWorkload(server: ServerProcess, dialect: Dialect, workload: Workload, context: WorkloadContext): Promise<void> {
+  let note: string | undefined;
+  try {
+    await workload.check(context);
+  } catch (error) {
+    note = (error as Error).message;
+    say(`  ${dialect} ${workload.id}: ${note}`);
+  }
+  const prepared = await workload.prepare(context);
+  const { runs, rssPeak } = await measureRuns(server.url, prepared.requests, prepared.okStatus, server.pid);
+  rows.push(summarize(dialect, workload.id, workload.title, runs, rssPeak, note));
+}
+
+async function soak(server: ServerProcess, dialect: Dialect, context: WorkloadContext): Promise<void> {
+  const mix = WORKLOADS.find((w) => w.id === 'W8')!;
+  const { requests } = await mix.prepare(context);
+  const started = Date.now();
+  const rss: [number, number][] = [];
+  const sample = () => rss.push([Math.round((Date.now() - started) / 1000), currentRss(server.pid)]);
+  const timer = setInterval(sample, 15_000);
+  const figures = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: SOAK, requests });
+  clearInterval(timer);
+  sample();
+  soaks.push({ dialect, seconds: SOAK, rps: figures.rps, p99: figures.p99, errors: figures.errors, rss });
+  say(`  ${dialect} soak ${SOAK}s: ${Math.round(figures.rps)} req/s, p99 ${figures.p99} ms, RSS ${rss.map(([, b]) => (b / 2 ** 20).toFixed(0)).join(' ')} MB`);
+}
+
+async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> {
+  const database = await createBenchDatabase(dialect);
+  try {
+    let started = Date.now();
+    say(`\n## ${dialect}: seeding the standard data set`);
+    seedStandardData(database.url);
+    seeding.push(`${dialect} seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+    const port = await freePort();
+    const env = serverEnv(database.url, port);
+    const token = mintToken(database.url, TOKEN_USER, env);
+    const profiling = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
+    started = Date.now();
+    const server = await startProcess([...profiling, 'src/cli.ts', 'serve'], env, port, `${BENCH_DIR}/server-${dialect}.log`, '/readyz');
+    say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
+    const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: TOKEN_USER, users: 1000, products: 10000, category: 'category-07' };
+    try {
+      for (const workload of workloads) await measureWorkload(server, dialect, workload, context);
+      if (SOAK > 0) await soak(server, dialect, context);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(BENCH_DIR, { recursive: true });
+  pinLoadGenerator();
+  const waitQuiet = Number(values['wait-quiet']);
+  const loadBefore = waitQuiet > 0 ? await waitForQuiet(1.5, waitQuiet, say) : loadAverage();
+  const started = new Date();
+  say(`# bench: ${workloads.map((w) => w.id).join(',')} on ${dialects.join(',')}; ${RUNS}×${SECONDS}s after ${WARMUP}s warm-up, ${CONNECTIONS} connections; load ${loadBefore.join(' ')}`);
+  const seeding: string[] = [];
+  say('## ceiling (raw node:http)');
+  await measureCeiling();
+  for (const dialect of dialects) await benchDialect(dialect, seeding);
+  say('## ceiling again');
+  await measureCeiling();
+  rows.unshift(summarize('ceiling', '–', 'fixed JSON (196 bytes)', ceilingRuns, 0));
+  const settings = [
+    `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
+    PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
+    `server: \`node src/cli.ts serve\`, NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised`,
+  ].join('; ');
+  const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
+  writeResults(OUT, section);
+  writeFileSync(`${BENCH_DIR}/results-${started.toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify({ rows, soaks }, null, 2));
+  say(`\nwrote ${OUT}`);
+}
+
+await main();

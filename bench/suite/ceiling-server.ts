@@ -1,0 +1,23 @@
+/**
+ * The ceiling: a raw `node:http` server answering one fixed JSON of about 200 bytes. Whatever the
+ * service reaches is compared to this, measured in the same run on the same core.
+ */
+import { createServer } from 'node:http';
+
+const body = JSON.stringify({
+  id: 1,
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  age: 36,
+  role: 'user',
+  status: 'active',
+  emailVerified: true,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+});
+const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+
+createServer((_request, response) => {
+  response.writeHead(200, headers);
+  response.end(body);
+}).listen(Number(process.env.PORT), '127.0.0.1');

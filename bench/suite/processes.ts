@@ -1,0 +1,115 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+
+export const NODE = process.execPath;
+
+/** `taskset` exists and there are at least two cores: the server gets core 0, the load generator core 1. */
+export const PINNING = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
+
+/** Moves this process (every thread of it: autocannon runs here) to the load generator's core. */
+export function pinLoadGenerator(): void {
+  if (!PINNING) return;
+  spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <args>` pinned to the server core (taskset execs node, so the pid is the server's),
+ * its output appended to `logFile`, and waits until `readyPath` answers.
+ */
+export async function startProcess(args: string[], env: Record<string, string>, port: number, logFile: string, readyPath: string): Promise<ServerProcess> {
+  const command = PINNING ? 'taskset' : NODE;
+  const argv = PINNING ? ['-c', SERVER_CORE, NODE, ...args] : args;
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    log.end();
+  };
+  for (let i = 0; i < 600; i += 1) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(url + readyPath)).ok) return { child, pid: child.pid!, url, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await stop();
+  throw new Error(`${args.join(' ')} did not start; see ${logFile}`);
+}
+
+/** Runs a CLI command to completion (seed, token) and returns its standard output. */
+export function runCli(args: string[], env: Record<string, string>): string {
+  const result = spawnSync(NODE, ['src/cli.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`cli ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  return result.stdout;
+}
+
+function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process's high-water mark of resident memory (bytes), as the kernel counts it. */
+export const peakRss = (pid: number) => statusField(pid, 'VmHWM');
+export const currentRss = (pid: number) => statusField(pid, 'VmRSS');
+
+/** Samples VmRSS every 100 ms until stopped; returns the largest value seen (bytes). */
+export function sampleRss(pid: number): () => number {
+  let max = currentRss(pid);
+  const timer = setInterval(() => {
+    max = Math.max(max, currentRss(pid));
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    return Math.max(max, currentRss(pid));
+  };
+}
+
+/** The 1-minute load average, from /proc/loadavg. */
+export function loadAverage(): [number, number, number] {
+  const [one, five, fifteen] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
+  return [one!, five!, fifteen!];
+}
+
+/** Waits (up to `maxSeconds`) for the 1-minute load average to fall to `threshold`; returns the last reading. */
+export async function waitForQuiet(threshold: number, maxSeconds: number, say: (line: string) => void): Promise<[number, number, number]> {
+  const deadline = Date.now() + maxSeconds * 1000;
+  let load = loadAverage();
+  while (load[0] > threshold && Date.now() < deadline) {
+    say(`load average ${load.join(' ')}: waiting for it to fall below ${threshold}`);
+    await new Promise((resolve) => setTimeout(resolve, 30_000));
+    load = loadAverage();
+  }
+  return load;
+}
