@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DIALECTS } from '../test-support/dialects.ts';
@@ -139,6 +141,30 @@ for (const dialect of DIALECTS) {
         const head = 'POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":';
         const { closedAfterMs } = await rawExchange(t.url, head, 8000);
         assert.ok(closedAfterMs >= 1500 && closedAfterMs < 5000, `closed after ${Math.round(closedAfterMs)} ms`);
+      });
+    });
+
+    describe('outbound requests (SSRF)', () => {
+      it('never fetches a URL a client supplies (a product image is stored, not fetched)', async () => {
+        let hits = 0;
+        const target = createServer((_request, response) => {
+          hits += 1;
+          response.end('internal secret');
+        });
+        target.listen(0, '127.0.0.1');
+        await once(target, 'listening');
+        try {
+          const image = `http://127.0.0.1:${(target.address() as AddressInfo).port}/internal/metadata`;
+          const created = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'SSRF probe', category: 'probe', price: 1, stock: 1, image } });
+          assert.equal(created.status, 201, created.text);
+          const read = await t.request('GET', `/api/products/${created.body.id}`);
+          assert.equal(read.body.image, image);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          assert.equal(hits, 0);
+          assert.doesNotMatch(read.text, /internal secret/);
+        } finally {
+          target.close();
+        }
       });
     });
 

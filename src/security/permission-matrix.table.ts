@@ -36,13 +36,6 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /readyz': { expect: e(200, 200, 200, 200), request: path('/readyz') },
   'GET /metrics': { expect: e(200, 200, 200, 200), request: path('/metrics') },
   'GET /graphiql': { expect: e(200, 200, 200, 200), request: path('/graphiql') },
-  'GET /docs': { expect: e(200, 200, 200, 200), request: path('/docs') },
-  'GET /docs/': { expect: e(200, 200, 200, 200), request: path('/docs/') },
-  'GET /docs/js/scalar.js': { expect: e(200, 200, 200, 200), request: path('/docs/js/scalar.js') },
-  'GET /docs/openapi.json': { expect: e(200, 200, 200, 200), request: path('/docs/openapi.json') },
-  'GET /docs/openapi.yaml': { expect: e(200, 200, 200, 200), request: path('/docs/openapi.yaml') },
-  'GET /openapi.json': { expect: e(200, 200, 200, 200), request: path('/openapi.json') },
-  'GET /api/openapi.json': { expect: e(200, 200, 200, 200), request: path('/api/openapi.json') },
   // The API reference (Scalar) and the generated OpenAPI documents: public.
   'GET /docs': { expect: e(200, 200, 200, 200), request: path('/docs') },
   'GET /docs/': { expect: e(200, 200, 200, 200), request: path('/docs/') },

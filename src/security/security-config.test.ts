@@ -5,7 +5,7 @@ import { corsOriginsOf } from '../core/security/http-hardening.ts';
 
 describe('security configuration', () => {
   it('refuses to start in production without JWT_SECRET, JWT_JWKS_URL or JWT_PUBLIC_KEY', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (error: unknown) => error instanceof ConfigError && /JWT_SECRET or JWT_JWKS_URL/.test(error.message));
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (error: unknown) => error instanceof ConfigError && /JWT_SECRET or JWT_JWKS_URL must be set/.test(error.message));
   });
 
   it('starts in production with only an external identity provider (JWT_JWKS_URL)', () => {
