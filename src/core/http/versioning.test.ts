@@ -12,6 +12,7 @@ describe('version selection (unit)', () => {
   it('ignores paths outside /api', () => {
     assert.equal(choose('/healthz'), null);
     assert.equal(choose('/apiary'), null);
+    assert.equal(choose('/api?version=2')?.version, 2);
   });
 
   it('takes the version from the path prefix first, whatever the other signals say', () => {

@@ -28,7 +28,7 @@ export const API_PREFIXES: readonly { prefix: string; version: ApiVersion | null
 ];
 
 const VENDOR_MEDIA = /^application\/vnd\.content\.v([^+;\s]*)\+json$/i;
-const API_PATH = /^\/api(?:\/v(\d+))?(?=\/|$)/;
+const API_PATH = /^\/api(?:\/v(\d+))?(?=[/?]|$)/;
 
 export interface VersionChoice {
   version: ApiVersion;

@@ -1,5 +1,6 @@
 import { LATEST_API_VERSION, VERSION_KEYWORD, type ApiVersion } from '../http/versioning.ts';
 import { withDefaultErrors } from './error-responses.ts';
+import { exampleOf } from './schema-example.ts';
 import type { OperationFacts } from './operation-facts.ts';
 
 /** An OpenAPI document as plain JSON. */
@@ -42,6 +43,40 @@ function describe(version: ApiVersion, v1Sunset: string): string {
     lines.push('', `**Deprecated**: v1 is withdrawn on ${v1Sunset}; its responses carry \`Deprecation\`, \`Sunset\` and a \`Link\` to the same resource under \`/api/v2\`.`);
   }
   return lines.join('\n');
+}
+
+function resolverOf(document: OpenApiDocument) {
+  return (node: unknown): Record<string, unknown> => {
+    let current = node as Record<string, unknown> | undefined;
+    for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
+      const name = current.$ref.replace('#/components/schemas/', '');
+      current = document.components.schemas?.[name] as Record<string, unknown> | undefined;
+    }
+    return current ?? {};
+  };
+}
+
+/** Every JSON request and response body without an example gets one built from its schema. */
+function addExamples(document: OpenApiDocument): void {
+  const resolve = resolverOf(document);
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      const op = operation as Operation & { requestBody?: { content?: Record<string, Record<string, unknown>> } };
+      type Content = Record<string, Record<string, unknown>> | undefined;
+      const bodies: [Content, boolean][] = [
+        [op.requestBody?.content, true],
+        ...Object.values(op.responses ?? {}).map((response): [Content, boolean] => [response.content as Content, false]),
+      ];
+      for (const [content, minimal] of bodies) {
+        for (const media of Object.values(content ?? {})) {
+          if (media.example === undefined && media.examples === undefined && media.schema !== undefined) {
+            media.example = exampleOf(media.schema, resolve, minimal);
+          }
+        }
+      }
+    }
+  }
 }
 
 /** Replaces each `anyOf` of per-version members (see `Versioned`) by the member of this version. */
@@ -125,6 +160,7 @@ export function documentForVersion(
     paths[path.slice(prefix.length - 1)] = copy;
   }
   const document = pickVersion({ ...full, paths }, version) as OpenApiDocument;
+  addExamples(document);
   if (version !== 1) {
     // v2 sends no deprecation headers, so its document does not define them.
     const headers = { ...document.components.headers };
