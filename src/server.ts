@@ -1,9 +1,12 @@
 import cluster from 'node:cluster';
+import { Server } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { buildApp, type App } from './app.ts';
 import { prepareDatabase } from './bootstrap.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
+import { markDraining } from './core/ops/health.ts';
 
 export interface RunningServer {
   app: App;
@@ -42,6 +45,26 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 }
 
+/** The longest the server waits, port closed, for accepted connections to deliver their request and go. */
+const DRAIN_MAX_MS = 1000;
+
+/**
+ * Closing at once dropped requests sent before the signal (src/reliability/graceful-shutdown.test.ts):
+ * `http.Server.close()` destroys every connection without a request in progress, including ones
+ * accepted a moment ago whose request is still unread (a busy event loop reads late); their clients
+ * see a reset. So: report not ready, close the port only (new connections are refused), let accepted
+ * connections deliver and finish their requests (briefly: keep-alive ones would never leave), then
+ * close as before (idle connections closed, requests in flight completed).
+ */
+async function drain(server: RunningServer): Promise<void> {
+  const http = server.app.http.server;
+  markDraining(server.app.http);
+  Server.prototype.close.call(http);
+  const deadline = Date.now() + DRAIN_MAX_MS;
+  const open = () => new Promise<number>((resolve) => http.getConnections((_error, count) => resolve(count ?? 0)));
+  while (Date.now() < deadline && (await open()) > 0) await sleep(20);
+}
+
 /** Stops accepting connections, lets in-flight requests finish, then exits (forced after the timeout). */
 function handleSignals(server: RunningServer, config: Config): void {
   let closing = false;
@@ -54,7 +77,7 @@ function handleSignals(server: RunningServer, config: Config): void {
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     timer.unref();
-    server.close().then(
+    drain(server).then(() => server.close()).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -29,10 +29,12 @@ export interface Ledger {
   /** Every answer with a 5xx other than 503, or a 2xx with an error body: always a failure. */
   failures: string[];
   latencies: number[];
+  /** Every request with its start and end (ms since the epoch) and outcome, in order of answer. */
+  trace: { id: string; method: string; path: string; start: number; end: number; status: number; error?: string; code?: string }[];
 }
 
 export function emptyLedger(): Ledger {
-  return { orders: new Map(), posts: new Map(), likes: new Set(), reports: [], statuses: new Map(), errors: new Map(), failures: [], latencies: [] };
+  return { orders: new Map(), posts: new Map(), likes: new Set(), reports: [], statuses: new Map(), errors: new Map(), failures: [], latencies: [], trace: [] };
 }
 
 export interface LoadOptions {
@@ -64,8 +66,12 @@ export function startWriteLoad(world: LoadWorld, options: LoadOptions): RunningL
 
   async function send(method: string, path: string, token: string, body?: unknown, headers?: Record<string, string>): Promise<Answer> {
     const base = options.bases[turn++ % options.bases.length]!;
-    const answer = await call(base, method, path, { token, body, headers, timeoutMs: options.timeoutMs ?? 30_000, close: options.close });
+    const start = Date.now();
+    // Our own request id: the server logs it, so a test can tell which requests the server accepted.
+    const id = randomUUID();
+    const answer = await call(base, method, path, { token, body, headers: { ...headers, 'x-request-id': id }, timeoutMs: options.timeoutMs ?? 30_000, close: options.close });
     total += 1;
+    ledger.trace.push({ id, method, path, start, end: Date.now(), status: answer.status, error: answer.error, code: answer.body?.error?.code });
     ledger.statuses.set(answer.status, (ledger.statuses.get(answer.status) ?? 0) + 1);
     if (answer.error) ledger.errors.set(answer.error, (ledger.errors.get(answer.error) ?? 0) + 1);
     else ledger.latencies.push(answer.ms);

@@ -3,11 +3,30 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 
-/** Liveness (the process answers) and readiness (the database answers too). */
+const draining = new WeakSet<FastifyInstance>();
+
+/** From now on /readyz answers 503, so a load balancer stops sending new work (the server is shutting down). */
+export function markDraining(app: FastifyInstance): void {
+  draining.add(app);
+}
+
+/** Liveness (the process answers) and readiness (the database answers too, and it is not shutting down). */
 export function registerHealth(app: FastifyInstance, db: Db): void {
   const config = { access: 'public', cacheControl: 'no-store' } as const;
+  // Once closing, a request arriving on a connection still open is refused in the error envelope
+  // (Fastify's own 503 has another shape), and the connection is closed after the answer.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', { headers: { 'Retry-After': '1' } });
+  });
   app.get('/healthz', { config, schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config, schema: { hide: true } }, async () => {
+    if (draining.has(app)) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down', { headers: { 'Retry-After': '5' } });
     try {
       await sql`select 1`.execute(db);
     } catch {
