@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
-import { currentRss, freePort, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { cpuMillis, currentRss, freePort, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
 import { renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
 import { WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     'wait-quiet': { type: 'string', default: '0' },
     'cpu-prof': { type: 'string' },
     out: { type: 'string' },
+    'node-options': { type: 'string', default: '' },
   },
 });
 
@@ -60,23 +61,32 @@ const serverEnv = (url: string, port: number): Record<string, string> => ({
   ADMIN_PASSWORD: 'bench-admin-password',
   // Raised, not removed: every request still goes through the limiter with the token's subject as key.
   RATE_LIMIT_MAX: '1000000000',
+  ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}),
 });
 const TOKEN_USER = 1;
 
 const say = (line: string) => console.log(line);
 const rows: ResultRow[] = [];
 const soaks: SoakResult[] = [];
-const ceilingRuns: LoadFigures[] = [];
+const ceilingRuns: Measured[] = [];
 
 async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: number) => boolean) | undefined, pid: number) {
   await runLoad({ url, connections: CONNECTIONS, seconds: WARMUP, requests, okStatus });
   const stopSampling = sampleRss(pid);
+  const cpuBefore = cpuMillis(pid);
   const runs: LoadFigures[] = [];
   for (let i = 0; i < RUNS; i += 1) runs.push(await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests, okStatus }));
-  return { runs, rssPeak: stopSampling() };
+  const answered = runs.reduce((sum, r) => sum + r.answered, 0);
+  return { runs, rssPeak: stopSampling(), cpuUs: ((cpuMillis(pid) - cpuBefore) * 1000) / answered };
 }
 
-function summarize(dialect: ResultRow['dialect'], workload: string, title: string, runs: LoadFigures[], rssPeak: number, note?: string): ResultRow {
+interface Measured {
+  runs: LoadFigures[];
+  rssPeak: number;
+  cpuUs: number;
+}
+
+function summarize(dialect: ResultRow['dialect'], workload: string, title: string, { runs, rssPeak, cpuUs }: Measured, note?: string): ResultRow {
   const row: ResultRow = {
     dialect,
     workload,
@@ -86,10 +96,11 @@ function summarize(dialect: ResultRow['dialect'], workload: string, title: strin
     p99: median(runs.map((r) => r.p99)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     rssPeak,
+    cpuUs,
     ...(note ? { note } : {}),
   };
   const statuses = runs.map((r) => JSON.stringify(r.statuses)).join(' ');
-  say(`  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB  ${statuses}`);
+  say(`  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB, CPU ${Math.round(cpuUs)} µs/req  ${statuses}`);
   return row;
 }
 
@@ -97,9 +108,9 @@ async function measureCeiling(): Promise<void> {
   const port = await freePort();
   const server = await startProcess(['bench/suite/ceiling-server.ts'], { PORT: String(port) }, port, `${BENCH_DIR}/ceiling.log`, '/');
   try {
-    const { runs, rssPeak } = await measureRuns(server.url, [{ method: 'GET', path: '/' }], undefined, server.pid);
-    ceilingRuns.push(...runs);
-    say(`  ceiling: ${runs.map((r) => Math.round(r.rps)).join(', ')} req/s (RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB)`);
+    const measured = await measureRuns(server.url, [{ method: 'GET', path: '/' }], undefined, server.pid);
+    ceilingRuns.push(measured);
+    say(`  ceiling: ${measured.runs.map((r) => Math.round(r.rps)).join(', ')} req/s (CPU ${Math.round(measured.cpuUs)} µs/req)`);
   } finally {
     await server.stop();
   }
@@ -114,8 +125,8 @@ async function measureWorkload(server: ServerProcess, dialect: Dialect, workload
     say(`  ${dialect} ${workload.id}: ${note}`);
   }
   const prepared = await workload.prepare(context);
-  const { runs, rssPeak } = await measureRuns(server.url, prepared.requests, prepared.okStatus, server.pid);
-  rows.push(summarize(dialect, workload.id, workload.title, runs, rssPeak, note));
+  const measured = await measureRuns(server.url, prepared.requests, prepared.okStatus, server.pid);
+  rows.push(summarize(dialect, workload.id, workload.title, measured, note));
 }
 
 async function soak(server: ServerProcess, dialect: Dialect, context: WorkloadContext): Promise<void> {
@@ -171,11 +182,16 @@ async function main(): Promise<void> {
   for (const dialect of dialects) await benchDialect(dialect, seeding);
   say('## ceiling again');
   await measureCeiling();
-  rows.unshift(summarize('ceiling', '–', 'fixed JSON (196 bytes)', ceilingRuns, 0));
+  const ceiling = {
+    runs: ceilingRuns.flatMap((m) => m.runs),
+    rssPeak: Math.max(...ceilingRuns.map((m) => m.rssPeak)),
+    cpuUs: median(ceilingRuns.map((m) => m.cpuUs)),
+  };
+  rows.unshift(summarize('ceiling', '–', 'fixed JSON (196 bytes)', ceiling));
   const settings = [
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
     PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
-    `server: \`node src/cli.ts serve\`, NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised`,
+    `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}src/cli.ts serve\`, NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised`,
   ].join('; ');
   const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
   writeResults(OUT, section);

@@ -33,6 +33,8 @@ export interface LoadFigures {
   p99: number;
   /** Connection errors, timeouts, and answers whose status is not one the workload expects. */
   errors: number;
+  /** Every answer received, whatever its status. */
+  answered: number;
   statuses: Record<string, number>;
 }
 
@@ -59,8 +61,10 @@ export async function runLoad(settings: LoadSettings): Promise<LoadFigures> {
   const ok = settings.okStatus ?? is2xx;
   const statuses: Record<string, number> = {};
   let bad = 0;
+  let answered = 0;
   for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
     statuses[status] = count;
+    answered += count;
     if (!ok(Number(status))) bad += count;
   }
   return {
@@ -69,6 +73,7 @@ export async function runLoad(settings: LoadSettings): Promise<LoadFigures> {
     p99: result.latency.p99,
     // autocannon's `errors` already includes timeouts.
     errors: result.errors + bad,
+    answered,
     statuses,
   };
 }

@@ -40,7 +40,7 @@ export interface ServerProcess {
 export async function startProcess(args: string[], env: Record<string, string>, port: number, logFile: string, readyPath: string): Promise<ServerProcess> {
   const command = PINNING ? 'taskset' : NODE;
   const argv = PINNING ? ['-c', SERVER_CORE, NODE, ...args] : args;
-  const log = createWriteStream(logFile, { flags: 'a' });
+  const log = createWriteStream(logFile);
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
@@ -95,6 +95,18 @@ export function sampleRss(pid: number): () => number {
     return Math.max(max, currentRss(pid));
   };
 }
+
+/** CPU time the process has used so far (user + system), in milliseconds. */
+export function cpuMillis(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** The 1-minute load average, from /proc/loadavg. */
 export function loadAverage(): [number, number, number] {

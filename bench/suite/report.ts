@@ -18,14 +18,14 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function table(rows: ResultRow[], ceilingRps: number): string[] {
   const lines = [
-    '| database | workload | req/s | × ceiling | p50 ms | p99 ms | errors | peak RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| database | workload | req/s | × ceiling | p50 ms | p99 ms | errors | peak RSS MB | server CPU µs/req |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const name = row.dialect === 'ceiling' ? 'raw node:http' : row.dialect;
     const title = `${row.workload} ${row.title}${row.note ? ` (${row.note})` : ''}`;
     lines.push(
-      `| ${name} | ${title} | ${fmt(row.rps)} | ${(row.rps / ceilingRps).toFixed(3)} | ${row.p50} | ${row.p99} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} |`,
+      `| ${name} | ${title} | ${fmt(row.rps)} | ${(row.rps / ceilingRps).toFixed(3)} | ${row.p50} | ${row.p99} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} |`,
     );
   }
   return lines;
@@ -47,7 +47,8 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     '',
     'Figures are medians over the repeated runs; errors are summed over them (connection errors, timeouts,',
     'and any status the workload does not expect: non-2xx, or anything but 304 for W7). × ceiling is the',
-    'ratio to the raw node:http server measured in this run.',
+    'ratio to the raw node:http server measured in this run. Server CPU µs/req is the server process\'s',
+    'user + system CPU time over the measured runs divided by the answers: it moves little with machine load.',
     '',
   ];
   if (soaks.length) {

@@ -10,6 +10,8 @@ export interface ResultRow {
   errors: number;
   /** Largest VmRSS sampled during the measured runs, bytes. */
   rssPeak: number;
+  /** Server CPU time (user + system) per answered request, microseconds: robust to a busy machine. */
+  cpuUs: number;
   note?: string;
 }
 
