@@ -44,9 +44,9 @@ Generates a large, deterministic data set into DATABASE_URL (migrations are appl
 
 Options (non-negative integers; 0 skips a table):
 ${(Object.keys(FLAGS) as (keyof SeedOptions)[])
-  .map((key) => `  --${FLAGS[key][0].padEnd(20)}${FLAGS[key][1]} (default ${DEFAULT_SEED_OPTIONS[key]})`)
+  .map((key) => `  ${`--${FLAGS[key][0]} N`.padEnd(24)}${FLAGS[key][1]} (default ${DEFAULT_SEED_OPTIONS[key]})`)
   .join('\n')}
-  --help                this text`;
+  --help                  this text`;
 
 export class SeedOptionsError extends Error {}
 
