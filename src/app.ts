@@ -14,6 +14,7 @@ import { createRouteIndex } from './core/http/route-index.ts';
 import { registerVersionedApi } from './core/http/versioning.ts';
 import { registerHealth } from './core/ops/health.ts';
 import { registerMetrics } from './core/ops/metrics.ts';
+import { registerOverloadProtection } from './core/ops/overload.ts';
 import { bodyAjv, textAjv } from './core/validation/ajv.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -23,6 +24,9 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { createReportWorker } from './modules/reports/report-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
+import { commentsRoutes } from './modules/comments/comments.routes.ts';
+import { likesRoutes } from './modules/likes/likes.routes.ts';
+import { avatarsRoutes } from './modules/avatars/avatars.routes.ts';
 import { createServices, type Services } from './services.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 
@@ -39,7 +43,8 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // Refused in the error envelope instead (core/ops/health.ts).
+    return503OnClosing: false,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: 60_000,
     // Slow-header (slowloris) clients are cut off; Node checks the deadlines every second.
@@ -65,6 +70,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   registerMetrics(app);
   registerErrorHandling(app, routes);
   registerHealth(app, db);
+  await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS);
 
   // One route table for every REST version: registered under /api, /api/v1 and /api/v2.
   await registerVersionedApi(
@@ -77,6 +83,9 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       await api.register(reportsRoutes, { reports: services.reports });
       await api.register(productsRoutes, { products: services.products });
       await api.register(postsRoutes, { posts: services.posts });
+      await api.register(commentsRoutes, { comments: services.comments });
+      await api.register(likesRoutes, { likes: services.likes });
+      await api.register(avatarsRoutes, { avatars: services.avatars });
     },
     { v1Sunset: config.API_V1_SUNSET },
   );
