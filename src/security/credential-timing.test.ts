@@ -6,11 +6,11 @@ import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
 const SAMPLES = 11;
 /** Generous on purpose: a shared 2-core machine is noisy. A missing hash check would be ~50× faster. */
-const MAX_MEDIAN_RATIO = 2;
+const MAX_RATIO = 2;
 
-const median = (values: number[]) => {
+const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor((sorted.length - 1) * q)]!;
 };
 
 for (const dialect of DIALECTS) {
@@ -31,25 +31,35 @@ for (const dialect of DIALECTS) {
       return { ms: performance.now() - started, status: res.status, body: res.text };
     }
 
-    it('answers an unknown email, a wrong password and a password-less account alike, in similar time', async () => {
-      const times = { unknown: [] as number[], wrong: [] as number[], passwordless: [] as number[] };
+    it('answers an unknown email, a wrong password and a password-less account alike, in similar time', async (context) => {
       const bodies = new Set<string>();
-      // Interleaved, so drift in machine load hits every kind equally.
-      for (let i = 0; i < SAMPLES; i++) {
-        for (const [kind, email] of [['unknown', `nobody-${i}@example.com`], ['wrong', known.email], ['passwordless', passwordless]] as const) {
-          const attempt = await timeAttempt(email, `wrong-password-${i}`);
-          assert.equal(attempt.status, 401, attempt.body);
-          bodies.add(attempt.body);
-          times[kind].push(attempt.ms);
+      let last = '';
+      // A leak (no hash for unknown emails) is a factor of ~50 and fails every round; a busy machine
+      // only adds noise, so a round within the bound suffices (at most three).
+      for (let round = 0; round < 3; round++) {
+        const times = { unknown: [] as number[], wrong: [] as number[], passwordless: [] as number[] };
+        // Interleaved, so drift in machine load hits every kind equally.
+        for (let i = 0; i < SAMPLES; i++) {
+          for (const [kind, email] of [['unknown', `nobody-${round}-${i}@example.com`], ['wrong', known.email], ['passwordless', passwordless]] as const) {
+            const attempt = await timeAttempt(email, `wrong-password-${i}`);
+            assert.equal(attempt.status, 401, attempt.body);
+            bodies.add(attempt.body);
+            times[kind].push(attempt.ms);
+          }
         }
+        assert.equal(bodies.size, 1, `one answer for every failure: ${[...bodies].join(' | ')}`);
+        // Medians and lower quartiles: load only ever adds time, so the low end shows the work done.
+        const stats = Object.fromEntries(Object.entries(times).map(([kind, values]) => [kind, { median: quantile(values, 0.5), low: quantile(values, 0.25) }]));
+        const medians = Object.values(stats).map((s) => s.median);
+        const lows = Object.values(stats).map((s) => s.low);
+        // Every kind pays for a real password hash (scrypt, tens of milliseconds), not a quick refusal.
+        assert.ok(Math.min(...lows) > 10, `times ${JSON.stringify(stats)}`);
+        const ratio = Math.min(Math.max(...medians) / Math.min(...medians), Math.max(...lows) / Math.min(...lows));
+        last = `${JSON.stringify(stats)} (ratio ${ratio.toFixed(2)})`;
+        context.diagnostic(`round ${round + 1}: ${last}`);
+        if (ratio < MAX_RATIO) return;
       }
-      assert.equal(bodies.size, 1, `one answer for every failure: ${[...bodies].join(' | ')}`);
-      const medians = Object.fromEntries(Object.entries(times).map(([kind, values]) => [kind, median(values)]));
-      const values = Object.values(medians);
-      const ratio = Math.max(...values) / Math.min(...values);
-      assert.ok(ratio < MAX_MEDIAN_RATIO, `median times differ too much: ${JSON.stringify(medians)} (ratio ${ratio.toFixed(2)})`);
-      // Every kind pays for a real password hash (scrypt, tens of milliseconds), not a quick refusal.
-      assert.ok(Math.min(...values) > 10, `medians ${JSON.stringify(medians)}`);
+      assert.fail(`answer times differ too much in three rounds; last: ${last}`);
     });
 
     it('still issues a token for the right password', async () => {

@@ -83,7 +83,7 @@ for (const dialect of DIALECTS) {
             await checker.check(request, await send(t, request), 'graphql');
           },
         ),
-        { seed: FUZZ_SEED, numRuns: runs(400) },
+        { seed: FUZZ_SEED, numRuns: runs(300) },
       );
     });
 
@@ -94,7 +94,7 @@ for (const dialect of DIALECTS) {
           const request = { method: 'POST', path: '/graphql', headers: headers(tokens[who], 'application/json'), body };
           await checker.check(request, await send(t, request), 'graphql');
         }),
-        { seed: FUZZ_SEED, numRuns: runs(200) },
+        { seed: FUZZ_SEED, numRuns: runs(150) },
       );
     });
 
@@ -104,7 +104,7 @@ for (const dialect of DIALECTS) {
           const request = { method: 'POST', path: '/graphql', headers: { 'content-type': contentType }, body };
           await checker.check(request, await send(t, request), 'graphql');
         }),
-        { seed: FUZZ_SEED, numRuns: runs(100) },
+        { seed: FUZZ_SEED, numRuns: runs(80) },
       );
     });
   });

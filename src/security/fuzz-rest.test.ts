@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
           const request = { method, path: path(), headers: { 'content-type': contentType, ...auth(tokens[who]) }, body };
           await checker.check(request, await send(t, request));
         }),
-        { seed: FUZZ_SEED, numRuns: runs(300) },
+        { seed: FUZZ_SEED, numRuns: runs(200) },
       );
     });
 
@@ -63,7 +63,7 @@ for (const dialect of DIALECTS) {
           const request = { method: 'GET', path: `${paths()[which]}?${query}`, headers: auth(tokens[who]) };
           await checker.check(request, await send(t, request));
         }),
-        { seed: FUZZ_SEED, numRuns: runs(200) },
+        { seed: FUZZ_SEED, numRuns: runs(150) },
       );
     });
 
@@ -83,7 +83,7 @@ for (const dialect of DIALECTS) {
           const request = { method, path: templates[which]!(a, b), headers: { ...auth(tokens[who]), 'content-type': 'application/json' }, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' };
           await checker.check(request, await send(t, request));
         }),
-        { seed: FUZZ_SEED, numRuns: runs(250) },
+        { seed: FUZZ_SEED, numRuns: runs(200) },
       );
     });
 
@@ -96,7 +96,7 @@ for (const dialect of DIALECTS) {
           const request = { method, path, headers: { ...headers, ...(authHeader ? { authorization: authHeader } : {}) }, body: method === 'GET' || method === 'DELETE' ? undefined : '{"name":"H"}' };
           await checker.check(request, await send(t, request));
         }),
-        { seed: FUZZ_SEED, numRuns: runs(200) },
+        { seed: FUZZ_SEED, numRuns: runs(150) },
       );
     });
   });
