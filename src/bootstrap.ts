@@ -4,6 +4,7 @@ import type { Config } from './config/config.ts';
 import { hashPassword } from './core/auth/passwords.ts';
 import { now } from './core/clock.ts';
 import type { Db } from './core/db/database.ts';
+import { isUniqueViolation } from './core/db/db-errors.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
 import { insertDemoData } from './demo/demo-data.ts';
 import { adminExists, findUserByEmail, insertUser, updateUserById } from './modules/users/users.repository.ts';
@@ -27,17 +28,23 @@ export async function ensureAdmin(db: Db, config: Config, log: Logger): Promise<
   if (existing) {
     await updateUserById(db, existing.id, { role: 'admin', password_hash: passwordHash, updated_at: timestamp });
   } else {
-    await insertUser(db, {
-      name: 'Administrator',
-      email,
-      age: null,
-      role: 'admin',
-      status: 'active',
-      email_verified: true,
-      password_hash: passwordHash,
-      created_at: timestamp,
-      updated_at: timestamp,
-    });
+    try {
+      await insertUser(db, {
+        name: 'Administrator',
+        email,
+        age: null,
+        role: 'admin',
+        status: 'active',
+        email_verified: true,
+        password_hash: passwordHash,
+        created_at: timestamp,
+        updated_at: timestamp,
+      });
+    } catch (error) {
+      // Instances starting together on a new database race to create it; one wins and that is enough.
+      if (isUniqueViolation(error) && (await adminExists(db))) return;
+      throw error;
+    }
   }
   if (config.ADMIN_PASSWORD) log.info(`Created administrator ${email}`);
   else log.warn(`Created administrator ${email} with the generated password: ${password} (shown once)`);

@@ -17,8 +17,26 @@ export interface MigrationOutcome {
   freshDatabase: boolean;
 }
 
-/** Applies pending migrations. Safe to run from several instances at once (Kysely takes a lock). */
+const ATTEMPTS = 3;
+
+/**
+ * Applies pending migrations. Safe to run from several instances at once: on PostgreSQL Kysely takes
+ * a lock; on SQLite its lock holds within one process only, so a process starting beside another on
+ * a new file could fail with "table ... already exists" (src/reliability). Each attempt is one
+ * transaction that rolls back whole, so the loser tries again and finds the work done.
+ */
 export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await migrateOnce(db);
+    } catch (error) {
+      if (attempt >= ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+async function migrateOnce(db: Db): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db, provider });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
