@@ -62,13 +62,16 @@ export async function runLoad(settings: LoadSettings): Promise<LoadFigures> {
   const statuses: Record<string, number> = {};
   let bad = 0;
   let answered = 0;
+  let good = 0;
   for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
     statuses[status] = count;
     answered += count;
-    if (!ok(Number(status))) bad += count;
+    if (ok(Number(status))) good += count;
+    else bad += count;
   }
   return {
-    rps: result.requests.average,
+    // Successful answers only: a quick 503 from overload shedding is not throughput.
+    rps: good / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     // autocannon's `errors` already includes timeouts.

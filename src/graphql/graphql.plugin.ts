@@ -3,6 +3,7 @@ import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
 import type { Services } from '../services.ts';
+import { batchedResolvers } from './batched-resolvers.ts';
 import { assertCostWithin } from './cost.ts';
 import { guardRules } from './guards.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
@@ -29,12 +30,15 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  */
 export async function graphqlPlugin(app: FastifyInstance, { config, services }: GraphQLPluginOptions): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
-  const { resolvers, loaders } = buildResolvers(services);
+  const { resolvers: fieldResolvers, loaders } = buildResolvers(services);
+  // Relations are batched per level by our own resolvers, not Mercurius' loaders (see batched-resolvers.ts).
+  const batched = batchedResolvers(loaders);
+  const resolvers = { ...fieldResolvers };
+  for (const [type, fields] of Object.entries(batched)) resolvers[type] = { ...resolvers[type], ...fields };
   const limits = { maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS };
   await app.register(mercurius, {
     schema: typeDefs,
     resolvers: resolvers as never,
-    loaders: loaders as never,
     routes: false,
     // Compile an operation to JavaScript from its second run on (the first one warms the cache).
     jit: 1,

@@ -13,8 +13,7 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
       Query: {
         user: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
           nullIfNotFound(() => users.getUser(ctx.principal, toId(args.id))),
-        users: async (_: unknown, args: ListArgs, ctx: GraphQLContext) =>
-          (await users.listUsers(ctx.principal, pageOf(args))).items,
+        users: (_: unknown, args: ListArgs, ctx: GraphQLContext) => users.listUserItems(ctx.principal, pageOf(args)),
       },
       Mutation: {
         createUser: (_: unknown, args: { input: object }, ctx: GraphQLContext) =>

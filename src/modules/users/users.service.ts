@@ -102,6 +102,15 @@ export function createUsersService(db: Db) {
       return { items: rows.map(toUser), total, window };
     },
 
+    /** One page of users without counting them all: for lists that show no total (GraphQL's `users`). */
+    async listUserItems(actor: Principal | null, options: ListUsersOptions): Promise<User[]> {
+      requireSignedIn(actor);
+      const window = pageWindow(options, USER_PAGE_RULES);
+      const filter = { role: options.role, status: options.status };
+      const rows = await repo.listUsers(db, { ...filter, sort: options.sort ?? 'id', order: options.order ?? 'asc', ...window });
+      return rows.map(toUser);
+    },
+
     /** Sign-up: open to anyone; role and status are for admins only. */
     async createUser(actor: Principal | null, raw: unknown): Promise<User> {
       const input = checkCreate(raw);
