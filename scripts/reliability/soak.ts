@@ -83,6 +83,12 @@ async function oneRequest(): Promise<{ status: number; ms: number; kind: string 
   return { status: answer.status, ms: answer.ms, kind };
 }
 
+async function heapMiB(): Promise<number> {
+  const res = await call(server.url, 'GET', '/metrics');
+  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(String(res.body));
+  return match ? Number(match[1]) / 1024 / 1024 : NaN;
+}
+
 function rssMiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : NaN;
@@ -101,6 +107,8 @@ function slope(points: { x: number; y: number }[]): number {
 interface Sample {
   minute: number;
   rssMiB: number;
+  /** V8 heap in use (from /metrics): the leak signal; resident memory also holds what V8 keeps reserved. */
+  heapMiB: number;
   requests: number;
   p50: number;
   p99: number;
@@ -118,7 +126,7 @@ const loadAtStart = loadavg();
 let sent = 0;
 let nextSample = started + sampleSeconds * 1000;
 console.log(`soak: ${minutes} min at ${rate} req/s on ${dialect.name}, server pid ${server.process.pid}, load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
-console.log('minute  rss MiB  requests  p50 ms  p99 ms  errors  load1');
+console.log('minute  rss MiB  heap MiB  requests  p50 ms  p99 ms  errors  load1');
 
 while (Date.now() - started < minutes * 60_000) {
   const due = Math.floor(((Date.now() - started) / 1000) * rate);
@@ -139,6 +147,7 @@ while (Date.now() - started < minutes * 60_000) {
     const sample: Sample = {
       minute: Number(((Date.now() - started) / 60_000).toFixed(2)),
       rssMiB: Number(rssMiB(server.process.pid!).toFixed(1)),
+      heapMiB: Number((await heapMiB()).toFixed(1)),
       requests: window.length + windowErrors,
       p50: Math.round(percentile(window, 50)),
       p99: Math.round(percentile(window, 99)),
@@ -147,7 +156,7 @@ while (Date.now() - started < minutes * 60_000) {
     };
     samples.push(sample);
     console.log(
-      [sample.minute.toFixed(2).padStart(6), sample.rssMiB.toFixed(1).padStart(8), String(sample.requests).padStart(9), String(sample.p50).padStart(7), String(sample.p99).padStart(7), String(sample.errors).padStart(7), sample.load1.toFixed(2).padStart(6)].join(' '),
+      [sample.minute.toFixed(2).padStart(6), sample.rssMiB.toFixed(1).padStart(8), sample.heapMiB.toFixed(1).padStart(9), String(sample.requests).padStart(9), String(sample.p50).padStart(7), String(sample.p99).padStart(7), String(sample.errors).padStart(7), sample.load1.toFixed(2).padStart(6)].join(' '),
     );
     window = [];
     windowErrors = 0;
@@ -159,6 +168,7 @@ await Promise.all(pending);
 // Warm-up (first 20 % of the run): caches, JIT and pools fill; growth after it is what matters.
 const steady = samples.slice(Math.floor(samples.length * 0.2));
 const rssSlope = slope(steady.map((s) => ({ x: s.minute, y: s.rssMiB })));
+const heapSlope = slope(steady.map((s) => ({ x: s.minute, y: s.heapMiB })));
 const half = Math.floor(steady.length / 2);
 const median = (xs: number[]) => percentile(xs, 50);
 const p99Early = median(steady.slice(0, half).map((s) => s.p99));
@@ -173,6 +183,7 @@ const summary = {
   rssStartMiB: samples[0]?.rssMiB,
   rssEndMiB: samples.at(-1)?.rssMiB,
   rssSlopeMiBPerMinuteAfterWarmup: Number(rssSlope.toFixed(3)),
+  heapSlopeMiBPerMinuteAfterWarmup: Number(heapSlope.toFixed(3)),
   p99MedianEarlyMs: p99Early,
   p99MedianLateMs: p99Late,
   loadAverageStart: loadAtStart.map((l) => Number(l.toFixed(2))),
