@@ -201,19 +201,38 @@ export async function registerVersionedApi(
   }
 }
 
-/** Marks the member of a versioned schema that applies to one version (read by the OpenAPI generator). */
-export const VERSION_KEYWORD = 'x-api-version';
+/** Holds the per-version shapes of a versioned schema (read by the OpenAPI generator only). */
+export const VERSIONS_KEYWORD = 'x-api-versions';
+
+type ObjectSchema = TSchema & { properties: Record<string, TSchema>; required?: string[] };
+
+/** The property names of both shapes in one order: each shape's own order, v2-only keys beside their v2 neighbours. */
+function mergedKeys(first: string[], second: string[]): string[] {
+  const keys = [...first];
+  second.forEach((key, index) => {
+    if (keys.includes(key)) return;
+    const previous = second[index - 1];
+    keys.splice(previous === undefined ? 0 : keys.indexOf(previous) + 1, 0, key);
+  });
+  return keys;
+}
 
 /**
- * A schema that differs by version, for the rare field that v2 renamed: one route table serves
- * both, so its response schema is `anyOf` the per-version shapes (each strict, so the serializer
- * picks the right one), and each version's OpenAPI document shows only its own member.
+ * An object schema that differs by version, for the rare field that v2 renamed. One route table
+ * serves both versions, so at run time the schema is the union of both shapes (a property only
+ * one version has is optional), which serializes either version's object as fast as a plain
+ * schema; each version's OpenAPI document shows its own exact shape, kept under `x-api-versions`.
  */
 export function Versioned<V1 extends TSchema, V2 extends TSchema>(v1: V1, v2: V2): TUnsafe<Static<V1> | Static<V2>> {
+  const a = v1 as unknown as ObjectSchema;
+  const b = v2 as unknown as ObjectSchema;
+  const keys = mergedKeys(Object.keys(a.properties), Object.keys(b.properties));
+  const properties = Object.fromEntries(keys.map((key) => [key, a.properties[key] ?? b.properties[key]]));
+  const required = (a.required ?? []).filter((key) => (b.required ?? []).includes(key));
   return Type.Unsafe<Static<V1> | Static<V2>>({
-    anyOf: [
-      { ...v1, [VERSION_KEYWORD]: 1 },
-      { ...v2, [VERSION_KEYWORD]: 2 },
-    ],
+    ...a,
+    properties,
+    required,
+    [VERSIONS_KEYWORD]: { 1: { ...v1 }, 2: { ...v2 } },
   });
 }

@@ -1,4 +1,4 @@
-import { LATEST_API_VERSION, VERSION_KEYWORD, type ApiVersion } from '../http/versioning.ts';
+import { LATEST_API_VERSION, VERSIONS_KEYWORD, type ApiVersion } from '../http/versioning.ts';
 import { withDefaultErrors } from './error-responses.ts';
 import { exampleOf } from './schema-example.ts';
 import type { OperationFacts } from './operation-facts.ts';
@@ -79,19 +79,13 @@ function addExamples(document: OpenApiDocument): void {
   }
 }
 
-/** Replaces each `anyOf` of per-version members (see `Versioned`) by the member of this version. */
+/** Replaces each versioned schema (see `Versioned`) by this version's own shape. */
 function pickVersion(node: unknown, version: ApiVersion): unknown {
   if (Array.isArray(node)) return node.map((item) => pickVersion(item, version));
   if (node === null || typeof node !== 'object') return node;
   const object = node as Record<string, unknown>;
-  const members = object.anyOf;
-  if (Array.isArray(members) && members.length > 0 && members.every((m) => m && typeof m === 'object' && VERSION_KEYWORD in m)) {
-    const member = members.find((m) => (m as Record<string, unknown>)[VERSION_KEYWORD] === version) ?? members[0];
-    const merged: Record<string, unknown> = { ...object, ...(member as Record<string, unknown>) };
-    delete merged.anyOf;
-    delete merged[VERSION_KEYWORD];
-    return pickVersion(merged, version);
-  }
+  const shapes = object[VERSIONS_KEYWORD] as Record<string, unknown> | undefined;
+  if (shapes && typeof shapes === 'object') return pickVersion(shapes[version], version);
   return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, pickVersion(value, version)]));
 }
 
