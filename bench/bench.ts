@@ -6,10 +6,11 @@
  * (the ceiling), loads every workload with autocannon and writes bench/RESULTS.md. See bench/README.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
-import { cpuMillis, currentRss, freePort, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
 import { renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
 import { WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     out: { type: 'string' },
     'node-options': { type: 'string', default: '' },
+    shedding: { type: 'boolean', default: false },
   },
 });
 
@@ -61,6 +63,9 @@ const serverEnv = (url: string, port: number): Record<string, string> => ({
   ADMIN_PASSWORD: 'bench-admin-password',
   // Raised, not removed: every request still goes through the limiter with the token's subject as key.
   RATE_LIMIT_MAX: '1000000000',
+  // A closed loop of 32 connections keeps the server saturated by construction: shedding would turn
+  // part of the load into quick 503s and measure the shedder. `--shedding` keeps the default.
+  ...(values.shedding ? {} : { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }),
   ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}),
 });
 const TOKEN_USER = 1;
@@ -153,9 +158,10 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     const port = await freePort();
     const env = serverEnv(database.url, port);
     const token = mintToken(database.url, TOKEN_USER, env);
-    const profiling = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
+    const profiling = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
     started = Date.now();
-    const server = await startProcess([...profiling, 'src/cli.ts', 'serve'], env, port, `${BENCH_DIR}/server-${dialect}.log`, '/readyz');
+    const log = `${BENCH_DIR}/server-${dialect}.log`;
+    const server = await startProcess([...profiling, 'src/cli.ts', 'serve'], env, port, log, '/readyz', SERVER_DIR);
     say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
     const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: TOKEN_USER, users: 1000, products: 10000, category: 'category-07' };
     try {
@@ -191,7 +197,7 @@ async function main(): Promise<void> {
   const settings = [
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
     PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
-    `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}src/cli.ts serve\`, NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised`,
+    `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}src/cli.ts serve\`, NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised, ${values.shedding ? 'overload shedding at its default' : 'overload shedding off (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0)'}`,
   ].join('; ');
   const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
   writeResults(OUT, section);

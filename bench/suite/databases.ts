@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import pg from 'pg';
 import { runCli } from './processes.ts';
 
@@ -31,7 +32,7 @@ export async function createBenchDatabase(dialect: Dialect): Promise<BenchDataba
     const file = `${BENCH_DIR}/${name}.db`;
     return {
       dialect,
-      url: `sqlite:./${file}`,
+      url: `sqlite:${resolve(file)}`,
       async drop() {
         for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
       },

@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 
 export const NODE = process.execPath;
+/** Where the service's `src/cli.ts` is run from: another checkout compares two versions (A/B). */
+export const SERVER_DIR = process.env.BENCH_SERVER_DIR ?? '.';
 
 /** `taskset` exists and there are at least two cores: the server gets core 0, the load generator core 1. */
 export const PINNING = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
@@ -37,11 +39,18 @@ export interface ServerProcess {
  * Starts `node <args>` pinned to the server core (taskset execs node, so the pid is the server's),
  * its output appended to `logFile`, and waits until `readyPath` answers.
  */
-export async function startProcess(args: string[], env: Record<string, string>, port: number, logFile: string, readyPath: string): Promise<ServerProcess> {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  logFile: string,
+  readyPath: string,
+  cwd = '.',
+): Promise<ServerProcess> {
   const command = PINNING ? 'taskset' : NODE;
   const argv = PINNING ? ['-c', SERVER_CORE, NODE, ...args] : args;
   const log = createWriteStream(logFile);
-  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -66,7 +75,7 @@ export async function startProcess(args: string[], env: Record<string, string>, 
 
 /** Runs a CLI command to completion (seed, token) and returns its standard output. */
 export function runCli(args: string[], env: Record<string, string>): string {
-  const result = spawnSync(NODE, ['src/cli.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(NODE, ['src/cli.ts', ...args], { cwd: SERVER_DIR, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`cli ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
   return result.stdout;
 }
