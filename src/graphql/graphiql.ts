@@ -1,23 +1,57 @@
-/** The GraphiQL page (development tool): a static page loading GraphiQL from a CDN, pointed at /graphql. */
-export const GRAPHIQL_HTML = `<!doctype html>
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../core/errors/app-error.ts';
+import { GRAPHIQL_ASSETS_PREFIX, graphiqlFiles, type GraphiQLFiles } from './graphiql-assets.ts';
+
+/** File names change with the package version or content, so a browser may keep them for a year. */
+const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/**
+ * The GraphiQL page (development tool), pointed at /graphql. Everything it loads comes from this
+ * process (see graphiql-assets.ts): no CDN, no inline script or style, so its CSP can be 'self'.
+ */
+export function graphiqlHtml(files: Pick<GraphiQLFiles, 'styles' | 'scripts'>): string {
+  const styles = files.styles.map((name) => `  <link rel="stylesheet" href="${GRAPHIQL_ASSETS_PREFIX}${name}">`);
+  const scripts = files.scripts.map((name) => `  <script src="${GRAPHIQL_ASSETS_PREFIX}${name}"></script>`);
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>content-service GraphiQL</title>
-  <link rel="stylesheet" href="https://unpkg.com/graphiql@3/graphiql.min.css">
-  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+  <link rel="icon" href="data:,">
+${styles.join('\n')}
 </head>
 <body>
   <div id="graphiql">Loading GraphiQL…</div>
-  <script crossorigin src="https://unpkg.com/react@18/umd/react.production.min.js"></script>
-  <script crossorigin src="https://unpkg.com/react-dom@18/umd/react-dom.production.min.js"></script>
-  <script crossorigin src="https://unpkg.com/graphiql@3/graphiql.min.js"></script>
-  <script>
-    // Add an "Authorization": "Bearer <token>" header in the Headers tab to act as a user.
-    const fetcher = GraphiQL.createFetcher({ url: '/graphql' });
-    ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, { fetcher }));
-  </script>
+${scripts.join('\n')}
 </body>
 </html>
 `;
+}
+
+const AssetParams = Type.Object({ file: Type.String({ maxLength: 100 }) });
+
+/** GET /graphiql and the files it loads, all public (the page holds no data; /graphql checks tokens). */
+export function registerGraphiQL(app: FastifyInstance): void {
+  const files = graphiqlFiles();
+  const html = graphiqlHtml(files);
+  app.get(
+    '/graphiql',
+    { config: { access: 'public' }, schema: { hide: true, tags: ['GraphQL'], summary: 'GraphiQL, the in-browser GraphQL IDE' } },
+    (_request, reply) => reply.type('text/html; charset=utf-8').send(html),
+  );
+  app.get(
+    `${GRAPHIQL_ASSETS_PREFIX}:file`,
+    {
+      config: { access: 'public', cacheControl: ASSET_CACHE_CONTROL },
+      schema: { hide: true, tags: ['GraphQL'], summary: 'A script or style sheet of the GraphiQL page', params: AssetParams },
+    },
+    (request, reply) => {
+      const asset = files.assets.get((request.params as { file: string }).file);
+      if (!asset) throw AppError.notFound('GraphiQL file');
+      // The ETag is computed once at start; the caching hook then only compares it.
+      return reply.type(asset.type).header('etag', asset.etag).send(asset.body);
+    },
+  );
+}

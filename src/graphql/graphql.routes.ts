@@ -4,7 +4,7 @@ import { AppError } from '../core/errors/app-error.ts';
 import { toAppError } from '../core/http/error-envelope.ts';
 import { toErrorDetails } from '../core/validation/ajv.ts';
 import { formatGraphQLError, requestError, type GraphQLErrorJson } from './errors.ts';
-import { GRAPHIQL_HTML } from './graphiql.ts';
+import { registerGraphiQL } from './graphiql.ts';
 import { GraphQLGetQuery, GraphQLPostBody, GraphQLResponse } from './http-schemas.ts';
 import { JSON_TYPE, negotiateResponseType, type ResponseType } from './media-types.ts';
 
@@ -160,11 +160,5 @@ export async function graphqlRoutes(app: FastifyInstance, { graphiql }: GraphQLR
       });
     },
   });
-  if (graphiql) {
-    app.get(
-      '/graphiql',
-      { config: { access: 'public' }, schema: { hide: true, tags: ['GraphQL'], summary: 'GraphiQL, the in-browser GraphQL IDE' } },
-      (_request, reply) => reply.type('text/html; charset=utf-8').send(GRAPHIQL_HTML),
-    );
-  }
+  if (graphiql) registerGraphiQL(app);
 }

@@ -1,3 +1,4 @@
+import { GRAPHIQL_ASSETS_PREFIX, graphiqlFiles } from '../graphql/graphiql-assets.ts';
 import { PNG_1X1, type Role, type World } from './permission-world.test-support.ts';
 
 /**
@@ -36,6 +37,7 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /readyz': { expect: e(200, 200, 200, 200), request: path('/readyz') },
   'GET /metrics': { expect: e(200, 200, 200, 200), request: path('/metrics') },
   'GET /graphiql': { expect: e(200, 200, 200, 200), request: path('/graphiql') },
+  'GET /graphiql/assets/:file': { expect: e(200, 200, 200, 200), request: async () => ({ path: `${GRAPHIQL_ASSETS_PREFIX}${graphiqlFiles().scripts[0]}` }) },
   // The API reference (Scalar) and the generated OpenAPI documents: public.
   'GET /docs': { expect: e(200, 200, 200, 200), request: path('/docs') },
   'GET /docs/': { expect: e(200, 200, 200, 200), request: path('/docs/') },

@@ -11,8 +11,8 @@ const API_CSP = {
 };
 
 /**
- * The two HTML pages (GraphiQL and the API docs) load their app from a CDN and run a small inline
- * bootstrap script; they get a CSP that allows exactly that, and still no framing.
+ * The API docs page may load its app from a CDN and run a small inline bootstrap script; it gets a
+ * CSP that allows exactly that, and still no framing.
  */
 const PAGE_CSP = {
   useDefaults: false,
@@ -27,6 +27,26 @@ const PAGE_CSP = {
     frameAncestors: ["'none'"],
     baseUri: ["'self'"],
     formAction: ["'self'"],
+  },
+};
+
+/**
+ * GraphiQL loads every script and style sheet from this process (src/graphql/graphiql-assets.ts) and
+ * runs no inline script. Inline styles stay allowed: the dialogs' scroll lock (react-remove-scroll)
+ * adds a <style> element when one opens; a style cannot run code.
+ */
+const GRAPHIQL_CSP = {
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    fontSrc: ["'self'", 'data:'],
+    imgSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'none'"],
   },
 };
 
@@ -46,12 +66,14 @@ const HELMET_DEFAULTS = { crossOriginEmbedderPolicy: false } as const;
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   const apiHeaders = helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: API_CSP });
   const pageHeaders = helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: PAGE_CSP });
+  const graphiqlHeaders = helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: GRAPHIQL_CSP });
   const pages = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (isHtmlPageRoute(route.url)) pages.add(route.url);
   });
   app.addHook('onRequest', (request, reply, done) => {
-    const headers = pages.has(request.routeOptions.url ?? '') ? pageHeaders : apiHeaders;
+    const url = request.routeOptions.url ?? '';
+    const headers = url === '/graphiql' ? graphiqlHeaders : pages.has(url) ? pageHeaders : apiHeaders;
     headers(request.raw, reply.raw, (error) => done(error as Error | undefined));
   });
 }

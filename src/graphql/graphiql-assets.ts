@@ -1,0 +1,108 @@
+import { hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** One file the GraphiQL page loads, kept in memory with its validator. */
+export interface GraphiQLAsset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** The URL prefix of the page's files: each name carries its package version or content hash. */
+export const GRAPHIQL_ASSETS_PREFIX = '/graphiql/assets/';
+
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
+/** The page fills the window (its own file: the page's CSP allows no inline style element). */
+const PAGE_CSS = 'html, body { height: 100%; margin: 0; overflow: hidden; } #graphiql { height: 100vh; }\n';
+
+/**
+ * Starts GraphiQL against /graphql (its own file: the page's CSP runs no inline script). Headers
+ * are not persisted, so a token typed in the Headers tab stays in the tab, not in localStorage.
+ */
+const START_JS = `(function () {
+  var fetcher = GraphiQL.createFetcher({ url: '/graphql' });
+  var defaultQuery = [
+    '# To act as a user, put this in Headers below:',
+    '# {"Authorization": "Bearer <token>"}',
+    '# (POST /api/auth/token issues one)',
+    '',
+    '{',
+    '  posts(limit: 5) {',
+    '    id',
+    '    title',
+    '  }',
+    '}',
+    '',
+  ].join('\\n');
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultQuery: defaultQuery,
+      defaultEditorToolsVisibility: 'headers',
+      isHeadersEditorEnabled: true,
+      shouldPersistHeaders: false,
+    }),
+  );
+})();
+`;
+
+const require = createRequire(import.meta.url);
+
+/** A file of an installed npm package and that package's version (browser-ready UMD builds only). */
+function packageFile(name: string, file: string): { version: string; body: Buffer } {
+  const manifestPath = require.resolve(`${name}/package.json`);
+  const { version } = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version: string };
+  // The builds end by naming a source map that is not served: the comment would only make devtools ask for it.
+  const text = readFileSync(join(dirname(manifestPath), file), 'utf8').replace(/\n\/[/*]# sourceMappingURL=\S+(?: \*\/)?\s*$/, '\n');
+  return { version, body: Buffer.from(text) };
+}
+
+function asset(body: Buffer, type: string): GraphiQLAsset {
+  return { body, type, etag: `"${hash('sha1', body, 'base64url')}"` };
+}
+
+function ownFile(stem: string, extension: string, text: string, type: string): [string, GraphiQLAsset] {
+  const body = Buffer.from(text);
+  return [`${stem}-${hash('sha1', body, 'hex').slice(0, 12)}.${extension}`, asset(body, type)];
+}
+
+export interface GraphiQLFiles {
+  /** File name (under GRAPHIQL_ASSETS_PREFIX) → content. */
+  assets: Map<string, GraphiQLAsset>;
+  /** The page's file names in load order. */
+  styles: string[];
+  scripts: string[];
+}
+
+function loadFiles(): GraphiQLFiles {
+  const react = packageFile('react', 'umd/react.production.min.js');
+  const reactDom = packageFile('react-dom', 'umd/react-dom.production.min.js');
+  const graphiqlJs = packageFile('graphiql', 'graphiql.min.js');
+  const graphiqlCss = packageFile('graphiql', 'graphiql.min.css');
+  const entries: [string, GraphiQLAsset][] = [
+    [`graphiql-${graphiqlCss.version}.min.css`, asset(graphiqlCss.body, CSS)],
+    ownFile('page', 'css', PAGE_CSS, CSS),
+    [`react-${react.version}.min.js`, asset(react.body, JS)],
+    [`react-dom-${reactDom.version}.min.js`, asset(reactDom.body, JS)],
+    [`graphiql-${graphiqlJs.version}.min.js`, asset(graphiqlJs.body, JS)],
+    ownFile('start', 'js', START_JS, JS),
+  ];
+  const names = entries.map(([name]) => name);
+  return {
+    assets: new Map(entries),
+    styles: names.filter((name) => name.endsWith('.css')),
+    scripts: names.filter((name) => name.endsWith('.js')),
+  };
+}
+
+let loaded: GraphiQLFiles | undefined;
+
+/** Read from node_modules once per process (about 1.5 MB), on the first app that serves GraphiQL. */
+export function graphiqlFiles(): GraphiQLFiles {
+  loaded ??= loadFiles();
+  return loaded;
+}
