@@ -3,8 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 
-// The machine is shared with other suites; shedding load here would fail requests at random.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
 
 /** A small catalogue with known prices at cent boundaries, ties, and names full of LIKE wildcards. */
 const CATALOGUE: [name: string, category: string, cents: number, stock: number][] = [
@@ -47,7 +45,7 @@ for (const dialect of DIALECTS) {
     const idsWhere = (keep: (row: (typeof rows)[number]) => boolean) => rows.filter(keep).map((r) => r.id);
 
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       const start = Date.UTC(2026, 0, 1);
       // Inserted so that created_at order differs from id order (the 3rd newest first, etc.).
       const inserted = await t.server.db

@@ -3,15 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 
-// The machine is shared with other suites; shedding load here would fail requests at random.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
-
 for (const dialect of DIALECTS) {
   describe(`products single read (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     let product: Record<string, unknown> & { id: number };
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       const res = await t.request('POST', '/api/products', {
         token: t.adminToken,
         body: { name: 'Desk Lamp', category: 'home', price: 39.99, stock: 27, image: 'https://img.example.com/lamp.png', description: 'Warm light' },

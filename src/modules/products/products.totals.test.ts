@@ -3,15 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 
-// The machine is shared with other suites; shedding load here would fail requests at random.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
 
 /** `total` for the unfiltered, category and in_stock lists comes from trigger-kept counters: they must stay exact. */
 for (const dialect of DIALECTS) {
   describe(`products list totals (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
     });
     after(() => t?.close());
 

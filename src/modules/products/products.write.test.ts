@@ -3,8 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 
-// The machine is shared with other suites; shedding load here would fail requests at random.
-const NO_LOAD_SHEDDING = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
 
 const VALID = { name: 'Chef Knife', category: 'kitchen', price: 79, stock: 15 };
 
@@ -13,7 +11,7 @@ for (const dialect of DIALECTS) {
     let t: TestServer;
     let userToken: string;
     before(async () => {
-      t = await startTestServer(dialect, NO_LOAD_SHEDDING);
+      t = await startTestServer(dialect);
       userToken = (await t.createUser()).token;
     });
     after(() => t?.close());
