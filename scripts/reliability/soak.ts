@@ -39,6 +39,13 @@ const database = await dialect.createDatabase();
 const db = openDatabase(database.url);
 // Shedding off: the soak measures steady behaviour at a rate the service can sustain, not overload.
 const server = await startProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'info', REPORT_POLL_MS: '1000' });
+// Interrupted (Ctrl-C): stop the server and drop the database rather than leave them behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.process.kill('SIGKILL');
+    void Promise.allSettled([db.destroy(), database.drop()]).then(() => process.exit(130));
+  });
+}
 const world = await prepareWorld(server.url, db, { users: 20, products: 50, stock: 1_000_000_000, tag: `soak-${Date.now()}` });
 const adminToken = await tokenFor(1, 'admin');
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
