@@ -8,7 +8,7 @@ export interface OpenLoopAnswer {
 }
 
 /** A lean request: a 200 body is read but not parsed, so the generator stays cheaper than the server. */
-async function hit(url: string, timeoutMs: number): Promise<OpenLoopAnswer> {
+export async function hit(url: string, timeoutMs: number): Promise<OpenLoopAnswer> {
   const start = Date.now();
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
