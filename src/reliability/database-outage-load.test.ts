@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS } from '../test-support/dialects.ts';
 import { call, openDatabase, percentile, startProcess, waitFor } from './harness.test-support.ts';
 import { allProblems } from './invariants.test-support.ts';
-import { createCuttableProxy } from './tcp-proxy.test-support.ts';
+import { createCuttableProxy } from '../test-support/tcp-proxy.ts';
 import { prepareWorld, startWriteLoad } from './write-load.test-support.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');

@@ -1,43 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
+import { createCuttableProxy } from '../../test-support/tcp-proxy.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
-
-/** A TCP proxy in front of PostgreSQL that the test can cut and restore, like stopping the server. */
-function createCuttableProxy(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = connect(target.port, target.host);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => socket.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  return {
-    get port() {
-      return port;
-    },
-    start: listen,
-    async cut() {
-      await new Promise<void>((resolve) => {
-        server?.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-    },
-  };
-}
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
