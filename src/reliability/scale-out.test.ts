@@ -5,27 +5,13 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../core/db/database.ts';
 import { DIALECTS } from '../test-support/dialects.ts';
+import { REDIS_URL, redisUp } from '../test-support/redis.ts';
 import { call, insertProducts, openDatabase, signUpUsers, startProcess, tokenFor, waitFor } from './harness.test-support.ts';
 import { stockProblems, orderProblems } from './invariants.test-support.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BUDGET = 60;
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
-async function redisReachable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-const redisUp = await redisReachable();
-if (!redisUp && process.env.CI === 'true') throw new Error(`Redis is not reachable at ${REDIS_URL}; CI requires it`);
 const skip = !postgres || postgres.skip || (!redisUp && `Redis not reachable at ${REDIS_URL}`);
 
 /** Records every claim of a report job (a move to `running` by a worker), to count how often each job ran. */

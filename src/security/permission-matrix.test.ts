@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../test-support/dialects.ts';
+import { servedRoutes } from '../test-support/served-routes.ts';
 import { startTestServer, type TestServer } from '../test-support/test-server.ts';
 import { GRAPHQL_RULES, REST_RULES, type GraphQLOutcome } from './permission-matrix.table.ts';
 import { createWorld, ROLES, type World } from './permission-world.test-support.ts';
 import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
 const VERSIONED = /^\/api\/v\d+(?=\/)/;
-
-/** Every `METHOD /url` the app serves, read from Fastify's own route tree (HEAD and OPTIONS aside). */
-export function routesOf(tree: string): string[] {
-  const routes: string[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(\S+)(?: \(([^)]+)\))?$/.exec(line);
-    if (!match) continue;
-    stack.length = match[1]!.length / 4;
-    stack.push(match[2]!);
-    for (const method of (match[3] ?? '').split(', ').filter(Boolean)) {
-      if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${stack.join('')}`);
-    }
-  }
-  return routes;
-}
 
 for (const dialect of DIALECTS) {
   describe(`permission matrix (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -32,7 +17,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '1000000', RATE_LIMIT_AUTH_MAX: '1000' });
       shared = createWorld(t);
-      served = routesOf(t.server.app.http.printRoutes({ commonPrefix: false }));
+      served = servedRoutes(t.server.app.http);
     });
     after(() => t?.close());
 

@@ -3,26 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { DIALECTS } from '../test-support/dialects.ts';
+import { REDIS_URL, redisUp } from '../test-support/redis.ts';
 import { startTestServer, type TestServer } from '../test-support/test-server.ts';
 import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const redisUp = await redisReachable();
-if (!redisUp && process.env.CI === 'true') throw new Error(`Redis is not reachable at ${REDIS_URL}; CI requires it`);
 
 for (const dialect of DIALECTS) {
   describe(`rate limits shared through Redis (${dialect.name})`, { skip: dialect.skip || (!redisUp && `Redis not reachable at ${REDIS_URL}`) }, () => {

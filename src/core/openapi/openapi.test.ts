@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../test-support/dialects.ts';
+import { servedRoutes } from '../../test-support/served-routes.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -8,23 +9,13 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
 /** `GET /api/v2/users/:userId` for every versioned REST route the app serves (HEAD/OPTIONS aside). */
 function servedOperations(t: TestServer, version: number): string[] {
-  const operations: string[] = [];
   const prefix = `/api/v${version}/`;
   // Fastify's own route tree is the truth the document must cover.
-  const tree = t.server.app.http.printRoutes({ commonPrefix: false });
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(\S+)(?: \(([^)]+)\))?$/.exec(line);
-    if (!match) continue;
-    stack.length = match[1]!.length / 4;
-    stack.push(match[2]!);
-    const url = stack.join('');
-    for (const method of (match[3] ?? '').split(', ').filter(Boolean)) {
-      if (method === 'HEAD' || method === 'OPTIONS' || !url.startsWith(prefix) || url.endsWith('/openapi.json')) continue;
-      operations.push(`${method} ${url.slice(prefix.length - 1).replace(/:(\w+)/g, '{$1}')}`);
-    }
-  }
-  return operations.sort();
+  return servedRoutes(t.server.app.http)
+    .map((route) => route.split(' ') as [string, string])
+    .filter(([, url]) => url.startsWith(prefix) && !url.endsWith('/openapi.json'))
+    .map(([method, url]) => `${method} ${url.slice(prefix.length - 1).replace(/:(\w+)/g, '{$1}')}`)
+    .sort();
 }
 
 function documentedOperations(document: Json): string[] {
