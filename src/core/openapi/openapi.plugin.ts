@@ -71,5 +71,5 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     return documentOf(chooseVersion(`/api${query}`, request.headers)?.version ?? 1);
   });
 
-  await registerDocsPage(app);
+  registerDocsPage(app);
 }

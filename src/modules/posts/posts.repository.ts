@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { PostsTable } from '../../core/db/tables.ts';
 import type { PostRow } from './post.ts';
 
@@ -37,7 +37,9 @@ export function listPostsBeforeId(db: Db, beforeId: number | undefined, take: nu
 
 /**
  * The newest posts of each author, one statement for any number of authors (GraphQL's `User.posts`
- * loader): a window function numbers each author's posts, newest first, and the page is cut per author.
+ * loader): a window numbers each author's posts, newest first, and the page is cut per author. As
+ * for comments (`listCommentsOfPosts`), SQLite numbers over the `(author_id, id)` index alone and
+ * reads the page's rows by primary key; PostgreSQL numbers whole rows and stops each window early.
  */
 export function listPostsOfAuthors(
   db: Db,
@@ -45,21 +47,28 @@ export function listPostsOfAuthors(
   window: { limit: number; offset: number },
 ): Promise<PostRow[]> {
   if (authorIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('posts')
-        .selectAll()
-        .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy('author_id').orderBy('id', 'desc')).as('rn'))
-        .where('author_id', 'in', authorIds)
-        .as('ranked'),
-    )
-    .select(['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'])
-    .where('rn', '>', window.offset)
-    .where('rn', '<=', window.offset + window.limit)
-    .orderBy('author_id')
-    .orderBy('id', 'desc')
-    .execute();
+  const numbered = db
+    .selectFrom('posts')
+    .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy('author_id').orderBy('id', 'desc')).as('rn'))
+    .where('author_id', 'in', authorIds);
+  const first = window.offset;
+  const last = window.offset + window.limit;
+  const page =
+    dialectOf(db) === 'postgres'
+      ? db
+          .selectFrom(numbered.selectAll().as('ranked'))
+          .select(['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'])
+          .where('rn', '>', first)
+          .where('rn', '<=', last)
+          .orderBy('author_id')
+          .orderBy('id', 'desc')
+      : db
+          .selectFrom('posts')
+          .select(['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'])
+          .where('id', 'in', db.selectFrom(numbered.select('id').as('ranked')).select('id').where('rn', '>', first).where('rn', '<=', last))
+          .orderBy('author_id')
+          .orderBy('id', 'desc');
+  return page.execute();
 }
 
 export function insertPost(db: Db, row: Insertable<PostsTable>): Promise<PostRow> {
