@@ -54,7 +54,8 @@ for (const dialect of DIALECTS) {
       const database = await dialect.createDatabase();
       const db = openDatabase(database.url);
       try {
-        const server = await startProcess({ DATABASE_URL: database.url });
+        // `debug` adds the arrival line of each request (core/http/access-log.ts).
+        const server = await startProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'debug' });
         const world = await prepareWorld(server.url, db, { users: 6, products: 4, stock: 500, tag: `term-${dialect.name}` });
         const author = world.users[0]!;
         // Half the loops open a connection per request, half keep theirs alive (as a load balancer does).
