@@ -1,6 +1,7 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Expression, type Insertable, type Updateable } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import type { ProductsTable } from '../../core/db/tables.ts';
+import { PRICE_BUCKET_CENTS } from '../../core/db/migrations/0003-product-price-counts.ts';
+import type { ProductCountsTable, ProductsTable } from '../../core/db/tables.ts';
 import { containsPattern } from './like-pattern.ts';
 import type { ProductFilter, ProductRow, ProductSort, ProductSortKey } from './product.ts';
 
@@ -45,22 +46,89 @@ export function listProducts(db: Db, query: ProductListQuery): Promise<ProductRo
 }
 
 /**
- * The exact number of products a filter matches. Without a price or name filter the answer comes
- * from the trigger-maintained `product_counts` (a few rows instead of up to a million); otherwise
- * the matching rows are counted.
+ * The exact number of products a filter matches. Trigger-kept counters answer without reading the
+ * matching rows: `product_counts` when the filter is only category and/or in_stock, and
+ * `product_price_counts` (plus the rows of two edge buckets) when it has a price bound. A name
+ * search counts the matching rows.
  */
 export async function countProducts(db: Db, filter: ProductFilter): Promise<number> {
-  if (filter.minPriceCents === undefined && filter.maxPriceCents === undefined && !filter.search) {
-    let query = db.selectFrom('product_counts').select((eb) => eb.fn.sum<number | string | null>('n').as('count'));
-    if (filter.category !== undefined) query = query.where('category', '=', filter.category);
-    if (filter.inStock) query = query.where('in_stock', '=', true);
-    const row = await query.executeTakeFirst();
-    return Number(row?.count ?? 0);
-  }
+  if (filter.search) return countMatchingRows(db, filter);
+  if (filter.minPriceCents === undefined && filter.maxPriceCents === undefined) return sumCategoryCounters(db, filter);
+  return countPriceRange(db, filter);
+}
+
+async function countMatchingRows(db: Db, filter: ProductFilter): Promise<number> {
   const row = await filtered(db, filter)
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+async function sumCategoryCounters(db: Db, filter: ProductFilter): Promise<number> {
+  let query = db.selectFrom('product_counts').select((eb) => eb.fn.sum<number | string | null>('n').as('count'));
+  if (filter.category !== undefined) query = query.where('category', '=', filter.category);
+  if (filter.inStock) query = query.where('in_stock', '=', true);
+  const row = await query.executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+/** Products per (category, in stock, price bucket): migration 0003-product-price-counts. Only this file reads it. */
+interface ProductPriceCountsTable {
+  category: string;
+  in_stock: ProductCountsTable['in_stock'];
+  /** `floor(price_cents / PRICE_BUCKET_CENTS)` */
+  bucket: number;
+  n: number;
+}
+
+const BUCKET = PRICE_BUCKET_CENTS;
+
+/** `floor(cents / BUCKET)` for cents >= 0, exact for every safe integer (a float division can round up). */
+const bucketOf = (cents: number) => (cents - (cents % BUCKET)) / BUCKET;
+
+/**
+ * The counters of the buckets wholly inside [from, to], plus the rows of the partial buckets at each
+ * end, in one statement: a primary-key range on the counters and `(category, price_cents, id)` or
+ * `(price_cents, id)` range counts for the edges (plans in bench/PRODUCTS.md). Prices are never
+ * negative (a check constraint), so the range starts at 0 at least; without a maximum it is open at
+ * the top. Edges are half-open, [start, end): bucket starts (even numbers below 2^54) and `to + 1`
+ * (at most 2^53) stay exact doubles even for the largest bounds.
+ */
+async function countPriceRange(db: Db, filter: ProductFilter): Promise<number> {
+  const from = Math.max(filter.minPriceCents ?? 0, 0);
+  const to = filter.maxPriceCents;
+  if (to !== undefined && to < from) return 0;
+  const firstBucket = bucketOf(from) + (from % BUCKET === 0 ? 0 : 1);
+  const lastBucket = to === undefined ? undefined : bucketOf(to) - (to % BUCKET === BUCKET - 1 ? 0 : 1);
+  // No whole bucket inside: the range is under two buckets wide, and its rows are counted directly.
+  if (lastBucket !== undefined && lastBucket < firstBucket) return countMatchingRows(db, filter);
+
+  const parts: Expression<unknown>[] = [sumPriceCounters(db, filter, firstBucket, lastBucket)];
+  if (from < firstBucket * BUCKET) parts.push(countRowsPricedWithin(db, filter, from, firstBucket * BUCKET));
+  if (to !== undefined && lastBucket !== undefined && (lastBucket + 1) * BUCKET <= to) {
+    parts.push(countRowsPricedWithin(db, filter, (lastBucket + 1) * BUCKET, to + 1));
+  }
+  const row = await db.selectNoFrom(sql<number | string>`${sql.join(parts, sql` + `)}`.as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+function sumPriceCounters(db: Db, filter: ProductFilter, firstBucket: number, lastBucket: number | undefined) {
+  let query = db
+    .withTables<{ product_price_counts: ProductPriceCountsTable }>()
+    .selectFrom('product_price_counts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql.lit(0)).as('n'))
+    .where('bucket', '>=', firstBucket);
+  if (lastBucket !== undefined) query = query.where('bucket', '<=', lastBucket);
+  if (filter.category !== undefined) query = query.where('category', '=', filter.category);
+  if (filter.inStock) query = query.where('in_stock', '=', true);
+  return query;
+}
+
+/** Products of the filter's category and stock status priced in [fromCents, belowCents). */
+function countRowsPricedWithin(db: Db, filter: ProductFilter, fromCents: number, belowCents: number) {
+  return filtered(db, { category: filter.category, inStock: filter.inStock, minPriceCents: fromCents })
+    .where('price_cents', '<', belowCents)
+    .select((eb) => eb.fn.countAll<number>().as('n'));
 }
 
 export function insertProduct(db: Db, row: NewProductRow): Promise<ProductRow> {
