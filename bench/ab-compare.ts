@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { runLoad } from './suite/load.ts';
 import { cpuMillis, freePort, pinLoadGenerator, startProcess, type ServerProcess } from './suite/processes.ts';
+import { serverArgs } from './suite/server-command.ts';
 import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
 
 const { values } = parseArgs({
@@ -45,7 +46,7 @@ const env = (url: string, port: number) => ({
 
 async function start(dir: string, name: string, url: string): Promise<ServerProcess> {
   const port = await freePort();
-  return startProcess(['src/cli.ts', 'serve'], env(url, port), port, `${BENCH_DIR}/ab-${name}.log`, '/readyz', dir);
+  return startProcess(serverArgs(dir), env(url, port), port, `${BENCH_DIR}/ab-${name}.log`, '/readyz', dir);
 }
 
 pinLoadGenerator();

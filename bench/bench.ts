@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
 import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { serverArgs } from './suite/server-command.ts';
 import { renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
 import { WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
@@ -161,7 +162,7 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     const profiling = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
     started = Date.now();
     const log = `${BENCH_DIR}/server-${dialect}.log`;
-    const server = await startProcess([...profiling, 'src/cli.ts', 'serve'], env, port, log, '/readyz', SERVER_DIR);
+    const server = await startProcess([...profiling, ...serverArgs(SERVER_DIR)], env, port, log, '/readyz', SERVER_DIR);
     say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
     const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: TOKEN_USER, users: 1000, products: 10000, category: 'category-07' };
     try {
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
   const settings = [
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
     PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
-    `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}src/cli.ts serve\`, NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised, ${values.shedding ? 'overload shedding at its default' : 'overload shedding off (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0)'}`,
+    `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}${serverArgs(SERVER_DIR).join(' ')}\` (\`npm start\`), NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised, ${values.shedding ? 'overload shedding at its default' : 'overload shedding off (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0)'}`,
   ].join('; ');
   const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
   writeResults(OUT, section);

@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createDatabase } from '../src/core/db/database.ts';
 import { analyze, explainScenario, SCENARIOS } from './products-scenarios.ts';
+import { serverArgs } from './suite/server-command.ts';
 
 /** The part of autocannon's API used here, typed locally so the script needs no type package. */
 interface LoadResult {
@@ -97,7 +98,7 @@ function run(args: string[], env: Record<string, string>): void {
 }
 
 async function startServer(url: string, port: number): Promise<ChildProcess> {
-  const child = spawn(NODE, ['src/cli.ts', 'serve'], {
+  const child = spawn(NODE, serverArgs(), {
     env: {
       ...process.env,
       NODE_ENV: 'production',

@@ -20,7 +20,9 @@ export const SCENARIOS: Scenario[] = [
     query: '?category=category-07&min_price=100&max_price=500&sort=-price',
     data: () =>
       `select ${COLUMNS} from products where category = 'category-07' and price_cents >= 10000 and price_cents <= 50000 order by price_cents desc, id asc limit 20 offset 0`,
-    count: `select count(*) from products where category = 'category-07' and price_cents >= 10000 and price_cents <= 50000`,
+    // The price-bucket counters (500-cent buckets 20..99) plus the one edge cent 500.00 counted in rows.
+    count: `select (select coalesce(sum(n), 0) from product_price_counts where bucket >= 20 and bucket <= 99 and category = 'category-07')
+      + (select count(*) from products where category = 'category-07' and price_cents >= 50000 and price_cents < 50001)`,
   },
   {
     name: 'search, common substring',
