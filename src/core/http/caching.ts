@@ -31,22 +31,24 @@ const DEFAULT_CACHE_CONTROL = 'private, no-cache';
  * `If-None-Match` turns it into a 304 with no body, whatever the request's own Cache-Control says.
  */
 export function registerHttpCaching(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
-    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
-    const etag = (reply.getHeader('etag') as string | undefined) ?? strongEtag(payload);
-    reply.header('etag', etag);
-    if (!reply.hasHeader('cache-control')) {
-      reply.header('cache-control', request.routeOptions.config.cacheControl ?? DEFAULT_CACHE_CONTROL);
-    }
-    if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
-      reply.code(304);
-      reply.removeHeader('content-type');
-      reply.removeHeader('content-length');
-      return '';
-    }
-    return payload;
-  });
+  app.addHook('onSend', (request, reply, payload, done) => done(null, withValidator(request, reply, payload)));
+}
+
+function withValidator(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+  if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+  const etag = (reply.getHeader('etag') as string | undefined) ?? strongEtag(payload);
+  reply.header('etag', etag);
+  if (!reply.hasHeader('cache-control')) {
+    reply.header('cache-control', request.routeOptions.config.cacheControl ?? DEFAULT_CACHE_CONTROL);
+  }
+  if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    return '';
+  }
+  return payload;
 }
 
 /**

@@ -12,12 +12,12 @@ export function requestIdOf(request: IncomingMessage): string {
 
 export function registerRequestContext(app: FastifyInstance): void {
   app.decorateRequest('apiPrefix', '/api');
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (request.url.startsWith('/api')) {
       // REST representations depend on the caller and on the negotiated version.
       reply.header('vary', 'Authorization, Accept, API-Version');
     }
-    return payload;
+    done(null, payload);
   });
 }

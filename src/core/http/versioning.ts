@@ -131,20 +131,27 @@ export function registerApiVersioning(app: FastifyInstance, options: VersioningO
   app.decorateRequest('apiVersion', 1);
   registerVendorJsonBody(app);
 
-  app.addHook('onRequest', async (request) => {
-    const choice = chooseVersion(request.url, request.headers);
-    if (!choice) return;
-    request.apiVersion = choice.version;
-    request.apiPrefix = choice.prefix;
-    choices.set(request, choice);
+  app.addHook('onRequest', (request, _reply, done) => {
+    let choice: VersionChoice | null;
+    try {
+      choice = chooseVersion(request.url, request.headers);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (choice) {
+      request.apiVersion = choice.version;
+      request.apiPrefix = choice.prefix;
+      choices.set(request, choice);
+    }
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     // A request refused by an earlier hook (401, 429) never reached ours: choose now, so that
     // its error still says which version answered.
     const choice = choices.get(request) ?? quietChoice(request);
     if (choice) markVersion(request, reply, choice, options);
-    return payload;
+    done(null, payload);
   });
 }
 

@@ -141,12 +141,13 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
   });
 
   // After the body is parsed (the email is in it), before it is validated: malformed attempts count too.
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'POST' || !TOKEN_ROUTE.test(request.routeOptions.url ?? '')) return;
-    const decision = await decide(tokenAttempts, request);
-    if (!decision) return;
-    setHeaders(reply, decision);
-    if (decision.exceeded) throw rateLimited(decision);
+  // Callback style: every other request passes without a promise.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.method !== 'POST' || !TOKEN_ROUTE.test(request.routeOptions.url ?? '')) return done();
+    decide(tokenAttempts, request).then((decision) => {
+      if (decision) setHeaders(reply, decision);
+      done(decision?.exceeded ? rateLimited(decision) : undefined);
+    }, done);
   });
 
   return {
