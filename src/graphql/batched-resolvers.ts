@@ -1,7 +1,9 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { LoaderQuery } from './loaders.ts';
+import { requestedFields } from './requested-fields.ts';
 
 type Loader = (queries: LoaderQuery<unknown>[], context: object) => Promise<unknown[]>;
-type FieldResolver = (parent: unknown, params: Record<string, unknown>, context: object) => Promise<unknown>;
+type FieldResolver = (parent: unknown, params: Record<string, unknown>, context: object, info: GraphQLResolveInfo) => Promise<unknown>;
 
 interface Batch {
   queries: LoaderQuery<unknown>[];
@@ -27,7 +29,14 @@ export function batchedResolvers(loaders: Record<string, Record<string, unknown>
 
 function batchedField(load: Loader): FieldResolver {
   const pending = new WeakMap<object, Batch>();
-  return (obj, params, context) =>
+  // Every parent of one level shares the field's nodes: its selection is read once per node list.
+  const selections = new WeakMap<object, Set<string>>();
+  const fieldsOf = (info: GraphQLResolveInfo): Set<string> => {
+    let fields = selections.get(info.fieldNodes);
+    if (!fields) selections.set(info.fieldNodes, (fields = requestedFields(info)));
+    return fields;
+  };
+  return (obj, params, context, info) =>
     new Promise((resolve, reject) => {
       let batch = pending.get(context);
       if (!batch) {
@@ -40,7 +49,7 @@ function batchedField(load: Loader): FieldResolver {
           flush(load, started, context);
         });
       }
-      batch.queries.push({ obj, params });
+      batch.queries.push({ obj, params, fields: fieldsOf(info) });
       batch.settle.push({ resolve, reject });
     });
 }

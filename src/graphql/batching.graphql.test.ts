@@ -114,5 +114,47 @@ for (const dialect of DIALECTS) {
       assert.ok(post.author.name.startsWith('Batch'));
       assert.ok(post.comments.every((c) => c.post.title === post.title));
     });
+
+    it('reads only the columns of the fields a query selects', async () => {
+      const { statements } = await statementsOf('{ users(limit: 5) { posts { title comments { text author { name } } } } }');
+      const of = (table: string) => statements.find((sql) => new RegExp(`^select .* from "${table}" where "(id|author_id|post_id)" in`, 'i').test(sql)) ?? '';
+      const posts = of('posts');
+      const comments = of('comments');
+      const authors = of('users');
+      assert.match(posts, /"title"/);
+      assert.doesNotMatch(posts, /"content"|"created_at"|"updated_at"|\*/, posts);
+      assert.match(comments, /"text"/);
+      assert.doesNotMatch(comments, /"created_at"|\*/, comments);
+      assert.match(authors, /"name"/);
+      assert.doesNotMatch(authors, /"email"|"password_hash"|\*/, authors);
+    });
+
+    it('answers every field selected through fragments, inline fragments and aliases', async () => {
+      const { data } = await statementsOf(`{
+        users(limit: 3, offset: 1) {
+          id
+          posts { ...PostBody withText: comments { ... on Comment { text author { email } } } }
+          short: posts(limit: 1) { title }
+        }
+      }
+      fragment PostBody on Post { id content createdAt }`);
+      type Answer = { id: string; posts: { id: string; content: string; createdAt: string; withText: { text: string; author: { email: string } }[] }[]; short: { title: string }[] };
+      const users = data.users as Answer[];
+      assert.equal(users.length, 3);
+      for (const user of users) {
+        assert.equal(user.posts.length, POSTS_PER_USER);
+        assert.equal(user.short.length, 1);
+        assert.match(user.short[0]!.title, /^Post /);
+        for (const post of user.posts) {
+          assert.equal(post.content, 'Body');
+          assert.equal(post.createdAt, '2026-01-01T00:00:00.000Z');
+          assert.equal(post.withText.length, COMMENTS_PER_POST);
+          for (const comment of post.withText) {
+            assert.match(comment.text, /^Comment /);
+            assert.match(comment.author.email, /^batch\d+@example\.com$/);
+          }
+        }
+      }
+    });
   });
 }

@@ -1,9 +1,17 @@
 import { pageOf, type ListArgs } from './context.ts';
 
-/** One batched call of a Mercurius loader: the parent object and the field's arguments. */
+/** One batched call of a loader: the parent object, the field's arguments and the subfields it selects. */
 export interface LoaderQuery<P, A = Record<string, unknown>> {
   obj: P;
   params: A;
+  fields: ReadonlySet<string>;
+}
+
+/** The subfields any query of a batch selects: the loader reads the columns of all of them. */
+function fieldsOfAll(queries: readonly LoaderQuery<unknown, unknown>[]): Set<string> {
+  const fields = new Set<string>();
+  for (const query of queries) for (const field of query.fields) fields.add(field);
+  return fields;
 }
 
 type Page = ReturnType<typeof pageOf>;
@@ -14,7 +22,7 @@ type Page = ReturnType<typeof pageOf>;
  */
 export function listLoader<P, T>(
   keyOf: (parent: P) => number,
-  load: (keys: number[], page: Page) => Promise<Map<number, T[]>>,
+  load: (keys: number[], page: Page, fields: ReadonlySet<string>) => Promise<Map<number, T[]>>,
 ) {
   return async (queries: LoaderQuery<P, ListArgs>[]): Promise<T[][]> => {
     const groups = new Map<string, { page: Page; indexes: number[] }>();
@@ -29,7 +37,7 @@ export function listLoader<P, T>(
     await Promise.all(
       [...groups.values()].map(async ({ page, indexes }) => {
         const keys = [...new Set(indexes.map((i) => keyOf(queries[i]!.obj)))];
-        const byKey = await load(keys, page);
+        const byKey = await load(keys, page, fieldsOfAll(indexes.map((i) => queries[i]!)));
         for (const i of indexes) results[i] = byKey.get(keyOf(queries[i]!.obj)) ?? [];
       }),
     );
@@ -38,9 +46,12 @@ export function listLoader<P, T>(
 }
 
 /** A loader for a to-one relation (`Post.author`, `Comment.post`): one `find...ByIds` call per level. */
-export function byIdLoader<P, T extends { id: number }>(keyOf: (parent: P) => number, load: (ids: number[]) => Promise<T[]>) {
+export function byIdLoader<P, T extends { id: number }>(
+  keyOf: (parent: P) => number,
+  load: (ids: number[], fields: ReadonlySet<string>) => Promise<T[]>,
+) {
   return async (queries: LoaderQuery<P>[]): Promise<(T | null)[]> => {
-    const rows = await load([...new Set(queries.map((query) => keyOf(query.obj)))]);
+    const rows = await load([...new Set(queries.map((query) => keyOf(query.obj)))], fieldsOfAll(queries));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return queries.map((query) => byId.get(keyOf(query.obj)) ?? null);
   };

@@ -11,8 +11,8 @@ export function commentsResolvers({ users, posts }: { users: UsersService; posts
     resolvers: {},
     loaders: {
       Comment: {
-        author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids) => users.findUsersByIds(ids)),
-        post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids) => posts.findPostsByIds(ids)),
+        author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids, fields) => users.findUsersByIds(ids, fields)),
+        post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids, fields) => posts.findPostsByIds(ids, fields)),
       },
     },
   };

@@ -2,7 +2,7 @@
  * Comments: business rules and permissions, used by REST and GraphQL alike.
  *
  * Stable API (GraphQL resolvers call these; keep the names and shapes):
- *   findCommentsByPostIds(postIds: readonly number[], { limit?, offset? }): Promise<Map<number, Comment[]>>
+ *   findCommentsByPostIds(postIds: readonly number[], { limit?, offset? }, fields?): Promise<Map<number, Comment[]>>
  *       one query; oldest first per post; limit default 20, max 100; every post id gets an entry
  *   findCommentsByIds(ids: readonly number[]): Promise<Comment[]>        any order, missing ids left out
  * REST:
@@ -14,13 +14,14 @@
 import { requireSignedIn } from '../../core/auth/guards.ts';
 import { isAdmin, type Principal } from '../../core/auth/principal.ts';
 import { now } from '../../core/clock.ts';
+import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { findPostById } from '../posts/posts.repository.ts';
-import { toComment, type Comment } from './comment.ts';
+import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
 import { CreateCommentInput } from './comments.schemas.ts';
 
@@ -98,10 +99,13 @@ export function createCommentsService(db: Db) {
     async findCommentsByPostIds(
       postIds: readonly number[],
       page: { limit?: number | undefined; offset?: number | undefined } = {},
+      fields?: Iterable<string>,
     ): Promise<Map<number, Comment[]>> {
       const unique = [...new Set(postIds)];
       const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, COMMENT_PAGE_RULES);
-      const rows = await repo.listCommentsOfPosts(db, unique, { limit, offset });
+      // Whatever is asked, the keys `Comment.author` and `Comment.post` follow are read.
+      const columns = columnsFor(fields, COMMENT_COLUMN_OF, ['id', 'post_id', 'author_id']);
+      const rows = await repo.listCommentsOfPosts(db, unique, { limit, offset }, columns);
       const byPost = new Map<number, Comment[]>(unique.map((id) => [id, []]));
       for (const row of rows) byPost.get(row.post_id)?.push(toComment(row));
       return byPost;

@@ -13,6 +13,16 @@ export interface Post {
   updatedAt: string;
 }
 
+/** The column of each field: loaders read only the columns of the fields a GraphQL query selects. */
+export const POST_COLUMN_OF = {
+  id: 'id',
+  title: 'title',
+  content: 'content',
+  authorId: 'author_id',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+} as const satisfies Record<keyof Post, keyof PostRow>;
+
 export function toPost(row: PostRow): Post {
   return {
     id: row.id,

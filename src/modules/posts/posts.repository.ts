@@ -3,15 +3,19 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { PostsTable } from '../../core/db/tables.ts';
 import type { PostRow } from './post.ts';
 
+const ALL_POST_COLUMNS = ['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'] as const satisfies readonly (keyof PostRow)[];
+
 /** All SQL of posts. Every list orders by id, the stable key the cursor relies on. */
 
 export function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findPostsByIds(db: Db, ids: readonly number[]): Promise<PostRow[]> {
+/** With `columns`, only those are read (the rows' other properties are absent). */
+export function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('posts').selectAll().where('id', 'in', ids).execute();
+  const query = db.selectFrom('posts');
+  return (columns ? query.select(columns) : query.selectAll()).where('id', 'in', ids).execute() as Promise<PostRow[]>;
 }
 
 /** Newest first (by id: ids grow with time and never tie). */
@@ -40,11 +44,13 @@ export function listPostsBeforeId(db: Db, beforeId: number | undefined, take: nu
  * loader): a window numbers each author's posts, newest first, and the page is cut per author. As
  * for comments (`listCommentsOfPosts`), SQLite numbers over the `(author_id, id)` index alone and
  * reads the page's rows by primary key; PostgreSQL numbers whole rows and stops each window early.
+ * Only `columns` are read (GraphQL asks for the columns of the fields a query selects).
  */
 export function listPostsOfAuthors(
   db: Db,
   authorIds: readonly number[],
   window: { limit: number; offset: number },
+  columns: readonly (keyof PostRow)[] = ALL_POST_COLUMNS,
 ): Promise<PostRow[]> {
   if (authorIds.length === 0) return Promise.resolve([]);
   const numbered = db
@@ -56,19 +62,19 @@ export function listPostsOfAuthors(
   const page =
     dialectOf(db) === 'postgres'
       ? db
-          .selectFrom(numbered.selectAll().as('ranked'))
-          .select(['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'])
+          .selectFrom(numbered.select(columns).as('ranked'))
+          .select(columns)
           .where('rn', '>', first)
           .where('rn', '<=', last)
           .orderBy('author_id')
           .orderBy('id', 'desc')
       : db
           .selectFrom('posts')
-          .select(['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'])
+          .select(columns)
           .where('id', 'in', db.selectFrom(numbered.select('id').as('ranked')).select('id').where('rn', '>', first).where('rn', '<=', last))
           .orderBy('author_id')
           .orderBy('id', 'desc');
-  return page.execute();
+  return page.execute() as Promise<PostRow[]>;
 }
 
 export function insertPost(db: Db, row: Insertable<PostsTable>): Promise<PostRow> {

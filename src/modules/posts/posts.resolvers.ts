@@ -33,8 +33,8 @@ export function postsResolvers(services: { posts: PostsService; users: UsersServ
     },
     loaders: {
       Post: {
-        author: byIdLoader<Post, User>((post) => post.authorId, (ids) => users.findUsersByIds(ids)),
-        comments: listLoader<Post, Comment>((post) => post.id, (ids, page) => comments.findCommentsByPostIds(ids, page)),
+        author: byIdLoader<Post, User>((post) => post.authorId, (ids, fields) => users.findUsersByIds(ids, fields)),
+        comments: listLoader<Post, Comment>((post) => post.id, (ids, page, fields) => comments.findCommentsByPostIds(ids, page, fields)),
       },
     },
   };

@@ -6,8 +6,9 @@
  *   listPosts(actor, { authorId?, limit?, offset? }): Promise<Post[]>               newest first, limit default 20, max 100
  *   createPost(actor, input: unknown): Promise<Post>                                 input {title, content, authorId: number};
  *                                                                                     422 / 403 (not the author nor admin) / 404 (no such author)
- *   findPostsByIds(ids: readonly number[]): Promise<Post[]>                          any order, missing ids left out
- *   findPostsByAuthorIds(authorIds, { limit?, offset? }): Promise<Map<number, Post[]>>  one query; newest first per author
+ *   findPostsByIds(ids: readonly number[], fields?): Promise<Post[]>                 any order, missing ids left out
+ *   findPostsByAuthorIds(authorIds, { limit?, offset? }, fields?): Promise<Map<number, Post[]>>  one query; newest first per author
+ *   (fields: the GraphQL fields selected; only their columns and the keys are read)
  * REST only:
  *   listUserPosts(actor, userId, { page?, limit? }): Promise<Page<Post>>              404 when the user does not exist
  *   getUserPost(actor, userId, postId): Promise<Post>                                  404 when the post is not that user's
@@ -16,6 +17,7 @@
 import { requireSignedIn } from '../../core/auth/guards.ts';
 import { isAdmin, type Principal } from '../../core/auth/principal.ts';
 import { now } from '../../core/clock.ts';
+import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
@@ -23,7 +25,7 @@ import { pageWindow, type Page, type PageRequest } from '../../core/pagination.t
 import { createChecker } from '../../core/validation/ajv.ts';
 import { findUserById } from '../users/users.repository.ts';
 import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
-import { toPost, type Post } from './post.ts';
+import { POST_COLUMN_OF, toPost, type Post } from './post.ts';
 import * as repo from './posts.repository.ts';
 import { CreatePostInput } from './posts.schemas.ts';
 
@@ -40,6 +42,9 @@ export interface PostCursorPage {
   items: Post[];
   nextCursor: string | null;
 }
+
+/** Read whatever fields are asked: `Post.author` and `Post.comments` follow them. */
+const POST_KEYS = ['id', 'author_id'] as const;
 
 const checkCreate = createChecker<CreatePostInput>(CreatePostInput);
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
@@ -118,15 +123,20 @@ export function createPostsService(db: Db) {
       }
     },
 
-    async findPostsByIds(ids: readonly number[]): Promise<Post[]> {
-      return (await repo.findPostsByIds(db, [...new Set(ids)])).map(toPost);
+    /** With `fields` (GraphQL's selection), only their columns and the keys are read. */
+    async findPostsByIds(ids: readonly number[], fields?: Iterable<string>): Promise<Post[]> {
+      return (await repo.findPostsByIds(db, [...new Set(ids)], columnsFor(fields, POST_COLUMN_OF, POST_KEYS))).map(toPost);
     },
 
     /** Batch loader for `User.posts`: one query whatever the number of authors; every author gets an entry. */
-    async findPostsByAuthorIds(authorIds: readonly number[], page: { limit?: number | undefined; offset?: number | undefined } = {}): Promise<Map<number, Post[]>> {
+    async findPostsByAuthorIds(
+      authorIds: readonly number[],
+      page: { limit?: number | undefined; offset?: number | undefined } = {},
+      fields?: Iterable<string>,
+    ): Promise<Map<number, Post[]>> {
       const unique = [...new Set(authorIds)];
       const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, POST_PAGE_RULES);
-      const rows = await repo.listPostsOfAuthors(db, unique, { limit, offset });
+      const rows = await repo.listPostsOfAuthors(db, unique, { limit, offset }, columnsFor(fields, POST_COLUMN_OF, POST_KEYS));
       const byAuthor = new Map<number, Post[]>(unique.map((id) => [id, []]));
       for (const row of rows) byAuthor.get(row.author_id)?.push(toPost(row));
       return byAuthor;

@@ -19,6 +19,19 @@ export interface User {
 export const USER_FIELDS = ['id', 'name', 'email', 'age', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt'] as const;
 export type UserField = (typeof USER_FIELDS)[number];
 
+/** The column of each field: loaders read only the columns of the fields a GraphQL query selects. */
+export const USER_COLUMN_OF = {
+  id: 'id',
+  name: 'name',
+  email: 'email',
+  age: 'age',
+  role: 'role',
+  status: 'status',
+  emailVerified: 'email_verified',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+} as const satisfies Record<keyof User, keyof UserRow>;
+
 export function toUser(row: UserRow): User {
   return {
     id: row.id,

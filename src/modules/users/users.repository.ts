@@ -27,9 +27,11 @@ export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
+/** With `columns`, only those are read (the rows' other properties are absent). */
+export function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  const query = db.selectFrom('users');
+  return (columns ? query.select(columns) : query.selectAll()).where('id', 'in', ids).execute() as Promise<UserRow[]>;
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {

@@ -25,7 +25,7 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
     },
     loaders: {
       User: {
-        posts: listLoader<User, Post>((user) => user.id, (ids, page) => posts.findPostsByAuthorIds(ids, page)),
+        posts: listLoader<User, Post>((user) => user.id, (ids, page, fields) => posts.findPostsByAuthorIds(ids, page, fields)),
       },
     },
   };

@@ -2,13 +2,14 @@ import { requireAdmin, requireSelfOrAdmin, requireSignedIn } from '../../core/au
 import { hashPassword } from '../../core/auth/passwords.ts';
 import { isAdmin, type Principal } from '../../core/auth/principal.ts';
 import { now } from '../../core/clock.ts';
+import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
 import type { UserRowUpdate } from '../../core/db/tables.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import { toUser, type User } from './user.ts';
+import { toUser, USER_COLUMN_OF, type User } from './user.ts';
 import * as repo from './users.repository.ts';
 import {
   CreateUserInput,
@@ -87,8 +88,9 @@ export function createUsersService(db: Db) {
       return toUser(row);
     },
 
-    async findUsersByIds(ids: readonly number[]): Promise<User[]> {
-      return (await repo.findUsersByIds(db, ids)).map(toUser);
+    /** With `fields` (GraphQL's selection), only their columns are read: the other properties are absent. */
+    async findUsersByIds(ids: readonly number[], fields?: Iterable<string>): Promise<User[]> {
+      return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map(toUser);
     },
 
     async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<Page<User>> {
