@@ -9,7 +9,7 @@ import { registerErrorHandling } from './core/http/error-envelope.ts';
 import { registerSecurity } from './core/security/security.plugin.ts';
 import { answerFrameworkError } from './core/security/http-hardening.ts';
 import './core/http/fastify-types.ts';
-import { registerAccessLog } from './core/http/access-log.ts';
+import { AccessLogController } from './core/http/access-log.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { createRouteIndex } from './core/http/route-index.ts';
@@ -46,7 +46,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     // system call per line; pino flushes what is pending when the process exits (bench/RESULTS.md).
     logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL, stream: pino.destination({ sync: false }) },
     // One line per request instead of two (core/http/access-log.ts).
-    disableRequestLogging: true,
+    logController: new AccessLogController(),
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
     // Refused in the error envelope instead (core/ops/health.ts).
@@ -69,7 +69,6 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   const services = createServices(config, db);
   registerJsonBody(app);
   registerRequestContext(app);
-  registerAccessLog(app);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
   await registerSecurity(app, config, services.tokens);
   registerAccessControl(app, services.tokens);

@@ -3,18 +3,9 @@
  * service reaches is compared to this, measured in the same run on the same core.
  */
 import { createServer } from 'node:http';
+import { FIXED_USER } from './fixed-user.ts';
 
-const body = JSON.stringify({
-  id: 1,
-  name: 'Ada Lovelace',
-  email: 'ada@example.com',
-  age: 36,
-  role: 'user',
-  status: 'active',
-  emailVerified: true,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-});
+const body = JSON.stringify(FIXED_USER);
 const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
 
 createServer((_request, response) => {

@@ -4,19 +4,9 @@
  * ceiling is what Fastify itself costs; what the service costs beyond it is the service's own work.
  */
 import Fastify from 'fastify';
+import { FIXED_USER } from './fixed-user.ts';
 
-const user = {
-  id: 1,
-  name: 'Ada Lovelace',
-  email: 'ada@example.com',
-  age: 36,
-  role: 'user',
-  status: 'active',
-  emailVerified: true,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
-const properties = Object.fromEntries(Object.entries(user).map(([key, value]) => [key, { type: typeof value === 'number' ? 'number' : typeof value }]));
+const user = FIXED_USER;const properties = Object.fromEntries(Object.entries(user).map(([key, value]) => [key, { type: typeof value === 'number' ? 'number' : typeof value }]));
 
 const app = Fastify({ logger: false });
 app.get('/api/users/:id', { schema: { response: { 200: { type: 'object', properties } } } }, async () => user);

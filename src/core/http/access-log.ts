@@ -1,21 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
- * One access-log line per answered request, at `info`: method, URL, status, time and request id,
- * instead of Fastify's two lines (one on arrival, one on completion), which made request logging
- * the largest single cost of a small GET (bench/RESULTS.md). The arrival line still exists at
- * `debug` (the graceful-shutdown suite uses it to list the requests a server accepted); its hook is
- * installed only when the configured level shows it.
+ * One access-log line per answered request, at `info`, with method, URL, status, time and request
+ * id, instead of Fastify's two lines (one on arrival, one on completion, together the largest
+ * single cost of a small GET: bench/RESULTS.md). The arrival line is still written at `debug` (the
+ * graceful-shutdown suite lists the requests a server accepted with it); error lines are Fastify's.
  */
-export function registerAccessLog(app: FastifyInstance): void {
-  if ((app.log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled?.('debug')) {
-    app.addHook('onRequest', (request, _reply, done) => {
-      request.log.debug({ req: request }, 'incoming request');
-      done();
-    });
+export class AccessLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
   }
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-    done();
-  });
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }

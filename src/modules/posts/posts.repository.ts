@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
-import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { Db } from '../../core/db/database.ts';
+import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from '../../core/db/tables.ts';
 import type { PostRow } from './post.ts';
 
@@ -39,42 +40,14 @@ export function listPostsBeforeId(db: Db, beforeId: number | undefined, take: nu
   return select.orderBy('id', 'desc').limit(take).execute();
 }
 
-/**
- * The newest posts of each author, one statement for any number of authors (GraphQL's `User.posts`
- * loader): a window numbers each author's posts, newest first, and the page is cut per author. As
- * for comments (`listCommentsOfPosts`), SQLite numbers over the `(author_id, id)` index alone and
- * reads the page's rows by primary key; PostgreSQL numbers whole rows and stops each window early.
- * Only `columns` are read (GraphQL asks for the columns of the fields a query selects).
- */
+/** The newest posts of each author in one statement (GraphQL's `User.posts` loader); only `columns` are read. */
 export function listPostsOfAuthors(
   db: Db,
   authorIds: readonly number[],
   window: { limit: number; offset: number },
   columns: readonly (keyof PostRow)[] = ALL_POST_COLUMNS,
 ): Promise<PostRow[]> {
-  if (authorIds.length === 0) return Promise.resolve([]);
-  const numbered = db
-    .selectFrom('posts')
-    .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy('author_id').orderBy('id', 'desc')).as('rn'))
-    .where('author_id', 'in', authorIds);
-  const first = window.offset;
-  const last = window.offset + window.limit;
-  const page =
-    dialectOf(db) === 'postgres'
-      ? db
-          .selectFrom(numbered.select(columns).as('ranked'))
-          .select(columns)
-          .where('rn', '>', first)
-          .where('rn', '<=', last)
-          .orderBy('author_id')
-          .orderBy('id', 'desc')
-      : db
-          .selectFrom('posts')
-          .select(columns)
-          .where('id', 'in', db.selectFrom(numbered.select('id').as('ranked')).select('id').where('rn', '>', first).where('rn', '<=', last))
-          .orderBy('author_id')
-          .orderBy('id', 'desc');
-  return page.execute() as Promise<PostRow[]>;
+  return selectPagePerParent<PostRow>(db, { table: 'posts', parent: 'author_id', direction: 'desc', parentIds: authorIds, window, columns });
 }
 
 export function insertPost(db: Db, row: Insertable<PostsTable>): Promise<PostRow> {
