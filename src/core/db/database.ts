@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
+import { withNamedStatements } from './pg-named-statements.ts';
 import { openSqlite } from './sqlite-adapter.ts';
 import type { Tables } from './tables.ts';
 
@@ -49,7 +50,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     // query in flight still fails, and is answered with a 503.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log }), options);
+    return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), log }), options);
   }
   const path = url.replace(/^sqlite:/, '');
   const file = path === ':memory:' ? ':memory:' : path;

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { DIALECTS } from '../../test-support/dialects.ts';
+import { createDatabase, type Db } from './database.ts';
+import { createNamedStatements } from './pg-named-statements.ts';
+
+const postgres = DIALECTS.find((d) => d.name === 'postgres');
+
+describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  before(async () => {
+    const database = await postgres!.createDatabase();
+    drop = database.drop;
+    // One connection: every statement below runs on it, so its prepared statements are visible.
+    db = createDatabase(database.url, { poolSize: 1 });
+    await sql`create table item (id int primary key, name text not null)`.execute(db);
+    await sql`insert into item values (1, 'one'), (2, 'two')`.execute(db);
+  });
+  after(async () => {
+    await db?.destroy();
+    await drop?.();
+  });
+
+  const prepared = async () =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((row) => row.statement);
+  const byId = (id: number) => sql<{ id: number; name: string }>`select * from item where id = ${id}`.execute(db);
+
+  it('parses a repeated statement once per connection and reuses it', async () => {
+    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one' }]);
+    assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two' }]);
+    const statements = await prepared();
+    assert.equal(statements.filter((text) => text === 'select * from item where id = $1').length, 1, statements.join('\n'));
+  });
+
+  it('leaves statements with an in-list or a like pattern unnamed', async () => {
+    await sql`select id from item where id in (${1}, ${2})`.execute(db);
+    await sql`select id from item where name like ${'o%'}`.execute(db);
+    const statements = await prepared();
+    assert.ok(!statements.some((text) => / in \(| like /.test(text)), statements.join('\n'));
+  });
+
+  it('names only the first texts it sees, up to its bound', () => {
+    const statements = createNamedStatements(2);
+    const first = statements.nameOf('select 1');
+    assert.ok(first);
+    assert.ok(statements.nameOf('select 2'));
+    assert.equal(statements.nameOf('select 3'), undefined);
+    assert.equal(statements.nameOf('select 1'), first);
+  });
+
+  it('answers with the new columns when a migration changes a table under a named select *', async () => {
+    await byId(1);
+    await sql`alter table item add column colour text`.execute(db);
+    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null }]);
+    assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two', colour: null }]);
+  });
+
+  it('inside a transaction fails only that transaction, then serves the statement again', async () => {
+    await byId(1);
+    await sql`alter table item add column size int`.execute(db);
+    await assert.rejects(
+      db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx)),
+      (error: { code?: string }) => error.code === '0A000',
+    );
+    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null, size: null }]);
+  });
+});
