@@ -72,6 +72,15 @@ export interface ProductCountsTable {
   n: number;
 }
 
+/** Products per (category, in stock, price bucket), kept exact by triggers (migration 0003-product-price-counts). */
+export interface ProductPriceCountsTable {
+  category: string;
+  in_stock: SqlBool;
+  /** `floor(price_cents / PRICE_BUCKET_CENTS)` */
+  bucket: number;
+  n: number;
+}
+
 export interface OrdersTable {
   id: Generated<number>;
   customer_id: number;
@@ -126,6 +135,7 @@ export interface Tables {
   comment_likes: CommentLikesTable;
   products: ProductsTable;
   product_counts: ProductCountsTable;
+  product_price_counts: ProductPriceCountsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   idempotency_keys: IdempotencyKeysTable;

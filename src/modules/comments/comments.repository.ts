@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { CommentsTable } from '../../core/db/tables.ts';
-import type { CommentRow } from './comment.ts';
+import { COMMENT_COLUMN_OF, type CommentRow } from './comment.ts';
 
 /** All SQL of comments. Lists are oldest first by id (ids grow with time and never tie). */
 
@@ -35,7 +35,7 @@ export async function countCommentsOfPost(db: Db, postId: number): Promise<numbe
   return Number(row.count);
 }
 
-const ALL_COMMENT_COLUMNS = ['id', 'post_id', 'author_id', 'text', 'created_at'] as const satisfies readonly (keyof CommentRow)[];
+const ALL_COMMENT_COLUMNS = Object.values(COMMENT_COLUMN_OF);
 
 /** The first comments of each post in one statement (GraphQL's `Post.comments` loader); only `columns` are read. */
 export function listCommentsOfPosts(

@@ -2,9 +2,9 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from '../../core/db/tables.ts';
-import type { PostRow } from './post.ts';
+import { POST_COLUMN_OF, type PostRow } from './post.ts';
 
-const ALL_POST_COLUMNS = ['id', 'author_id', 'title', 'content', 'created_at', 'updated_at'] as const satisfies readonly (keyof PostRow)[];
+const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
 /** All SQL of posts. Every list orders by id, the stable key the cursor relies on. */
 

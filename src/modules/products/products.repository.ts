@@ -1,7 +1,7 @@
 import { sql, type Expression, type Insertable, type Updateable } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { PRICE_BUCKET_CENTS } from '../../core/db/migrations/0003-product-price-counts.ts';
-import type { ProductCountsTable, ProductsTable } from '../../core/db/tables.ts';
+import type { ProductsTable } from '../../core/db/tables.ts';
 import { containsPattern } from './like-pattern.ts';
 import type { ProductFilter, ProductRow, ProductSort, ProductSortKey } from './product.ts';
 
@@ -72,15 +72,6 @@ async function sumCategoryCounters(db: Db, filter: ProductFilter): Promise<numbe
   return Number(row?.count ?? 0);
 }
 
-/** Products per (category, in stock, price bucket): migration 0003-product-price-counts. Only this file reads it. */
-interface ProductPriceCountsTable {
-  category: string;
-  in_stock: ProductCountsTable['in_stock'];
-  /** `floor(price_cents / PRICE_BUCKET_CENTS)` */
-  bucket: number;
-  n: number;
-}
-
 const BUCKET = PRICE_BUCKET_CENTS;
 
 /** `floor(cents / BUCKET)` for cents >= 0, exact for every safe integer (a float division can round up). */
@@ -114,7 +105,6 @@ async function countPriceRange(db: Db, filter: ProductFilter): Promise<number> {
 
 function sumPriceCounters(db: Db, filter: ProductFilter, firstBucket: number, lastBucket: number | undefined) {
   let query = db
-    .withTables<{ product_price_counts: ProductPriceCountsTable }>()
     .selectFrom('product_price_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql.lit(0)).as('n'))
     .where('bucket', '>=', firstBucket);
