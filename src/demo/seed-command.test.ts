@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createDatabase, type Db } from '../core/db/database.ts';
 import { migrateToLatest } from '../core/db/migrate.ts';
 import type { Tables } from '../core/db/tables.ts';
@@ -161,6 +162,14 @@ for (const dialect of DIALECTS) {
       assert.equal(rows.length, 45_000);
       // A fresh database numbers products from 1, and product i is named "... i": ids line up with rows.
       assert.ok(rows.every((p) => p.name.endsWith(` ${p.id}`)));
+    });
+
+    if (dialect.name === 'postgres') it('leaves the counter tables compact after a bulk load (no pages of dead row versions)', async () => {
+      const other = await freshDatabase(dialect, cleanup);
+      await seedDatabase(other.db, { ...SMALL, users: 0, orders: 0, products: 20_000, categories: 50 });
+      const { rows } = await sql<{ pages: number }>`select pg_relation_size('product_counts') / 8192 as pages`.execute(other.db);
+      // 100 counters fit in one page; 20 batches of updates left 20 pages of dead versions before.
+      assert.ok(Number(rows[0]?.pages) <= 2, `product_counts spans ${rows[0]?.pages} pages`);
     });
 
     it('seeds again into a database that already has data, with new unique emails', async () => {

@@ -9,6 +9,7 @@ import {
   insertSeedUsers,
   findMaxUserId,
   prepareBulkLoad,
+  compactAfterBulkLoad,
 } from './seed.repository.ts';
 import { commentRow, likeCreatedAt, likeUserIndex, postRow, productRow, userRow } from './seed-rows.ts';
 import { seedOrders } from './seed-orders.ts';
@@ -108,5 +109,6 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
   );
 
   summaries.push(...(await seedOrders(load, { seed, count: options.orders, userIds, productIds, currency: context.currency ?? 'USD' })));
+  await compactAfterBulkLoad(db);
   return summaries;
 }

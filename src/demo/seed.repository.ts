@@ -163,3 +163,19 @@ export function findProductsForItems(db: Db, ids: number[]): Promise<{ id: numbe
 export async function prepareBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) await sql`pragma cache_size = -262144`.execute(db);
 }
+
+/** Tables whose few rows triggers rewrite on every product write (migrations 0002 and 0003). */
+const COUNTER_TABLES = ['product_counts', 'product_price_counts'] as const;
+
+/**
+ * After a bulk load on PostgreSQL: every batch rewrote the counter rows, leaving the dead versions
+ * of 100 rows spread over hundreds of pages (with autovacuum off, or before it runs, a plain sum
+ * over them read 454 pages after a million products: bench/PRODUCTS.md). VACUUM FULL rewrites the
+ * two small tables compactly (an exclusive lock for milliseconds), and ANALYZE gives the planner
+ * the new row counts. SQLite keeps no dead row versions; its statistics are left to `analyze`.
+ */
+export async function compactAfterBulkLoad(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`vacuum (full, analyze) ${sql.join(COUNTER_TABLES.map((table) => sql.table(table)))}`.execute(db);
+  await sql`analyze`.execute(db);
+}

@@ -76,10 +76,7 @@ export function createProductsService(db: Db) {
         inStock: options.inStock,
         search: options.search,
       };
-      const [rows, total] = await Promise.all([
-        repo.listProducts(db, { ...filter, sort: options.sort ?? [], ...window }),
-        repo.countProducts(db, filter),
-      ]);
+      const { rows, total } = await repo.listProductsPage(db, { ...filter, sort: options.sort ?? [], ...window });
       return { items: rows.map(toProduct), total, window };
     },
 
