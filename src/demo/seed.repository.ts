@@ -1,5 +1,6 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import { dialectOf, type Db } from '../core/db/database.ts';
+import { COUNTER_TABLES } from '../core/db/migrations/0004-counter-storage.ts';
 import type {
   CommentLikesTable,
   CommentsTable,
@@ -164,18 +165,15 @@ export async function prepareBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) await sql`pragma cache_size = -262144`.execute(db);
 }
 
-/** Tables whose few rows triggers rewrite on every product write (migrations 0002 and 0003). */
-const COUNTER_TABLES = ['product_counts', 'product_price_counts'] as const;
-
 /**
- * After a bulk load on PostgreSQL: every batch rewrote the counter rows, leaving the dead versions
- * of 100 rows spread over hundreds of pages (with autovacuum off, or before it runs, a plain sum
- * over them read 454 pages after a million products: bench/PRODUCTS.md). VACUUM FULL rewrites the
- * two small tables compactly (an exclusive lock for milliseconds), and ANALYZE gives the planner
- * the new row counts. SQLite keeps no dead row versions; its statistics are left to `analyze`.
+ * After a bulk load on PostgreSQL: every batch rewrote the counter rows (migrations 0002-0004), and
+ * those that found no room in their page moved, leaving dead versions over many pages. CLUSTER
+ * rewrites the two small tables compactly in key order (an exclusive lock for milliseconds), and
+ * ANALYZE gives the planner the new sizes. SQLite keeps no dead row versions; its statistics are
+ * left to `analyze`.
  */
 export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
-  await sql`vacuum (full, analyze) ${sql.join(COUNTER_TABLES.map((table) => sql.table(table)))}`.execute(db);
+  for (const { table, key } of COUNTER_TABLES) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
   await sql`analyze`.execute(db);
 }

@@ -6,6 +6,7 @@ import { createDatabase, observeQueries } from '../../core/db/database.ts';
 import * as initialSchema from '../../core/db/migrations/0001-initial-schema.ts';
 import * as productsList from '../../core/db/migrations/0002-products-list.ts';
 import * as productPriceCounts from '../../core/db/migrations/0003-product-price-counts.ts';
+import * as counterStorage from '../../core/db/migrations/0004-counter-storage.ts';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 import { lowerBoundCents, upperBoundCents } from './money.ts';
@@ -193,4 +194,43 @@ for (const dialect of DIALECTS) {
       }
     });
   });
+
+  if (dialect.name === 'postgres') {
+    describe('migration 0004-counter-storage (postgres)', () => {
+      it('leaves room for in-page updates of the counters, keeps them exact, and its down() restores the defaults', async () => {
+        const database = await dialect.createDatabase();
+        const db = createDatabase(database.url, { poolSize: 2 });
+        const upTo0003 = { '0001-initial-schema': initialSchema, '0002-products-list': productsList, '0003-product-price-counts': productPriceCounts };
+        const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...upTo0003, '0004-counter-storage': counterStorage }) } });
+        const options = async () => {
+          const { rows } = await sql<{ relname: string; reloptions: string[] | null }>`
+            select relname, reloptions from pg_class where relname in ('product_counts', 'product_price_counts') order by relname`.execute(db);
+          return rows.map((r) => `${r.relname}: ${(r.reloptions ?? []).join(',')}`);
+        };
+        const at = new Date().toISOString();
+        const insert = (n: number) =>
+          db
+            .insertInto('products')
+            .values(Array.from({ length: n }, (_, i) => ({ name: `P ${i}`, category: `c${i % 3}`, price_cents: i * 173, stock: i % 5, created_at: at, updated_at: at })))
+            .execute();
+        try {
+          assert.equal((await migrator.migrateTo('0003-product-price-counts')).error, undefined);
+          await insert(60);
+          assert.equal((await migrator.migrateToLatest()).error, undefined);
+          assert.deepEqual(await options(), ['product_counts: fillfactor=50', 'product_price_counts: fillfactor=50']);
+          await insert(20);
+          await db.updateTable('products').set({ stock: 0 }).where('id', '<=', 30).execute();
+          assert.equal(await priceCounterMismatches(db), 0);
+
+          assert.equal((await migrator.migrateDown()).error, undefined);
+          assert.deepEqual(await options(), ['product_counts: ', 'product_price_counts: ']);
+          await db.deleteFrom('products').where('id', '<=', 10).execute();
+          assert.equal(await priceCounterMismatches(db), 0);
+        } finally {
+          await db.destroy();
+          await database.drop();
+        }
+      });
+    });
+  }
 }
