@@ -5,8 +5,8 @@ import type { Db } from '../../core/db/database.ts';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
 import { priceCounterMismatches } from './price-counts.test-support.ts';
-import type { ProductFilter } from './product.ts';
-import { countProducts } from './products.repository.ts';
+import type { ProductFilter, ProductSort } from './product.ts';
+import { countProducts, listProductsPage } from './products.list.repository.ts';
 
 const CATEGORIES = ['a', 'b', 'c'] as const;
 const category = fc.constantFrom(...CATEGORIES);
@@ -93,6 +93,37 @@ async function countStar(db: Db, f: ProductFilter): Promise<number> {
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
+const listQuery = fc.record({
+  filter: fc.record({
+    category: fc.option(fc.constantFrom(...CATEGORIES, 'none'), { nil: undefined }),
+    minPriceCents: fc.option(boundCents, { nil: undefined }),
+    maxPriceCents: fc.option(boundCents, { nil: undefined }),
+    inStock: fc.boolean(),
+    search: fc.option(fc.constantFrom('p', ' 1', '2', 'x', '%'), { nil: undefined }),
+  }),
+  sort: fc.constantFrom([], [{ key: 'price', direction: 'asc' }], [{ key: 'price', direction: 'desc' }]) as fc.Arbitrary<ProductSort[]>,
+  limit: fc.integer({ min: 1, max: 4 }),
+  offset: fc.integer({ min: 0, max: 8 }),
+});
+
+/** The page computed in JavaScript over every row: what the one cached statement must return. */
+async function referencePage(db: Db, q: typeof listQuery extends fc.Arbitrary<infer T> ? T : never) {
+  const all = await db.selectFrom('products').select(['id', 'name', 'category', 'price_cents', 'stock']).execute();
+  const f = q.filter;
+  const matching = all
+    .filter((r) => f.category === undefined || r.category === f.category)
+    .filter((r) => f.minPriceCents === undefined || Number(r.price_cents) >= f.minPriceCents)
+    .filter((r) => f.maxPriceCents === undefined || Number(r.price_cents) <= f.maxPriceCents)
+    .filter((r) => !f.inStock || r.stock > 0)
+    .filter((r) => f.search === undefined || r.name.toLowerCase().includes(f.search))
+    .sort((a, b) => {
+      const direction = q.sort[0]?.direction === 'desc' ? -1 : 1;
+      const byPrice = q.sort.length === 0 ? 0 : (Number(a.price_cents) - Number(b.price_cents)) * direction;
+      return byPrice || a.id - b.id;
+    });
+  return { ids: matching.slice(q.offset, q.offset + q.limit).map((r) => r.id), total: matching.length };
+}
+
 for (const dialect of DIALECTS) {
   describe(`products price totals, property (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
@@ -111,6 +142,21 @@ for (const dialect of DIALECTS) {
           assert.equal(await priceCounterMismatches(db), 0);
         }),
         { numRuns: 200 },
+      );
+    });
+
+    it('list pages (rows and total, one cached statement per shape) equal a page computed over every row', async () => {
+      const db = t.server.db;
+      await fc.assert(
+        fc.asyncProperty(fc.array(write, { maxLength: 8 }), fc.array(listQuery, { minLength: 1, maxLength: 8 }), async (writes, queries) => {
+          await db.deleteFrom('products').execute();
+          for (const w of writes) await apply(db, w);
+          for (const q of queries) {
+            const page = await listProductsPage(db, { ...q.filter, sort: q.sort, limit: q.limit, offset: q.offset });
+            assert.deepEqual({ ids: page.rows.map((r) => r.id), total: page.total }, await referencePage(db, q), JSON.stringify(q));
+          }
+        }),
+        { numRuns: 150 },
       );
     });
   });

@@ -8,6 +8,7 @@ import { pageWindow, type Page, type PageRequest } from '../../core/pagination.t
 import { createChecker } from '../../core/validation/ajv.ts';
 import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, upperBoundCents } from './money.ts';
 import { toProduct, type Product, type ProductSort } from './product.ts';
+import { listProductsPage } from './products.list.repository.ts';
 import * as repo from './products.repository.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 
@@ -76,7 +77,7 @@ export function createProductsService(db: Db) {
         inStock: options.inStock,
         search: options.search,
       };
-      const { rows, total } = await repo.listProductsPage(db, { ...filter, sort: options.sort ?? [], ...window });
+      const { rows, total } = await listProductsPage(db, { ...filter, sort: options.sort ?? [], ...window });
       return { items: rows.map(toProduct), total, window };
     },
 

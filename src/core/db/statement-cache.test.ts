@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { sql, type AliasedRawBuilder } from 'kysely';
+import { createDatabase, type Db } from './database.ts';
+import { statementCache } from './statement-cache.ts';
+
+interface Params extends Record<string, unknown> {
+  a: string;
+  b: number | undefined;
+}
+
+describe('statementCache', () => {
+  const db = createDatabase('sqlite::memory:');
+  after(() => db.destroy());
+
+  function counted(maxShapes?: number) {
+    let builds = 0;
+    const statement = statementCache({
+      keyOf: (shape: { upper: boolean }) => String(shape.upper),
+      maxShapes,
+      build: (target: Db, shape: { upper: boolean }, p: Params) => {
+        builds += 1;
+        const first = shape.upper ? sql<string>`upper(${p.a})` : sql<string>`${p.a}`;
+        const columns: AliasedRawBuilder<unknown, string>[] = [first.as('first'), sql`${p.a}`.as('again'), sql`${1}`.as('constant')];
+        if (p.b !== undefined) columns.push(sql`${p.b} * 2`.as('double'));
+        return target.selectNoFrom(columns);
+      },
+    });
+    const run = async (shape: { upper: boolean }, p: Params) => (await db.executeQuery(statement(db, shape, p))).rows[0];
+    return { run, builds: () => builds };
+  }
+
+  it('builds a shape once and binds each call’s values in place, a value used twice and constants included', async () => {
+    const { run, builds } = counted();
+    assert.deepEqual(await run({ upper: false }, { a: 'x', b: 2 }), { first: 'x', again: 'x', constant: 1, double: 4 });
+    assert.deepEqual(await run({ upper: false }, { a: 'y', b: 5 }), { first: 'y', again: 'y', constant: 1, double: 10 });
+    assert.equal(builds(), 1);
+  });
+
+  it('tells shapes apart by the key and by which params are undefined', async () => {
+    const { run, builds } = counted();
+    assert.deepEqual(await run({ upper: true }, { a: 'x', b: 2 }), { first: 'X', again: 'x', constant: 1, double: 4 });
+    assert.deepEqual(await run({ upper: true }, { a: 'z', b: undefined }), { first: 'Z', again: 'z', constant: 1 });
+    assert.deepEqual(await run({ upper: false }, { a: 'w', b: undefined }), { first: 'w', again: 'w', constant: 1 });
+    assert.equal(builds(), 3);
+  });
+
+  it('past maxShapes builds the extra shapes on every call, with the same answers', async () => {
+    const { run, builds } = counted(1);
+    await run({ upper: false }, { a: 'x', b: 1 });
+    assert.deepEqual(await run({ upper: true }, { a: 'q', b: 1 }), { first: 'Q', again: 'q', constant: 1, double: 2 });
+    assert.deepEqual(await run({ upper: true }, { a: 'r', b: 3 }), { first: 'R', again: 'r', constant: 1, double: 6 });
+    await run({ upper: false }, { a: 'y', b: 1 });
+    assert.equal(builds(), 3);
+  });
+});
