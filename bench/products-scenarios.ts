@@ -22,13 +22,15 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'category + price range, -price',
     query: '?category=category-07&min_price=100&max_price=500&sort=-price',
-    // The total: the price-bucket counters (500-cent buckets 20..99) plus the one edge cent 500.00 counted in rows.
+    // The total: the price-bucket counters (500-cent buckets 20..99, one key range per stock status)
+    // plus the one edge cent 500.00 counted in rows.
     sql: () =>
       page(
         `category = 'category-07' and price_cents >= 10000 and price_cents <= 50000`,
         'price_cents desc, id asc',
         0,
-        `(select coalesce(sum(n), 0) from product_price_counts where bucket >= 20 and bucket <= 99 and category = 'category-07')
+        `(select coalesce(sum(n), 0) from product_price_counts where in_stock = true and bucket >= 20 and bucket <= 99 and category = 'category-07')
+          + (select coalesce(sum(n), 0) from product_price_counts where in_stock = false and bucket >= 20 and bucket <= 99 and category = 'category-07')
           + (select count(*) from products where category = 'category-07' and price_cents >= 50000 and price_cents < 50001)`,
       ),
   },

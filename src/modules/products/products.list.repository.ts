@@ -187,15 +187,19 @@ function sumCategoryCounters(db: Db, inStock: boolean, params: FilterParams): To
 }
 
 function sumBuckets(db: Db, inStock: boolean, params: FilterParams): Total {
-  let counters = db
-    .selectFrom('product_price_counts')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql.lit(0)).as('n'))
-    .where('bucket', '>=', params.firstBucket!);
-  if (params.lastBucket !== undefined) counters = counters.where('bucket', '<=', params.lastBucket);
-  if (params.category !== undefined) counters = counters.where('category', '=', params.category);
-  if (inStock) counters = counters.where('in_stock', '=', true);
-
-  const parts: Total[] = [counters.$asScalar()];
+  // One primary-key range (category, in_stock, bucket) per stock status: without in_stock fixed, a
+  // single query could range over the buckets only after reading every counter of the category.
+  const counters = (stocked: boolean) => {
+    let query = db
+      .selectFrom('product_price_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql.lit(0)).as('n'))
+      .where('in_stock', '=', stocked)
+      .where('bucket', '>=', params.firstBucket!);
+    if (params.lastBucket !== undefined) query = query.where('bucket', '<=', params.lastBucket);
+    if (params.category !== undefined) query = query.where('category', '=', params.category);
+    return query.$asScalar();
+  };
+  const parts: Total[] = inStock ? [counters(true)] : [counters(true), counters(false)];
   /** Products of the filter's category and stock status priced in [from, below). */
   const edge = (from: number, below: number) =>
     countRows(filtered(db, inStock, { category: params.category, minPriceCents: from, maxPriceCents: undefined, pattern: undefined }).where('price_cents', '<', below));
