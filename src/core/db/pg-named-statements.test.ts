@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { DIALECTS } from '../../test-support/dialects.ts';
 import { createDatabase, type Db } from './database.ts';
-import { createNamedStatements, withNamedStatements } from './pg-named-statements.ts';
+import { createNamedStatements } from './pg-named-statements.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
 describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
   let db: Db;
   let drop: () => Promise<void>;
-  let url: string;
   before(async () => {
     const database = await postgres!.createDatabase();
     drop = database.drop;
-    url = database.url;
     // One connection: every statement below runs on it, so its prepared statements are visible.
     db = createDatabase(database.url, { poolSize: 1 });
     await sql`create table item (id int primary key, name text not null)`.execute(db);
@@ -42,20 +39,6 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
     await sql`select id from item where name like ${'o%'}`.execute(db);
     const statements = await prepared();
     assert.ok(!statements.some((text) => / in \(| like /.test(text)), statements.join('\n'));
-  });
-
-  it('hands out one connection object per pooled client, however many checkouts (no per-query garbage kept in Kysely\'s map)', async () => {
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    try {
-      const pooled = withNamedStatements(pool);
-      const first = await pooled.connect();
-      first.release();
-      const second = await pooled.connect();
-      second.release();
-      assert.equal(second, first);
-    } finally {
-      await pool.end();
-    }
   });
 
   it('names only the first texts it sees, up to its bound', () => {

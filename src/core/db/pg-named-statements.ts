@@ -40,56 +40,34 @@ export function createNamedStatements(max = MAX_NAMED): NamedStatements {
   };
 }
 
-/**
- * The pool Kysely's PostgresDialect uses: pg's own, with named statements on every connection.
- *
- * Each pooled client gets one wrapper for its whole life, handed out on every checkout: Kysely keeps
- * its connection object in a WeakMap keyed by what `connect()` returns (and its logging wrapper in a
- * WeakSet), so a new wrapper per checkout made a new connection object, map entries and logging
- * closure on every query, garbage that only a full collection clears from those maps.
- */
+/** The pool Kysely's PostgresDialect uses: pg's own, with named statements on every connection. */
 export function withNamedStatements(pool: pg.Pool, statements = createNamedStatements()): PostgresPool {
-  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
     options: pool.options,
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      let wrapper = wrappers.get(client);
-      if (wrapper === undefined) {
-        wrapper = wrap(client, statements);
-        wrappers.set(client, wrapper);
-      }
-      return wrapper;
+      let inTransaction = false;
+      let discard = false;
+      const run = async (text: string, values: readonly unknown[] | undefined) => {
+        if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
+        else if (/^(commit|rollback)\b/i.test(text)) inTransaction = false;
+        const name = statements.nameOf(text);
+        if (name === undefined) return client.query(text, values as unknown[]);
+        try {
+          return await client.query({ name, text, values: values as unknown[] });
+        } catch (error) {
+          if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+          discard = true;
+          if (inTransaction) throw error;
+          return client.query(text, values as unknown[]);
+        }
+      };
+      return {
+        query: ((text: unknown, values?: readonly unknown[]) =>
+          typeof text === 'string' ? run(text, values) : client.query(text as never)) as unknown as PostgresPoolClient['query'],
+        release: (destroy?: boolean) => client.release(destroy || discard),
+      };
     },
     end: () => pool.end(),
-  };
-}
-
-function wrap(client: pg.PoolClient, statements: NamedStatements): PostgresPoolClient {
-  let inTransaction = false;
-  // Set once a named statement's plan went stale: the client is then destroyed on release, so a
-  // wrapper never outlives a discard.
-  let discard = false;
-  const run = async (text: string, values: readonly unknown[] | undefined) => {
-    if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
-    else if (/^(commit|rollback)\b/i.test(text)) inTransaction = false;
-    const name = statements.nameOf(text);
-    if (name === undefined) return client.query(text, values as unknown[]);
-    try {
-      return await client.query({ name, text, values: values as unknown[] });
-    } catch (error) {
-      if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
-      discard = true;
-      if (inTransaction) throw error;
-      return client.query(text, values as unknown[]);
-    }
-  };
-  return {
-    query: ((text: unknown, values?: readonly unknown[]) =>
-      typeof text === 'string' ? run(text, values) : client.query(text as never)) as unknown as PostgresPoolClient['query'],
-    release: (destroy?: boolean) => {
-      inTransaction = false;
-      client.release(destroy || discard);
-    },
   };
 }
