@@ -45,6 +45,19 @@ describe('statementCache', () => {
     assert.equal(builds(), 3);
   });
 
+  it('refuses a build that turns a param into SQL text or computes on it', () => {
+    const spliced = statementCache({
+      keyOf: () => 'spliced',
+      build: (target: Db, _shape: null, p: Params) => target.selectNoFrom(sql.raw(`'${p.a}'`).as('a')),
+    });
+    assert.throws(() => spliced(db, null, { a: 'x', b: undefined }), /param "a" must be bound/);
+    const computed = statementCache({
+      keyOf: () => 'computed',
+      build: (target: Db, _shape: null, p: Params) => target.selectNoFrom(sql`${Number(p.b) + 1}`.as('b')),
+    });
+    assert.throws(() => computed(db, null, { a: 'x', b: 1 }), /param "b" must be bound/);
+  });
+
   it('past maxShapes builds the extra shapes on every call, with the same answers', async () => {
     const { run, builds } = counted(1);
     await run({ upper: false }, { a: 'x', b: 1 });

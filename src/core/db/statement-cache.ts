@@ -11,7 +11,8 @@ import { dialectOf, type Db } from './database.ts';
  *
  * `build(db, shape, params)` must branch only on `shape` and on which params are `undefined` (both
  * are part of the cache key), never on a defined param's value, and must pass params into the query
- * only as values to bind (no arithmetic on them, no `sql.lit`). The first call per key builds it
+ * only as values to bind (a param turned into SQL text or computed on throws at build). The first
+ * call per key builds it
  * with every defined param replaced by a unique marker, finds the markers among the compiled
  * parameters, and remembers their positions. A parameter that is not a marker is a constant of the
  * shape (a literal `true`, say) and kept as is. `keyOf(shape)` must tell apart every shape a build
@@ -50,10 +51,20 @@ interface Statement {
   slots: Slot[];
 }
 
+/**
+ * Stands for a param while a shape is built. Turned into text or a number (spliced into SQL, or used
+ * in arithmetic) it throws: a param may only ever be bound, so user text never becomes SQL.
+ */
 class Marker {
   readonly param: string;
   constructor(param: string) {
     this.param = param;
+  }
+  toString(): never {
+    throw new Error(`statementCache: param "${this.param}" must be bound as a value, not turned into SQL text or computed on`);
+  }
+  valueOf(): never {
+    return this.toString();
   }
 }
 

@@ -28,12 +28,17 @@ export async function listProductsPage(db: Db, query: ProductListQuery): Promise
   const { rows } = await db.executeQuery(pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }));
   const first = rows[0];
   if (first !== undefined) return { rows, total: Number(first.list_total) };
-  return { rows: [], total: query.offset === 0 ? 0 : await countProducts(db, query) };
+  // The limit is at least 1 (pageWindow), so an empty first page means nothing matches.
+  return { rows: [], total: query.offset === 0 ? 0 : await countPlanned(db, shape, params) };
 }
 
 /** The exact number of products a filter matches. */
-export async function countProducts(db: Db, filter: ProductFilter): Promise<number> {
+export function countProducts(db: Db, filter: ProductFilter): Promise<number> {
   const { shape, params } = planOf(filter);
+  return countPlanned(db, shape, params);
+}
+
+async function countPlanned(db: Db, shape: FilterShape, params: FilterParams): Promise<number> {
   const { rows } = await db.executeQuery(countStatement(db, shape, params));
   return Number(rows[0]?.count ?? 0);
 }
@@ -103,24 +108,24 @@ function planOf(filter: ProductFilter): { shape: FilterShape; params: FilterPara
     highFrom: undefined,
     highBelow: undefined,
   };
-  const shape = (total: TotalKind) => ({ shape: { inStock: filter.inStock === true, total }, params });
-  if (params.pattern !== undefined) return shape('rows');
-  if (filter.minPriceCents === undefined && filter.maxPriceCents === undefined) return shape('counters');
+  const plan = (total: TotalKind) => ({ shape: { inStock: filter.inStock === true, total }, params });
+  if (params.pattern !== undefined) return plan('rows');
+  if (filter.minPriceCents === undefined && filter.maxPriceCents === undefined) return plan('counters');
 
   const from = Math.max(filter.minPriceCents ?? 0, 0);
   const to = filter.maxPriceCents;
-  if (to !== undefined && to < from) return shape('zero');
+  if (to !== undefined && to < from) return plan('zero');
   const firstBucket = bucketOf(from) + (from % BUCKET === 0 ? 0 : 1);
   const lastBucket = to === undefined ? undefined : bucketOf(to) - (to % BUCKET === BUCKET - 1 ? 0 : 1);
   // No whole bucket inside: the range is under two buckets wide, and its rows are counted directly.
-  if (lastBucket !== undefined && lastBucket < firstBucket) return shape('rows');
+  if (lastBucket !== undefined && lastBucket < firstBucket) return plan('rows');
   params.firstBucket = firstBucket;
   params.lastBucket = lastBucket;
   if (from < firstBucket * BUCKET) [params.lowFrom, params.lowBelow] = [from, firstBucket * BUCKET];
   if (to !== undefined && lastBucket !== undefined && (lastBucket + 1) * BUCKET <= to) {
     [params.highFrom, params.highBelow] = [(lastBucket + 1) * BUCKET, to + 1];
   }
-  return shape('buckets');
+  return plan('buckets');
 }
 
 /** The only column names an order can use: user text never names a column. */
