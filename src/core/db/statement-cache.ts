@@ -12,11 +12,10 @@ import { dialectOf, type Db } from './database.ts';
  * `build(db, shape, params)` must branch only on `shape` and on which params are `undefined` (both
  * are part of the cache key), never on a defined param's value, and must pass params into the query
  * only as values to bind (a param turned into SQL text or computed on throws at build). The first
- * call per key builds it
- * with every defined param replaced by a unique marker, finds the markers among the compiled
- * parameters, and remembers their positions. A parameter that is not a marker is a constant of the
- * shape (a literal `true`, say) and kept as is. `keyOf(shape)` must tell apart every shape a build
- * can take apart.
+ * call per key builds it with every defined param replaced by a unique marker, finds the markers
+ * among the compiled parameters, and remembers their positions. A parameter that is not a marker is
+ * a constant of the shape (a literal `true`, say) and kept as is. `keyOf(shape)` must tell apart
+ * every shape a build can take apart.
  * At most `maxShapes` shapes per dialect are kept; others are built on each call as before.
  */
 export function statementCache<Shape, Params extends Record<string, unknown>, Row>(options: {
