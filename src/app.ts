@@ -71,7 +71,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   registerRequestContext(app);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
   await registerSecurity(app, config, services.tokens);
-  registerAccessControl(app, services.tokens);
+  registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
   registerMetrics(app);
   registerErrorHandling(app, routes);

@@ -1,5 +1,6 @@
 import type { Config } from './config/config.ts';
 import { createTokenService, type TokenVerifier } from './core/auth/tokens.ts';
+import { createRightsCheck } from './core/auth/rights.ts';
 import { createExternalTokenVerifier, createTokenVerifierByAlgorithm } from './core/auth/jwks.ts';
 import { memoizeTokenVerifier } from './core/security/verified-token-memo.ts';
 import type { Db } from './core/db/database.ts';
@@ -24,10 +25,13 @@ export function createServices(config: Config, db: Db) {
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const tokens = { issue: localTokens.issue, verify: createTokenVerifier(config, localTokens).verify };
+  const users = createUsersService(db);
   return {
     tokens,
+    /** A token's rights as the database grants them now (writes and admin tokens, DECISIONS §5). */
+    rights: createRightsCheck(users.currentRights),
     auth: createAuthService(db, tokens),
-    users: createUsersService(db),
+    users,
     idempotency: createIdempotencyStore(db),
     orders: createOrdersService(db, { currency: config.STORE_CURRENCY }),
     customers: createCustomersService(db, { currency: config.STORE_CURRENCY }),

@@ -95,7 +95,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     const name = first.instancePath.replace(/^\//, '') || missingName(first.params);
     const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
     const message = allowed ? `must be one of ${allowed.join(', ')}` : first.message;
-    throw new ConfigError(`Invalid configuration: ${name} ${message} (got ${JSON.stringify(source[name])})`);
+    throw new ConfigError(`Invalid configuration: ${name} ${message}${shownValue(name, source[name])}`);
   }
   const valid = env as Env;
   if (valid.NODE_ENV === 'production' && !valid.JWT_SECRET && !valid.JWT_JWKS_URL && !valid.JWT_PUBLIC_KEY) {
@@ -109,6 +109,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     jwtSecret: valid.JWT_SECRET ?? randomBytes(32).toString('base64url'),
     jwtSecretGenerated: !valid.JWT_SECRET,
   };
+}
+
+/** Secrets are never echoed; a URL's password is masked (a typo elsewhere in it stays visible). */
+const SECRET_NAMES = new Set(['JWT_SECRET', 'ADMIN_PASSWORD']);
+
+function shownValue(name: string, value: string | undefined): string {
+  if (SECRET_NAMES.has(name)) return ' (the value is not shown)';
+  const masked = value?.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+  return ` (got ${JSON.stringify(masked)})`;
 }
 
 function missingName(params: unknown): string {

@@ -60,6 +60,8 @@ async function seed(t: TestServer): Promise<void> {
     .execute();
 }
 
+const RIGHTS_LOOKUP = /^select "role", "status" from "users" where "id" = /;
+
 for (const dialect of DIALECTS) {
   describe(`GraphQL batching (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
@@ -73,7 +75,8 @@ for (const dialect of DIALECTS) {
     async function statementsOf(query: string): Promise<{ statements: string[]; data: Record<string, unknown[]> }> {
       const statements: string[] = [];
       const stop = observeQueries(t.server.db, (sql) => {
-        if (!sql.includes('report_jobs')) statements.push(sql);
+        // The admin token's rights check (core/auth/rights.ts) is one read per request, not per level.
+        if (!sql.includes('report_jobs') && !RIGHTS_LOOKUP.test(sql)) statements.push(sql);
       });
       try {
         const res = await gql(t, query, { token: t.adminToken });

@@ -1,9 +1,28 @@
+import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Principal } from '../core/auth/principal.ts';
+import type { RightsCheck } from '../core/auth/rights.ts';
 import { AppError } from '../core/errors/app-error.ts';
 
 /** What every resolver receives as its context: the caller, verified from the same Bearer token as REST. */
 export interface GraphQLContext {
   principal: Principal | null;
+}
+
+/**
+ * DECISIONS §5 for GraphQL (the HTTP route skips the per-request check: its POST may be a read):
+ * a mutation, or any operation with a token claiming admin, runs with the caller's current rights.
+ * A deleted or suspended caller's operation is refused whole (401, like an invalid token).
+ */
+export async function useCurrentRights(
+  rights: RightsCheck,
+  document: DocumentNode,
+  context: GraphQLContext & { operationName?: string | undefined },
+): Promise<void> {
+  const principal = context.principal;
+  if (!principal) return;
+  if (principal.role === 'admin' || getOperationAST(document, context.operationName)?.operation === 'mutation') {
+    context.principal = await rights.current(principal);
+  }
 }
 
 /** `limit`/`offset` of a list field; null (an explicit `null` argument) means the default. */

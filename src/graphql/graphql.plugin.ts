@@ -4,6 +4,7 @@ import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
 import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
+import { useCurrentRights, type GraphQLContext } from './context.ts';
 import { assertCostWithin } from './cost.ts';
 import { guardRules } from './guards.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
@@ -50,6 +51,14 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services }: 
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const operationName = (context as { operationName?: string }).operationName;
     assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
+  });
+  // After the cost check, so a refused document costs no database read.
+  app.graphql.addHook('preExecution', async (_schema, document, context) => {
+    await useCurrentRights(services.rights, document, context as unknown as GraphQLContext);
+  });
+  // The endpoint's routes leave the current-rights check to the hook above (core/auth/access.ts).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rightsPerOperation: true };
   });
   await app.register(graphqlRoutes, { graphiql });
 }

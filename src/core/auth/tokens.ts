@@ -26,15 +26,23 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 /** The claims every accepted token carries, whoever signed it. */
 export const REQUIRED_CLAIMS = ['sub', 'iat', 'exp', 'iss', 'aud'];
 
+/** The largest id the integer columns hold: a larger `sub` names nobody (and PostgreSQL refuses it). */
+const MAX_USER_ID = 2147483647;
+
 /**
- * The principal named by verified claims: `sub` a positive integer user id, `role` user or admin.
+ * The principal named by verified claims: `sub` a user id (1..2147483647), `role` user or admin,
+ * `iat` not in the future beyond the clock tolerance (DECISIONS §5; jose checks that only together
+ * with `maxTokenAge`, and a future `iat` means a wrong clock or a forged token).
  * `defaultRole` applies when the claim is absent (external identity providers may not send it).
  */
-export function principalFromClaims(payload: JWTPayload, defaultRole?: Role): Principal {
+export function principalFromClaims(payload: JWTPayload, defaultRole?: Role, nowSeconds = Date.now() / 1000): Principal {
   const userId = Number(payload.sub);
   const role = (payload.role ?? defaultRole) as Role;
-  if (!/^[1-9][0-9]*$/.test(payload.sub ?? '') || !Number.isSafeInteger(userId) || (role !== 'user' && role !== 'admin')) {
+  if (!/^[1-9][0-9]{0,9}$/.test(payload.sub ?? '') || userId > MAX_USER_ID || (role !== 'user' && role !== 'admin')) {
     throw AppError.unauthorized('Invalid access token', 'the token claims are malformed');
+  }
+  if (typeof payload.iat !== 'number' || payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) {
+    throw AppError.unauthorized('Invalid access token', 'the iat claim is in the future');
   }
   return { userId, role };
 }

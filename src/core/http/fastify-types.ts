@@ -6,6 +6,8 @@ export type Access = 'public' | 'user' | 'admin';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** The route checks the caller's current rights per operation (GraphQL: mutations), not per request. */
+    rightsPerOperation?: boolean;
     /** Overrides the default `Cache-Control` of a successful GET (`private, no-cache`). */
     cacheControl?: string;
   }

@@ -114,7 +114,7 @@ describe('error mapping', () => {
 describe('access declarations', () => {
   it('refuses to register a route that does not declare who may call it', async () => {
     const app = Fastify();
-    registerAccessControl(app, { verify: async () => ({ userId: 1, role: 'user' }) });
+    registerAccessControl(app, { verify: async () => ({ userId: 1, role: 'user' }) }, { current: async (principal) => principal });
     assert.throws(() => app.get('/undeclared', async () => 'x'), /does not declare config.access/);
     app.get('/declared', { config: { access: 'public' } }, async () => 'x');
     await app.close();

@@ -27,6 +27,11 @@ export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The caller's current rights (core/auth/rights.ts): a primary-key read of two columns. */
+export function findUserRights(db: Db, id: number): Promise<Pick<UserRow, 'role' | 'status'> | undefined> {
+  return db.selectFrom('users').select(['role', 'status']).where('id', '=', id).executeTakeFirst();
+}
+
 /** With `columns`, only those are read (the rows' other properties are absent). */
 export function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
   if (ids.length === 0) return Promise.resolve([]);

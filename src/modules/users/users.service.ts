@@ -75,12 +75,20 @@ export function createUsersService(db: Db) {
       if (!current) throw notFound(id);
       precondition?.(toUser(current));
       if (Object.keys(changes).length === 0) return toUser(current);
-      const row = await repo.updateUserById(trx, id, { ...changes, updated_at: now() });
+      // DECISIONS §2: a new address is unverified. Emails are stored lower-cased, so one that
+      // differs only in case is the same address and keeps its verification.
+      const verification = changes.email !== undefined && changes.email !== current.email ? { email_verified: false } : {};
+      const row = await repo.updateUserById(trx, id, { ...changes, ...verification, updated_at: now() });
       return toUser(row ?? current);
     });
   }
 
   return {
+    /** The caller's current role and status, for the rights check of writes and admin tokens. */
+    currentRights(id: number) {
+      return repo.findUserRights(db, id);
+    },
+
     async getUser(actor: Principal | null, id: number): Promise<User> {
       requireSignedIn(actor);
       const row = await repo.findUserById(db, id);
