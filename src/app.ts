@@ -11,6 +11,7 @@ import { answerFrameworkError } from './core/security/http-hardening.ts';
 import './core/http/fastify-types.ts';
 import { AccessLogController } from './core/http/access-log.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
+import { registerLingeringClose } from './core/http/body-limit.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { createRouteIndex } from './core/http/route-index.ts';
 import { registerVersionedApi } from './core/http/versioning.ts';
@@ -68,6 +69,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
 
   const services = createServices(config, db);
   registerJsonBody(app);
+  registerLingeringClose(app);
   registerRequestContext(app);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
   await registerSecurity(app, config, services.tokens);

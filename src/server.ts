@@ -78,8 +78,15 @@ function handleSignals(server: RunningServer, config: Config): void {
     }, config.SHUTDOWN_TIMEOUT_MS);
     timer.unref();
     drain(server).then(() => server.close()).then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        // The line a supervisor's log shows that the stop was clean (pino flushes it on exit).
+        server.app.http.log.info(`Shutdown complete after ${signal}`);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        server.app.http.log.error({ err: error }, 'Shutdown failed');
+        process.exit(1);
+      },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -46,7 +46,9 @@ function withValidator(request: FastifyRequest, reply: FastifyReply, payload: un
     reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
-    return '';
+    // No payload at all: an empty string made Fastify send `Content-Length: 0`, which on a 304 claims
+    // the 200 would be empty (RFC 9110 §8.6: only the 200's length, or none).
+    return null;
   }
   return payload;
 }

@@ -159,7 +159,9 @@ function quietChoice(request: FastifyRequest): VersionChoice | null {
   try {
     return chooseVersion(request.url, request.headers);
   } catch {
-    return null;
+    // A refused version (400 UNSUPPORTED_VERSION, 406) is answered by the current one: the answer
+    // must still say which, as every REST answer does (DECISIONS §7).
+    return { version: LATEST_API_VERSION, prefix: '/api', mediaType: null };
   }
 }
 

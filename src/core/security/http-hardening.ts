@@ -116,6 +116,13 @@ export async function registerCors(app: FastifyInstance, origins: string[]): Pro
   app.addHook('onRoute', (route) => {
     route.onSend = [...[route.onSend ?? []].flat(), varyOnOrigin];
   });
+  // The plugin answers any OPTIONS itself, one that is no preflight with a bare text/plain 400
+  // ("Invalid Preflight Request"). Such a request is answered as without CORS instead: 405 with
+  // Allow, or 404, in the error envelope (the not-found handler, core/http/error-envelope.ts).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method'])) return done();
+    reply.callNotFound();
+  });
   await app.register(cors, {
     origin: origins,
     // Credentials travel in the Authorization header, never in cookies.
@@ -124,7 +131,7 @@ export async function registerCors(app: FastifyInstance, origins: string[]): Pro
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'API-Version', 'X-Request-Id'],
     exposedHeaders: [
       'ETag', 'Location', 'Retry-After', 'X-Request-Id', 'API-Version', 'Deprecation', 'Sunset', 'Link',
-      'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
+      'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow',
     ],
     maxAge: 600,
   });

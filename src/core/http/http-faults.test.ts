@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { SECURITY_TEST_ENV } from '../../security/security-test-env.test-support.ts';
+import { DIALECTS } from '../../test-support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+
+/** The raw status and headers (fetch would hide nothing here, but a raw client shows what was sent). */
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const ORIGIN = 'https://app.example';
+
+for (const dialect of DIALECTS) {
+  describe(`HTTP details (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, CORS_ORIGINS: ORIGIN });
+    });
+    after(() => t?.close());
+
+    it('a 304 carries no Content-Length of its own (only the 200 would have one, RFC 9110 §8.6)', async () => {
+      const full = await rawGet(t.url, '/api/products', {});
+      assert.equal(full.status, 200);
+      const etag = String(full.headers.etag);
+      const notModified = await rawGet(t.url, '/api/products', { 'if-none-match': etag });
+      assert.equal(notModified.status, 304);
+      assert.equal(notModified.body, '');
+      assert.ok(
+        notModified.headers['content-length'] === undefined || notModified.headers['content-length'] === full.headers['content-length'],
+        `304 says Content-Length: ${notModified.headers['content-length']}`,
+      );
+    });
+
+    it('an OPTIONS request that is no CORS preflight is answered in the error envelope (405 with Allow, or 404), as without CORS', async () => {
+      for (const headers of [{ origin: ORIGIN }, {}, { 'access-control-request-method': 'GET' }] as Record<string, string>[]) {
+        const known = await t.request('OPTIONS', '/api/products', { headers });
+        assert.equal(known.status, 405, known.text);
+        assert.equal(known.body.error.code, 'METHOD_NOT_ALLOWED');
+        assert.match(known.headers.get('allow') ?? '', /GET/);
+        const unknown = await t.request('OPTIONS', '/api/no-such-thing', { headers });
+        assert.equal(unknown.status, 404, unknown.text);
+        assert.equal(unknown.body.error.code, 'NOT_FOUND');
+      }
+      const preflight = await t.request('OPTIONS', '/api/products', { headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
+    });
+
+    it('a refused API version (400 UNSUPPORTED_VERSION, 406 from Accept) still says API-Version, as every REST answer does', async () => {
+      const refusals: { path: string; headers: Record<string, string>; status: number; code: string }[] = [
+        { path: '/api/products', headers: { 'api-version': '9' }, status: 400, code: 'UNSUPPORTED_VERSION' },
+        { path: '/api/v3/products', headers: {}, status: 400, code: 'UNSUPPORTED_VERSION' },
+        { path: '/api/products?version=0', headers: {}, status: 400, code: 'UNSUPPORTED_VERSION' },
+        { path: '/api/products', headers: { accept: 'application/vnd.content.v9+json' }, status: 406, code: 'NOT_ACCEPTABLE' },
+      ];
+      for (const refusal of refusals) {
+        const res = await t.request('GET', refusal.path, { headers: refusal.headers });
+        assert.equal(res.status, refusal.status, refusal.path);
+        assert.equal(res.body.error.code, refusal.code);
+        // Answered by the current version: the refusal names no version the client could have meant.
+        assert.equal(res.headers.get('api-version'), '2', `${refusal.path} ${JSON.stringify(refusal.headers)}`);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      }
+    });
+
+    it('lets a browser read Idempotent-Replayed and WWW-Authenticate (Access-Control-Expose-Headers)', async () => {
+      const denied = await t.request('GET', '/api/orders', { headers: { origin: ORIGIN, authorization: 'Bearer not-a-token' } });
+      assert.equal(denied.status, 401);
+      assert.ok(denied.headers.get('www-authenticate'));
+      const exposed = (denied.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+      for (const name of ['idempotent-replayed', 'www-authenticate', 'retry-after', 'etag', 'location', 'api-version']) {
+        assert.ok(exposed.includes(name), `${name} in ${exposed.join(', ')}`);
+      }
+    });
+  });
+}
