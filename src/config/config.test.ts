@@ -17,6 +17,13 @@ describe('configuration', () => {
     assert.ok(config.jwtSecret.length >= 32);
   });
 
+  it('defaults DEMO_DATA to false in production and keeps an explicit value', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    assert.equal(loadConfig(production).DEMO_DATA, false);
+    assert.equal(loadConfig({ ...production, DEMO_DATA: 'true' }).DEMO_DATA, true);
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).DEMO_DATA, true);
+  });
+
   it('converts numbers and booleans from text', () => {
     const config = loadConfig({ PORT: '8080', DEMO_DATA: 'false', DATABASE_URL: 'postgres://u@h:5432/db' });
     assert.equal(config.PORT, 8080);

@@ -16,7 +16,8 @@ export const EnvSchema = Type.Object({
     description: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  DEMO_DATA: Type.Boolean({ default: true }),
+  /** Unset: on in development and test, off in production (demo accounts have a published password). */
+  DEMO_DATA: Type.Optional(Type.Boolean()),
   ADMIN_EMAIL: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@example.com' }),
   ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 8 })),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
@@ -72,7 +73,9 @@ export const EnvSchema = Type.Object({
 
 export type Env = Static<typeof EnvSchema>;
 
-export interface Config extends Env {
+export interface Config extends Omit<Env, 'DEMO_DATA'> {
+  /** Resolved: DEMO_DATA if set, else true except in production (DECISIONS §1). */
+  DEMO_DATA: boolean;
   /** Always set: taken from JWT_SECRET or generated for this process (development only). */
   jwtSecret: string;
   jwtSecretGenerated: boolean;
@@ -106,6 +109,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   return {
     ...valid,
+    DEMO_DATA: valid.DEMO_DATA ?? valid.NODE_ENV !== 'production',
     jwtSecret: valid.JWT_SECRET ?? randomBytes(32).toString('base64url'),
     jwtSecretGenerated: !valid.JWT_SECRET,
   };
