@@ -15,7 +15,7 @@ import { registerRequestContext, requestIdOf } from './core/http/request-context
 import { createRouteIndex } from './core/http/route-index.ts';
 import { registerVersionedApi } from './core/http/versioning.ts';
 import { registerHealth } from './core/ops/health.ts';
-import { registerMetrics } from './core/ops/metrics.ts';
+import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { bodyAjv, textAjv } from './core/validation/ajv.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
@@ -37,6 +37,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface App {
   http: FastifyInstance;
   services: Services;
+  /** Read by the METRICS_PORT listener, which `server.ts` runs. */
+  metrics: MetricsExporter;
 }
 
 /** Builds the HTTP app over a ready database. Only `server.ts` listens and handles signals. */
@@ -73,7 +75,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   await registerSecurity(app, config, services.tokens);
   registerAccessControl(app, services.tokens);
   registerHttpCaching(app);
-  registerMetrics(app);
+  const metrics = registerMetrics(app, metricsRouteFor(config));
   registerErrorHandling(app, routes);
   registerHealth(app, db);
   await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS);
@@ -105,5 +107,5 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   }
 
   await app.ready();
-  return { http: app, services };
+  return { http: app, services, metrics };
 }

@@ -39,6 +39,7 @@ describe('configuration', () => {
       [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA'],
       [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
       [{ STORE_CURRENCY: 'dollars' }, 'STORE_CURRENCY'],
+      [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
     ] as const) {
       assert.throws(() => loadConfig(env), (error: Error) => {
         assert.match(error.message, new RegExp(`^Invalid configuration: ${name} `));

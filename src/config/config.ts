@@ -34,6 +34,7 @@ export const EnvSchema = Type.Object({
     default: 1000,
     description: 'Event-loop delay beyond which new requests get 503 + Retry-After; 0 turns shedding off',
   }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve /metrics on this port of HOST (no token) instead of the main port; 0 picks a free one' })),
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
   REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
   REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),
@@ -103,6 +104,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const valid = env as Env;
   if (valid.NODE_ENV === 'production' && !valid.JWT_SECRET && !valid.JWT_JWKS_URL && !valid.JWT_PUBLIC_KEY) {
     throw new ConfigError('Invalid configuration: JWT_SECRET or JWT_JWKS_URL must be set when NODE_ENV=production');
+  }
+  if (valid.METRICS_PORT !== undefined && valid.METRICS_PORT !== 0 && valid.METRICS_PORT === valid.PORT) {
+    throw new ConfigError('Invalid configuration: METRICS_PORT must differ from PORT');
   }
   if (valid.HEADERS_TIMEOUT_MS >= valid.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must be less than REQUEST_TIMEOUT_MS');
