@@ -24,6 +24,7 @@ import { ordersRoutes } from './modules/orders/orders.routes.ts';
 import { customersRoutes } from './modules/customers/customers.routes.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { createReportWorker } from './modules/reports/report-worker.ts';
+import { createOrderHoldWorker } from './modules/orders/order-hold-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
 import { commentsRoutes } from './modules/comments/comments.routes.ts';
@@ -105,6 +106,10 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     app.addHook('onListen', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
   }
+  // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
+  const orderHold = createOrderHoldWorker(services.orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log: app.log });
+  app.addHook('onListen', async () => orderHold.start());
+  app.addHook('onClose', async () => orderHold.stop());
 
   await app.ready();
   return { http: app, services, metrics };

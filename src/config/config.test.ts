@@ -24,6 +24,11 @@ describe('configuration', () => {
     assert.equal(loadConfig({ NODE_ENV: 'test' }).DEMO_DATA, true);
   });
 
+  it('holds pending orders 30 minutes by default and accepts a fraction of a minute', () => {
+    assert.equal(loadConfig({}).ORDER_HOLD_MINUTES, 30);
+    assert.equal(loadConfig({ ORDER_HOLD_MINUTES: '0.01' }).ORDER_HOLD_MINUTES, 0.01);
+  });
+
   it('converts numbers and booleans from text', () => {
     const config = loadConfig({ PORT: '8080', DEMO_DATA: 'false', DATABASE_URL: 'postgres://u@h:5432/db' });
     assert.equal(config.PORT, 8080);
@@ -40,6 +45,8 @@ describe('configuration', () => {
       [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
       [{ STORE_CURRENCY: 'dollars' }, 'STORE_CURRENCY'],
       [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
+      [{ ORDER_HOLD_MINUTES: '0' }, 'ORDER_HOLD_MINUTES'],
+      [{ ORDER_HOLD_MINUTES: 'soon' }, 'ORDER_HOLD_MINUTES'],
     ] as const) {
       assert.throws(() => loadConfig(env), (error: Error) => {
         assert.match(error.message, new RegExp(`^Invalid configuration: ${name} `));
