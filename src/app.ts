@@ -16,7 +16,7 @@ import { registerRequestContext, requestIdOf } from './core/http/request-context
 import { createRouteIndex } from './core/http/route-index.ts';
 import { registerVersionedApi } from './core/http/versioning.ts';
 import { registerHealth } from './core/ops/health.ts';
-import { registerMetrics } from './core/ops/metrics.ts';
+import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { bodyAjv, textAjv } from './core/validation/ajv.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
@@ -25,6 +25,7 @@ import { ordersRoutes } from './modules/orders/orders.routes.ts';
 import { customersRoutes } from './modules/customers/customers.routes.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { createReportWorker } from './modules/reports/report-worker.ts';
+import { createOrderHoldWorker } from './modules/orders/order-hold-worker.ts';
 import { productsRoutes } from './modules/products/products.routes.ts';
 import { postsRoutes } from './modules/posts/posts.routes.ts';
 import { commentsRoutes } from './modules/comments/comments.routes.ts';
@@ -38,6 +39,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface App {
   http: FastifyInstance;
   services: Services;
+  /** Read by the METRICS_PORT listener, which `server.ts` runs. */
+  metrics: MetricsExporter;
 }
 
 /** Builds the HTTP app over a ready database. Only `server.ts` listens and handles signals. */
@@ -75,7 +78,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   await registerSecurity(app, config, services.tokens);
   registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
-  registerMetrics(app);
+  const metrics = registerMetrics(app, metricsRouteFor(config));
   registerErrorHandling(app, routes);
   registerHealth(app, db);
   await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS);
@@ -105,7 +108,11 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     app.addHook('onListen', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
   }
+  // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
+  const orderHold = createOrderHoldWorker(services.orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log: app.log });
+  app.addHook('onListen', async () => orderHold.start());
+  app.addHook('onClose', async () => orderHold.stop());
 
   await app.ready();
-  return { http: app, services };
+  return { http: app, services, metrics };
 }

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
-import { Server } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import { Server, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
@@ -7,11 +8,14 @@ import { buildApp, type App } from './app.ts';
 import { prepareDatabase } from './bootstrap.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
 import { markDraining } from './core/ops/health.ts';
+import { createMetricsServer } from './core/ops/metrics.ts';
 
 export interface RunningServer {
   app: App;
   db: Db;
   url: string;
+  /** The METRICS_PORT listener's address, when one is configured. */
+  metricsUrl?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -30,11 +34,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       app.http.log.warn('JWT_SECRET is not set: tokens are signed with a random per-process secret');
     }
     const url = await app.http.listen({ host: config.HOST, port: config.PORT });
+    let metrics: { server: HttpServer; url: string } | undefined;
+    try {
+      if (config.METRICS_PORT !== undefined) metrics = await listenForMetrics(app, config.HOST, config.METRICS_PORT);
+    } catch (error) {
+      await app.http.close();
+      throw error;
+    }
     return {
       app,
       db,
       url,
+      metricsUrl: metrics?.url,
       async close() {
+        if (metrics) await closeMetrics(metrics.server);
         await app.http.close();
         await db.destroy();
       },
@@ -43,6 +56,27 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await db.destroy();
     throw error;
   }
+}
+
+/** METRICS_PORT (DECISIONS §1): `/metrics` on its own listener of the same host, off the main port. */
+async function listenForMetrics(app: App, host: string, port: number): Promise<{ server: HttpServer; url: string }> {
+  const server = createMetricsServer(app.metrics);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}` };
+}
+
+/** A scraper's keep-alive connection would hold `close()` open: idle ones are closed with it. */
+function closeMetrics(server: HttpServer): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
 }
 
 /** The longest the server waits, port closed, for accepted connections to deliver their request and go. */

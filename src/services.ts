@@ -33,7 +33,7 @@ export function createServices(config: Config, db: Db) {
     auth: createAuthService(db, tokens),
     users,
     idempotency: createIdempotencyStore(db),
-    orders: createOrdersService(db, { currency: config.STORE_CURRENCY }),
+    orders: createOrdersService(db, { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 }),
     customers: createCustomersService(db, { currency: config.STORE_CURRENCY }),
     reports: createReportsService(db, { currency: config.STORE_CURRENCY, leaseMs: config.REPORT_LEASE_MS }),
     products: createProductsService(db),

@@ -17,6 +17,18 @@ describe('configuration', () => {
     assert.ok(config.jwtSecret.length >= 32);
   });
 
+  it('defaults DEMO_DATA to false in production and keeps an explicit value', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    assert.equal(loadConfig(production).DEMO_DATA, false);
+    assert.equal(loadConfig({ ...production, DEMO_DATA: 'true' }).DEMO_DATA, true);
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).DEMO_DATA, true);
+  });
+
+  it('holds pending orders 30 minutes by default and accepts a fraction of a minute', () => {
+    assert.equal(loadConfig({}).ORDER_HOLD_MINUTES, 30);
+    assert.equal(loadConfig({ ORDER_HOLD_MINUTES: '0.01' }).ORDER_HOLD_MINUTES, 0.01);
+  });
+
   it('converts numbers and booleans from text', () => {
     const config = loadConfig({ PORT: '8080', DEMO_DATA: 'false', DATABASE_URL: 'postgres://u@h:5432/db' });
     assert.equal(config.PORT, 8080);
@@ -32,6 +44,9 @@ describe('configuration', () => {
       [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA'],
       [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
       [{ STORE_CURRENCY: 'dollars' }, 'STORE_CURRENCY'],
+      [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
+      [{ ORDER_HOLD_MINUTES: '0' }, 'ORDER_HOLD_MINUTES'],
+      [{ ORDER_HOLD_MINUTES: 'soon' }, 'ORDER_HOLD_MINUTES'],
     ] as const) {
       assert.throws(() => loadConfig(env), (error: Error) => {
         assert.match(error.message, new RegExp(`^Invalid configuration: ${name} `));

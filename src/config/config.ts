@@ -16,7 +16,8 @@ export const EnvSchema = Type.Object({
     description: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  DEMO_DATA: Type.Boolean({ default: true }),
+  /** Unset: on in development and test, off in production (demo accounts have a published password). */
+  DEMO_DATA: Type.Optional(Type.Boolean()),
   ADMIN_EMAIL: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@example.com' }),
   ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 8 })),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
@@ -33,6 +34,9 @@ export const EnvSchema = Type.Object({
     default: 1000,
     description: 'Event-loop delay beyond which new requests get 503 + Retry-After; 0 turns shedding off',
   }),
+  ORDER_HOLD_MINUTES: Type.Number({ exclusiveMinimum: 0, maximum: 525600, default: 30, description: 'How long a pending order holds its stock before the service cancels it; decimals allowed (0.01 = 0.6 s, for tests)' }),
+  ORDER_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 30000, description: 'How often each instance looks for pending orders past their hold' }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve /metrics on this port of HOST (no token) instead of the main port; 0 picks a free one' })),
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
   REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
   REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),
@@ -72,7 +76,9 @@ export const EnvSchema = Type.Object({
 
 export type Env = Static<typeof EnvSchema>;
 
-export interface Config extends Env {
+export interface Config extends Omit<Env, 'DEMO_DATA'> {
+  /** Resolved: DEMO_DATA if set, else true except in production (DECISIONS §1). */
+  DEMO_DATA: boolean;
   /** Always set: taken from JWT_SECRET or generated for this process (development only). */
   jwtSecret: string;
   jwtSecretGenerated: boolean;
@@ -101,11 +107,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (valid.NODE_ENV === 'production' && !valid.JWT_SECRET && !valid.JWT_JWKS_URL && !valid.JWT_PUBLIC_KEY) {
     throw new ConfigError('Invalid configuration: JWT_SECRET or JWT_JWKS_URL must be set when NODE_ENV=production');
   }
+  if (valid.METRICS_PORT !== undefined && valid.METRICS_PORT !== 0 && valid.METRICS_PORT === valid.PORT) {
+    throw new ConfigError('Invalid configuration: METRICS_PORT must differ from PORT');
+  }
   if (valid.HEADERS_TIMEOUT_MS >= valid.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must be less than REQUEST_TIMEOUT_MS');
   }
   return {
     ...valid,
+    DEMO_DATA: valid.DEMO_DATA ?? valid.NODE_ENV !== 'production',
     jwtSecret: valid.JWT_SECRET ?? randomBytes(32).toString('base64url'),
     jwtSecretGenerated: !valid.JWT_SECRET,
   };

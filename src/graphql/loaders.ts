@@ -1,4 +1,4 @@
-import { pageOf, type ListArgs } from './context.ts';
+import { pageOf, type GraphQLContext, type ListArgs } from './context.ts';
 
 /** One batched call of a loader: the parent object, the field's arguments and the subfields it selects. */
 export interface LoaderQuery<P, A = Record<string, unknown>> {
@@ -48,10 +48,11 @@ export function listLoader<P, T>(
 /** A loader for a to-one relation (`Post.author`, `Comment.post`): one `find...ByIds` call per level. */
 export function byIdLoader<P, T extends { id: number }>(
   keyOf: (parent: P) => number,
-  load: (ids: number[], fields: ReadonlySet<string>) => Promise<T[]>,
+  load: (ids: number[], fields: ReadonlySet<string>, context: GraphQLContext) => Promise<T[]>,
 ) {
-  return async (queries: LoaderQuery<P>[]): Promise<(T | null)[]> => {
-    const rows = await load([...new Set(queries.map((query) => keyOf(query.obj)))], fieldsOfAll(queries));
+  // The context carries the caller: what a related object shows may depend on who asks (a user's email).
+  return async (queries: LoaderQuery<P>[], context: GraphQLContext): Promise<(T | null)[]> => {
+    const rows = await load([...new Set(queries.map((query) => keyOf(query.obj)))], fieldsOfAll(queries), context);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return queries.map((query) => byId.get(keyOf(query.obj)) ?? null);
   };

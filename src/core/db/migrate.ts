@@ -4,6 +4,7 @@ import * as initialSchema from './migrations/0001-initial-schema.ts';
 import * as productsList from './migrations/0002-products-list.ts';
 import * as productPriceCounts from './migrations/0003-product-price-counts.ts';
 import * as counterStorage from './migrations/0004-counter-storage.ts';
+import * as orderHoldIndex from './migrations/0005-order-hold-index.ts';
 
 /** Versioned migrations, in order. A new one is a new file added here; applied ones never change. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-products-list': productsList,
   '0003-product-price-counts': productPriceCounts,
   '0004-counter-storage': counterStorage,
+  '0005-order-hold-index': orderHoldIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

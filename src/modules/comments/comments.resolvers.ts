@@ -11,7 +11,7 @@ export function commentsResolvers({ users, posts }: { users: UsersService; posts
     resolvers: {},
     loaders: {
       Comment: {
-        author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids, fields) => users.findUsersByIds(ids, fields)),
+        author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields)),
         post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids, fields) => posts.findPostsByIds(ids, fields)),
       },
     },

@@ -126,6 +126,23 @@ export function transitionOrder(
     .executeTakeFirst();
 }
 
+/**
+ * Pending orders placed before `cutoff`, oldest first: the ones whose stock hold has run out.
+ * Served by `orders_status_created_at_idx` (migration 0005), so the sweep reads only those.
+ */
+export async function findOverduePendingOrderIds(db: Db, cutoff: string, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('created_at', '<', cutoff)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export async function userExists(db: Db, id: number): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;

@@ -13,6 +13,7 @@ import {
   hasReceipt,
   transitionFor,
   type OrderAction,
+  type Transition,
 } from './order-state-machine.ts';
 import { placeOrder } from './order-placement.service.ts';
 import * as repo from './orders.repository.ts';
@@ -37,6 +38,18 @@ export interface Receipt {
 
 export const ORDER_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
+export interface OrdersOptions {
+  currency: string;
+  /** How long a pending order holds its stock before the sweep cancels it (ORDER_HOLD_MINUTES). */
+  holdMs: number;
+}
+
+/** Overdue orders cancelled per sweep step: each is its own short transaction. */
+const EXPIRY_BATCH = 100;
+
+/** The hold running out is the state machine's `cancel` (pending → cancelled, stock returned), not a rule of its own. */
+const EXPIRE = transitionFor('cancel', 'pending')!;
+
 const checkCreate = createChecker<CreateOrderInput>(CreateOrderInput);
 
 // Someone else's order reads as missing: its existence is none of the caller's business.
@@ -54,7 +67,7 @@ function invalidState(what: string, status: OrderStatus): AppError {
 const receiptNumberOf = (order: Order, paidAt: string) =>
   `R-${paidAt.slice(0, 10).replaceAll('-', '')}-${String(order.id).padStart(8, '0')}`;
 
-export function createOrdersService(db: Db, options: { currency: string }) {
+export function createOrdersService(db: Db, options: OrdersOptions) {
   async function loadOrder(reader: Db, row: OrderRow): Promise<Order> {
     const items = await repo.findItemsByOrderIds(reader, [row.id]);
     return toOrder(row, items.get(row.id) ?? []);
@@ -65,6 +78,23 @@ export function createOrdersService(db: Db, options: { currency: string }) {
     const row = await repo.findOrderById(db, id);
     if (!row || !mayView(principal, row)) throw notFound(id);
     return loadOrder(db, row);
+  }
+
+  /**
+   * Moves order `id` along `transition` if it is still in the transition's `from` state, with its
+   * effect (returning stock) in the same transaction `trx`. Undefined when the conditional update
+   * found the order in another state: a racing transition won, and this one changed nothing.
+   */
+  async function applyTransition(trx: Db, id: number, transition: Transition): Promise<Order | undefined> {
+    const row = await repo.transitionOrder(trx, id, transition.from, transition.to, transition.stamp, now());
+    if (!row) return undefined;
+    const order = await loadOrder(trx, row);
+    if (transition.returnsStock) {
+      // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
+      const lines = [...order.items].sort((a, b) => a.productId - b.productId);
+      for (const line of lines) await repo.returnStock(trx, line.productId, line.quantity);
+    }
+    return order;
   }
 
   /**
@@ -80,18 +110,10 @@ export function createOrdersService(db: Db, options: { currency: string }) {
       if (!actionPermitted(action, principal)) throw AppError.forbidden(guardMessageOf(action));
       const transition = transitionFor(action, current.status);
       if (!transition) throw invalidState(action, current.status);
-      const row = await repo.transitionOrder(trx, id, transition.from, transition.to, transition.stamp, now());
-      if (!row) {
-        const latest = await repo.findOrderById(trx, id);
-        throw invalidState(action, latest?.status ?? current.status);
-      }
-      const order = await loadOrder(trx, row);
-      if (transition.returnsStock) {
-        // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
-        const lines = [...order.items].sort((a, b) => a.productId - b.productId);
-        for (const line of lines) await repo.returnStock(trx, line.productId, line.quantity);
-      }
-      return order;
+      const order = await applyTransition(trx, id, transition);
+      if (order) return order;
+      const latest = await repo.findOrderById(trx, id);
+      throw invalidState(action, latest?.status ?? current.status);
     });
   }
 
@@ -123,6 +145,22 @@ export function createOrdersService(db: Db, options: { currency: string }) {
     pay: (actor: Principal | null, id: number) => act(actor, id, 'pay'),
     cancel: (actor: Principal | null, id: number) => act(actor, id, 'cancel'),
     refund: (actor: Principal | null, id: number) => act(actor, id, 'refund'),
+
+    /**
+     * The order-hold sweep (DECISIONS §3), one batch: cancels pending orders older than the hold,
+     * each in its own transaction through the same conditional transition as `cancel`. Of this,
+     * another instance's sweep and the customer's `pay` or `cancel`, the database lets exactly one
+     * move the order, so its stock comes back at most once. `more`: a full batch, look again at once.
+     */
+    async expireOverdueOrders(): Promise<{ cancelled: number; more: boolean }> {
+      const cutoff = new Date(Date.now() - options.holdMs).toISOString();
+      const ids = await repo.findOverduePendingOrderIds(db, cutoff, EXPIRY_BATCH);
+      let cancelled = 0;
+      for (const id of ids) {
+        if (await inTransaction(db, (trx) => applyTransition(trx, id, EXPIRE))) cancelled += 1;
+      }
+      return { cancelled, more: ids.length === EXPIRY_BATCH };
+    },
 
     /** Paid and refunded orders have a receipt (the states that link to one); others are 409. */
     async getReceipt(actor: Principal | null, id: number): Promise<Receipt> {

@@ -33,7 +33,7 @@ export function postsResolvers(services: { posts: PostsService; users: UsersServ
     },
     loaders: {
       Post: {
-        author: byIdLoader<Post, User>((post) => post.authorId, (ids, fields) => users.findUsersByIds(ids, fields)),
+        author: byIdLoader<Post, User>((post) => post.authorId, (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields)),
         comments: listLoader<Post, Comment>((post) => post.id, (ids, page, fields) => comments.findCommentsByPostIds(ids, page, fields)),
       },
     },

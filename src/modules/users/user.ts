@@ -1,4 +1,4 @@
-import type { Role } from '../../core/auth/principal.ts';
+import { isAdmin, type Principal, type Role } from '../../core/auth/principal.ts';
 import type { UserRow } from '../../core/db/tables.ts';
 
 export type UserStatus = 'active' | 'inactive' | 'suspended';
@@ -7,7 +7,8 @@ export type UserStatus = 'active' | 'inactive' | 'suspended';
 export interface User {
   id: number;
   name: string;
-  email: string;
+  /** Null when the viewer may not see it: see `visibleTo`. */
+  email: string | null;
   age: number | null;
   role: Role;
   status: UserStatus;
@@ -44,4 +45,16 @@ export function toUser(row: UserRow): User {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** A user's email is personal data: shown to that user and to admins (DECISIONS §5). */
+export const maySeeEmail = (viewer: Principal | null, userId: number): boolean => isAdmin(viewer) || viewer?.userId === userId;
+
+/**
+ * The user as `viewer` may see them: the one rule below REST (which answers `"email": null`) and
+ * GraphQL (`email: ""`, the seed types it `String!`). Every read of other users goes through it.
+ */
+export function visibleTo(viewer: Principal | null, user: User): User {
+  // `!user.email`: also a user read without its email column (a GraphQL selection without it).
+  return !user.email || maySeeEmail(viewer, user.id) ? user : { ...user, email: null };
 }

@@ -63,7 +63,7 @@ export const UserLinks = Type.Object({
 export const UserView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  email: Type.String(),
+  email: Nullable(Type.String({ description: 'Shown to the user and to admins; null for anyone else' })),
   age: Nullable(Type.Integer()),
   role: Role,
   status: UserStatus,

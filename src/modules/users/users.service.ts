@@ -9,7 +9,7 @@ import type { UserRowUpdate } from '../../core/db/tables.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import { toUser, USER_COLUMN_OF, type User } from './user.ts';
+import { toUser, USER_COLUMN_OF, visibleTo, type User } from './user.ts';
 import * as repo from './users.repository.ts';
 import {
   CreateUserInput,
@@ -35,6 +35,13 @@ const checkReplace = createChecker<ReplaceUserInput>(ReplaceUserInput);
 const checkUpdate = createChecker<UpdateUserInput>(UpdateUserInput);
 
 const notFound = (id: number) => AppError.notFound(`User ${id}`);
+
+/** Sorting by email would reveal the order of addresses a caller may not read: admins only (DECISIONS §5). */
+function assertMaySort(actor: Principal | null, sort: UserSort | undefined): void {
+  if (sort === 'email' && !isAdmin(actor)) {
+    throw AppError.forbidden('Only an administrator may sort users by email');
+  }
+}
 const duplicateEmail = () =>
   AppError.conflict('A user with this email already exists', [{ field: 'email', message: 'is already taken' }]);
 
@@ -93,32 +100,34 @@ export function createUsersService(db: Db) {
       requireSignedIn(actor);
       const row = await repo.findUserById(db, id);
       if (!row) throw notFound(id);
-      return toUser(row);
+      return visibleTo(actor, toUser(row));
     },
 
     /** With `fields` (GraphQL's selection), only their columns are read: the other properties are absent. */
-    async findUsersByIds(ids: readonly number[], fields?: Iterable<string>): Promise<User[]> {
-      return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map(toUser);
+    async findUsersByIds(viewer: Principal | null, ids: readonly number[], fields?: Iterable<string>): Promise<User[]> {
+      return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map((row) => visibleTo(viewer, toUser(row)));
     },
 
     async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<Page<User>> {
       requireSignedIn(actor);
+      assertMaySort(actor, options.sort);
       const window = pageWindow(options, USER_PAGE_RULES);
       const filter = { role: options.role, status: options.status };
       const [rows, total] = await Promise.all([
         repo.listUsers(db, { ...filter, sort: options.sort ?? 'id', order: options.order ?? 'asc', ...window }),
         repo.countUsers(db, filter),
       ]);
-      return { items: rows.map(toUser), total, window };
+      return { items: rows.map((row) => visibleTo(actor, toUser(row))), total, window };
     },
 
     /** One page of users without counting them all: for lists that show no total (GraphQL's `users`). */
     async listUserItems(actor: Principal | null, options: ListUsersOptions): Promise<User[]> {
       requireSignedIn(actor);
+      assertMaySort(actor, options.sort);
       const window = pageWindow(options, USER_PAGE_RULES);
       const filter = { role: options.role, status: options.status };
       const rows = await repo.listUsers(db, { ...filter, sort: options.sort ?? 'id', order: options.order ?? 'asc', ...window });
-      return rows.map(toUser);
+      return rows.map((row) => visibleTo(actor, toUser(row)));
     },
 
     /** Sign-up: open to anyone; role and status are for admins only. */
