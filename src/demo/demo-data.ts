@@ -110,7 +110,7 @@ export async function insertDemoData(db: Db): Promise<void> {
           amount_cents: amount,
           currency: 'USD',
           created_at: at(minutesAgo),
-          updated_at: at(minutesAgo - 5),
+          updated_at: at(status === 'pending' ? minutesAgo : minutesAgo - 5),
           paid_at: status === 'paid' ? at(minutesAgo - 5) : null,
           cancelled_at: status === 'cancelled' ? at(minutesAgo - 5) : null,
           refunded_at: null,
@@ -129,9 +129,20 @@ export async function insertDemoData(db: Db): Promise<void> {
           })),
         )
         .execute();
+      // A placed order took its stock (a cancelled one gave it back), so a later refund or the order-hold
+      // sweep returns exactly what was taken.
+      if (status === 'cancelled') return;
+      for (const { product, quantity } of items) {
+        await trx
+          .updateTable('products')
+          .set((eb) => ({ stock: eb('stock', '-', quantity) }))
+          .where('id', '=', product.id)
+          .execute();
+      }
     };
     await order(alice, 'paid', [[0, 1], [4, 2]], 900);
-    await order(alice, 'pending', [[8, 1]], 300);
+    // Placed moments ago: it holds its stock for ORDER_HOLD_MINUTES, then the sweep cancels it.
+    await order(alice, 'pending', [[8, 1]], 2);
     await order(bob, 'cancelled', [[13, 1]], 200);
   });
 }

@@ -130,12 +130,20 @@ export interface OrderPlan {
   row: Omit<Insertable<OrdersTable>, 'customer_id' | 'amount_cents'>;
 }
 
+/**
+ * A generated history lies in the past, beyond any order hold (DECISIONS §3): an order left unpaid
+ * was cancelled when its hold ran out, so the history has no pending orders (the order-hold sweep would
+ * otherwise cancel them at the first start and return stock they never took).
+ */
 const STATUSES = [
-  [0.3, 'pending'],
+  [0.3, 'expired'],
   [0.75, 'paid'],
   [0.9, 'cancelled'],
   [1, 'refunded'],
 ] as const;
+
+/** The default ORDER_HOLD_MINUTES: when an unpaid order of the history was cancelled. */
+const HOLD_MINUTES = 30;
 
 /** An order of 1–3 distinct products; its status decides which of paid/cancelled/refunded_at are set. */
 export function orderPlan(seed: number, index: number, userCount: number, productCount: number, currency: string): OrderPlan {
@@ -149,10 +157,12 @@ export function orderPlan(seed: number, index: number, userCount: number, produc
   }
   const customerIndex = Math.floor(random() * userCount);
   const roll = random();
-  const status = STATUSES.find(([limit]) => roll < limit)![1];
+  const rolled = STATUSES.find(([limit]) => roll < limit)![1];
+  const status = rolled === 'expired' ? 'cancelled' : rolled;
   const created = BASE_TIME + 60 * DAY + index * MINUTE + Math.floor(random() * MINUTE);
   const paid = status === 'paid' || status === 'refunded' ? created + intBetween(random, 1, 30) * MINUTE : null;
-  const cancelled = status === 'cancelled' ? created + intBetween(random, 1, 48) * HOUR : null;
+  const cancelled =
+    rolled === 'expired' ? created + HOLD_MINUTES * MINUTE : status === 'cancelled' ? created + intBetween(random, 1, 48) * HOUR : null;
   const refunded = status === 'refunded' ? paid! + intBetween(random, 1, 14) * DAY : null;
   const updated = Math.max(created, paid ?? 0, cancelled ?? 0, refunded ?? 0);
   return {
