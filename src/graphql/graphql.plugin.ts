@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
 import { assertCostWithin } from './cost.ts';
 import { guardRules } from './guards.ts';
+import { assertStorableInput } from './input-rules.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
@@ -50,6 +51,7 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services }: 
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const operationName = (context as { operationName?: string }).operationName;
     assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
+    assertStorableInput(document, variables as Record<string, unknown> | undefined);
   });
   await app.register(graphqlRoutes, { graphiql });
 }
