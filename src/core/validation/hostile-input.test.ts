@@ -112,7 +112,7 @@ for (const dialect of DIALECTS) {
 
     it('refuses ids and integers beyond the integer range in bodies and filters with 422 naming the field', async () => {
       const cases: [string, string, unknown, string][] = [
-        ['POST', '/api/orders', { items: [{ productId: 999999999999999999999999, quantity: 1 }] }, 'items.0.productId'],
+        ['POST', '/api/orders', { items: [{ productId: 1e24, quantity: 1 }] }, 'items.0.productId'],
         ['POST', '/api/orders', { items: [{ productId: 2147483648, quantity: 1 }] }, 'items.0.productId'],
         ['POST', '/api/orders', { items: [{ productId: ids.product, quantity: 2147483648 }] }, 'items.0.quantity'],
         ['POST', '/api/orders', { customerId: 2147483648, items: [{ productId: ids.product, quantity: 1 }] }, 'customerId'],
