@@ -162,7 +162,11 @@ for (const dialect of DIALECTS) {
           const query = g(fc.subarray, operation.queryParams, { maxLength: Math.min(2, operation.queryParams.length) }).map((name) => `${name}=${g(() => hostileText)}`);
           const headers: Record<string, string> = auth(tokens[who]);
           let body: string | Uint8Array | undefined;
-          if (operation.body) {
+          if (!operation.body && operation.method !== 'GET' && operation.method !== 'DELETE') {
+            // A body the document does not describe (an image upload): bytes and text under any type.
+            body = g(fc.boolean) ? g(fc.uint8Array, { maxLength: 4096 }) : g(() => anyBody);
+            headers['content-type'] = g(fc.constantFrom, 'image/png', 'image/jpeg', 'image/webp', 'image/svg+xml', ...ODD_CONTENT_TYPES);
+          } else if (operation.body) {
             const key = fc.oneof({ arbitrary: fc.constantFrom(...operation.body.fields), weight: 8 }, { arbitrary: fc.constantFrom(...ODD_KEYS), weight: 1 });
             const changes = g(fc.array, fc.tuple(key, fc.option(hostileJson, { nil: null, freq: 6 })), { minLength: 1, maxLength: 2 });
             body = g(fc.nat, 7) === 0 ? g(() => anyBody) : mutatedBody(operation.body.example, changes);
