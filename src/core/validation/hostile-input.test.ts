@@ -139,6 +139,8 @@ for (const dialect of DIALECTS) {
         ['POST', '/api/users', json('{"name":"\\udc00b","email":"low@example.com"}'), 'name'],
         ['PUT', `/api/products/${ids.product}`, json('{"name":"\\u0000","category":"c","price":1,"stock":1}'), 'name'],
         ['POST', `/api/posts/${ids.post}/comments`, json('{"text":"a\\u0000b"}'), 'text'],
+        ['PATCH', `/api/products/${ids.product}`, json('{"description":"nullable \\u0000"}'), 'description'],
+        ['POST', '/api/orders', json(`{"items":[{"productId":1,"quantity":1}],"currency":"US\\u0000"}`), 'currency'],
         ['POST', '/api/auth/token', json('{"email":"x@example.com\\u0000","password":"whatever-password"}'), 'email'],
         ['POST', '/api/reports/generate', json('{"type":"users","from":"\\ud83d"}'), 'from'],
       ];

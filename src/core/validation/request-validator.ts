@@ -29,13 +29,20 @@ export function compileRequestValidator({ schema, httpPart }: RouteSchemaPart): 
   return (httpPart === 'body' ? bodyAjv : textAjv).compile(checked);
 }
 
-/** A copy of a schema whose every string carries the storable-text keyword (enums and examples untouched). */
-export function withStorableText(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withStorableText);
-  if (node === null || typeof node !== 'object') return node;
-  const copy: Schema = {};
-  for (const [key, value] of Object.entries(node)) {
-    copy[key] = key === 'enum' || key === 'const' || key === 'examples' || key === 'default' ? value : withStorableText(value);
+const SUBSCHEMA = new Set(['items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']);
+const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
+
+/** A copy of a schema whose every string schema carries the storable-text keyword (values such as enums untouched). */
+export function withStorableText(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const copy: Schema = { ...(schema as Schema) };
+  for (const [key, value] of Object.entries(copy)) {
+    if (SUBSCHEMA.has(key)) copy[key] = withStorableText(value);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) copy[key] = value.map(withStorableText);
+    else if (SUBSCHEMA_MAPS.has(key) && value && typeof value === 'object') {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withStorableText(sub)]));
+    }
   }
   const type = copy.type;
   if (type === 'string' || (Array.isArray(type) && type.includes('string'))) copy[STORABLE_TEXT] = true;
