@@ -18,7 +18,7 @@ import { registerVersionedApi } from './core/http/versioning.ts';
 import { registerHealth } from './core/ops/health.ts';
 import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
-import { bodyAjv, textAjv } from './core/validation/ajv.ts';
+import { compileRequestValidator } from './core/validation/request-validator.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { ordersRoutes } from './modules/orders/orders.routes.ts';
@@ -63,7 +63,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  app.setValidatorCompiler(compileRequestValidator);
 
   const routes = createRouteIndex();
   app.addHook('onRoute', (route) => {

@@ -2,6 +2,7 @@ import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Principal } from '../core/auth/principal.ts';
 import type { RightsCheck } from '../core/auth/rights.ts';
 import { AppError } from '../core/errors/app-error.ts';
+import { parseId } from '../core/validation/input-rules.ts';
 
 /** What every resolver receives as its context: the caller, verified from the same Bearer token as REST. */
 export interface GraphQLContext {
@@ -36,17 +37,32 @@ export function pageOf(args: ListArgs): { limit: number | undefined; offset: num
   return { limit: args.limit ?? undefined, offset: args.offset ?? undefined };
 }
 
-const POSITIVE_INTEGER = /^[1-9]\d{0,9}$/;
-/** The largest id the integer columns hold (as REST's `Id`). */
-const MAX_ID = 2147483647;
+/** The id no row has: what a malformed `ID` argument stands for, so it names nothing. */
+const NO_ROW = 0;
 
 /**
- * GraphQL IDs are the REST integer ids as strings. An ID that is not a positive integer names
- * nothing, exactly like an unknown id: it becomes 0, which no row has.
+ * GraphQL IDs are the REST integer ids as strings, read by the same parser as REST path ids
+ * (`parseId`). An ID that is not one names nothing, exactly like an unknown id: it becomes 0, which
+ * no row has, so the service still runs its own checks (sign-in, permissions) first.
  */
 export function toId(id: string | number): number {
-  const text = String(id);
-  return POSITIVE_INTEGER.test(text) && Number(text) <= MAX_ID ? Number(text) : 0;
+  return parseId(String(id)) ?? NO_ROW;
+}
+
+/**
+ * Runs a service call on the row an `ID` argument names. For a malformed ID the call runs on no row
+ * (permission checks answer first, as for an unknown id) and its NOT_FOUND names `what` without
+ * echoing the stand-in id ("User not found", never "User 0 not found").
+ */
+export async function withId<T>(id: string | number, what: string, call: (id: number) => Promise<T>): Promise<T> {
+  const parsed = parseId(String(id));
+  if (parsed !== undefined) return call(parsed);
+  try {
+    return await call(NO_ROW);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') throw AppError.notFound(what);
+    throw error;
+  }
 }
 
 /** `user(id)` and `post(id)` answer null for an id that names nothing, rather than an error. */

@@ -7,6 +7,7 @@ import { batchedResolvers } from './batched-resolvers.ts';
 import { useCurrentRights, type GraphQLContext } from './context.ts';
 import { assertCostWithin } from './cost.ts';
 import { guardRules } from './guards.ts';
+import { assertStorableInput } from './input-rules.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
@@ -51,6 +52,7 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services }: 
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const operationName = (context as { operationName?: string }).operationName;
     assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
+    assertStorableInput(document, variables as Record<string, unknown> | undefined);
   });
   // After the cost check, so a refused document costs no database read.
   app.graphql.addHook('preExecution', async (_schema, document, context) => {

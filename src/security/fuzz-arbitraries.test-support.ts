@@ -80,3 +80,27 @@ export const authorization = fc.oneof(
   fc.tuple(base64url, base64url, base64url).map(([a, b, c]) => `Bearer ${a}.${b}.${c}`),
   fc.constantFrom('Bearer', 'Bearer ', 'Basic YWRtaW46YWRtaW4=', 'bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIiwicm9sZSI6ImFkbWluIn0.'),
 );
+
+/** Integers at and past every boundary the databases and JavaScript have, written as JSON or query text. */
+export const EXTREME_INTEGER_TEXTS = ['2147483647', '2147483648', '-2147483648', '-2147483649', '4294967296', '9007199254740991', '9007199254740993', '9223372036854775807', '9223372036854775808', '99999999999999999999', '999999999999999999999999', '1e20', '1e21', '-1e20', '1E3', '1e-7', '0.5', '-0', '0'];
+
+/** JSON string literals no database should be handed as is: NUL, unpaired surrogates (escaped, as JSON allows), control characters. */
+export const HOSTILE_STRING_JSON = ['"\\u0000"', '"a\\u0000b"', '"\\ud800"', '"\\udfff"', '"a\\ud83d"', '"\\udc00\\ud800"', '"\\u0001\\u001f\\u007f"', '"\\uffff\\ufffe"', '"😀"', '"\\u202e"', '"__proto__"', '"constructor"', '" "', '""'];
+
+/** A JSON value, as text, chosen to break naive code: extreme numbers, hostile strings, odd shapes, huge strings. */
+export const hostileJson: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constantFrom(...EXTREME_INTEGER_TEXTS, ...HUGE_NUMBER_TEXTS), weight: 4 },
+  { arbitrary: fc.constantFrom(...HOSTILE_STRING_JSON), weight: 4 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 30 }).map((s) => JSON.stringify(s)), weight: 2 },
+  { arbitrary: fc.integer({ min: 1000, max: 300_000 }).map((n) => JSON.stringify('x'.repeat(n))), weight: 1 },
+  { arbitrary: fc.constantFrom('null', 'true', 'false', '[]', '{}', '[null]', '{"__proto__":{"role":"admin"}}', '{"constructor":{"prototype":{"admin":true}}}', '[[[[[[]]]]]]'), weight: 2 },
+  { arbitrary: fc.double().map((n) => (Number.isFinite(n) ? JSON.stringify(n) : '1e999')), weight: 1 },
+);
+
+/** Text for a query parameter or path segment, percent-encoded: the same hostile values as bodies, as a URL carries them. */
+export const hostileText: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constantFrom(...EXTREME_INTEGER_TEXTS, ...HUGE_NUMBER_TEXTS).map(encodeURIComponent), weight: 3 },
+  { arbitrary: fc.constantFrom('%00', 'a%00', '%00%00', 'a%00b', '%ED%A0%80', '%C0%80', '%FF', '%', '%zz', '+1', '%201', '0x10', '01', '1.0', 'Infinity', 'NaN', '__proto__', 'constructor', 'true', '', '[]', '%5B%5D'), weight: 4 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map(encodeURIComponent), weight: 1 },
+  { arbitrary: fc.integer({ min: 100, max: 2000 }).map((n) => 'a'.repeat(n)), weight: 1 },
+);

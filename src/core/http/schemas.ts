@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
 
 /** Schemas shared by every REST resource: links, pagination, ids and the error envelope. */
 
@@ -24,8 +25,26 @@ export const ErrorEnvelope = Type.Object({
   }),
 });
 
-/** Path ids: positive integers that fit the database's integer column; anything else is a 404. */
-export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+/**
+ * Path ids: positive integers in canonical decimal that fit the database's integer columns; anything
+ * else (`02`, `0x2`, `2e0`, ` 2`, 2147483648) names nothing and is a 404. The request validator checks
+ * the text of every integer path parameter with `parseId` before ajv coerces it.
+ */
+export const Id = Type.Integer({ minimum: 1, maximum: MAX_DB_INTEGER });
+
+/** An id in a body or a query filter (`productId`, `customerId`, `authorId`): out of range is a 422 naming it. */
+export const IdField = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: MAX_DB_INTEGER, ...options });
+
+/**
+ * The body of an action `POST` (pay, cancel, refund, verify-email, promote-to-admin, like): none, or
+ * `{}`. Anything else is refused like any strict body: a field is named, a non-object is a type error.
+ */
+export const EmptyBody = Type.Unsafe<Record<string, never> | null | undefined>({
+  type: ['object', 'null'],
+  properties: {},
+  additionalProperties: false,
+  description: 'No body, or an empty object',
+});
 
 /** A nullable value, as JSON Schema's type list (clearer errors than anyOf). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -40,6 +59,10 @@ export function PageOf<T extends TSchema>(item: T) {
 
 /** The optional page parameters every page-based list accepts (normalised by `pageWindow`). */
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ description: 'Page number, from 1 (lower values are raised to 1)' })),
+  // Above the integer range no page can hold data; refusing it keeps the offset exact and small for the databases.
+  page: Type.Optional(Type.Integer({ maximum: MAX_DB_INTEGER, description: `Page number, from 1 (lower values are raised to 1; above ${MAX_DB_INTEGER} is 422)` })),
   limit: Type.Optional(Type.Integer({ description: 'Page size (clamped between 1 and the maximum)' })),
 };
+
+/** An explicit zero-based offset (products): negative is raised to 0, above the integer range is 422. */
+export const OffsetQuery = Type.Optional(Type.Integer({ maximum: MAX_DB_INTEGER, description: 'Zero-based count of skipped items; overrides page' }));

@@ -68,6 +68,9 @@ function addExamples(document: OpenApiDocument): void {
         [op.requestBody?.content, true],
         ...Object.values(op.responses ?? {}).map((response): [Content, boolean] => [response.content as Content, false]),
       ];
+      // @fastify/swagger marks every declared body required; one that accepts null (an action's `EmptyBody`) may be left out.
+      const bodyType = Object.values(op.requestBody?.content ?? {})[0]?.schema as { type?: unknown } | undefined;
+      if (op.requestBody && Array.isArray(bodyType?.type) && bodyType.type.includes('null')) Object.assign(op.requestBody, { required: false });
       for (const [content, minimal] of bodies) {
         for (const media of Object.values(content ?? {})) {
           if (media.example === undefined && media.examples === undefined && media.schema !== undefined) {

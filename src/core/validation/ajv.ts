@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './input-rules.ts';
 
 // ajv-formats ships CommonJS; its default export is the plugin function.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -12,6 +13,15 @@ const BASE: Options = { allErrors: true, strict: false, useDefaults: true, remov
 export const bodyAjv = addFormats(new Ajv({ ...BASE, coerceTypes: false }));
 /** Query strings, path parameters and headers arrive as text and are coerced to their declared types. */
 export const textAjv = addFormats(new Ajv({ ...BASE, coerceTypes: 'array' }));
+
+/**
+ * The keyword that holds a string to the storable-text rule (input-rules.ts). The request validator
+ * puts it on every string of a route's body and query schemas, so no route can forget it.
+ */
+export const STORABLE_TEXT = 'x-storable-text';
+for (const ajv of [bodyAjv, textAjv]) {
+  ajv.addKeyword({ keyword: STORABLE_TEXT, type: 'string', schemaType: 'boolean', errors: false, validate: (_: boolean, data: string) => isStorableText(data) });
+}
 
 /** The pattern that marks a text field as "not blank" (at least one non-space character). */
 export const NOT_BLANK = '\\S';
@@ -29,6 +39,8 @@ export function toErrorDetails(errors: ErrorObject[] | null | undefined, prefix 
     } else if (error.keyword === 'enum') {
       const allowed = (error.params.allowedValues as unknown[]).join(', ');
       details.push({ field: join(''), message: `must be one of: ${allowed}` });
+    } else if (error.keyword === STORABLE_TEXT) {
+      details.push({ field: join('') || prefix || 'body', message: UNSTORABLE_TEXT_MESSAGE });
     } else if (error.keyword === 'pattern' && error.params.pattern === NOT_BLANK) {
       details.push({ field: join(''), message: 'must not be blank' });
     } else {

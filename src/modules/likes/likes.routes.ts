@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { paginationOf } from '../../core/pagination.ts';
 import { toLikeView } from './likes.presenter.ts';
-import { EmptyBody, LikePage, LikesQuery, LikeView } from './likes.schemas.ts';
+import { LikePage, LikesQuery, LikeView } from './likes.schemas.ts';
 import type { LikesService } from './likes.service.ts';
 
 const CommentParams = Type.Object({ commentId: Id });

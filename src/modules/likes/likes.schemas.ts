@@ -11,13 +11,3 @@ export const LikeView = Type.Object({
 export const LikePage = PageOf(LikeView);
 
 export const LikesQuery = Type.Object({ ...PageQuery });
-
-/**
- * Liking takes no fields (the caller is the liker). No body or `{}` is fine; an object with fields
- * is refused like any strict body, naming each field. (`if` lets a missing body through.)
- */
-export const EmptyBody = Type.Unsafe<Record<string, never> | undefined>({
-  if: { type: 'object' },
-  then: { type: 'object', properties: {}, additionalProperties: false },
-  description: 'No body, or an empty object',
-});

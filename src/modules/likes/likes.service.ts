@@ -55,8 +55,12 @@ export function createLikesService(db: Db) {
         try {
           inserted = await repo.insertLikeIfAbsent(db, { comment_id: commentId, user_id: principal.userId, created_at: now() });
         } catch (error) {
-          // The comment (or the caller's account) was deleted after the check.
-          if (isForeignKeyViolation(error)) throw commentNotFound(commentId);
+          // The comment was deleted after the check, or the caller's account no longer exists:
+          // say which one is missing.
+          if (isForeignKeyViolation(error)) {
+            if (!(await findCommentById(db, commentId))) throw commentNotFound(commentId);
+            throw AppError.notFound(`User ${principal.userId}`);
+          }
           throw error;
         }
         if (inserted) return { like: toLike(inserted), created: true };

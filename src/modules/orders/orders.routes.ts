@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdempotencyHeaders, sendIdempotent } from '../../core/idempotency/idempotency.http.ts';
 import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { paginationOf } from '../../core/pagination.ts';
 import { ORDER_ACTIONS } from './order-state-machine.ts';
 import { toOrderView, toReceiptView } from './orders.presenter.ts';
@@ -51,7 +51,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
   for (const action of ORDER_ACTIONS) {
     app.post(
       `/orders/:orderId/${action}`,
-      { config: { access: 'user' }, schema: { tags, summary: ACTION_SUMMARIES[action], params: OrderParams, headers: IdempotencyHeaders, response: { 200: OrderView } } },
+      { config: { access: 'user' }, schema: { tags, summary: ACTION_SUMMARIES[action], params: OrderParams, headers: IdempotencyHeaders, body: EmptyBody, response: { 200: OrderView } } },
       async (request, reply) =>
         sendIdempotent(request, reply, idempotency, async () => ({
           status: 200,

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { ORDER_STATUSES } from './order.ts';
 
 /** Rules of an order request, declared once: REST validates with them and so does the service. */
@@ -10,7 +10,7 @@ export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
 
 export const OrderLineInput = Type.Object(
   {
-    productId: Type.Integer({ minimum: 1 }),
+    productId: IdField(),
     quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }),
   },
   { additionalProperties: false },
@@ -20,7 +20,7 @@ export const CreateOrderInput = Type.Object(
   {
     items: Type.Array(OrderLineInput, { minItems: 1, maxItems: MAX_ORDER_LINES }),
     currency: Type.Optional(Type.String({ description: 'Must be the store currency when given' })),
-    customerId: Type.Optional(Type.Integer({ minimum: 1, description: 'Admins only: place the order for this user' })),
+    customerId: Type.Optional(IdField({ description: 'Admins only: place the order for this user' })),
   },
   {
     additionalProperties: false,
@@ -32,7 +32,7 @@ export type CreateOrderInput = Static<typeof CreateOrderInput>;
 export const ListOrdersQuery = Type.Object({
   ...PageQuery,
   status: Type.Optional(OrderStatusSchema),
-  customerId: Type.Optional(Type.Integer({ minimum: 1, description: 'Admins: any customer; others: only themselves' })),
+  customerId: Type.Optional(IdField({ description: 'Admins: any customer; others: only themselves' })),
 });
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
 

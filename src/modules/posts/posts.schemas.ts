@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
@@ -12,7 +12,7 @@ export type CreatePostBody = Static<typeof CreatePostBody>;
 
 /** The service's input, shared by REST and GraphQL's `CreatePostInput` (authorId as a number). */
 export const CreatePostInput = Type.Object(
-  { title: PostTitle, content: PostContent, authorId: Id },
+  { title: PostTitle, content: PostContent, authorId: IdField() },
   { additionalProperties: false },
 );
 export type CreatePostInput = Static<typeof CreatePostInput>;

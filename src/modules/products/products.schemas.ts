@@ -1,5 +1,5 @@
 import { Type, type Static, type TString } from 'typebox';
-import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Nullable, OffsetQuery, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { MAX_PRICE } from './money.ts';
@@ -47,7 +47,7 @@ export type UpdateProductInput = Static<typeof UpdateProductInput>;
 
 export const ListProductsQuery = Type.Object({
   ...PageQuery,
-  offset: Type.Optional(Type.Integer({ description: 'Zero-based count of skipped items; overrides page' })),
+  offset: OffsetQuery,
   category: Type.Optional(Type.String({ description: 'Equality filter' })),
   min_price: Type.Optional(Type.Number({ description: 'Price greater than or equal to the value' })),
   max_price: Type.Optional(Type.Number({ description: 'Price less than or equal to the value' })),

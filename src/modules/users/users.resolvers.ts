@@ -1,5 +1,5 @@
 import type { GraphQLContext, ListArgs } from '../../graphql/context.ts';
-import { nullIfNotFound, pageOf, toId } from '../../graphql/context.ts';
+import { nullIfNotFound, pageOf, toId, withId } from '../../graphql/context.ts';
 import { listLoader } from '../../graphql/loaders.ts';
 import type { Post } from '../posts/post.ts';
 import type { PostsService } from '../posts/posts.service.ts';
@@ -23,7 +23,7 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
         createUser: (_: unknown, args: { input: object }, ctx: GraphQLContext) =>
           users.createUser(ctx.principal, { ...args.input }),
         updateUser: (_: unknown, args: { id: string; input: object }, ctx: GraphQLContext) =>
-          users.updateUser(ctx.principal, toId(args.id), { ...args.input }),
+          withId(args.id, 'User', (id) => users.updateUser(ctx.principal, id, { ...args.input })),
         deleteUser: (_: unknown, args: { id: string }, ctx: GraphQLContext) => users.deleteUser(ctx.principal, toId(args.id)),
       },
     },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { paginationOf, parseFields, pickFields } from '../../core/pagination.ts';
 import { USER_FIELDS, type User } from './user.ts';
 import { toUserView, userLinks } from './users.presenter.ts';
@@ -83,13 +83,13 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.post(
     '/users/:userId/verify-email',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Mark the email as verified (admin)', params: UserParams, response: { 200: UserView } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Mark the email as verified (admin)', params: UserParams, body: EmptyBody, response: { 200: UserView } } },
     async (request) => toUserView(await users.verifyEmail(request.principal, request.params.userId), request.apiPrefix),
   );
 
   app.post(
     '/users/:userId/actions/promote-to-admin',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Give the user the admin role (admin)', params: UserParams, response: { 200: UserView } } },
+    { config: { access: 'admin' }, schema: { tags, summary: 'Give the user the admin role (admin)', params: UserParams, body: EmptyBody, response: { 200: UserView } } },
     async (request) => toUserView(await users.promoteToAdmin(request.principal, request.params.userId), request.apiPrefix),
   );
 };

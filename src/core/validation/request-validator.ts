@@ -1,0 +1,68 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { bodyAjv, STORABLE_TEXT, textAjv } from './ajv.ts';
+import { parseId } from './input-rules.ts';
+
+type Schema = Record<string, unknown>;
+
+/** What Fastify hands its validator compiler for each part of each route. */
+export interface RouteSchemaPart {
+  schema: unknown;
+  httpPart?: string | undefined;
+}
+
+/** Ajv's shape (with `schemaEnv`), so Fastify passes the parent and ajv may coerce the root. */
+type Validator = ValidateFunction;
+
+/**
+ * Fastify's validator compiler for every REST route (and the GraphQL endpoint's HTTP parameters):
+ * the shared input rules applied once, whatever the route.
+ *
+ * - Bodies and query strings: every string the schema declares must be storable text (no NUL, no
+ *   unpaired surrogate), else 422 naming the field; bodies are not coerced, query strings are.
+ * - Path parameters: an integer parameter is an id and must be written in canonical decimal
+ *   (`parseId`); ajv alone would coerce `02`, `0x2`, ` 2` or `2e0` to 2. A failure here is a 404
+ *   (error-envelope.ts maps every path-parameter failure so).
+ */
+export function compileRequestValidator({ schema, httpPart }: RouteSchemaPart): Validator {
+  if (httpPart === 'params') return withCanonicalIds(schema as Schema, textAjv.compile(schema as Schema));
+  const checked = withStorableText(schema) as Schema;
+  return (httpPart === 'body' ? bodyAjv : textAjv).compile(checked);
+}
+
+const SUBSCHEMA = new Set(['items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']);
+const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
+
+/** A copy of a schema whose every string schema carries the storable-text keyword (values such as enums untouched). */
+export function withStorableText(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const copy: Schema = { ...(schema as Schema) };
+  for (const [key, value] of Object.entries(copy)) {
+    if (SUBSCHEMA.has(key)) copy[key] = withStorableText(value);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) copy[key] = value.map(withStorableText);
+    else if (SUBSCHEMA_MAPS.has(key) && value && typeof value === 'object') {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withStorableText(sub)]));
+    }
+  }
+  const type = copy.type;
+  if (type === 'string' || (Array.isArray(type) && type.includes('string'))) copy[STORABLE_TEXT] = true;
+  return copy;
+}
+
+function withCanonicalIds(schema: Schema, validate: ValidateFunction): Validator {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const ids = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+  const validator = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const params = (data ?? {}) as Record<string, unknown>;
+    const wrong = ids.filter((name) => typeof params[name] === 'string' && parseId(params[name]) === undefined);
+    if (wrong.length > 0) {
+      validator.errors = wrong.map((name): ErrorObject => ({ instancePath: `/${name}`, schemaPath: '#/canonicalId', keyword: 'canonicalId', params: {}, message: 'is not an id' }));
+      return false;
+    }
+    const valid = validate(data, context);
+    validator.errors = validate.errors;
+    return valid;
+  }) as Validator;
+  validator.schemaEnv = validate.schemaEnv;
+  return validator;
+}

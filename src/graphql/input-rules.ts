@@ -1,0 +1,42 @@
+import { GraphQLError, Kind, visit, type ASTNode, type DocumentNode } from 'graphql';
+import type { ErrorDetail } from '../core/errors/app-error.ts';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from '../core/validation/input-rules.ts';
+
+/**
+ * The shared input rules (core/validation/input-rules.ts) for GraphQL, checked before execution:
+ * a string argument, written in the document or passed as a variable, must be storable text (no NUL,
+ * no unpaired surrogate). Otherwise nothing runs and the answer is BAD_USER_INPUT naming the argument
+ * (`input.name`) or the variable (`$input.name`), as REST answers 422 naming the field.
+ */
+export function assertStorableInput(document: DocumentNode, variables: Record<string, unknown> | null | undefined): void {
+  const details: ErrorDetail[] = [];
+  for (const path of literalPaths(document)) details.push({ field: path, message: UNSTORABLE_TEXT_MESSAGE });
+  if (variables && typeof variables === 'object') {
+    for (const path of unstorableTextPaths(variables)) details.push({ field: `$${path}`, message: UNSTORABLE_TEXT_MESSAGE });
+  }
+  if (details.length > 0) {
+    throw new GraphQLError('Request validation failed', { extensions: { code: 'BAD_USER_INPUT', details: details.slice(0, 10) } });
+  }
+}
+
+/** Paths of the string literals in argument values and variable defaults that are not storable. */
+function literalPaths(document: DocumentNode): string[] {
+  const found: string[] = [];
+  const names: string[] = [];
+  const named = (node: ASTNode): string | undefined => {
+    if (node.kind === Kind.ARGUMENT || node.kind === Kind.OBJECT_FIELD) return node.name.value;
+    if (node.kind === Kind.VARIABLE_DEFINITION) return `$${node.variable.name.value}`;
+    return undefined;
+  };
+  visit(document, {
+    enter(node) {
+      const name = named(node);
+      if (name !== undefined) names.push(name);
+      if (node.kind === Kind.STRING && !isStorableText(node.value) && found.length < 10) found.push(names.join('.') || 'query');
+    },
+    leave(node) {
+      if (named(node) !== undefined) names.pop();
+    },
+  });
+  return found;
+}
