@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
+import { isForeignKeyViolation } from '../db/db-errors.ts';
 import { AppError, codeForStatus } from '../errors/app-error.ts';
 import { toErrorDetails } from '../validation/ajv.ts';
 import type { createRouteIndex } from './route-index.ts';
@@ -36,12 +37,22 @@ export function toAppError(error: unknown): AppError {
   if (status && status >= 400 && status < 500) {
     return new AppError(codeForStatus(status), frameworkMessage(fastifyError, status), { status });
   }
+  if (isForeignKeyViolation(error)) return referenceGone();
   if (isDatabaseUnavailable(error)) {
     return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', {
       headers: { 'Retry-After': '5' },
     });
   }
   return new AppError('INTERNAL', 'Internal server error');
+}
+
+/**
+ * A write whose referenced row vanished between the service's checks and its statement (the caller's
+ * account deleted mid-request, say) is a conflict with the current state, not a server fault. Services
+ * name the missing row where they can; this is the floor under them.
+ */
+export function referenceGone(): AppError {
+  return AppError.conflict('A record this request refers to no longer exists');
 }
 
 function frameworkMessage(error: Partial<FastifyError>, status: number): string {
