@@ -75,7 +75,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   registerLingeringClose(app);
   registerRequestContext(app);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
-  await registerSecurity(app, config, services.tokens);
+  const rateLimiter = await registerSecurity(app, config, services.tokens);
   registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
   const metrics = registerMetrics(app, metricsRouteFor(config));
@@ -100,7 +100,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     },
     { v1Sunset: config.API_V1_SUNSET },
   );
-  await app.register(graphqlPlugin, { config, services });
+  await app.register(graphqlPlugin, { config, services, charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight) });
 
   if (config.REPORT_WORKER) {
     // Started once listening (after migrations), stopped on close before the database goes.

@@ -14,7 +14,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { guardError } from './guards.ts';
+import { guardError } from './document-limits.ts';
 
 /** Every list field returns at most this many items (DECISIONS §6). */
 export const MAX_LIST_LIMIT = 100;
@@ -28,6 +28,8 @@ export const MAX_LIST_LIMIT = 100;
  *                         (the argument or variable, else the schema default, clamped to 1..100).
  * So `{ users(limit: 10) { posts { comments { author { name } } } } }` costs
  * 10 × (1 + 20 × (1 + 20 × (1 + 1))) = 8,210. Introspection fields cost nothing.
+ * Each fragment's cost is computed once and reused at every spread (its type condition fixes its
+ * type), so the time is linear in the document however often fragments spread each other.
  */
 export function operationCost(
   schema: GraphQLSchema,
@@ -55,7 +57,22 @@ export function operationCost(
     return Math.min(MAX_LIST_LIMIT, Math.max(1, value as number));
   }
 
-  function costOf(set: SelectionSetNode, type: GraphQLNamedType, visiting: Set<string>): number {
+  const fragmentCosts = new Map<string, number>();
+  const visiting = new Set<string>();
+
+  function fragmentCost(name: string, type: GraphQLNamedType): number {
+    const known = fragmentCosts.get(name);
+    if (known !== undefined) return known;
+    const definition = fragments.get(name);
+    if (!definition || visiting.has(name)) return 0; // a cycle is graphql's own validation error
+    visiting.add(name);
+    const cost = costOf(definition.selectionSet, schema.getType(definition.typeCondition.name.value) ?? type);
+    visiting.delete(name);
+    fragmentCosts.set(name, cost);
+    return cost;
+  }
+
+  function costOf(set: SelectionSetNode, type: GraphQLNamedType): number {
     let total = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
@@ -65,35 +82,31 @@ export function operationCost(
         const fieldType = getNamedType(definition.type);
         if (!isCompositeType(fieldType)) continue;
         const n = getNullableType(definition.type) instanceof GraphQLList ? limitOf(selection, definition) : 1;
-        total += n * (1 + costOf(selection.selectionSet, fieldType, visiting));
+        total += n * (1 + costOf(selection.selectionSet, fieldType));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const narrowed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        total += costOf(selection.selectionSet, narrowed ?? type, visiting);
+        total += costOf(selection.selectionSet, narrowed ?? type);
       } else {
-        const name = selection.name.value;
-        const definition = fragments.get(name);
-        if (!definition || visiting.has(name)) continue;
-        visiting.add(name);
-        total += costOf(definition.selectionSet, schema.getType(definition.typeCondition.name.value) ?? type, visiting);
-        visiting.delete(name);
+        total += fragmentCost(selection.name.value, type);
       }
     }
-    return total;
+    return Math.min(total, Number.MAX_SAFE_INTEGER);
   }
 
-  return { cost: root ? costOf(operation.selectionSet, root, new Set()) : 0, operation };
+  return { cost: root ? costOf(operation.selectionSet, root) : 0, operation };
 }
 
-/** Throws the rejection when the operation could return more than `maxCost` objects. */
+/** Throws the rejection when the operation could return more than `maxCost` objects; else returns its cost. */
 export function assertCostWithin(
   maxCost: number,
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
-): void {
+): number {
   const { cost, operation } = operationCost(schema, document, operationName, variables);
   if (cost > maxCost) {
     throw guardError(`Query cost ${cost} exceeds the maximum cost of ${maxCost}`, operation, 'cost', maxCost, cost);
   }
+  return cost;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
@@ -6,19 +6,21 @@ import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
 import { useCurrentRights, type GraphQLContext } from './context.ts';
 import { assertCostWithin } from './cost.ts';
-import { guardRules } from './guards.ts';
+import { createDocumentParser, MAX_TOKENS } from './document-parser.ts';
+import { documentLimitRules } from './document-limits.ts';
 import { assertStorableInput } from './input-rules.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
 
+/** Counts more units against the caller's rate-limit budget (core/security/rate-limit.ts); 429 when spent. */
+export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<void>;
+
 export interface GraphQLPluginOptions {
   config: Config;
   services: Services;
+  charge: ChargeRequest;
 }
-
-/** Largest document the parser reads; far above any real operation, well below a 1 MiB flood. */
-const MAX_TOKENS = 10_000;
 
 /** Introspection and GraphiQL: on outside production unless switched off, off in production unless switched on. */
 export function graphqlSwitches(config: Config): { introspection: boolean; graphiql: boolean } {
@@ -30,7 +32,7 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  * The GraphQL endpoint: Mercurius with graphql-jit executes (chosen by measurement, docs/GRAPHQL.md);
  * the HTTP layer (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
  */
-export async function graphqlPlugin(app: FastifyInstance, { config, services }: GraphQLPluginOptions): Promise<void> {
+export async function graphqlPlugin(app: FastifyInstance, { config, services, charge }: GraphQLPluginOptions): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
   const { resolvers: fieldResolvers, loaders } = buildResolvers(services);
   // Relations are batched per level by our own resolvers, not Mercurius' loaders (see batched-resolvers.ts).
@@ -44,15 +46,23 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services }: 
     routes: false,
     // Compile an operation to JavaScript from its second run on (the first one warms the cache).
     jit: 1,
-    validationRules: [...guardRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])],
+    validationRules: [...documentLimitRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])],
     graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
     // Status codes and error shapes are decided by graphql.routes.ts and errors.ts.
     errorFormatter: (execution) => ({ statusCode: 200, response: execution }),
   });
+  const parser = createDocumentParser();
+  // Every text is parsed by our parser first (token and nesting caps): what it refuses, Mercurius never sees.
+  app.graphql.addHook('preParsing', async (_schema, source) => {
+    parser.parse(source);
+  });
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
-    const operationName = (context as { operationName?: string }).operationName;
-    assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
+    const { operationName, reply } = context as { operationName?: string; reply: FastifyReply };
+    const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
     assertStorableInput(document, variables as Record<string, unknown> | undefined);
+    // Only an operation about to run is charged its cost (the request itself counted one already):
+    // a refused document, whatever it would have cost, weighs one request (docs/GRAPHQL.md).
+    await charge(reply, Math.ceil(Math.min(cost, config.GRAPHQL_MAX_COST) / config.RATE_LIMIT_GRAPHQL_COST_UNIT) - 1);
   });
   // After the cost check, so a refused document costs no database read.
   app.graphql.addHook('preExecution', async (_schema, document, context) => {
@@ -62,5 +72,5 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services }: 
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rightsPerOperation: true };
   });
-  await app.register(graphqlRoutes, { graphiql });
+  await app.register(graphqlRoutes, { graphiql, parser, hideSuggestions: !introspection });
 }

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, parse, type DocumentNode } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import { AppError } from '../core/errors/app-error.ts';
 import { toAppError } from '../core/http/error-envelope.ts';
 import { toErrorDetails } from '../core/validation/ajv.ts';
+import type { DocumentParser } from './document-parser.ts';
 import { formatGraphQLError, requestError, type GraphQLErrorJson } from './errors.ts';
 import { registerGraphiQL } from './graphiql.ts';
 import { GraphQLGetQuery, GraphQLPostBody, GraphQLResponse } from './http-schemas.ts';
@@ -42,10 +43,18 @@ function sendRequestFailure(error: unknown, request: FastifyRequest, reply: Fast
   return send(reply, negotiateResponseType(request.headers.accept) ?? JSON_TYPE, appError.status, { errors: [requestError(appError)] });
 }
 
-/** Errors raised before execution (parse, validation, variables, guards): no `data` entry at all. */
-function sendDocumentFailure(reply: FastifyReply, type: ResponseType, errors: GraphQLErrorJson[]): FastifyReply {
+/** What graphql-js appends to a message when a name is close to one the schema has. */
+const SUGGESTION = / Did you mean .*\?$/s;
+
+/**
+ * Errors raised before execution (parse, validation, variables, guards): no `data` entry at all.
+ * With introspection off, "Did you mean ...?" would reveal the schema's names one guess at a time,
+ * so the suggestions are cut.
+ */
+function sendDocumentFailure(endpoint: GraphQLEndpoint, reply: FastifyReply, type: ResponseType, errors: GraphQLErrorJson[]): FastifyReply {
+  const shown = endpoint.hideSuggestions ? errors.map((e) => ({ ...e, message: e.message.replace(SUGGESTION, '') })) : errors;
   // The seed: 200 for application/json; the GraphQL-over-HTTP spec: 400 for its own media type.
-  return send(reply, type, type === JSON_TYPE ? 200 : 400, { errors });
+  return send(reply, type, type === JSON_TYPE ? 200 : 400, { errors: shown });
 }
 
 function parseJsonObject(text: string | undefined, name: string): Record<string, unknown> | undefined {
@@ -62,10 +71,10 @@ function parseJsonObject(text: string | undefined, name: string): Record<string,
 }
 
 /** Only POST may run mutations: GET (and HEAD) are for queries, which are safe to repeat and cache. */
-function refusesOverGet(params: GraphQLParams): GraphQLError | 'mutation' | null {
+function refusesOverGet(parser: DocumentParser, params: GraphQLParams): GraphQLError | 'mutation' | null {
   let document: DocumentNode;
   try {
-    document = parse(params.query);
+    document = parser.parse(params.query);
   } catch {
     return null; // the executor reports the syntax error itself
   }
@@ -78,7 +87,7 @@ function refusesOverGet(params: GraphQLParams): GraphQLError | 'mutation' | null
   return operation.operation === 'query' ? null : 'mutation';
 }
 
-async function runGraphQL(request: FastifyRequest, reply: FastifyReply, params: GraphQLParams): Promise<FastifyReply> {
+async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, reply: FastifyReply, params: GraphQLParams): Promise<FastifyReply> {
   const type = negotiateResponseType(request.headers.accept);
   if (!type) {
     const error = new AppError('NOT_ACCEPTABLE', `Accept must allow ${JSON_TYPE} or application/graphql-response+json`);
@@ -86,13 +95,13 @@ async function runGraphQL(request: FastifyRequest, reply: FastifyReply, params: 
   }
   const logUnexpected = (err: unknown) => request.log.error({ err }, 'GraphQL resolver failed');
   if (request.method !== 'POST') {
-    const refusal = refusesOverGet(params);
+    const refusal = refusesOverGet(endpoint.parser, params);
     if (refusal === 'mutation') {
       reply.header('allow', 'POST');
       const error = new AppError('METHOD_NOT_ALLOWED', 'Mutations must be sent with POST');
       return send(reply, type, 405, { errors: [requestError(error)] });
     }
-    if (refusal) return sendDocumentFailure(reply, type, [formatGraphQLError(refusal, logUnexpected, true)]);
+    if (refusal) return sendDocumentFailure(endpoint, reply, type, [formatGraphQLError(refusal, logUnexpected, true)]);
   }
   const context = { principal: request.principal, operationName: params.operationName ?? undefined };
   let result: { data?: unknown; errors?: readonly unknown[] };
@@ -101,11 +110,11 @@ async function runGraphQL(request: FastifyRequest, reply: FastifyReply, params: 
   } catch (error) {
     const rejected = rejectedBeforeExecution(error);
     if (!rejected) throw error;
-    return sendDocumentFailure(reply, type, rejected.map((e) => formatGraphQLError(e, logUnexpected, true)));
+    return sendDocumentFailure(endpoint, reply, type, rejected.map((e) => formatGraphQLError(e, logUnexpected, true)));
   }
   if (result.data === undefined || (result.data === null && !result.errors?.some((e) => (e as GraphQLError).path))) {
     // No execution happened (an unknown operation, variables that do not fit): a request error.
-    return sendDocumentFailure(reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
+    return sendDocumentFailure(endpoint, reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
   }
   const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
   return send(reply, type, 200, { data: result.data, ...(errors && errors.length > 0 ? { errors } : {}) });
@@ -119,11 +128,17 @@ function rejectedBeforeExecution(error: unknown): readonly unknown[] | null {
   return null;
 }
 
-export interface GraphQLRoutesOptions {
+interface GraphQLEndpoint {
+  parser: DocumentParser;
+  /** Introspection is off: error messages must not suggest the schema's names either. */
+  hideSuggestions: boolean;
+}
+
+export interface GraphQLRoutesOptions extends GraphQLEndpoint {
   graphiql: boolean;
 }
 
-export async function graphqlRoutes(app: FastifyInstance, { graphiql }: GraphQLRoutesOptions): Promise<void> {
+export async function graphqlRoutes(app: FastifyInstance, { graphiql, ...endpoint }: GraphQLRoutesOptions): Promise<void> {
   const common = {
     url: '/graphql',
     config: { access: 'public' as const },
@@ -139,7 +154,7 @@ export async function graphqlRoutes(app: FastifyInstance, { graphiql }: GraphQLR
       body: GraphQLPostBody,
       response: { 200: GraphQLResponse },
     },
-    handler: (request, reply) => runGraphQL(request, reply, request.body as GraphQLParams),
+    handler: (request, reply) => runGraphQL(endpoint, request, reply, request.body as GraphQLParams),
   });
   app.route({
     ...common,
@@ -153,7 +168,7 @@ export async function graphqlRoutes(app: FastifyInstance, { graphiql }: GraphQLR
     handler: (request, reply) => {
       const query = request.query as GraphQLGetQuery;
       parseJsonObject(query.extensions, 'extensions');
-      return runGraphQL(request, reply, {
+      return runGraphQL(endpoint, request, reply, {
         query: query.query,
         variables: parseJsonObject(query.variables, 'variables'),
         operationName: query.operationName,

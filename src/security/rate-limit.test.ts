@@ -158,6 +158,20 @@ for (const dialect of DIALECTS) {
         assert.equal(costly.headers.get('ratelimit-remaining'), String(MAX - 1 - 7));
       });
 
+      it('charges an operation refused for its cost or depth as one request, not by the cost it would have had', async () => {
+        const { token } = await t.createUser({ role: 'user' });
+        const tooCostly = await gql(token, '{ users(limit: 100) { posts(limit: 100) { comments(limit: 100) { author { name } } } } }');
+        assert.equal(tooCostly.body.errors[0].extensions.guard, 'cost', tooCostly.text);
+        assert.equal(tooCostly.headers.get('ratelimit-remaining'), String(MAX - 1));
+        const tooDeep = await gql(token, '{ users(limit: 100) { posts { author { posts { author { posts { author { posts { author { posts { id } } } } } } } } } } }');
+        assert.equal(tooDeep.body.errors[0].extensions.guard, 'depth', tooDeep.text);
+        assert.equal(tooDeep.headers.get('ratelimit-remaining'), String(MAX - 2));
+        // And the budget left still runs a real operation.
+        const next = await gql(token, '{ __typename }');
+        assert.equal(next.status, 200);
+        assert.equal(next.headers.get('ratelimit-remaining'), String(MAX - 3));
+      });
+
       it('refuses an operation whose cost exceeds what is left with 429 RATE_LIMITED in the GraphQL error shape', async () => {
         const { token } = await t.createUser({ role: 'user' });
         const res = await gql(token, '{ users(limit: 100) { id posts(limit: 100) { id } } }');

@@ -1,20 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
-import { registerGraphQLWeight } from './graphql-weight.ts';
 import { corsOriginsOf, registerCors, registerSecurityHeaders, registerUrlLengthLimit } from './http-hardening.ts';
-import { registerRateLimits } from './rate-limit.ts';
+import { registerRateLimits, type RateLimiter } from './rate-limit.ts';
 
 /**
  * Abuse resistance for every route (docs/SECURITY.md). Call before the access check is registered:
  * these onRequest hooks then run first, so an over-long URL or a spent budget is refused before
- * any other work.
+ * any other work. Returns the rate limiter, which GraphQL charges an operation's cost to.
  */
-export async function registerSecurity(app: FastifyInstance, config: Config, verifier: TokenVerifier): Promise<void> {
+export async function registerSecurity(app: FastifyInstance, config: Config, verifier: TokenVerifier): Promise<RateLimiter> {
   await registerSecurityHeaders(app);
   registerUrlLengthLimit(app, config.MAX_URL_LENGTH);
   await registerCors(app, corsOriginsOf(config.CORS_ORIGINS));
-  const limiter = await registerRateLimits(
+  return registerRateLimits(
     app,
     {
       max: config.RATE_LIMIT_MAX,
@@ -26,5 +25,4 @@ export async function registerSecurity(app: FastifyInstance, config: Config, ver
     },
     verifier,
   );
-  registerGraphQLWeight(app, limiter, { costUnit: config.RATE_LIMIT_GRAPHQL_COST_UNIT, maxCost: config.GRAPHQL_MAX_COST });
 }
