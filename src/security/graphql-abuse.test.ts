@@ -131,7 +131,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    it(`refuses the 30-level fragment fan-out (861 bytes, 2^30 fields) in under ${REFUSAL_BOUND_MS} ms, anonymous and signed in`, async () => {
+    it('refuses the 30-level fragment fan-out (2^30 fields) in under 50 ms, anonymous and signed in', async () => {
       for (const { name, token } of callers) {
         const answer = await bestOf(t, fragmentFanOut(30), token, REFUSAL_BOUND_MS);
         assert.equal(answer.status, 200, name);
@@ -143,7 +143,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it(`answers /healthz within ${REFUSAL_BOUND_MS} ms while the fan-out is sent 20 times in parallel`, async () => {
+    it('answers /healthz within 50 ms while the fan-out is sent 20 times in parallel', async () => {
       let slowest = Infinity;
       for (let round = 0; round < ATTEMPTS && slowest >= REFUSAL_BOUND_MS; round += 1) {
         const attacks = Array.from({ length: 20 }, (_, i) => timedPost(t, fragmentFanOut(30), i % 2 ? callers[1]!.token : undefined));
@@ -162,7 +162,7 @@ for (const dialect of DIALECTS) {
       assert.ok(slowest < REFUSAL_BOUND_MS, `/healthz took ${slowest.toFixed(1)} ms`);
     });
 
-    it(`answers every generated hostile document within ${ANSWER_BOUND_MS} ms without blocking the event loop, with no internal error`, async () => {
+    it('answers every generated hostile document within 100 ms without blocking the event loop, with no internal error', async () => {
       const seen = new Map<string, number>();
       await fc.assert(
         fc.asyncProperty(hostileDocument, fc.integer({ min: 0, max: 2 }), async (spec, callerIndex) => {
