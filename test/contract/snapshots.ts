@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ApiVersion } from '../core/http/versioning.ts';
+import type { ApiVersion } from '../../src/core/http/versioning.ts';
 
 /** The committed contract snapshots, next to this file. */
 export const SNAPSHOT_FILES = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { generateOpenApiDocuments, generateSdl } from './contract-documents.ts';
+import { generateOpenApiDocuments, generateSdl } from '../../src/contract-documents.ts';
 import { diffSdl } from './graphql-diff.ts';
 import { diffOpenApi, type ContractChange } from './openapi-diff.ts';
 import { readOpenApiSnapshot, readSdlSnapshot } from './snapshots.ts';

@@ -2,7 +2,7 @@
  * `npm run contract:update`: regenerates the committed contract snapshots from the code. Run it
  * deliberately after a reviewed API change; the contract tests compare against these files.
  */
-import { generateOpenApiDocuments, generateSdl } from './contract-documents.ts';
+import { generateOpenApiDocuments, generateSdl } from '../../src/contract-documents.ts';
 import { SNAPSHOT_FILES, writeOpenApiSnapshot, writeSdlSnapshot } from './snapshots.ts';
 
 const documents = await generateOpenApiDocuments();

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 describe('cli openapi and cli schema', () => {
   it('prints the v1 document by default and v2 with --version 2', { timeout: 60_000 }, async () => {

@@ -1,9 +1,9 @@
 import { buildSchema, printSchema } from 'graphql';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config/config.ts';
-import { createDatabase } from '../core/db/database.ts';
-import type { ApiVersion } from '../core/http/versioning.ts';
-import { typeDefs } from '../graphql/schema.ts';
+import { buildApp } from './app.ts';
+import { loadConfig } from './config/config.ts';
+import { createDatabase } from './core/db/database.ts';
+import type { ApiVersion } from './core/http/versioning.ts';
+import { typeDefs } from './graphql/schema.ts';
 
 /**
  * The published contracts, generated from the code: the OpenAPI document of each REST version
