@@ -5,8 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import autocannon from 'autocannon';
-import { loadConfig } from '../config/config.ts';
-import { startServer } from '../server.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { startServer } from '../src/server.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const dir = await mkdtemp(`${tmpdir()}/graphql-bench-`);
