@@ -16,8 +16,8 @@ export default tseslint.config(
   },
   {
     // Only the database layer talks to drivers.
-    files: ['src/**/*.ts'],
-    ignores: ['src/core/db/**', 'src/test-support/**'],
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    ignores: ['src/core/db/**', 'test/support/**'],
     rules: {
       'no-restricted-imports': ['error', { paths: ['pg', 'node:sqlite'].map((name) => ({ name, message: 'Drivers are used only in src/core/db.' })) }],
     },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DIALECTS } from './test-support/dialects.ts';
-import { startTestServer } from './test-support/test-server.ts';
+import { DIALECTS } from '../test/support/dialects.ts';
+import { startTestServer } from '../test/support/test-server.ts';
 
 /** DEMO_DATA unset is '' here: startTestServer passes DEMO_DATA=false unless a test overrides it, and '' means unset. */
 const UNSET = '';

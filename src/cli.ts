@@ -82,13 +82,13 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { version: { type: 'string', default: '1' } } });
       const version = Number(values.version);
       if (version !== 1 && version !== 2) throw new UsageError('openapi --version must be 1 or 2');
-      const { generateOpenApiDocuments } = await import('./contract/contract-documents.ts');
+      const { generateOpenApiDocuments } = await import('./contract-documents.ts');
       const documents = await generateOpenApiDocuments([version]);
       console.log(JSON.stringify(documents.get(version), null, 2));
       return;
     }
     case 'schema': {
-      const { generateSdl } = await import('./contract/contract-documents.ts');
+      const { generateSdl } = await import('./contract-documents.ts');
       process.stdout.write(generateSdl());
       return;
     }

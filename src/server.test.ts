@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnServer as spawn, type ChildServer } from './test-support/child-server.ts';
-import { DIALECTS } from './test-support/dialects.ts';
+import { spawnServer as spawn, type ChildServer } from '../test/support/child-server.ts';
+import { DIALECTS } from '../test/support/dialects.ts';
 
 const running = new Set<ChildServer>();
 /** Spawns a server that is killed after the tests even when an assertion fails midway. */

@@ -83,7 +83,7 @@ function closeMetrics(server: HttpServer): Promise<void> {
 const DRAIN_MAX_MS = 1000;
 
 /**
- * Closing at once dropped requests sent before the signal (src/reliability/graceful-shutdown.test.ts):
+ * Closing at once dropped requests sent before the signal (test/reliability/graceful-shutdown.test.ts):
  * `http.Server.close()` destroys every connection without a request in progress, including ones
  * accepted a moment ago whose request is still unread (a busy event loop reads late); their clients
  * see a reset. So: report not ready, close the port only (new connections are refused), let accepted

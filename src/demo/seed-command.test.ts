@@ -7,7 +7,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { createDatabase, type Db } from '../core/db/database.ts';
 import { migrateToLatest } from '../core/db/migrate.ts';
 import type { Tables } from '../core/db/tables.ts';
-import { DIALECTS, type TestDialect } from '../test-support/dialects.ts';
+import { DIALECTS, type TestDialect } from '../../test/support/dialects.ts';
 import { DEFAULT_SEED_OPTIONS, type SeedOptions } from './seed-options.ts';
 import { seedDatabase, type TableSummary } from './seed-runner.ts';
 

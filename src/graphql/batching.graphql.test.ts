@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { observeQueries } from '../core/db/database.ts';
-import { DIALECTS } from '../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../test-support/test-server.ts';
-import { gql, GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
+import { DIALECTS } from '../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
+import { gql, GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
 
 const USERS = 60;
 const POSTS_PER_USER = 3;

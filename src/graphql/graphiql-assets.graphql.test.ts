@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../test-support/test-server.ts';
-import { GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
+import { DIALECTS } from '../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
+import { GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
 
 const version = (name: string) => (JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { serverAudits } from 'graphql-http';
-import { DIALECTS } from '../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../test-support/test-server.ts';
-import { errorCodes, gql, gqlGet, GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
+import { DIALECTS } from '../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
+import { errorCodes, gql, gqlGet, GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../test-support/test-server.ts';
-import { errorCodes, gql, gqlGet, GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
+import { DIALECTS } from '../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
+import { errorCodes, gql, gqlGet, GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
 
 const UNSTORABLE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 const CREATE = 'mutation ($input: CreateUserInput!) { createUser(input: $input) { id } }';

@@ -14,6 +14,6 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (e.errcode === SQLITE_BUSY) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   // "not queryable": pg refuses a statement (e.g. the ROLLBACK of a transaction) on a client whose
-  // connection already broke; it was a 500 during an outage (src/reliability/database-outage-load.test.ts).
+  // connection already broke; it was a 500 during an outage (test/reliability/database-outage-load.test.ts).
   return /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|database is closed|is not queryable/i.test(message);
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { createCuttableProxy } from '../../test-support/tcp-proxy.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { createCuttableProxy } from '../../../test/support/tcp-proxy.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 

@@ -28,7 +28,7 @@ const ATTEMPTS = 3;
 /**
  * Applies pending migrations. Safe to run from several instances at once: on PostgreSQL Kysely takes
  * a lock; on SQLite its lock holds within one process only, so a process starting beside another on
- * a new file could fail with "table ... already exists" (src/reliability). Each attempt is one
+ * a new file could fail with "table ... already exists" (test/reliability). Each attempt is one
  * transaction that rolls back whole, so the loser tries again and finds the work done.
  */
 export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {

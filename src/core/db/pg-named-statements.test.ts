@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { DIALECTS } from '../../test-support/dialects.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
 import { createDatabase, type Db } from './database.ts';
 import { createNamedStatements } from './pg-named-statements.ts';
 

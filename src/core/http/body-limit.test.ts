@@ -5,9 +5,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { BASE_ENV, signUpUsers } from '../../reliability/harness.test-support.ts';
-import { spawnServer } from '../../test-support/child-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { BASE_ENV, signUpUsers } from '../../../test/reliability/harness.test-support.ts';
+import { spawnServer } from '../../../test/support/child-server.ts';
 import { LINGER_MAX_MS } from './body-limit.ts';
 
 const TWO_MIB = 2 * 1024 * 1024;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDatabase, type Db } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
 import { toAppError } from './error-envelope.ts';
 
 for (const dialect of DIALECTS) {

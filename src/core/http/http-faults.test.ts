@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { SECURITY_TEST_ENV } from '../../security/security-test-env.test-support.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { SECURITY_TEST_ENV } from '../../../test/security/security-test-env.test-support.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /** The raw status and headers (fetch would hide nothing here, but a raw client shows what was sent). */
 function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {

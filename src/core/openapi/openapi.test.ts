@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { servedRoutes } from '../../test-support/served-routes.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { servedRoutes } from '../../../test/support/served-routes.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer } from '../../../test/support/test-server.ts';
 
 const PRODUCTION = { NODE_ENV: 'production', REPORT_WORKER: 'false' };
 

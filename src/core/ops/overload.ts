@@ -7,7 +7,7 @@ const RETRY_AFTER_SECONDS = 5;
 /**
  * The delay is averaged and the verdict held for this long. With a whole second, the calm second
  * after a shed one admitted a whole second's arrivals at once (seconds of queued work: p99 5 s in
- * src/reliability/overload-shedding.test.ts); a short window admits small batches.
+ * test/reliability/overload-shedding.test.ts); a short window admits small batches.
  */
 const SAMPLE_INTERVAL_MS = 100;
 const RESOLUTION_MS = 10;
@@ -20,7 +20,7 @@ const RESOLUTION_MS = 10;
  * migrations, schema compilation, the admin's password hash) blocks the loop for seconds, and
  * @fastify/under-pressure, which starts measuring when it is registered, took that lag, or a first
  * window without a single sample (read as an infinite delay), for overload: the first requests
- * after /healthz said 200 were answered 503 (src/reliability/start-up.test.ts).
+ * after /healthz said 200 were answered 503 (test/reliability/start-up.test.ts).
  */
 export async function registerOverloadProtection(app: FastifyInstance, maxEventLoopDelayMs: number): Promise<void> {
   if (maxEventLoopDelayMs <= 0) return;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER, parseId } from './input-rules.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair } from 'jose';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { TEST_ADMIN, startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { TEST_ADMIN, startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

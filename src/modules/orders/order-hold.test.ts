@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChildServer } from '../../test-support/child-server.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
-import { call, insertProducts, openDatabase, signUpUsers, startProcess, waitFor } from '../../reliability/harness.test-support.ts';
+import type { ChildServer } from '../../../test/support/child-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { call, insertProducts, openDatabase, signUpUsers, startProcess, waitFor } from '../../../test/reliability/harness.test-support.ts';
 import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn, stockOf, type Instance } from './orders.test-support.ts';
 
 /** 0.05 minutes: 3 s, long enough to pay an order within its hold on a busy machine. */

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../config/config.ts';
 import { startServer, type RunningServer } from '../../server.ts';
-import type { TestResponse, TestServer } from '../../test-support/test-server.ts';
+import type { TestResponse, TestServer } from '../../../test/support/test-server.ts';
 
 /** Test helpers shared by the orders, customers and reports suites. */
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../graphql/graphql-test-client.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 const CREATE_POST = 'mutation ($input: CreatePostInput!) { createPost(input: $input) { id title content createdAt author { id name } comments { id } } }';
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

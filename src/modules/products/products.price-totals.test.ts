@@ -7,8 +7,8 @@ import * as initialSchema from '../../core/db/migrations/0001-initial-schema.ts'
 import * as productsList from '../../core/db/migrations/0002-products-list.ts';
 import * as productPriceCounts from '../../core/db/migrations/0003-product-price-counts.ts';
 import * as counterStorage from '../../core/db/migrations/0004-counter-storage.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { lowerBoundCents, upperBoundCents } from './money.ts';
 import { priceCounterMismatches } from './price-counts.test-support.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { observeQueries } from '../../core/db/database.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /** `total` for the unfiltered, category and in_stock lists comes from trigger-kept counters: they must stay exact. */
 for (const dialect of DIALECTS) {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestResponse, type TestServer } from '../../test-support/test-server.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestResponse, type TestServer } from '../../../test/support/test-server.ts';
 import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn } from '../orders/orders.test-support.ts';
 import { claimNextJob } from './reports.repository.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../graphql/graphql-test-client.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /** DECISIONS §5: a user's email is shown to that user and to admins; REST answers null and GraphQL "" to anyone else. */
 for (const dialect of DIALECTS) {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../graphql/graphql-test-client.ts';
-import { DIALECTS } from '../../test-support/dialects.ts';
-import { startTestServer, type TestServer } from '../../test-support/test-server.ts';
+import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 const CREATE = 'mutation Create($input: CreateUserInput!) { createUser(input: $input) { id name email age } }';
 const UPDATE = 'mutation Update($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { id name email age } }';

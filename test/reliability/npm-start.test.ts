@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { DIALECTS } from '../support/dialects.ts';
+import { BASE_ENV, call, signUpUsers, waitFor } from './harness.test-support.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHUTDOWN_TIMEOUT_MS = 5000;
+
+/** `npm start` in a process group of its own, as a supervisor runs it; resolves once it listens. */
+async function npmStart(env: Record<string, string>) {
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, ...BASE_ENV, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const exited = once(npm, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as string | null }));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${lines.join('\n')}`)), 90_000);
+    for (const stream of [npm.stdout, npm.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        lines.push(line);
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+    }
+    void exited.then(({ code }) => reject(new Error(`npm start exited with ${code}:\n${lines.join('\n')}`)));
+  });
+  return { pid: npm.pid!, url, lines, exited };
+}
+
+/** Whether any process of the group is left (npm, a shell, node). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A POST whose body arrives in two halves: in flight until `finish()` sends the rest. */
+function slowPost(base: string, path: string, token: string, body: unknown) {
+  const text = JSON.stringify(body);
+  const id = randomUUID();
+  const { hostname, port } = new URL(base);
+  let finish = () => {};
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      { hostname, port, path, method: 'POST', headers: { 'x-request-id': id, authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      (res) => {
+        let received = '';
+        res.on('data', (chunk) => (received += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: received }));
+      },
+    );
+    req.on('error', reject);
+    req.write(text.slice(0, 5));
+    finish = () => req.end(text.slice(5));
+  });
+  return { id, answer, finish: () => finish() };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`npm start under a supervisor (${dialect.name})`, { skip: dialect.skip }, () => {
+    it("stops, whole process tree, on SIGTERM to npm's pid alone: in-flight request answered, completion logged", async () => {
+      const database = await dialect.createDatabase();
+      // `debug` logs each request's arrival (core/http/access-log.ts).
+      const server = await npmStart({ DATABASE_URL: database.url, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
+      try {
+        const [author] = await signUpUsers(server.url, 1, `npm-${dialect.name}-${Date.now()}`);
+        const inFlight = slowPost(server.url, `/api/users/${author!.id}/posts`, author!.token, { title: 'In flight', content: 'Finished after SIGTERM.' });
+        await waitFor(() => server.lines.some((line) => line.includes(inFlight.id)), 30_000, 'the slow request to be accepted');
+
+        const signalledAt = Date.now();
+        process.kill(server.pid, 'SIGTERM');
+        await sleep(300);
+        inFlight.finish();
+        const answer = await inFlight.answer;
+        assert.equal(answer.status, 201, answer.body);
+
+        await waitFor(() => !groupAlive(server.pid), SHUTDOWN_TIMEOUT_MS, 'every process of npm start to exit');
+        const exitMs = Date.now() - signalledAt;
+        assert.ok(exitMs < SHUTDOWN_TIMEOUT_MS, `the tree exited ${exitMs} ms after the signal`);
+        assert.equal((await server.exited).code, 0, server.lines.slice(-5).join('\n'));
+        assert.ok(server.lines.some((line) => line.includes('Shutdown complete after SIGTERM')), server.lines.slice(-5).join('\n'));
+        assert.equal((await call(server.url, 'GET', '/healthz', { timeoutMs: 2000 })).status, 0, 'nothing answers on the port any more');
+      } finally {
+        if (groupAlive(server.pid)) process.kill(-server.pid, 'SIGKILL');
+        await database.drop();
+      }
+    });
+  });
+}
+
+describe('the command-line entry', () => {
+  const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+
+  it('is bin/content-service.js for `bin` and every script that runs the CLI; start execs node so signals reach it', () => {
+    assert.equal(pkg.bin['content-service'], 'bin/content-service.js');
+    for (const name of ['start', 'dev', 'cli', 'db:migrate', 'seed']) assert.match(pkg.scripts[name]!, /\bbin\/content-service\.js\b/, name);
+    assert.match(pkg.scripts.start!, /^exec node /);
+    const usage = spawnSync(process.execPath, ['bin/content-service.js', 'help'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(usage.status, 0, usage.stderr);
+    assert.match(usage.stdout, /^Usage: content-service/);
+  });
+
+  const older = ['/usr/bin/node', '/usr/local/bin/node'].find((path) => {
+    if (!existsSync(path)) return false;
+    const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    return Number(/^v(\d+)/.exec(version)?.[1] ?? 99) < 24;
+  });
+  it('stops an older Node with one clear line instead of ERR_UNKNOWN_FILE_EXTENSION', { skip: older ? false : 'no Node older than 24 on this machine' }, () => {
+    const result = spawnSync(older!, ['bin/content-service.js', 'serve'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(result.status, 1);
+    const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0]!, /needs Node 24 or newer; this is Node 2?\d\./);
+    assert.equal(result.stdout, '');
+  });
+});

@@ -1,0 +1,92 @@
+import type { TestServer } from '../support/test-server.ts';
+
+/** The smallest valid PNG (1×1): avatars are checked by their bytes, not their Content-Type. */
+export const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
+
+export type Role = 'anonymous' | 'user' | 'owner' | 'admin';
+export const ROLES: Role[] = ['anonymous', 'user', 'owner', 'admin'];
+
+async function ok<T>(promise: Promise<{ status: number; body: T; text: string }>, what: string): Promise<T> {
+  const res = await promise;
+  if (res.status >= 300) throw new Error(`${what} failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+let worlds = 0;
+
+/**
+ * The resources a permission rule acts on, all belonging to `owner`; `user` is someone else.
+ * Each piece is created on first use, so a rule pays only for what it touches. Rules that change
+ * state get a fresh world per role (an owner's DELETE must not turn the admin's into a 404).
+ */
+export function createWorld(t: TestServer) {
+  worlds += 1;
+  const n = worlds;
+  const memo = new Map<string, Promise<unknown>>();
+  const once = <T>(name: string, make: () => Promise<T>): Promise<T> => {
+    if (!memo.has(name)) memo.set(name, make());
+    return memo.get(name) as Promise<T>;
+  };
+
+  const world = {
+    owner: () => once('owner', () => t.createUser({ name: `Owner ${n}`, email: `owner-${n}-${Date.now()}@example.com` })),
+    other: () => once('other', () => t.createUser({ name: `Other ${n}`, email: `other-${n}-${Date.now()}@example.com` })),
+    async tokenOf(role: Role): Promise<string | undefined> {
+      if (role === 'anonymous') return undefined;
+      if (role === 'admin') return t.adminToken;
+      return (await (role === 'owner' ? world.owner() : world.other())).token;
+    },
+    productId: () =>
+      once('product', async () => {
+        const body = { name: `Matrix product ${n}`, category: 'matrix', price: 9.5, stock: 100 };
+        return (await ok(t.request('POST', '/api/products', { token: t.adminToken, body }), 'product')).id as number;
+      }),
+    postId: () =>
+      once('post', async () => {
+        const owner = await world.owner();
+        const body = { title: `Post ${n}`, content: 'Owned by the owner' };
+        return (await ok(t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body }), 'post')).id as number;
+      }),
+    commentId: () =>
+      once('comment', async () => {
+        const owner = await world.owner();
+        const postId = await world.postId();
+        return (await ok(t.request('POST', `/api/posts/${postId}/comments`, { token: owner.token, body: { text: 'A comment' } }), 'comment')).id as number;
+      }),
+    /** The comment, liked by its owner. */
+    likedCommentId: () =>
+      once('like', async () => {
+        const owner = await world.owner();
+        const commentId = await world.commentId();
+        await ok(t.request('POST', `/api/comments/${commentId}/likes`, { token: owner.token }), 'like');
+        return commentId;
+      }),
+    pendingOrderId: () => once('pending', () => world.placeOrder()),
+    paidOrderId: () =>
+      once('paid', async () => {
+        const id = await world.placeOrder();
+        const owner = await world.owner();
+        await ok(t.request('POST', `/api/orders/${id}/pay`, { token: owner.token }), 'pay');
+        return id;
+      }),
+    async placeOrder(): Promise<number> {
+      const owner = await world.owner();
+      const productId = await world.productId();
+      const body = { items: [{ productId, quantity: 1 }] };
+      return (await ok(t.request('POST', '/api/orders', { token: owner.token, body }), 'order')).id as number;
+    },
+    reportId: () =>
+      once('report', async () => {
+        const res = await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'users' } });
+        if (res.status !== 202) throw new Error(`report failed: ${res.status} ${res.text}`);
+        return Number(res.headers.get('location')!.split('/').pop());
+      }),
+    unique: () => `${n}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+  };
+  return world;
+}
+
+export type World = ReturnType<typeof createWorld>;
