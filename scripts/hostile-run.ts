@@ -25,7 +25,7 @@ import fc from 'fast-check';
 import { buildSchema, getNamedType, isInputObjectType, isListType, isNonNullType, isScalarType, type GraphQLInputType } from 'graphql';
 import pg from 'pg';
 import { typeDefs } from '../src/graphql/schema.ts';
-import { anyBody, authorization, headerValue, hostileJson, hostileText, pathSegment, queryString } from '../src/security/fuzz-arbitraries.test-support.ts';
+import { anyBody, authorization, headerValue, hostileJson, hostileText, pathSegment, queryString } from '../test/security/fuzz-arbitraries.test-support.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Body = string | Uint8Array | { chunked: Uint8Array };

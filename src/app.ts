@@ -14,7 +14,7 @@ import { registerJsonBody } from './core/http/json-body.ts';
 import { registerLingeringClose } from './core/http/body-limit.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { createRouteIndex } from './core/http/route-index.ts';
-import { registerVersionedApi } from './core/http/versioning.ts';
+import { registerVersionedApi } from './core/http/versioned-api.ts';
 import { registerHealth } from './core/ops/health.ts';
 import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';

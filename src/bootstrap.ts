@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/config.ts';
-import { hashPassword } from './core/auth/passwords.ts';
-import { now } from './core/clock.ts';
 import type { Db } from './core/db/database.ts';
-import { isUniqueViolation } from './core/db/db-errors.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
 import { insertDemoData } from './demo/demo-data.ts';
-import { adminExists, findUserByEmail, insertUser, updateUserById } from './modules/users/users.repository.ts';
+import { ensureAdministrator } from './modules/users/users.admin-account.ts';
 
 export interface Logger {
   info(message: string): void;
@@ -19,33 +16,9 @@ export interface Logger {
  * printed once; an existing account with ADMIN_EMAIL is promoted and given that password.
  */
 export async function ensureAdmin(db: Db, config: Config, log: Logger): Promise<void> {
-  if (await adminExists(db)) return;
   const password = config.ADMIN_PASSWORD ?? randomBytes(12).toString('base64url');
   const email = config.ADMIN_EMAIL.toLowerCase();
-  const passwordHash = await hashPassword(password);
-  const existing = await findUserByEmail(db, email);
-  const timestamp = now();
-  if (existing) {
-    await updateUserById(db, existing.id, { role: 'admin', password_hash: passwordHash, updated_at: timestamp });
-  } else {
-    try {
-      await insertUser(db, {
-        name: 'Administrator',
-        email,
-        age: null,
-        role: 'admin',
-        status: 'active',
-        email_verified: true,
-        password_hash: passwordHash,
-        created_at: timestamp,
-        updated_at: timestamp,
-      });
-    } catch (error) {
-      // Instances starting together on a new database race to create it; one wins and that is enough.
-      if (isUniqueViolation(error) && (await adminExists(db))) return;
-      throw error;
-    }
-  }
+  if (!(await ensureAdministrator(db, email, password))) return;
   if (config.ADMIN_PASSWORD) log.info(`Created administrator ${email}`);
   else log.warn(`Created administrator ${email} with the generated password: ${password} (shown once)`);
 }

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createTokenService } from './core/auth/tokens.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
-import { findUserById } from './modules/users/users.repository.ts';
+import { findUserById } from './modules/users/users.queries.ts';
 import { serve } from './server.ts';
 
 const USAGE = `Usage: content-service <command> [options]

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { AppError } from '../errors/app-error.ts';
-import { registerOpenApi } from '../openapi/openapi.plugin.ts';
 
 /**
  * REST versioning (DECISIONS §7). One route table is registered under `/api`, `/api/v1` and
@@ -191,22 +190,6 @@ function markVersion(request: FastifyRequest, reply: FastifyReply, choice: Versi
   const contentType = reply.getHeader('content-type');
   if (choice.mediaType && typeof contentType === 'string' && contentType.startsWith('application/json')) {
     reply.header('content-type', `${choice.mediaType}; charset=utf-8`);
-  }
-}
-
-/**
- * Registers one route table under every version prefix. `registerApi` is the single place where
- * modules add their routes; it runs once per prefix, in its own encapsulated context.
- */
-export async function registerVersionedApi(
-  app: FastifyInstance,
-  registerApi: (api: FastifyInstance) => Promise<void>,
-  options: VersioningOptions,
-): Promise<void> {
-  registerApiVersioning(app, options);
-  await registerOpenApi(app, options);
-  for (const { prefix } of API_PREFIXES) {
-    await app.register(async (api) => registerApi(api), { prefix });
   }
 }
 

@@ -11,7 +11,7 @@ import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { findUserById } from '../users/users.repository.ts';
+import { findUserById } from '../users/users.queries.ts';
 import { AVATAR_MAX_BYTES, AVATAR_TYPES, avatarTypeOf, sniffImageType } from './avatar-image.ts';
 import { renderAvatarSvg } from './avatar-svg.ts';
 import * as repo from './avatars.repository.ts';

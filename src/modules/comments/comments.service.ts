@@ -20,7 +20,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import { findPostById } from '../posts/posts.repository.ts';
+import { findPostById } from '../posts/posts.queries.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
 import { CreateCommentInput } from './comments.schemas.ts';

@@ -13,7 +13,7 @@ import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
-import { findCommentById } from '../comments/comments.repository.ts';
+import { findCommentById } from '../comments/comments.queries.ts';
 import { toLike, type Like } from './like.ts';
 import * as repo from './likes.repository.ts';
 

@@ -23,7 +23,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import { findUserById } from '../users/users.repository.ts';
+import { findUserById } from '../users/users.queries.ts';
 import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
 import { POST_COLUMN_OF, toPost, type Post } from './post.ts';
 import * as repo from './posts.repository.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { PRICE_BUCKET_CENTS } from '../../core/db/migrations/0003-product-price-counts.ts';
+import { PRICE_BUCKET_CENTS } from './price-bucket.ts';
 
 /**
  * The number of (category, in stock, bucket) keys whose counter differs from a recount of the

@@ -2,14 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../database.ts';
 
 /**
- * The width of a price bucket, in cents ($5). A price-range `total` sums the counters of the buckets
- * lying wholly inside the range and counts the rows of the (at most two) partial buckets at its edges:
- * a wider bucket means fewer counters to sum and more rows to count. Measured on a million products
- * (50 categories, $1–$999.99) over random cent-precision ranges, widths of 250–4000 cents: SQLite does
- * best at 250 (0.10 ms, 0.13 at 500), PostgreSQL at 500–1000 (a heap visit per counter), so 500 is the
- * compromise (bench/PRODUCTS.md). The products repository reads it from here; it never changes once applied.
+ * The width of a price bucket, in cents ($5): a copy of PRICE_BUCKET_CENTS of the products module
+ * (src/modules/products/price-bucket.ts, which explains the choice), kept here as a literal so this
+ * migration never changes once applied, whatever becomes of the module.
  */
-export const PRICE_BUCKET_CENTS = 500;
+const PRICE_BUCKET_CENTS = 500;
 
 /**
  * `product_price_counts`: products per (category, in stock, price bucket), kept exact by triggers like
