@@ -3,7 +3,8 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import { PRICE_BUCKET_CENTS } from '../../core/db/migrations/0003-product-price-counts.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 import { containsPattern } from './like-pattern.ts';
-import type { ProductFilter, ProductRow, ProductSort, ProductSortKey } from './product.ts';
+import type { ProductFilter, ProductSort, ProductSortKey } from './product.ts';
+import type { ProductRow } from './products.table.ts';
 
 export interface ProductListQuery extends ProductFilter {
   sort: readonly ProductSort[];
