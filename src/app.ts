@@ -19,18 +19,7 @@ import { registerHealth } from './core/ops/health.ts';
 import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { compileRequestValidator } from './core/validation/request-validator.ts';
-import { authRoutes } from './modules/auth/auth.routes.ts';
-import { usersRoutes } from './modules/users/users.routes.ts';
-import { ordersRoutes } from './modules/orders/orders.routes.ts';
-import { customersRoutes } from './modules/customers/customers.routes.ts';
-import { reportsRoutes } from './modules/reports/reports.routes.ts';
-import { createReportWorker } from './modules/reports/report-worker.ts';
-import { createOrderHoldWorker } from './modules/orders/order-hold-worker.ts';
-import { productsRoutes } from './modules/products/products.routes.ts';
-import { postsRoutes } from './modules/posts/posts.routes.ts';
-import { commentsRoutes } from './modules/comments/comments.routes.ts';
-import { likesRoutes } from './modules/likes/likes.routes.ts';
-import { avatarsRoutes } from './modules/avatars/avatars.routes.ts';
+import { modules } from './modules/index.ts';
 import { createServices, type Services } from './services.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 
@@ -87,31 +76,19 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   await registerVersionedApi(
     app,
     async (api) => {
-      await api.register(authRoutes, { auth: services.auth });
-      await api.register(usersRoutes, { users: services.users });
-      await api.register(ordersRoutes, { orders: services.orders, idempotency: services.idempotency });
-      await api.register(customersRoutes, { customers: services.customers });
-      await api.register(reportsRoutes, { reports: services.reports });
-      await api.register(productsRoutes, { products: services.products });
-      await api.register(postsRoutes, { posts: services.posts });
-      await api.register(commentsRoutes, { comments: services.comments });
-      await api.register(likesRoutes, { likes: services.likes });
-      await api.register(avatarsRoutes, { avatars: services.avatars });
+      for (const module of modules) await module.routes?.register(api, services);
     },
     { v1Sunset: config.API_V1_SUNSET },
   );
   await app.register(graphqlPlugin, { config, services, charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight) });
 
-  if (config.REPORT_WORKER) {
-    // Started once listening (after migrations), stopped on close before the database goes.
-    const worker = createReportWorker(services.reports, { pollMs: config.REPORT_POLL_MS, log: app.log });
-    app.addHook('onListen', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
+  // Each module's workers start once listening (after migrations) and stop on close, before the database goes.
+  for (const module of modules) {
+    for (const worker of module.workers?.(services, { config, log: app.log }) ?? []) {
+      app.addHook('onListen', async () => worker.start());
+      app.addHook('onClose', async () => worker.stop());
+    }
   }
-  // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
-  const orderHold = createOrderHoldWorker(services.orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log: app.log });
-  app.addHook('onListen', async () => orderHold.start());
-  app.addHook('onClose', async () => orderHold.stop());
 
   await app.ready();
   return { http: app, services, metrics };

@@ -4,17 +4,9 @@ import { createRightsCheck } from './core/auth/rights.ts';
 import { createExternalTokenVerifier, createTokenVerifierByAlgorithm } from './core/auth/jwks.ts';
 import { memoizeTokenVerifier } from './core/security/verified-token-memo.ts';
 import type { Db } from './core/db/database.ts';
-import { createAuthService } from './modules/auth/auth.service.ts';
-import { createUsersService } from './modules/users/users.service.ts';
 import { createIdempotencyStore } from './core/idempotency/idempotency.store.ts';
-import { createOrdersService } from './modules/orders/orders.service.ts';
-import { createCustomersService } from './modules/customers/customers.service.ts';
-import { createReportsService } from './modules/reports/reports.service.ts';
-import { createProductsService } from './modules/products/products.service.ts';
-import { createPostsService } from './modules/posts/posts.service.ts';
-import { createCommentsService } from './modules/comments/comments.service.ts';
-import { createLikesService } from './modules/likes/likes.service.ts';
-import { createAvatarsService } from './modules/avatars/avatars.service.ts';
+import { modules } from './modules/index.ts';
+import { buildModuleServices } from './modules/module.ts';
 
 /** The composition root of the business layer: every transport (REST, GraphQL, CLI) uses these. */
 export function createServices(config: Config, db: Db) {
@@ -25,22 +17,14 @@ export function createServices(config: Config, db: Db) {
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const tokens = { issue: localTokens.issue, verify: createTokenVerifier(config, localTokens).verify };
-  const users = createUsersService(db);
+  // Core services first; then each module's, in the order of the module list (modules/index.ts).
+  const core = { tokens, idempotency: createIdempotencyStore(db) };
+  const moduleServices = buildModuleServices(modules, { db, config, services: core });
   return {
-    tokens,
+    ...core,
     /** A token's rights as the database grants them now (writes and admin tokens, DECISIONS §5). */
-    rights: createRightsCheck(users.currentRights),
-    auth: createAuthService(db, tokens),
-    users,
-    idempotency: createIdempotencyStore(db),
-    orders: createOrdersService(db, { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 }),
-    customers: createCustomersService(db, { currency: config.STORE_CURRENCY }),
-    reports: createReportsService(db, { currency: config.STORE_CURRENCY, leaseMs: config.REPORT_LEASE_MS }),
-    products: createProductsService(db),
-    posts: createPostsService(db),
-    comments: createCommentsService(db),
-    likes: createLikesService(db),
-    avatars: createAvatarsService(db),
+    rights: createRightsCheck(moduleServices.users.currentRights),
+    ...moduleServices,
   };
 }
 

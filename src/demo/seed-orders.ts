@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { OrderItemsTable, OrdersTable } from '../core/db/tables.ts';
+import type { OrderItemsTable, OrdersTable } from '../modules/orders/orders.table.ts';
 import { rowsPerStatement, statementsPerTransaction, yieldToEventLoop, type Loader, type TableSummary } from './seed-batches.ts';
 import { findProductsForItems, insertSeedOrderItems, insertSeedOrders } from './seed.repository.ts';
 import { orderPlan, type OrderPlan } from './seed-rows.ts';

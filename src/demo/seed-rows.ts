@@ -1,11 +1,9 @@
 import type { Insertable } from 'kysely';
-import type {
-  CommentsTable,
-  OrdersTable,
-  PostsTable,
-  ProductsTable,
-  UsersTable,
-} from '../core/db/tables.ts';
+import type { CommentsTable } from '../modules/comments/comments.table.ts';
+import type { OrdersTable } from '../modules/orders/orders.table.ts';
+import type { PostsTable } from '../modules/posts/posts.table.ts';
+import type { ProductsTable } from '../modules/products/products.table.ts';
+import type { UsersTable } from '../modules/users/users.table.ts';
 import { intBetween, pick, rowRandom, STREAM, type Random } from './seed-random.ts';
 import { FIRST_NAMES, LAST_NAMES, PRODUCT_ADJECTIVES, PRODUCT_MATERIALS, PRODUCT_NOUNS, WORDS } from './seed-words.ts';
 

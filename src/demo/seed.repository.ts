@@ -1,15 +1,12 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import { dialectOf, type Db } from '../core/db/database.ts';
 import { COUNTER_TABLES } from '../core/db/migrations/0004-counter-storage.ts';
-import type {
-  CommentLikesTable,
-  CommentsTable,
-  OrderItemsTable,
-  OrdersTable,
-  PostsTable,
-  ProductsTable,
-  UsersTable,
-} from '../core/db/tables.ts';
+import type { CommentsTable } from '../modules/comments/comments.table.ts';
+import type { CommentLikesTable } from '../modules/likes/likes.table.ts';
+import type { OrderItemsTable, OrdersTable } from '../modules/orders/orders.table.ts';
+import type { PostsTable } from '../modules/posts/posts.table.ts';
+import type { ProductsTable } from '../modules/products/products.table.ts';
+import type { UsersTable } from '../modules/users/users.table.ts';
 
 /**
  * The seed generator's SQL: one multi-row INSERT per batch. On PostgreSQL the rows travel as one

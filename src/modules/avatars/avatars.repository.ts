@@ -1,8 +1,5 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import type { UserAvatarsTable } from '../../core/db/tables.ts';
-
-export type AvatarRow = Selectable<UserAvatarsTable>;
+import type { AvatarRow } from './avatars.table.ts';
 
 /** All SQL of avatars: one row per user, keyed by the user's id (it goes when the user goes). */
 

@@ -1,7 +1,4 @@
-import type { Selectable } from 'kysely';
-import type { CommentsTable } from '../../core/db/tables.ts';
-
-export type CommentRow = Selectable<CommentsTable>;
+import type { CommentRow } from './comments.table.ts';
 
 /** A comment as the domain knows it. Comments are never edited, so there is no updatedAt. */
 export interface Comment {

@@ -1,8 +1,9 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
-import type { CommentsTable } from '../../core/db/tables.ts';
-import { COMMENT_COLUMN_OF, type CommentRow } from './comment.ts';
+import type { CommentsTable } from './comments.table.ts';
+import { COMMENT_COLUMN_OF } from './comment.ts';
+import type { CommentRow } from './comments.table.ts';
 
 /** All SQL of comments. Lists are oldest first by id (ids grow with time and never tie). */
 

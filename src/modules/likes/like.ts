@@ -1,7 +1,4 @@
-import type { Selectable } from 'kysely';
-import type { CommentLikesTable } from '../../core/db/tables.ts';
-
-export type LikeRow = Selectable<CommentLikesTable>;
+import type { LikeRow } from './likes.table.ts';
 
 /** A user likes a comment at most once: the pair (commentId, userId) is the like's identity. */
 export interface Like {

@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
-import type { LikeRow } from './like.ts';
+import type { LikeRow } from './likes.table.ts';
 
 /** All SQL of comment likes. The primary key (comment_id, user_id) makes a like unique. */
 

@@ -2,7 +2,7 @@ import { isAdmin, type Principal } from '../../core/auth/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
-import type { OrderRow } from './order.ts';
+import type { OrderRow } from './orders.table.ts';
 import * as repo from './orders.repository.ts';
 import type { CreateOrderInput } from './orders.schemas.ts';
 import { inTransaction } from '../../core/db/transaction.ts';

@@ -1,8 +1,5 @@
-import type { Selectable } from 'kysely';
-import type { OrderItemsTable, OrdersTable } from '../../core/db/tables.ts';
+import type { OrderItemRow, OrderRow } from './orders.table.ts';
 
-export type OrderRow = Selectable<OrdersTable>;
-export type OrderItemRow = Selectable<OrderItemsTable>;
 export type OrderStatus = OrderRow['status'];
 
 export const ORDER_STATUSES = ['pending', 'paid', 'cancelled', 'refunded'] as const satisfies readonly OrderStatus[];

@@ -1,5 +1,6 @@
 import type { Db } from '../../core/db/database.ts';
-import type { OrderItemRow, OrderRow, OrderStatus } from './order.ts';
+import type { OrderStatus } from './order.ts';
+import type { OrderItemRow, OrderRow } from './orders.table.ts';
 import type { OrderTimestamp } from './order-state-machine.ts';
 
 /** All SQL of orders, their lines, and the stock they take from and return to products. */

@@ -5,7 +5,8 @@ import type { Db } from '../../core/db/database.ts';
 import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import { toOrder, type Order, type OrderRow, type OrderStatus } from './order.ts';
+import { toOrder, type Order, type OrderStatus } from './order.ts';
+import type { OrderRow } from './orders.table.ts';
 import {
   actionPermitted,
   allowedActions,

@@ -1,7 +1,4 @@
-import type { Selectable } from 'kysely';
-import type { PostsTable } from '../../core/db/tables.ts';
-
-export type PostRow = Selectable<PostsTable>;
+import type { PostRow } from './posts.table.ts';
 
 /** A post as the domain knows it (REST and GraphQL both present this). */
 export interface Post {

@@ -1,8 +1,9 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
-import type { PostsTable } from '../../core/db/tables.ts';
-import { POST_COLUMN_OF, type PostRow } from './post.ts';
+import type { PostsTable } from './posts.table.ts';
+import { POST_COLUMN_OF } from './post.ts';
+import type { PostRow } from './posts.table.ts';
 
 const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 

@@ -1,7 +1,4 @@
-import type { Selectable } from 'kysely';
-import type { ProductsTable } from '../../core/db/tables.ts';
-
-export type ProductRow = Selectable<ProductsTable>;
+import type { ProductRow } from './products.table.ts';
 
 /** The product as the domain knows it: money in exact integer cents. */
 export interface Product {

@@ -2,8 +2,9 @@ import { sql, type AliasableExpression } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 import { containsPattern } from './like-pattern.ts';
-import type { ProductFilter, ProductRow, ProductSort, ProductSortKey } from './product.ts';
 import { PRICE_BUCKET_CENTS } from './price-bucket.ts';
+import type { ProductFilter, ProductSort, ProductSortKey } from './product.ts';
+import type { ProductRow } from './products.table.ts';
 
 export interface ProductListQuery extends ProductFilter {
   sort: readonly ProductSort[];

@@ -1,10 +1,5 @@
-import type { Insertable, Updateable } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import type { ProductsTable } from '../../core/db/tables.ts';
-import type { ProductRow } from './product.ts';
-
-export type NewProductRow = Insertable<ProductsTable>;
-export type ProductRowUpdate = Updateable<ProductsTable>;
+import type { NewProductRow, ProductRow, ProductRowUpdate } from './products.table.ts';
 
 export function findProductById(db: Db, id: number): Promise<ProductRow | undefined> {
   return db.selectFrom('products').selectAll().where('id', '=', id).executeTakeFirst();

@@ -11,6 +11,7 @@ import { toProduct, type Product, type ProductSort } from './product.ts';
 import { listProductsPage } from './products.list.repository.ts';
 import * as repo from './products.repository.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
+import type { ProductRowUpdate } from './products.table.ts';
 
 export interface ListProductsOptions extends PageRequest {
   category?: string | undefined;
@@ -41,8 +42,8 @@ function assertPriceHasCents<T extends { price?: number | undefined }>(input: T)
   return input;
 }
 
-function rowChanges(input: UpdateProductInput): repo.ProductRowUpdate {
-  const changes: repo.ProductRowUpdate = {};
+function rowChanges(input: UpdateProductInput): ProductRowUpdate {
+  const changes: ProductRowUpdate = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.category !== undefined) changes.category = input.category.trim();
   if (input.price !== undefined) changes.price_cents = centsOf(input.price);

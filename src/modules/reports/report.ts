@@ -1,7 +1,5 @@
-import type { Selectable } from 'kysely';
-import type { ReportJobsTable } from '../../core/db/tables.ts';
+import type { ReportJobRow } from './reports.table.ts';
 
-export type ReportJobRow = Selectable<ReportJobsTable>;
 export type ReportType = ReportJobRow['type'];
 export type ReportStatus = ReportJobRow['status'];
 

@@ -1,7 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
-import type { ReportJobRow, ReportType } from './report.ts';
+import type { ReportType } from './report.ts';
+import type { ReportJobRow } from './reports.table.ts';
 
 /** All SQL of report jobs: queueing, claiming with a lease, and recording the outcome. */
 

@@ -1,5 +1,5 @@
 import { isAdmin, type Principal, type Role } from '../../core/auth/principal.ts';
-import type { UserRow } from '../../core/db/tables.ts';
+import type { UserRow } from './users.table.ts';
 
 export type UserStatus = 'active' | 'inactive' | 'suspended';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import type { NewUserRow, UserRow, UserRowUpdate } from '../../core/db/tables.ts';
+import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
 import type { UserSort } from './users.schemas.ts';
 
 export interface UserFilter {

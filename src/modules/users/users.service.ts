@@ -5,7 +5,7 @@ import { now } from '../../core/clock.ts';
 import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
-import type { UserRowUpdate } from '../../core/db/tables.ts';
+import type { UserRowUpdate } from './users.table.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';

@@ -1,0 +1,32 @@
+import { authModule } from './auth/auth.module.ts';
+import { avatarsModule } from './avatars/avatars.module.ts';
+import { commentsModule } from './comments/comments.module.ts';
+import { customersModule } from './customers/customers.module.ts';
+import { likesModule } from './likes/likes.module.ts';
+import { ordersModule } from './orders/orders.module.ts';
+import { postsModule } from './posts/posts.module.ts';
+import { productsModule } from './products/products.module.ts';
+import { reportsModule } from './reports/reports.module.ts';
+import { usersModule } from './users/users.module.ts';
+
+/**
+ * The module list: the service container (services.ts), the REST routes (app.ts), the workers and
+ * the GraphQL schema (graphql/schema.ts, graphql/resolvers.ts) are composed from it. One line per
+ * module. The order is the order services are built (a module's `createService` may use only the
+ * services listed before it: the compiler checks) and the order routes are registered and GraphQL
+ * types are printed in.
+ */
+export const modules = [
+  authModule,
+  usersModule,
+  ordersModule,
+  customersModule,
+  reportsModule,
+  productsModule,
+  postsModule,
+  commentsModule,
+  likesModule,
+  avatarsModule,
+] as const;
+
+export type Modules = typeof modules;

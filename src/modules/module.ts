@@ -1,0 +1,116 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginOptions } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../core/db/database.ts';
+import type { PollingWorker } from '../core/jobs/polling-worker.ts';
+
+/**
+ * A module's descriptor: everything the app, the service container and the GraphQL schema need from
+ * `modules/<resource>/`, exported once by its `<resource>.module.ts` and listed in `modules/index.ts`.
+ * Each part declares the services it uses as its own parameter type; where the list is composed the
+ * compiler checks that those services exist (and, for `createService`, that they are built earlier).
+ */
+export interface ServiceModule<Name extends string, Service, Needs = object, RouteUses = object, GraphUses = object, WorkerUses = object> {
+  /** The service's key in the container (`services.<name>`). */
+  readonly name: Name;
+  /** Builds the module's one service; runs once, in list order. */
+  createService(deps: ModuleDeps<Needs>): Service;
+  /** The REST routes, registered under every version prefix, with the options they take. */
+  readonly routes?: ModuleRoutes<RouteUses>;
+  /** The module's slice of the GraphQL schema and the resolvers of its fields. */
+  readonly graphql?: ModuleGraphQL<GraphUses>;
+  /** Background workers, started once the server listens and stopped on close. */
+  workers?(services: WorkerUses, context: WorkerContext): PollingWorker[];
+}
+
+/** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */
+export interface ModuleDeps<Needs> {
+  db: Db;
+  config: Config;
+  /** The core services (`tokens`, `idempotency`) and the services of the modules listed earlier. */
+  services: Needs;
+}
+
+export interface ModuleRoutes<Uses> {
+  /** Registers the routes in one versioned API context (`/api`, `/api/v1`, `/api/v2`). */
+  register(api: FastifyInstance, services: Uses): Promise<void>;
+}
+
+export type FieldMap = Record<string, unknown>;
+
+/** Resolvers per type and field, and batch loaders of relation fields (graphql/batched-resolvers.ts). */
+export interface ModuleGraph {
+  resolvers: Record<string, FieldMap>;
+  loaders: Record<string, FieldMap>;
+}
+
+export interface ModuleGraphQL<Uses> {
+  /** The module's types, plus `extend type Query { ... }` / `extend type Mutation { ... }` for its root fields. */
+  typeDefs: string;
+  resolvers(services: Uses): ModuleGraph;
+}
+
+export interface WorkerContext {
+  config: Config;
+  log: FastifyBaseLogger;
+}
+
+/** Types a descriptor (names, services and the services each part uses are inferred). */
+export function defineModule<const Name extends string, Service, Needs = object, RouteUses = object, GraphUses = object, WorkerUses = object>(
+  module: ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses>,
+): ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses> {
+  return module;
+}
+
+/** A routes plugin and how its options are picked from the services, e.g. `({ users }) => ({ users })`. */
+export function restRoutes<Options extends FastifyPluginOptions>(
+  plugin: FastifyPluginAsyncTypebox<Options>,
+  options: (services: Options) => Options,
+): ModuleRoutes<Options> {
+  return {
+    async register(api, services) {
+      await api.register(plugin, options(services));
+    },
+  };
+}
+
+/** Any descriptor; what each part uses is checked where the list is composed. */
+export type AnyModule = ServiceModule<string, unknown, never, never, never, never>;
+
+export type ServiceOf<M extends AnyModule> = ReturnType<M['createService']>;
+type NeedsOf<M extends AnyModule> = Parameters<M['createService']>[0]['services'];
+
+/** The services of a module list, by name: `{ users: UsersService, posts: PostsService, ... }`. */
+export type ModuleServices<Ms extends readonly AnyModule[]> = { [M in Ms[number] as M['name']]: ServiceOf<M> };
+
+/**
+ * `unknown` when every module of the list needs only services built before it (`Built`, then the
+ * modules listed earlier); otherwise an object type naming the first module that does not, so the
+ * call passing the list fails to compile.
+ */
+export type ConstructionOrder<Ms extends readonly AnyModule[], Built> = Ms extends readonly [
+  infer First extends AnyModule,
+  ...infer Rest extends readonly AnyModule[],
+]
+  ? Built extends NeedsOf<First>
+    ? ConstructionOrder<Rest, Built & { [K in First['name']]: ServiceOf<First> }>
+    : { readonly constructionOrderError: `module "${First['name']}" needs a service that is not built before it` }
+  : unknown;
+
+/** What the composition loop sees of a descriptor (its types were checked by `ConstructionOrder`). */
+type BuildableModule = ServiceModule<string, unknown, Record<string, unknown>, never, never, never>;
+
+/** Builds each module's service in list order; each one gets `core` and the services built before it. */
+export function buildModuleServices<const Ms extends readonly AnyModule[], Core extends Record<string, unknown>>(
+  list: Ms & ConstructionOrder<Ms, Core>,
+  deps: ModuleDeps<Core>,
+): ModuleServices<Ms> {
+  const available: Record<string, unknown> = { ...deps.services };
+  const built: Record<string, unknown> = {};
+  for (const module of list as readonly AnyModule[] as readonly BuildableModule[]) {
+    const service = module.createService({ db: deps.db, config: deps.config, services: available });
+    available[module.name] = service;
+    built[module.name] = service;
+  }
+  return built as ModuleServices<Ms>;
+}

@@ -1,0 +1,47 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { SqlBool, Timestamp } from '../../core/db/tables.ts';
+
+/**
+ * The products table, its two count tables, and their row types, in the database's own snake_case
+ * (only repositories see rows). They join the database type `Tables` of core/db/tables.ts below.
+ */
+export interface ProductsTable {
+  id: Generated<number>;
+  name: string;
+  category: string;
+  /** Money is stored exactly, as integer cents. */
+  price_cents: number;
+  stock: number;
+  image: string | null;
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Products per (category, in stock), kept exact by triggers (migration 0002-products-list). */
+export interface ProductCountsTable {
+  category: string;
+  in_stock: SqlBool;
+  n: number;
+}
+
+/** Products per (category, in stock, price bucket), kept exact by triggers (migration 0003-product-price-counts). */
+export interface ProductPriceCountsTable {
+  category: string;
+  in_stock: SqlBool;
+  /** `floor(price_cents / PRICE_BUCKET_CENTS)` */
+  bucket: number;
+  n: number;
+}
+
+declare module '../../core/db/tables.ts' {
+  interface Tables {
+    products: ProductsTable;
+    product_counts: ProductCountsTable;
+    product_price_counts: ProductPriceCountsTable;
+  }
+}
+
+export type ProductRow = Selectable<ProductsTable>;
+export type NewProductRow = Insertable<ProductsTable>;
+export type ProductRowUpdate = Updateable<ProductsTable>;
