@@ -11,15 +11,16 @@ import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 /**
  * Hostile GraphQL documents (issue 16): each is answered within a bound of server time and never
  * blocks the event loop past it, for anonymous and signed-in callers. The server runs in this
- * process, so the event-loop delay measured here is the server's. A busy machine can slow one
- * answer: a document over the bound is tried again (up to three times) and judged by its best
- * attempt; an algorithm that expands a document exponentially is over the bound every time. Every
- * attempt is a new text (a comment line of its own), as an attacker's would be: no cached verdict
- * may answer for the guards.
+ * process, so the event-loop delay and the CPU time measured here are the server's (plus this
+ * client's small share). CPU time does not grow when other processes crowd the machine; wall time
+ * and event-loop delay do, so a document over the bound on those is tried again (up to five times)
+ * and judged by its best attempt: an algorithm that expands a document exponentially is over the
+ * bound on every attempt and on CPU time too. Every attempt is a new text (a comment line of its
+ * own), as an attacker's would be: no cached verdict may answer for the guards.
  */
 const ANSWER_BOUND_MS = 100;
 const REFUSAL_BOUND_MS = 50;
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 
 const ENV = { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '100000000', REPORT_WORKER: 'false' };
 
@@ -83,12 +84,15 @@ interface Timed {
   ms: number;
   /** Longest event-loop delay seen while the request was answered. */
   blockedMs: number;
+  /** CPU time this process spent meanwhile (user + system). */
+  cpuMs: number;
 }
 
 /** `fresh`: the text made new with a comment line (see above). */
 async function timedPost(t: TestServer, query: string, token: string | undefined, fresh = true): Promise<Timed> {
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const response = await fetch(`${t.url}/graphql`, {
     method: 'POST',
@@ -97,17 +101,19 @@ async function timedPost(t: TestServer, query: string, token: string | undefined
   });
   const text = await response.text();
   const ms = performance.now() - started;
+  const spent = process.cpuUsage(cpu);
   histogram.disable();
-  return { status: response.status, body: JSON.parse(text), ms, blockedMs: histogram.max / 1e6 };
+  return { status: response.status, body: JSON.parse(text), ms, blockedMs: histogram.max / 1e6, cpuMs: (spent.user + spent.system) / 1000 };
 }
 
-/** The best of up to three attempts (see above). */
+/** The best of up to five attempts (see above). */
 async function bestOf(t: TestServer, query: string, token: string | undefined, boundMs: number): Promise<Timed> {
+  const worst = (answer: Timed) => Math.max(answer.ms, answer.blockedMs, answer.cpuMs);
   let best: Timed | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const answer = await timedPost(t, query, token);
-    if (!best || Math.max(answer.ms, answer.blockedMs) < Math.max(best.ms, best.blockedMs)) best = answer;
-    if (best.ms <= boundMs && best.blockedMs <= boundMs) break;
+    if (!best || worst(answer) < worst(best)) best = answer;
+    if (worst(best) < boundMs) break;
   }
   return best!;
 }
@@ -138,6 +144,7 @@ for (const dialect of DIALECTS) {
         assert.equal(answer.body.data, undefined, name);
         assert.equal(answer.body.errors[0].extensions.guard, 'fields', JSON.stringify(answer.body));
         assert.equal(answer.body.errors[0].extensions.actual, 2 ** 30 + 1);
+        assert.ok(answer.cpuMs < REFUSAL_BOUND_MS, `${name}: ${answer.cpuMs.toFixed(1)} ms of CPU`);
         assert.ok(answer.ms < REFUSAL_BOUND_MS, `${name}: answered in ${answer.ms.toFixed(1)} ms`);
         assert.ok(answer.blockedMs < REFUSAL_BOUND_MS, `${name}: event loop blocked ${answer.blockedMs.toFixed(1)} ms`);
       }
@@ -173,6 +180,7 @@ for (const dialect of DIALECTS) {
           seen.set(spec.kind, (seen.get(spec.kind) ?? 0) + 1);
           assert.ok(answer.status === 200 || answer.status === 413, `${label}: ${answer.status}`);
           assert.ok(!codes(answer.body).includes('INTERNAL_SERVER_ERROR'), `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+          assert.ok(answer.cpuMs < ANSWER_BOUND_MS, `${label}: ${answer.cpuMs.toFixed(1)} ms of CPU`);
           assert.ok(answer.ms < ANSWER_BOUND_MS, `${label}: answered in ${answer.ms.toFixed(1)} ms`);
           assert.ok(answer.blockedMs < ANSWER_BOUND_MS, `${label}: event loop blocked ${answer.blockedMs.toFixed(1)} ms`);
         }),
