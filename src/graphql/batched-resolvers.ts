@@ -16,9 +16,9 @@ interface Batch {
  * the parent object and the arguments (for its per-request cache), which cost about 15% of the CPU
  * of a nested query (bench/RESULTS.md); our loaders deduplicate the ids themselves, so no key is needed.
  */
-export function batchedResolvers(loaders: Record<string, Record<string, unknown>>): Record<string, Record<string, FieldResolver>> {
+export function batchedResolvers(batched: Record<string, Record<string, unknown>>): Record<string, Record<string, FieldResolver>> {
   const resolvers: Record<string, Record<string, FieldResolver>> = {};
-  for (const [type, fields] of Object.entries(loaders)) {
+  for (const [type, fields] of Object.entries(batched)) {
     resolvers[type] = {};
     for (const [field, loader] of Object.entries(fields)) {
       resolvers[type][field] = batchedField(loader as Loader);

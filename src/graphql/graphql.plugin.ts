@@ -34,11 +34,10 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  */
 export async function graphqlPlugin(app: FastifyInstance, { config, services, charge }: GraphQLPluginOptions): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
-  const { resolvers: fieldResolvers, loaders } = buildResolvers(services);
+  const { resolvers: fieldResolvers, batched } = buildResolvers(services);
   // Relations are batched per level by our own resolvers, not Mercurius' loaders (see batched-resolvers.ts).
-  const batched = batchedResolvers(loaders);
   const resolvers = { ...fieldResolvers };
-  for (const [type, fields] of Object.entries(batched)) resolvers[type] = { ...resolvers[type], ...fields };
+  for (const [type, fields] of Object.entries(batchedResolvers(batched))) resolvers[type] = { ...resolvers[type], ...fields };
   const limits = { maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS };
   await app.register(mercurius, {
     schema: typeDefs,

@@ -6,15 +6,15 @@ function merge(target: Record<string, FieldMap>, source: Record<string, FieldMap
   for (const [type, fields] of Object.entries(source)) target[type] = { ...target[type], ...fields };
 }
 
-/** Every module's resolvers and loaders, merged per type (each module owns its own fields). */
+/** Every module's resolvers and batched relation fields, merged per type (each module owns its own fields). */
 export function buildResolvers(services: Services) {
   const resolvers: Record<string, FieldMap> = {};
-  const loaders: Record<string, FieldMap> = {};
+  const batched: Record<string, FieldMap> = {};
   for (const module of modules) {
     if (!module.graphql) continue;
     const graph = module.graphql.resolvers(services);
     merge(resolvers, graph.resolvers);
-    merge(loaders, graph.loaders);
+    merge(batched, graph.batched);
   }
-  return { resolvers, loaders };
+  return { resolvers, batched };
 }

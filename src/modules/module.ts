@@ -38,10 +38,14 @@ export interface ModuleRoutes<Uses> {
 
 export type FieldMap = Record<string, unknown>;
 
-/** Resolvers per type and field, and batch loaders of relation fields (graphql/batched-resolvers.ts). */
+/**
+ * Resolvers per type and field, and the relation fields resolved in batches: each `batched` entry is a
+ * batch function over every parent of one level (graphql/loaders.ts builds them), which
+ * graphql/batched-resolvers.ts turns into the field's resolver. Not Mercurius' `loaders` option.
+ */
 export interface ModuleGraph {
   resolvers: Record<string, FieldMap>;
-  loaders: Record<string, FieldMap>;
+  batched: Record<string, FieldMap>;
 }
 
 export interface ModuleGraphQL<Uses> {

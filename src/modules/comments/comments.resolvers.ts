@@ -9,7 +9,7 @@ import type { Comment } from './comment.ts';
 export function commentsResolvers({ users, posts }: { users: UsersService; posts: PostsService }) {
   return {
     resolvers: {},
-    loaders: {
+    batched: {
       Comment: {
         author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields)),
         post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids, fields) => posts.findPostsByIds(ids, fields)),

@@ -1,4 +1,5 @@
-import type { GraphQLContext, ListArgs } from '../../graphql/context.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+import type { MutationCreatePostArgs, QueryPostArgs, QueryPostsArgs } from '../../graphql/schema-types.generated.ts';
 import { nullIfNotFound, pageOf, toId } from '../../graphql/context.ts';
 import { byIdLoader, listLoader } from '../../graphql/loaders.ts';
 import type { Comment } from '../comments/comment.ts';
@@ -8,30 +9,26 @@ import type { UsersService } from '../users/users.service.ts';
 import type { Post } from './post.ts';
 import type { PostsService } from './posts.service.ts';
 
-interface CreatePostArgs {
-  input: { title: string; content: string; authorId: string };
-}
-
 /** GraphQL adapters over the posts service: the same rules and permissions as REST. */
 export function postsResolvers(services: { posts: PostsService; users: UsersService; comments: CommentsService }) {
   const { posts, users, comments } = services;
   return {
     resolvers: {
       Query: {
-        post: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
+        post: (_: unknown, args: QueryPostArgs, ctx: GraphQLContext) =>
           nullIfNotFound(() => posts.getPost(ctx.principal, toId(args.id))),
-        posts: (_: unknown, args: ListArgs & { authorId?: string | null }, ctx: GraphQLContext) =>
+        posts: (_: unknown, args: QueryPostsArgs, ctx: GraphQLContext) =>
           posts.listPosts(ctx.principal, {
             ...pageOf(args),
             authorId: args.authorId === undefined || args.authorId === null ? undefined : toId(args.authorId),
           }),
       },
       Mutation: {
-        createPost: (_: unknown, { input }: CreatePostArgs, ctx: GraphQLContext) =>
+        createPost: (_: unknown, { input }: MutationCreatePostArgs, ctx: GraphQLContext) =>
           posts.createPost(ctx.principal, { ...input, authorId: toId(input.authorId) || input.authorId }),
       },
     },
-    loaders: {
+    batched: {
       Post: {
         author: byIdLoader<Post, User>((post) => post.authorId, (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields)),
         comments: listLoader<Post, Comment>((post) => post.id, (ids, page, fields) => comments.findCommentsByPostIds(ids, page, fields)),

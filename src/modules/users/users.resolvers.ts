@@ -1,4 +1,5 @@
-import type { GraphQLContext, ListArgs } from '../../graphql/context.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+import type { MutationCreateUserArgs, MutationDeleteUserArgs, MutationUpdateUserArgs, QueryUserArgs, QueryUsersArgs } from '../../graphql/schema-types.generated.ts';
 import { nullIfNotFound, pageOf, toId, withId } from '../../graphql/context.ts';
 import { listLoader } from '../../graphql/loaders.ts';
 import type { Post } from '../posts/post.ts';
@@ -11,23 +12,23 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
   return {
     resolvers: {
       Query: {
-        user: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
+        user: (_: unknown, args: QueryUserArgs, ctx: GraphQLContext) =>
           nullIfNotFound(() => users.getUser(ctx.principal, toId(args.id))),
-        users: (_: unknown, args: ListArgs, ctx: GraphQLContext) => users.listUserItems(ctx.principal, pageOf(args)),
+        users: (_: unknown, args: QueryUsersArgs, ctx: GraphQLContext) => users.listUserItems(ctx.principal, pageOf(args)),
       },
       // The service answers null for an email the caller may not see; the seed types it `String!`.
       User: {
         email: (user: User) => user.email ?? '',
       },
       Mutation: {
-        createUser: (_: unknown, args: { input: object }, ctx: GraphQLContext) =>
+        createUser: (_: unknown, args: MutationCreateUserArgs, ctx: GraphQLContext) =>
           users.createUser(ctx.principal, { ...args.input }),
-        updateUser: (_: unknown, args: { id: string; input: object }, ctx: GraphQLContext) =>
+        updateUser: (_: unknown, args: MutationUpdateUserArgs, ctx: GraphQLContext) =>
           withId(args.id, 'User', (id) => users.updateUser(ctx.principal, id, { ...args.input })),
-        deleteUser: (_: unknown, args: { id: string }, ctx: GraphQLContext) => users.deleteUser(ctx.principal, toId(args.id)),
+        deleteUser: (_: unknown, args: MutationDeleteUserArgs, ctx: GraphQLContext) => users.deleteUser(ctx.principal, toId(args.id)),
       },
     },
-    loaders: {
+    batched: {
       User: {
         posts: listLoader<User, Post>((user) => user.id, (ids, page, fields) => posts.findPostsByAuthorIds(ids, page, fields)),
       },
