@@ -150,10 +150,10 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('answers /healthz within 50 ms while the fan-out is sent 20 times in parallel', async () => {
-      let slowest = Infinity;
-      for (let round = 0; round < ATTEMPTS && slowest >= REFUSAL_BOUND_MS; round += 1) {
-        const attacks = Array.from({ length: 20 }, (_, i) => timedPost(t, fragmentFanOut(30), i % 2 ? callers[1]!.token : undefined));
+    it('answers /healthz within 50 ms while the fan-out is sent 20 times in parallel', async (test) => {
+      /** The slowest of 5 /healthz probes sent while 20 copies of `query` are in flight. */
+      const slowestProbe = async (query: () => string, expected: string[]) => {
+        const posts = Array.from({ length: 20 }, (_, i) => timedPost(t, query(), i % 2 ? callers[1]!.token : undefined));
         const probes = Array.from({ length: 5 }, async (_, i) => {
           await new Promise((resolve) => setTimeout(resolve, i * 2));
           const started = performance.now();
@@ -162,11 +162,22 @@ for (const dialect of DIALECTS) {
           assert.equal(response.status, 200);
           return performance.now() - started;
         });
-        const [answers, probeTimes] = await Promise.all([Promise.all(attacks), Promise.all(probes)]);
-        for (const answer of answers) assert.deepEqual(codes(answer.body), ['GRAPHQL_VALIDATION_FAILED']);
-        slowest = Math.min(slowest, Math.max(...probeTimes));
+        const [answers, probeTimes] = await Promise.all([Promise.all(posts), Promise.all(probes)]);
+        for (const answer of answers) assert.deepEqual(codes(answer.body), expected);
+        return Math.max(...probeTimes);
+      };
+      // The same probes behind 20 of the smallest operations, at the same moment: what this machine
+      // needs anyway for 20 requests and 5 probes in one process. The bound is 50 ms, or twice that
+      // control when a crowded machine cannot meet 50 ms even for trivial operations; an expanding
+      // guard is seconds behind either.
+      let attack = Infinity;
+      let control = Infinity;
+      for (let round = 0; round < ATTEMPTS && attack >= Math.max(REFUSAL_BOUND_MS, 2 * control); round += 1) {
+        control = Math.min(control, await slowestProbe(() => '{ __typename }', []));
+        attack = Math.min(attack, await slowestProbe(() => fragmentFanOut(30), ['GRAPHQL_VALIDATION_FAILED']));
       }
-      assert.ok(slowest < REFUSAL_BOUND_MS, `/healthz took ${slowest.toFixed(1)} ms`);
+      test.diagnostic(`slowest /healthz: ${attack.toFixed(1)} ms behind 20 fan-outs, ${control.toFixed(1)} ms behind 20 trivial operations`);
+      assert.ok(attack < Math.max(REFUSAL_BOUND_MS, 2 * control), `/healthz took ${attack.toFixed(1)} ms (control ${control.toFixed(1)} ms)`);
     });
 
     it('answers every generated hostile document within 100 ms without blocking the event loop, with no internal error', async () => {
