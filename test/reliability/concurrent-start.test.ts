@@ -10,7 +10,14 @@ for (const dialect of DIALECTS) {
       const db = openDatabase(database.url);
       try {
         // Before the fixes: "table users already exists" (SQLite) and a duplicate administrator (PostgreSQL) killed one.
-        const servers = await Promise.all([0, 1, 2].map(() => startProcess({ DATABASE_URL: database.url, DEMO_DATA: 'true' })));
+        // allSettled, not all: when one fails to start, the others must still be stopped (else they outlive the suite).
+        const started = await Promise.allSettled([0, 1, 2].map(() => startProcess({ DATABASE_URL: database.url, DEMO_DATA: 'true' })));
+        const servers = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+        const failure = started.find((outcome) => outcome.status === 'rejected');
+        if (failure) {
+          for (const server of servers) server.process.kill('SIGKILL');
+          throw failure.reason;
+        }
         const lines = servers.flatMap((server) => server.lines);
         assert.equal(lines.filter((line) => line.includes('Applied migrations')).length, 1);
         assert.equal(lines.filter((line) => line.includes('Loaded the demo data')).length, 1);

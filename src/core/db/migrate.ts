@@ -23,7 +23,8 @@ export interface MigrationOutcome {
   freshDatabase: boolean;
 }
 
-const ATTEMPTS = 3;
+/** Enough for the winner's transaction to commit on a crowded machine (about 9 s in all). */
+const ATTEMPTS = 10;
 
 /**
  * Applies pending migrations. Safe to run from several instances at once: on PostgreSQL Kysely takes
@@ -37,7 +38,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
       return await migrateOnce(db);
     } catch (error) {
       if (attempt >= ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
   }
 }
