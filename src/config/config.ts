@@ -37,6 +37,7 @@ export const EnvSchema = Type.Object({
   ORDER_HOLD_MINUTES: Type.Number({ exclusiveMinimum: 0, maximum: 525600, default: 30, description: 'How long a pending order holds its stock before the service cancels it; decimals allowed (0.01 = 0.6 s, for tests)' }),
   ORDER_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 30000, description: 'How often each instance looks for pending orders past their hold' }),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve /metrics on this port of HOST (no token) instead of the main port; 0 picks a free one' })),
+  ORDER_HOLD_WORKER: Type.Boolean({ default: true, description: 'Run the order-hold sweep in this process (at least one instance must)' }),
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
   REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
   REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),

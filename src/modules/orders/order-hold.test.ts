@@ -8,9 +8,9 @@ import { call, insertProducts, openDatabase, signUpUsers, startProcess, waitFor 
 import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn, stockOf, type Instance } from './orders.test-support.ts';
 
 /** 0.05 minutes: 3 s, long enough to pay an order within its hold on a busy machine. */
-const SHORT_HOLD = { ...QUIET_ENV, ORDER_HOLD_MINUTES: '0.05', ORDER_SWEEP_INTERVAL_MS: '20' };
+const SHORT_HOLD = { ...QUIET_ENV, ORDER_HOLD_WORKER: 'true', ORDER_HOLD_MINUTES: '0.05', ORDER_SWEEP_INTERVAL_MS: '20' };
 /** The default hold, and a sweep that runs once at start (before any order exists): the tests call it themselves. */
-const MANUAL_SWEEP = { ...QUIET_ENV, ORDER_SWEEP_INTERVAL_MS: '3600000' };
+const MANUAL_SWEEP = { ...QUIET_ENV, ORDER_HOLD_WORKER: 'true', ORDER_SWEEP_INTERVAL_MS: '3600000' };
 const RACERS = 20;
 
 /**

@@ -10,7 +10,6 @@ export const ordersModule = defineModule({
     createOrdersService(db, { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 }),
   routes: restRoutes(ordersRoutes, ({ orders, idempotency }) => ({ orders, idempotency })),
   // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
-  workers: ({ orders }: { orders: OrdersService }, { config, log }) => [
-    createOrderHoldWorker(orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log }),
-  ],
+  workers: ({ orders }: { orders: OrdersService }, { config, log }) =>
+    config.ORDER_HOLD_WORKER ? [createOrderHoldWorker(orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log })] : [],
 });
