@@ -11,20 +11,14 @@
  *   *.test.ts, *.test-support.ts, fixtures).
  */
 
-/** Test-only code, wherever it lives today (some of it is on its way from src/ to test/). */
+/** Test-only code, and the tools run by hand that borrow the tests' harness and generators (soak, hostile run, figures). */
 const TEST_ONLY = [
   '^test/',
   '(^|/)test-support/',
   '\\.test\\.ts$',
   '\\.test-support\\.ts$',
   '\\.fixture\\.ts$',
-  '^src/(security|reliability)/',
-  // The contract tests' tooling; contract-documents.ts is not in it (the CLI prints the documents).
-  '^src/contract/(graphql-diff|openapi-diff|snapshots|update-snapshots)\\.ts$',
-  '^src/graphql/graphql-test-client\\.ts$',
-  '^scripts/reliability/',
-  // Tools run by hand (hostile run, figures), not by the service: they may borrow the tests' generators.
-  '^scripts/(hostile-run|graphql-abuse-figures)\\.ts$',
+  '^scripts/(soak|hostile-run|graphql-abuse-figures)\\.ts$',
 ];
 
 /** What lies above core: nothing in src/core may import these. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
-import { createTokenService } from './core/auth/tokens.ts';
+import { createTokenService } from './core/access/tokens.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
 import { findUserById } from './modules/users/users.queries.ts';

@@ -1,8 +1,8 @@
 import type { Config } from './config/config.ts';
-import { createTokenService, type TokenVerifier } from './core/auth/tokens.ts';
-import { createRightsCheck } from './core/auth/rights.ts';
-import { createExternalTokenVerifier, createTokenVerifierByAlgorithm } from './core/auth/jwks.ts';
-import { memoizeTokenVerifier } from './core/security/verified-token-memo.ts';
+import { createTokenService, type TokenVerifier } from './core/access/tokens.ts';
+import { createRightsCheck } from './core/access/rights.ts';
+import { createExternalTokenVerifier, createTokenVerifierByAlgorithm } from './core/access/jwks.ts';
+import { memoizeTokenVerifier } from './core/hardening/verified-token-memo.ts';
 import type { Db } from './core/db/database.ts';
 import { createIdempotencyStore } from './core/idempotency/idempotency.store.ts';
 import { modules } from './modules/index.ts';

@@ -1,4 +1,4 @@
-import { hashPassword } from '../core/auth/passwords.ts';
+import { hashPassword } from '../core/access/passwords.ts';
 import type { Db } from '../core/db/database.ts';
 
 /** Password of the demo accounts (alice@, bob@, carol@example.com); documented in the README. */

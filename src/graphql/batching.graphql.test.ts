@@ -75,7 +75,7 @@ for (const dialect of DIALECTS) {
     async function statementsOf(query: string): Promise<{ statements: string[]; data: Record<string, unknown[]> }> {
       const statements: string[] = [];
       const stop = observeQueries(t.server.db, (sql) => {
-        // The admin token's rights check (core/auth/rights.ts) is one read per request, not per level.
+        // The admin token's rights check (core/access/rights.ts) is one read per request, not per level.
         if (!sql.includes('report_jobs') && !RIGHTS_LOOKUP.test(sql)) statements.push(sql);
       });
       try {

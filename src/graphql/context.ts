@@ -1,6 +1,6 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
-import type { Principal } from '../core/auth/principal.ts';
-import type { RightsCheck } from '../core/auth/rights.ts';
+import type { Principal } from '../core/access/principal.ts';
+import type { RightsCheck } from '../core/access/rights.ts';
 import { AppError } from '../core/errors/app-error.ts';
 import { parseId } from '../core/validation/input-rules.ts';
 

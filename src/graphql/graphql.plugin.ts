@@ -13,7 +13,7 @@ import { graphqlRoutes } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
 
-/** Counts more units against the caller's rate-limit budget (core/security/rate-limit.ts); 429 when spent. */
+/** Counts more units against the caller's rate-limit budget (core/hardening/rate-limit.ts); 429 when spent. */
 export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<void>;
 
 export interface GraphQLPluginOptions {
@@ -67,7 +67,7 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
   app.graphql.addHook('preExecution', async (_schema, document, context) => {
     await useCurrentRights(services.rights, document, context as unknown as GraphQLContext);
   });
-  // The endpoint's routes leave the current-rights check to the hook above (core/auth/access.ts).
+  // The endpoint's routes leave the current-rights check to the hook above (core/access/access.ts).
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rightsPerOperation: true };
   });

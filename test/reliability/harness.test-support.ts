@@ -1,6 +1,6 @@
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTokenService } from '../../src/core/auth/tokens.ts';
+import { createTokenService } from '../../src/core/access/tokens.ts';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
 import { spawnServer, type ChildServer } from '../support/child-server.ts';
 

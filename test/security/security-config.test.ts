@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
-import { corsOriginsOf } from '../../src/core/security/http-hardening.ts';
+import { corsOriginsOf } from '../../src/core/hardening/http-hardening.ts';
 
 describe('security configuration', () => {
   it('refuses to start in production without JWT_SECRET, JWT_JWKS_URL or JWT_PUBLIC_KEY', () => {

@@ -1,5 +1,5 @@
 import { loadConfig, type Config } from '../../src/config/config.ts';
-import type { Role } from '../../src/core/auth/principal.ts';
+import type { Role } from '../../src/core/access/principal.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import type { TestDialect } from './dialects.ts';
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../access/principal.ts';
 
 /** Who may call a route. Every route declares one; the app refuses to start otherwise. */
 export type Access = 'public' | 'user' | 'admin';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { registerAccessControl } from '../auth/access.ts';
+import { registerAccessControl } from '../access/access.ts';
 import { AppError } from '../errors/app-error.ts';
 import { toAppError } from './error-envelope.ts';
 import './fastify-types.ts';

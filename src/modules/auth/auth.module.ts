@@ -1,4 +1,4 @@
-import type { TokenService } from '../../core/auth/tokens.ts';
+import type { TokenService } from '../../core/access/tokens.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { authRoutes } from './auth.routes.ts';
 import { createAuthService } from './auth.service.ts';

@@ -1,5 +1,5 @@
-import { decoyHash, verifyPassword } from '../../core/auth/passwords.ts';
-import type { TokenService } from '../../core/auth/tokens.ts';
+import { decoyHash, verifyPassword } from '../../core/access/passwords.ts';
+import type { TokenService } from '../../core/access/tokens.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { createChecker } from '../../core/validation/ajv.ts';

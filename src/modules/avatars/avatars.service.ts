@@ -5,8 +5,8 @@
  *   putAvatar(actor, userId, upload: { contentType, data }): Promise<{ avatar: AvatarInfo; created: boolean }>
  *       the user or an admin; 415 for a type other than the three, 422 when the bytes are not that type
  */
-import { requireSelfOrAdmin, requireSignedIn } from '../../core/auth/guards.ts';
-import type { Principal } from '../../core/auth/principal.ts';
+import { requireSelfOrAdmin, requireSignedIn } from '../../core/access/guards.ts';
+import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';

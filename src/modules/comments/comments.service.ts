@@ -11,8 +11,8 @@
  *   createComment(actor, postId, input: unknown {text}): Promise<Comment>        author is the caller
  *   deleteComment(actor, postId, commentId): Promise<void>                       comment author, post author or admin
  */
-import { requireSignedIn } from '../../core/auth/guards.ts';
-import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { requireSignedIn } from '../../core/access/guards.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';

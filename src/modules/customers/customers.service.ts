@@ -1,5 +1,5 @@
-import { requireSignedIn } from '../../core/auth/guards.ts';
-import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { requireSignedIn } from '../../core/access/guards.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import * as repo from './customers.repository.ts';

@@ -6,8 +6,8 @@
  *   likeComment(actor, commentId): Promise<{ like: Like; created: boolean }>  created false when already liked
  *   unlikeComment(actor, commentId): Promise<boolean>                         true when a like was removed
  */
-import { requireSignedIn } from '../../core/auth/guards.ts';
-import type { Principal } from '../../core/auth/principal.ts';
+import { requireSignedIn } from '../../core/access/guards.ts';
+import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';

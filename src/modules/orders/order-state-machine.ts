@@ -1,4 +1,4 @@
-import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import type { OrderStatus } from './order.ts';
 
 /**

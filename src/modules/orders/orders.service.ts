@@ -1,5 +1,5 @@
-import { requireSignedIn } from '../../core/auth/guards.ts';
-import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { requireSignedIn } from '../../core/access/guards.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';

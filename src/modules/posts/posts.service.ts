@@ -14,8 +14,8 @@
  *   getUserPost(actor, userId, postId): Promise<Post>                                  404 when the post is not that user's
  *   listPostsByCursor(actor, { cursor?, limit? }): Promise<{ items: Post[]; nextCursor: string | null }>
  */
-import { requireSignedIn } from '../../core/auth/guards.ts';
-import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { requireSignedIn } from '../../core/access/guards.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';

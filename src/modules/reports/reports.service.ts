@@ -1,5 +1,5 @@
-import { requireAdmin } from '../../core/auth/guards.ts';
-import type { Principal } from '../../core/auth/principal.ts';
+import { requireAdmin } from '../../core/access/guards.ts';
+import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';

@@ -1,4 +1,4 @@
-import { isAdmin, type Principal, type Role } from '../../core/auth/principal.ts';
+import { isAdmin, type Principal, type Role } from '../../core/access/principal.ts';
 import type { UserRow } from './users.table.ts';
 
 export type UserStatus = 'active' | 'inactive' | 'suspended';

@@ -1,4 +1,4 @@
-import { hashPassword } from '../../core/auth/passwords.ts';
+import { hashPassword } from '../../core/access/passwords.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isUniqueViolation } from '../../core/db/db-errors.ts';

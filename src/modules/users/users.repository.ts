@@ -27,7 +27,7 @@ export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The caller's current rights (core/auth/rights.ts): a primary-key read of two columns. */
+/** The caller's current rights (core/access/rights.ts): a primary-key read of two columns. */
 export function findUserRights(db: Db, id: number): Promise<Pick<UserRow, 'role' | 'status'> | undefined> {
   return db.selectFrom('users').select(['role', 'status']).where('id', '=', id).executeTakeFirst();
 }

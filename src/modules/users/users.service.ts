@@ -1,6 +1,6 @@
-import { requireAdmin, requireSelfOrAdmin, requireSignedIn } from '../../core/auth/guards.ts';
-import { hashPassword } from '../../core/auth/passwords.ts';
-import { isAdmin, type Principal } from '../../core/auth/principal.ts';
+import { requireAdmin, requireSelfOrAdmin, requireSignedIn } from '../../core/access/guards.ts';
+import { hashPassword } from '../../core/access/passwords.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';

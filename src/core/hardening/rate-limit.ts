@@ -1,7 +1,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
-import type { TokenVerifier } from '../auth/tokens.ts';
+import type { TokenVerifier } from '../access/tokens.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createMemoryStore, createRedisStore, type WeightedStore } from './rate-limit-store.ts';
 

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal.ts';
-import type { TokenVerifier } from '../auth/tokens.ts';
+import type { Principal } from '../access/principal.ts';
+import type { TokenVerifier } from '../access/tokens.ts';
 
 const MAX_ENTRIES = 10_000;
 /** A verified token is remembered this long: far inside the 30 s clock tolerance on `exp`. */

@@ -12,9 +12,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { DIALECTS } from '../../test/support/dialects.ts';
-import { call, openDatabase, percentile, startProcess, tokenFor } from '../../test/reliability/harness.test-support.ts';
-import { prepareWorld } from '../../test/reliability/write-load.test-support.ts';
+import { DIALECTS } from '../test/support/dialects.ts';
+import { call, openDatabase, percentile, startProcess, tokenFor } from '../test/reliability/harness.test-support.ts';
+import { prepareWorld } from '../test/reliability/write-load.test-support.ts';
 
 const { values } = parseArgs({
   options: {

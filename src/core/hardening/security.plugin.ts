@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { TokenVerifier } from '../auth/tokens.ts';
+import type { TokenVerifier } from '../access/tokens.ts';
 import { corsOriginsOf, registerCors, registerSecurityHeaders, registerUrlLengthLimit } from './http-hardening.ts';
 import { registerRateLimits, type RateLimiter } from './rate-limit.ts';
 
