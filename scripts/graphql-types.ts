@@ -1,6 +1,6 @@
 /**
  * GraphQL types from the SDL (GraphQL Code Generator, `typescript` plugin): the argument and input
- * types resolvers are written against. `npm run graphql:types` writes src/graphql/schema-types.generated.ts;
+ * types resolvers are written against. `npm run graphql:types` writes src/modules/graphql-types.generated.ts;
  * `npm test` (test/contract/graphql-types.test.ts) fails when that file no longer matches the SDL.
  */
 import { writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import * as typescriptPlugin from '@graphql-codegen/typescript';
 import { buildSchema, parse, printSchema } from 'graphql';
 import { typeDefs } from '../src/graphql/schema.ts';
 
-export const GENERATED_TYPES_FILE = fileURLToPath(new URL('../src/graphql/schema-types.generated.ts', import.meta.url));
+export const GENERATED_TYPES_FILE = fileURLToPath(new URL('../src/modules/graphql-types.generated.ts', import.meta.url));
 
 const HEADER = '// Generated from the GraphQL SDL by `npm run graphql:types` (scripts/graphql-types.ts). Do not edit.\n';
 
@@ -22,7 +22,7 @@ export async function generateGraphQLTypes(): Promise<string> {
     config: {
       useTypeImports: true,
       enumsAsTypes: true,
-      // IDs arrive as strings; the services parse them (graphql/context.ts toId).
+      // IDs arrive as strings; the services parse them (core/graphql/context.ts toId).
       scalars: { ID: { input: 'string', output: 'string | number' } },
     },
     plugins: [{ typescript: {} }],

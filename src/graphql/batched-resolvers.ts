@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { LoaderQuery } from './loaders.ts';
+import type { LoaderQuery } from '../core/graphql/loaders.ts';
 import { requestedFields } from './requested-fields.ts';
 
 type Loader = (queries: LoaderQuery<unknown>[], context: object) => Promise<unknown[]>;

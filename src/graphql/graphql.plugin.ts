@@ -4,7 +4,7 @@ import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
 import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
-import { useCurrentRights, type GraphQLContext } from './context.ts';
+import { useCurrentRights, type GraphQLContext } from '../core/graphql/context.ts';
 import { assertCostWithin } from './cost.ts';
 import { createDocumentParser, MAX_TOKENS } from './document-parser.ts';
 import { documentLimitRules } from './document-limits.ts';

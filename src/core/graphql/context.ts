@@ -1,8 +1,8 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
-import type { Principal } from '../core/access/principal.ts';
-import type { RightsCheck } from '../core/access/rights.ts';
-import { AppError } from '../core/errors/app-error.ts';
-import { parseId } from '../core/validation/input-rules.ts';
+import type { Principal } from '../access/principal.ts';
+import type { RightsCheck } from '../access/rights.ts';
+import { AppError } from '../errors/app-error.ts';
+import { parseId } from '../validation/input-rules.ts';
 
 /** What every resolver receives as its context: the caller, verified from the same Bearer token as REST. */
 export interface GraphQLContext {
