@@ -55,6 +55,13 @@ module.exports = {
       to: { path: '^src/modules/[^/]+/.*\\.repository\\.ts$' },
     },
     {
+      name: 'migrations-are-history',
+      severity: 'error',
+      comment: 'Only the migrator reads migrations: a constant two places need lives with its owner (a migration keeps its own copy).',
+      from: { pathNot: ['^src/core/db/migrate\\.ts$', '^src/core/db/migrations/', ...TEST_ONLY] },
+      to: { path: '^src/core/db/migrations/' },
+    },
+    {
       name: 'runtime-not-test',
       severity: 'error',
       comment: 'Runtime code never imports test code.',

@@ -1,11 +1,10 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import { dialectOf, type Db } from '../core/db/database.ts';
-import { COUNTER_TABLES } from '../core/db/migrations/0004-counter-storage.ts';
 import type { CommentsTable } from '../modules/comments/comments.table.ts';
 import type { CommentLikesTable } from '../modules/likes/likes.table.ts';
 import type { OrderItemsTable, OrdersTable } from '../modules/orders/orders.table.ts';
 import type { PostsTable } from '../modules/posts/posts.table.ts';
-import type { ProductsTable } from '../modules/products/products.table.ts';
+import { PRODUCT_COUNTER_TABLES, type ProductsTable } from '../modules/products/products.table.ts';
 import type { UsersTable } from '../modules/users/users.table.ts';
 
 /**
@@ -171,6 +170,6 @@ export async function prepareBulkLoad(db: Db): Promise<void> {
  */
 export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
-  for (const { table, key } of COUNTER_TABLES) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
+  for (const { table, key } of PRODUCT_COUNTER_TABLES) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
   await sql`analyze`.execute(db);
 }

@@ -45,3 +45,12 @@ declare module '../../core/db/tables.ts' {
 export type ProductRow = Selectable<ProductsTable>;
 export type NewProductRow = Insertable<ProductsTable>;
 export type ProductRowUpdate = Updateable<ProductsTable>;
+
+/**
+ * The counter tables behind exact list totals (migrations 0002 and 0003), each with its primary key:
+ * the seed clusters them after a bulk load (PostgreSQL). Migration 0004 keeps its own copy.
+ */
+export const PRODUCT_COUNTER_TABLES = [
+  { table: 'product_counts', key: 'product_counts_pk' },
+  { table: 'product_price_counts', key: 'product_price_counts_pk' },
+] as const;

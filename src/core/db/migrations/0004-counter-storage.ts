@@ -1,8 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../database.ts';
 
-/** The counter tables of 0002 and 0003, each with its primary key. */
-export const COUNTER_TABLES = [
+/**
+ * The counter tables of 0002 and 0003, each with its primary key. A copy of the products module's
+ * list (PRODUCT_COUNTER_TABLES): an applied migration never changes with the code around it.
+ */
+const COUNTER_TABLES = [
   { table: 'product_counts', key: 'product_counts_pk' },
   { table: 'product_price_counts', key: 'product_price_counts_pk' },
 ] as const;
