@@ -1,7 +1,9 @@
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { Role } from '../../src/core/access/principal.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { appendFileSync } from 'node:fs';
 import type { TestDialect } from './dialects.ts';
+import { contractChecker, ContractViolation } from './openapi-validator.ts';
 
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 
@@ -75,7 +77,13 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
     const text = await response.text();
     let parsed: unknown = undefined;
     if (text && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    const result = { status: response.status, headers: response.headers, body: parsed, text };
+    const violations = (await contractChecker()).violations({ method, path, ...result });
+    if (violations && violations.length > 0) {
+      if (process.env.CONTRACT_COLLECT) appendFileSync(process.env.CONTRACT_COLLECT, `${violations.join('\n')}\n`);
+      else throw new ContractViolation(violations);
+    }
+    return result;
   }
 
   const tokenFor = async (userId: number, role: Role = 'user') =>

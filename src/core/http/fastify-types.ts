@@ -3,6 +3,18 @@ import type { Principal } from '../access/principal.ts';
 /** Who may call a route. Every route declares one; the app refuses to start otherwise. */
 export type Access = 'public' | 'user' | 'admin';
 
+/** What the OpenAPI document says of a route beyond its schemas (read by core/openapi only). */
+export interface OperationDocs {
+  /** Error statuses this operation answers beyond the defaults every operation has (409, 412...). */
+  errors?: Record<number, { description: string; code: string; message: string }>;
+  /** A write that takes an `If-Match` precondition (412 when it does not match). */
+  ifMatch?: boolean;
+  /** A raw (non-JSON) request body, in these media types. */
+  requestMedia?: readonly string[];
+  /** Statuses whose body is not JSON: the media types they are sent in. */
+  responseMedia?: Record<number, readonly string[]>;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
@@ -10,6 +22,8 @@ declare module 'fastify' {
     rightsPerOperation?: boolean;
     /** Overrides the default `Cache-Control` of a successful GET (`private, no-cache`). */
     cacheControl?: string;
+    /** Documentation-only facts for the OpenAPI document. */
+    openapi?: OperationDocs;
   }
   /** Documentation-only keys read by the OpenAPI generator. */
   interface FastifySchema {

@@ -3,9 +3,18 @@ import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
 
 /** Schemas shared by every REST resource: links, pagination, ids and the error envelope. */
 
+/**
+ * Names a schema: the OpenAPI documents show it as `#/components/schemas/<name>`, so generated
+ * clients get a named type (core/openapi hoists every titled schema). `title` is an annotation:
+ * validation and serialization ignore it.
+ */
+export function Named<T extends TSchema>(name: string, schema: T): T {
+  return Object.assign(schema, { title: name });
+}
+
 export const Link = Type.Object(
   { href: Type.String(), method: Type.Optional(Type.String()) },
-  { description: 'A hypermedia link; action links carry the method' },
+  { title: 'Link', description: 'A hypermedia link; action links carry the method' },
 );
 
 export const Pagination = Type.Object({
@@ -15,7 +24,7 @@ export const Pagination = Type.Object({
   totalPages: Type.Integer(),
   hasNext: Type.Boolean(),
   hasPrev: Type.Boolean(),
-});
+}, { title: 'Pagination' });
 
 export const ErrorEnvelope = Type.Object({
   error: Type.Object({
@@ -53,8 +62,8 @@ export function Nullable<T extends TSchema>(schema: T) {
 }
 
 /** The page-list envelope of a resource. */
-export function PageOf<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item), pagination: Pagination });
+export function PageOf<T extends TSchema>(item: T, name?: string) {
+  return Type.Object({ data: Type.Array(item), pagination: Pagination }, name ? { title: name } : {});
 }
 
 /** The optional page parameters every page-based list accepts (normalised by `pageWindow`). */

@@ -4,35 +4,58 @@ type Responses = Record<string, unknown>;
 
 const ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
 
-function errorResponse(description: string, code: string, message: string) {
+function errorResponse(description: string, code: string, message: string, headers?: Record<string, unknown>) {
   return {
     description,
+    ...(headers ? { headers } : {}),
     content: { 'application/json': { schema: ENVELOPE, example: { error: { code, message } } } },
   };
 }
 
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 0 } } };
+
 /**
  * The error responses every operation can give, derived from what the route declares (access,
- * path parameters, body, query), all in the one error envelope. A status a module documents
- * itself is kept as it is.
+ * path parameters, body, query, its `config.openapi`), all in the one error envelope. A status a
+ * module documents itself is kept as it is.
  */
 export function defaultErrorResponses(facts: OperationFacts): Responses {
+  const isPublic = facts.access === 'public';
+  const hasBody = facts.hasBody || facts.docs.requestMedia !== undefined;
   const responses: Responses = {
     400: errorResponse('Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`)', 'BAD_REQUEST', 'Request body is not valid JSON'),
+    401: errorResponse(
+      isPublic ? 'A bearer token was sent and is invalid or expired (this operation needs none), or the credentials are wrong' : 'Missing, invalid or expired bearer token',
+      isPublic ? 'UNAUTHORIZED' : 'UNAUTHORIZED',
+      isPublic ? 'Invalid token' : 'Authentication required',
+      { 'WWW-Authenticate': { description: 'The bearer challenge', required: true, schema: { type: 'string' } } },
+    ),
+    403: errorResponse(
+      isPublic ? 'Refused for this caller (e.g. a field only an admin may set, or a suspended account)' : 'Signed in, but not allowed to do this',
+      'FORBIDDEN',
+      'You are not allowed to do this',
+    ),
   };
-  if (facts.access !== 'public') {
-    responses[401] = {
-      ...errorResponse('Missing, invalid or expired bearer token', 'UNAUTHORIZED', 'Authentication required'),
-      headers: { 'WWW-Authenticate': { description: 'The bearer challenge', schema: { type: 'string' } } },
-    };
-    responses[403] = errorResponse('Signed in, but not allowed to do this', 'FORBIDDEN', 'You are not allowed to do this');
-  }
   if (facts.hasParams) responses[404] = errorResponse('No such resource (also for ids that are not positive integers)', 'NOT_FOUND', 'Resource not found');
-  if (facts.hasBody) {
-    responses[413] = errorResponse('Request body over 1 MiB', 'PAYLOAD_TOO_LARGE', 'Request body is too large');
-    responses[415] = errorResponse('Body is not JSON', 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type; send application/json');
+  responses[406] = errorResponse(
+    '`Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`)',
+    'NOT_ACCEPTABLE',
+    'Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2',
+  );
+  for (const [status, error] of Object.entries(facts.docs.errors ?? {})) responses[status] = errorResponse(error.description, error.code, error.message);
+  if (facts.docs.ifMatch) {
+    responses[412] = errorResponse('`If-Match` does not match the current representation', 'PRECONDITION_FAILED', 'The resource has changed; fetch it again');
   }
-  if (facts.hasBody || facts.hasQuery) {
+  if (hasBody) {
+    responses[413] = errorResponse('Request body over 1 MiB', 'PAYLOAD_TOO_LARGE', 'Request body is too large');
+    responses[415] = errorResponse(
+      facts.docs.requestMedia ? `Body is not one of ${facts.docs.requestMedia.join(', ')}` : 'Body is not JSON',
+      'UNSUPPORTED_MEDIA_TYPE',
+      facts.docs.requestMedia ? `Send one of ${facts.docs.requestMedia.join(', ')}` : 'Unsupported Content-Type; send application/json',
+    );
+  }
+  responses[414] = errorResponse('The URL is too long', 'URI_TOO_LONG', 'Request URL is too long');
+  if (hasBody || facts.hasQuery || facts.hasHeaders) {
     responses[422] = {
       description: 'Validation failed; `details` names each field',
       content: {
@@ -43,11 +66,9 @@ export function defaultErrorResponses(facts: OperationFacts): Responses {
       },
     };
   }
-  responses[429] = {
-    ...errorResponse('Rate limit exceeded', 'RATE_LIMITED', 'Too many requests'),
-    headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
-  };
+  responses[429] = errorResponse('Rate limit exceeded', 'RATE_LIMITED', 'Too many requests', RETRY_AFTER);
   responses[500] = errorResponse('Unexpected error (no internals are revealed)', 'INTERNAL', 'Internal server error');
+  responses[503] = errorResponse('Overloaded or the database is unreachable; retry later', 'SERVICE_UNAVAILABLE', 'Service is overloaded, retry later', RETRY_AFTER);
   return responses;
 }
 

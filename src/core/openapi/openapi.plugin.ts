@@ -11,13 +11,40 @@ export interface OpenApiOptions {
 }
 
 const HEADERS = {
-  ApiVersion: { description: 'The API version that answered', schema: { type: 'string', enum: ['1', '2'] }, example: '2' },
-  Deprecation: { description: 'Present on v1: the version is deprecated', schema: { type: 'string', const: 'true' } },
-  Sunset: { description: 'Present on v1: when v1 is withdrawn (HTTP-date)', schema: { type: 'string' }, example: 'Sun, 21 Nov 2027 00:00:00 GMT' },
+  ApiVersion: { description: 'The API version that answered', required: true, schema: { type: 'string', enum: ['1', '2'] }, example: '2' },
+  Deprecation: { description: 'Present on v1: the version is deprecated', required: true, schema: { type: 'string', const: 'true' } },
+  Sunset: { description: 'Present on v1: when v1 is withdrawn (HTTP-date)', required: true, schema: { type: 'string' }, example: 'Sun, 21 Nov 2027 00:00:00 GMT' },
   SuccessorLink: {
     description: 'Present on v1: the same resource under /api/v2',
+    required: true,
     schema: { type: 'string' },
     example: '</api/v2/users/1>; rel="successor-version"',
+  },
+  ETag: { description: 'Strong validator of the representation; send it back in `If-None-Match` (or `If-Match` on a write)', required: true, schema: { type: 'string' }, example: '"3f2a9c"' },
+  CacheControl: { description: '`private, no-cache`, or `public, max-age=60` for product reads', required: true, schema: { type: 'string' }, example: 'private, no-cache' },
+};
+
+const PARAMETERS = {
+  ApiVersion: {
+    name: 'API-Version',
+    in: 'header',
+    required: false,
+    description: 'On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION`',
+    schema: { type: 'string', enum: ['1', '2'] },
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body',
+    schema: { type: 'string' },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes',
+    schema: { type: 'string' },
   },
 };
 
@@ -45,6 +72,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
           },
         },
         headers: HEADERS,
+        parameters: PARAMETERS,
       },
     },
     transform: createTransform(facts),

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import type { Access } from '../http/fastify-types.ts';
+import type { Access, OperationDocs } from '../http/fastify-types.ts';
 
 /** What the OpenAPI post-processing needs to know about a route beyond its schema. */
 export interface OperationFacts {
@@ -7,6 +7,9 @@ export interface OperationFacts {
   hasParams: boolean;
   hasBody: boolean;
   hasQuery: boolean;
+  hasHeaders: boolean;
+  method: string;
+  docs: OperationDocs;
 }
 
 /** REST routes are documented through their versioned paths only (`/api/v1/...`, `/api/v2/...`). */
@@ -27,7 +30,7 @@ export function operationIdOf(method: string, url: string): string {
   return [method.toLowerCase(), ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
 }
 
-type Schema = { hide?: boolean; operationId?: string; params?: unknown; body?: unknown; querystring?: unknown; security?: unknown };
+type Schema = { hide?: boolean; operationId?: string; params?: unknown; body?: unknown; querystring?: unknown; headers?: unknown; security?: unknown };
 
 /**
  * The @fastify/swagger `transform`: hides everything but the versioned REST routes, names each
@@ -46,6 +49,9 @@ export function createTransform(facts: Map<string, OperationFacts>) {
       hasParams: given.params !== undefined,
       hasBody: given.body !== undefined,
       hasQuery: given.querystring !== undefined,
+      hasHeaders: given.headers !== undefined,
+      method: method.toLowerCase(),
+      docs: route.config?.openapi ?? {},
     });
     const security = access === 'public' ? [] : [{ bearerAuth: [] }];
     return { schema: { ...given, operationId, security }, url };

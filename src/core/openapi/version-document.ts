@@ -26,7 +26,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   reports: 'Report jobs generated in the background',
 };
 
-const DEFAULT_FACTS: OperationFacts = { access: 'user', hasParams: false, hasBody: false, hasQuery: false };
+const DEFAULT_FACTS: OperationFacts = { access: 'user', hasParams: false, hasBody: false, hasQuery: false, hasHeaders: false, method: 'get', docs: {} };
 
 function describe(version: ApiVersion, v1Sunset: string): string {
   const lines = [
@@ -72,7 +72,9 @@ function addExamples(document: OpenApiDocument): void {
       const bodyType = Object.values(op.requestBody?.content ?? {})[0]?.schema as { type?: unknown } | undefined;
       if (op.requestBody && Array.isArray(bodyType?.type) && bodyType.type.includes('null')) Object.assign(op.requestBody, { required: false });
       for (const [content, minimal] of bodies) {
-        for (const media of Object.values(content ?? {})) {
+        for (const [type, media] of Object.entries(content ?? {})) {
+          // Images (avatars) have no meaningful example text.
+          if (!type.endsWith('json')) continue;
           if (media.example === undefined && media.examples === undefined && media.schema !== undefined) {
             media.example = exampleOf(media.schema, resolve, minimal);
           }
@@ -80,6 +82,31 @@ function addExamples(document: OpenApiDocument): void {
       }
     }
   }
+}
+
+/**
+ * Every schema with a `title` (core/http/schemas.ts `Named`) becomes a component,
+ * `#/components/schemas/<title>`, referenced where it was, so generated clients get named types.
+ * Two different shapes under one title get distinct names (`Title2`), never a wrong reference.
+ */
+function hoistNamedSchemas(document: OpenApiDocument): void {
+  const schemas = { ...document.components.schemas } as Record<string, unknown>;
+  const hoist = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(hoist);
+    if (node === null || typeof node !== 'object') return node;
+    const object = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, hoist(value)]));
+    const title = object.title;
+    if (typeof title !== 'string' || (object.type === undefined && object.properties === undefined)) return object;
+    const schema = { ...object };
+    delete schema.title;
+    const text = JSON.stringify(schema);
+    let name = title;
+    for (let n = 2; schemas[name] !== undefined && JSON.stringify(schemas[name]) !== text; n++) name = `${title}${n}`;
+    schemas[name] = schema;
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  document.paths = hoist(document.paths) as OpenApiDocument['paths'];
+  document.components = { ...document.components, schemas };
 }
 
 /** Replaces each versioned schema (see `Versioned`) by this version's own shape. */
@@ -102,12 +129,12 @@ const SUCCESS: Record<string, string> = {
 
 function successHeaders(method: string, status: string): Record<string, unknown> {
   if (status === '201' || status === '202') {
-    return { Location: { description: 'Where the created resource lives', schema: { type: 'string' } } };
+    return { Location: { description: 'Where the created resource lives', required: true, schema: { type: 'string' } } };
   }
-  if (method === 'get' && status === '200') {
+  if (method === 'get' && (status === '200' || status === '304')) {
     return {
-      ETag: { description: 'Strong validator of the representation; send it back in `If-None-Match`', schema: { type: 'string' } },
-      'Cache-Control': { description: '`private, no-cache`, or `public, max-age=60` for product reads', schema: { type: 'string' } },
+      ETag: { $ref: '#/components/headers/ETag' },
+      'Cache-Control': { $ref: '#/components/headers/CacheControl' },
     };
   }
   return {};
@@ -121,6 +148,53 @@ function versionHeaders(version: ApiVersion): Record<string, unknown> {
     headers.Link = { $ref: '#/components/headers/SuccessorLink' };
   }
   return headers;
+}
+
+const BINARY = { type: 'string', format: 'binary' };
+
+/** The request headers every operation, GETs and conditional writes take, as parameters. */
+function requestParameters(operation: Operation, facts: OperationFacts, method: string): unknown[] {
+  const given = (operation as { parameters?: unknown[] }).parameters ?? [];
+  const extra: unknown[] = [{ $ref: '#/components/parameters/ApiVersion' }];
+  if (method === 'get') extra.push({ $ref: '#/components/parameters/IfNoneMatch' });
+  if (facts.docs.ifMatch) extra.push({ $ref: '#/components/parameters/IfMatch' });
+  return [...given, ...extra];
+}
+
+/** Raw bodies (avatars) in their own media types instead of the JSON default. */
+function applyMedia(operation: Operation, responses: Record<string, unknown>, facts: OperationFacts): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...operation };
+  if (facts.docs.requestMedia) {
+    result.requestBody = {
+      required: true,
+      description: `The image, as one of ${facts.docs.requestMedia.join(', ')}`,
+      content: Object.fromEntries(facts.docs.requestMedia.map((media) => [media, { schema: BINARY }])),
+    };
+  }
+  for (const [status, media] of Object.entries(facts.docs.responseMedia ?? {})) {
+    const response = responses[status] as Record<string, unknown> | undefined;
+    if (!response) continue;
+    const schema = Object.values((response.content ?? {}) as Record<string, { schema?: unknown }>)[0]?.schema ?? BINARY;
+    responses[status] = { ...response, content: Object.fromEntries(media.map((type) => [type, { schema }])) };
+  }
+  return result;
+}
+
+/** JSON bodies may also be sent and are answered as `application/vnd.content.vN+json` (versioning by `Accept`). */
+function addVendorMedia(document: OpenApiDocument, version: ApiVersion): void {
+  const vendor = `application/vnd.content.v${version}+json`;
+  const withVendor = (content: Record<string, Record<string, unknown>> | undefined) => {
+    const json = content?.['application/json'];
+    if (content && json && !content[vendor]) content[vendor] = { schema: json.schema };
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      const op = operation as Operation & { requestBody?: { content?: Record<string, Record<string, unknown>> } };
+      withVendor(op.requestBody?.content);
+      for (const response of Object.values(op.responses ?? {})) withVendor(response.content as Record<string, Record<string, unknown>> | undefined);
+    }
+  }
 }
 
 /**
@@ -145,19 +219,24 @@ export function documentForVersion(
         continue;
       }
       for (const tag of operation.tags ?? []) tags.add(tag);
-      const responses = withDefaultErrors(operation.responses, facts.get(operation.operationId ?? '') ?? DEFAULT_FACTS);
+      const operationFacts = facts.get(operation.operationId ?? '') ?? DEFAULT_FACTS;
+      const responses = withDefaultErrors(operation.responses, operationFacts);
+      if (method === 'get' && !responses['304']) responses['304'] = { description: SUCCESS[304] };
+      const documented = applyMedia(operation, responses, operationFacts) as Operation;
       for (const [status, response] of Object.entries(responses)) {
         const given = response as Record<string, unknown>;
         const headers = { ...versionHeaders(version), ...successHeaders(method, status), ...(given.headers as object | undefined) };
         const description = given.description === 'Default Response' ? SUCCESS[status] ?? 'Success' : given.description;
         responses[status] = { ...given, description, headers };
       }
-      copy[method] = { ...operation, responses: responses as Operation['responses'] };
+      copy[method] = { ...documented, parameters: requestParameters(operation, operationFacts, method), responses: responses as Operation['responses'] } as Operation;
     }
     paths[path.slice(prefix.length - 1)] = copy;
   }
   const document = pickVersion({ ...full, paths }, version) as OpenApiDocument;
+  hoistNamedSchemas(document);
   addExamples(document);
+  addVendorMedia(document, version);
   if (version !== 1) {
     // v2 sends no deprecation headers, so its document does not define them.
     const headers = { ...document.components.headers };

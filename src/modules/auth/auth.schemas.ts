@@ -1,3 +1,4 @@
+import { Named } from '../../core/http/schemas.ts';
 import { Type, type Static } from 'typebox';
 
 export const TokenRequest = Type.Object(
@@ -9,8 +10,8 @@ export const TokenRequest = Type.Object(
 );
 export type TokenRequest = Static<typeof TokenRequest>;
 
-export const TokenResponse = Type.Object({
+export const TokenResponse = Named('Token', Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
-});
+}));

@@ -25,7 +25,7 @@ export const avatarsRoutes: FastifyPluginAsyncTypebox<{ avatars: AvatarsService 
   app.get(
     '/users/:userId/avatar',
     {
-      config: { access: 'user' },
+      config: { access: 'user', openapi: { responseMedia: { 200: ['image/svg+xml', ...AVATAR_TYPES] } } },
       schema: { tags, summary: "A user's avatar: the uploaded image, or a generated SVG with the initials", params: UserParams, response: { 200: AvatarBody } },
     },
     async (request, reply) => {
@@ -37,7 +37,13 @@ export const avatarsRoutes: FastifyPluginAsyncTypebox<{ avatars: AvatarsService 
   app.put(
     '/users/:userId/avatar',
     {
-      config: { access: 'user' },
+      config: {
+        access: 'user',
+        openapi: {
+          requestMedia: AVATAR_TYPES,
+          errors: { 422: { description: 'The bytes are not an image of the declared type', code: 'VALIDATION_ERROR', message: 'The body is not a valid image/png' } },
+        },
+      },
       bodyLimit: AVATAR_MAX_BYTES,
       schema: {
         tags,

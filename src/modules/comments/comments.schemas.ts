@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Link, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Named, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rule of DECISIONS §2, shared by REST validation and the service. */
@@ -9,15 +9,15 @@ export const CommentText = Type.String({ minLength: 1, maxLength: 10_000, patter
 export const CreateCommentInput = Type.Object({ text: CommentText }, { additionalProperties: false });
 export type CreateCommentInput = Static<typeof CreateCommentInput>;
 
-export const CommentView = Type.Object({
+export const CommentView = Named('Comment', Type.Object({
   id: Type.Integer(),
   postId: Type.Integer(),
   authorId: Type.Integer(),
   text: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
   _links: Type.Object({ self: Link, post: Link, author: Link, likes: Link }),
-});
+}));
 
-export const CommentPage = PageOf(CommentView);
+export const CommentPage = PageOf(CommentView, 'CommentPage');
 
 export const CommentsQuery = Type.Object({ ...PageQuery });

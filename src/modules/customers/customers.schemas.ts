@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { Link } from '../../core/http/schemas.ts';
+import { Link, Named } from '../../core/http/schemas.ts';
 
-export const CustomerView = Type.Object({
+export const CustomerView = Named('Customer', Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   email: Type.String(),
@@ -9,4 +9,4 @@ export const CustomerView = Type.Object({
   totalSpent: Type.Number({ description: 'Sum of the paid (not refunded) orders, at most two decimals' }),
   currency: Type.String(),
   _links: Type.Object({ self: Link, orders: Link }),
-});
+}));

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import { Link, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Named, PageOf, PageQuery } from '../../core/http/schemas.ts';
 
-export const LikeView = Type.Object({
+export const LikeView = Named('Like', Type.Object({
   commentId: Type.Integer(),
   userId: Type.Integer(),
   createdAt: Type.String({ format: 'date-time' }),
   _links: Type.Object({ self: Link, user: Link }),
-});
+}));
 
-export const LikePage = PageOf(LikeView);
+export const LikePage = PageOf(LikeView, 'LikePage');
 
 export const LikesQuery = Type.Object({ ...PageQuery });

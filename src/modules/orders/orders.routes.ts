@@ -25,7 +25,12 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
 ) => {
   app.post(
     '/orders',
-    { config: { access: 'user' }, schema: { tags, summary: 'Place an order', headers: IdempotencyHeaders, body: CreateOrderInput, response: { 201: OrderView } } },
+    {
+      config: {
+        access: 'user',
+        openapi: { errors: { 409: { description: 'Not enough stock (`OUT_OF_STOCK`, details per item), or the `Idempotency-Key` is still in use (`CONFLICT`)', code: 'OUT_OF_STOCK', message: 'Not enough stock' } } },
+      },
+      schema: { tags, summary: 'Place an order', headers: IdempotencyHeaders, body: CreateOrderInput, response: { 201: OrderView } } },
     async (request, reply) =>
       sendIdempotent(request, reply, idempotency, async () => {
         const view = toOrderView(await orders.createOrder(request.principal, request.body), request.apiPrefix);
@@ -51,7 +56,12 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
   for (const action of ORDER_ACTIONS) {
     app.post(
       `/orders/:orderId/${action}`,
-      { config: { access: 'user' }, schema: { tags, summary: ACTION_SUMMARIES[action], params: OrderParams, headers: IdempotencyHeaders, body: EmptyBody, response: { 200: OrderView } } },
+      {
+        config: {
+          access: 'user',
+          openapi: { errors: { 409: { description: 'The order is not in a state that allows this (`INVALID_STATE`, naming it), or the `Idempotency-Key` is still in use (`CONFLICT`)', code: 'INVALID_STATE', message: 'Order 7 is paid' } } },
+        },
+        schema: { tags, summary: ACTION_SUMMARIES[action], params: OrderParams, headers: IdempotencyHeaders, body: EmptyBody, response: { 200: OrderView } } },
       async (request, reply) =>
         sendIdempotent(request, reply, idempotency, async () => ({
           status: 200,
@@ -63,7 +73,9 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
 
   app.get(
     '/orders/:orderId/receipt',
-    { config: { access: 'user' }, schema: { tags, summary: 'Receipt of a paid or refunded order', params: OrderParams, response: { 200: ReceiptView } } },
+    {
+      config: { access: 'user', openapi: { errors: { 409: { description: 'The order is neither paid nor refunded (`INVALID_STATE`)', code: 'INVALID_STATE', message: 'Order 7 is pending' } } } },
+      schema: { tags, summary: 'Receipt of a paid or refunded order', params: OrderParams, response: { 200: ReceiptView } } },
     async (request) => toReceiptView(await orders.getReceipt(request.principal, request.params.orderId), request.apiPrefix),
   );
 };

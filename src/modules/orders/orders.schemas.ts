@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdField, Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { ORDER_STATUSES } from './order.ts';
 
 /** Rules of an order request, declared once: REST validates with them and so does the service. */
@@ -39,24 +39,24 @@ export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
 const Money = Type.Number({ description: 'Exact to the cent: at most two decimals' });
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const OrderItemView = Type.Object({
+export const OrderItemView = Named('OrderItem', Type.Object({
   productId: Type.Integer(),
   name: Type.String(),
   quantity: Type.Integer(),
   unitPrice: Money,
-});
+}));
 
 /** Which links appear depends on the status; each is present or absent, never null. */
-export const OrderLinks = Type.Object({
+export const OrderLinks = Named('OrderLinks', Type.Object({
   self: Link,
   pay: Type.Optional(Link),
   cancel: Type.Optional(Link),
   refund: Type.Optional(Link),
   receipt: Type.Optional(Link),
   customer: Type.Optional(Link),
-});
+}));
 
-export const OrderView = Type.Object({
+export const OrderView = Named('Order', Type.Object({
   id: Type.Integer(),
   customerId: Type.Integer(),
   status: OrderStatusSchema,
@@ -69,11 +69,11 @@ export const OrderView = Type.Object({
   cancelledAt: Nullable(Timestamp),
   refundedAt: Nullable(Timestamp),
   _links: OrderLinks,
-});
+}));
 
-export const OrderList = PageOf(OrderView);
+export const OrderList = PageOf(OrderView, 'OrderPage');
 
-export const ReceiptView = Type.Object({
+export const ReceiptView = Named('Receipt', Type.Object({
   receiptNumber: Type.String(),
   orderId: Type.Integer(),
   customerId: Type.Integer(),
@@ -83,4 +83,4 @@ export const ReceiptView = Type.Object({
   paidAt: Timestamp,
   refundedAt: Nullable(Timestamp),
   _links: Type.Object({ self: Link, order: Link }),
-});
+}));

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdField, Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
@@ -17,9 +17,9 @@ export const CreatePostInput = Type.Object(
 );
 export type CreatePostInput = Static<typeof CreatePostInput>;
 
-export const PostLinks = Type.Object({ self: Link, author: Link, comments: Link });
+export const PostLinks = Named('PostLinks', Type.Object({ self: Link, author: Link, comments: Link }));
 
-export const PostView = Type.Object({
+export const PostView = Named('Post', Type.Object({
   id: Type.Integer(),
   title: Type.String(),
   content: Type.String(),
@@ -27,9 +27,9 @@ export const PostView = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
   _links: PostLinks,
-});
+}));
 
-export const PostPage = PageOf(PostView);
+export const PostPage = PageOf(PostView, 'PostPage');
 
 export const UserPostsQuery = Type.Object({ ...PageQuery });
 
@@ -38,7 +38,7 @@ export const PostCursorQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ description: 'Page size, default 20, clamped between 1 and 100' })),
 });
 
-export const PostCursorList = Type.Object({
+export const PostCursorList = Named('PostFeed', Type.Object({
   data: Type.Array(PostView),
   nextCursor: Nullable(Type.String({ description: 'Cursor of the next page, or null at the end' })),
-});
+}));

@@ -71,7 +71,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
 
   app.put(
     '/products/:productId',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Replace a product (admin)', params: ProductParams, body: ReplaceProductInput, response: { 200: ProductView } } },
+    { config: { access: 'admin', openapi: { ifMatch: true } }, schema: { tags, summary: 'Replace a product (admin)', params: ProductParams, body: ReplaceProductInput, response: { 200: ProductView } } },
     async (request, reply) => {
       const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
       const product = await products.replaceProduct(request.principal, request.params.productId, request.body, precondition);
@@ -81,7 +81,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
 
   app.patch(
     '/products/:productId',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Update some fields of a product (admin)', params: ProductParams, body: UpdateProductInput, response: { 200: ProductView } } },
+    { config: { access: 'admin', openapi: { ifMatch: true } }, schema: { tags, summary: 'Update some fields of a product (admin)', params: ProductParams, body: UpdateProductInput, response: { 200: ProductView } } },
     async (request, reply) => {
       const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
       const product = await products.updateProduct(request.principal, request.params.productId, request.body, precondition);
@@ -91,7 +91,12 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
 
   app.delete(
     '/products/:productId',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Delete a product that no order refers to (admin)', params: ProductParams, response: { 204: Type.Null() } } },
+    {
+      config: {
+        access: 'admin',
+        openapi: { ifMatch: true, errors: { 409: { description: 'An order still refers to the product (`CONFLICT`)', code: 'CONFLICT', message: 'Product 7 is in orders and cannot be deleted' } } },
+      },
+      schema: { tags, summary: 'Delete a product that no order refers to (admin)', params: ProductParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
       const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
       const deleted = await products.deleteProduct(request.principal, request.params.productId, precondition);

@@ -1,5 +1,5 @@
 import { Type, type Static, type TString } from 'typebox';
-import { Link, Nullable, OffsetQuery, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Nullable, OffsetQuery, PageOf, PageQuery, Named } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { MAX_PRICE } from './money.ts';
@@ -65,7 +65,9 @@ export const ListProductsQuery = Type.Object({
 export type ListProductsQuery = Static<typeof ListProductsQuery>;
 
 const productViewOf = <K extends string>(createdKey: K) =>
-  Type.Object(
+  Named(
+    'Product',
+    Type.Object(
     {
       id: Type.Integer(),
       name: Type.String(),
@@ -79,6 +81,7 @@ const productViewOf = <K extends string>(createdKey: K) =>
       _links: Type.Object({ self: Link }),
     },
     { additionalProperties: false },
+    ),
   );
 
 /** v1 names the creation time `created_at`, v2 `createdAt` (DECISIONS §7); the rest is the same. */
@@ -88,5 +91,9 @@ export const ProductView = Versioned(ProductViewV1, ProductViewV2);
 
 /** List items may be cut down by `fields`, so every property is optional there. */
 export const ProductList = PageOf(
-  Versioned(Type.Partial(ProductViewV1, { additionalProperties: false }), Type.Partial(ProductViewV2, { additionalProperties: false })),
+  Versioned(
+    Named('ProductFields', Type.Partial(ProductViewV1, { additionalProperties: false })),
+    Named('ProductFields', Type.Partial(ProductViewV2, { additionalProperties: false })),
+  ),
+  'ProductPage',
 );

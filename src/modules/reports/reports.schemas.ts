@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Link, Nullable } from '../../core/http/schemas.ts';
+import { Link, Named, Nullable } from '../../core/http/schemas.ts';
 import { REPORT_STATUSES, REPORT_TYPES } from './report.ts';
 
 /** A date (`2026-01-31`) or a date-time with a zone; checked again as a real calendar date by the service. */
@@ -15,7 +15,7 @@ export const GenerateReportInput = Type.Object(
 );
 export type GenerateReportInput = Static<typeof GenerateReportInput>;
 
-export const ReportJobView = Type.Object({
+export const ReportJobView = Named('ReportJob', Type.Object({
   id: Type.Integer(),
   type: Type.Enum([...REPORT_TYPES]),
   params: Type.Object({ from: Nullable(Type.String()), to: Nullable(Type.String()) }),
@@ -26,4 +26,4 @@ export const ReportJobView = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
   finishedAt: Nullable(Type.String({ format: 'date-time' })),
   _links: Type.Object({ self: Link }),
-});
+}));

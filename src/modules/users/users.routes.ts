@@ -36,7 +36,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.post(
     '/users',
-    { config: { access: 'public' }, schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } } },
+    { config: { access: 'public', openapi: { errors: { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } } } }, schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } } },
     async (request, reply) => {
       const user = await users.createUser(request.principal, request.body);
       const view = toUserView(user, request.apiPrefix);
@@ -52,7 +52,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.put(
     '/users/:userId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Replace a user', params: UserParams, body: ReplaceUserInput, response: { 200: UserView } } },
+    { config: { access: 'user', openapi: { ifMatch: true, errors: { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } } } }, schema: { tags, summary: 'Replace a user', params: UserParams, body: ReplaceUserInput, response: { 200: UserView } } },
     async (request, reply) => {
       const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
       const user = await users.replaceUser(request.principal, request.params.userId, request.body, precondition);
@@ -62,7 +62,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.patch(
     '/users/:userId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Update some fields of a user', params: UserParams, body: UpdateUserInput, response: { 200: UserView } } },
+    { config: { access: 'user', openapi: { ifMatch: true, errors: { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } } } }, schema: { tags, summary: 'Update some fields of a user', params: UserParams, body: UpdateUserInput, response: { 200: UserView } } },
     async (request, reply) => {
       const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
       const user = await users.updateUser(request.principal, request.params.userId, request.body, precondition);
@@ -72,7 +72,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.delete(
     '/users/:userId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Delete a user with their posts, comments and likes', params: UserParams, response: { 204: Type.Null() } } },
+    {
+      config: {
+        access: 'user',
+        openapi: { ifMatch: true, errors: { 409: { description: 'The user has orders, which are kept (`CONFLICT`)', code: 'CONFLICT', message: 'User 7 has orders and cannot be deleted' } } },
+      },
+      schema: { tags, summary: 'Delete a user with their posts, comments and likes', params: UserParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
       const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
       const deleted = await users.deleteUser(request.principal, request.params.userId, precondition);

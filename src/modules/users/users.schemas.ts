@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Link, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so do the services. */
@@ -52,15 +52,15 @@ export const ListUsersQuery = Type.Object({
 });
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
-export const UserLinks = Type.Object({
+export const UserLinks = Named('UserLinks', Type.Object({
   self: Link,
   posts: Link,
   avatar: Link,
   update: Link,
   delete: Link,
-});
+}));
 
-export const UserView = Type.Object({
+export const UserView = Named('User', Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   email: Nullable(Type.String({ description: 'Shown to the user and to admins; null for anyone else' })),
@@ -71,7 +71,7 @@ export const UserView = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
   _links: UserLinks,
-});
+}));
 
 /** List items may be cut down by `fields`, so every property is optional there. */
-export const UserList = PageOf(Type.Partial(UserView));
+export const UserList = PageOf(Named('UserFields', Type.Partial(UserView)), 'UserPage');

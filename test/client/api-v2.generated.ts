@@ -1,0 +1,12248 @@
+// Generated from the REST v2 OpenAPI document by `npm run openapi:types` (scripts/openapi-types.ts). Do not edit.
+export interface paths {
+    "/auth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange email and password for a bearer token */
+        post: operations["postAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List users */
+        get: operations["getUsers"];
+        put?: never;
+        /** Create a user (sign-up) */
+        post: operations["postUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a user */
+        get: operations["getUsersByUserId"];
+        /** Replace a user */
+        put: operations["putUsersByUserId"];
+        post?: never;
+        /** Delete a user with their posts, comments and likes */
+        delete: operations["deleteUsersByUserId"];
+        options?: never;
+        head?: never;
+        /** Update some fields of a user */
+        patch: operations["patchUsersByUserId"];
+        trace?: never;
+    };
+    "/users/{userId}/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the email as verified (admin) */
+        post: operations["postUsersByUserIdVerifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/actions/promote-to-admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give the user the admin role (admin) */
+        post: operations["postUsersByUserIdActionsPromoteToAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List orders (the caller's; all for an admin), newest first */
+        get: operations["getOrders"];
+        put?: never;
+        /** Place an order */
+        post: operations["postOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an order and the links its status allows */
+        get: operations["getOrdersByOrderId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pay a pending order */
+        post: operations["postOrdersByOrderIdPay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending order (its stock is returned) */
+        post: operations["postOrdersByOrderIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a paid order (admin; its stock is returned) */
+        post: operations["postOrdersByOrderIdRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Receipt of a paid or refunded order */
+        get: operations["getOrdersByOrderIdReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user as a customer: order count and money spent */
+        get: operations["getCustomersByCustomerId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a report (admin); poll the Location */
+        post: operations["postReportsGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{reportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A report job: its status and, when done, the result (admin) */
+        get: operations["getReportsByReportId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List products (filtered, sorted, paginated) */
+        get: operations["getProducts"];
+        put?: never;
+        /** Create a product (admin) */
+        post: operations["postProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a product (conditional requests supported) */
+        get: operations["getProductsByProductId"];
+        /** Replace a product (admin) */
+        put: operations["putProductsByProductId"];
+        post?: never;
+        /** Delete a product that no order refers to (admin) */
+        delete: operations["deleteProductsByProductId"];
+        options?: never;
+        head?: never;
+        /** Update some fields of a product (admin) */
+        patch: operations["patchProductsByProductId"];
+        trace?: never;
+    };
+    "/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List posts, newest first, cursor-paginated */
+        get: operations["getPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a post */
+        get: operations["getPostsByPostId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a user's posts, newest first */
+        get: operations["getUsersByUserIdPosts"];
+        put?: never;
+        /** Create a post for a user (that user or an admin) */
+        post: operations["postUsersByUserIdPosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/posts/{postId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one post of a user */
+        get: operations["getUsersByUserIdPostsByPostId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a post's comments, oldest first */
+        get: operations["getPostsByPostIdComments"];
+        put?: never;
+        /** Comment on a post as the caller */
+        post: operations["postPostsByPostIdComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one comment of a post */
+        get: operations["getPostsByPostIdCommentsByCommentId"];
+        put?: never;
+        post?: never;
+        /** Delete a comment (its author, the post's author or an admin) */
+        delete: operations["deletePostsByPostIdCommentsByCommentId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}/likes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the likes of a comment, oldest first */
+        get: operations["getCommentsByCommentIdLikes"];
+        put?: never;
+        /** Like a comment as the caller (201 the first time, 200 when already liked) */
+        post: operations["postCommentsByCommentIdLikes"];
+        /** Remove the caller's like (204 also when there was none) */
+        delete: operations["deleteCommentsByCommentIdLikes"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}/likes/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one user's like of a comment */
+        get: operations["getCommentsByCommentIdLikesByUserId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's avatar: the uploaded image, or a generated SVG with the initials */
+        get: operations["getUsersByUserIdAvatar"];
+        /** Upload an avatar (PNG, JPEG or WebP, at most 1 MiB; the user or an admin) */
+        put: operations["putUsersByUserIdAvatar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @description The one error shape of every REST response
+         * @example {
+         *       "error": {
+         *         "code": "NOT_FOUND",
+         *         "message": "User 42 not found"
+         *       }
+         *     }
+         */
+        ErrorEnvelope: {
+            error: {
+                code: string;
+                message: string;
+                details?: {
+                    field: string;
+                    message: string;
+                }[];
+            };
+        };
+        Token: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Seconds until the token expires */
+            expires_in: number;
+        };
+        /** @description A hypermedia link; action links carry the method */
+        Link: {
+            href: string;
+            method?: string;
+        };
+        UserLinks: {
+            self: components["schemas"]["Link"];
+            posts: components["schemas"]["Link"];
+            avatar: components["schemas"]["Link"];
+            update: components["schemas"]["Link"];
+            delete: components["schemas"]["Link"];
+        };
+        UserFields: {
+            id?: number;
+            name?: string;
+            /** @description Shown to the user and to admins; null for anyone else */
+            email?: string | null;
+            age?: number | null;
+            /** @enum {unknown} */
+            role?: "user" | "admin";
+            /** @enum {unknown} */
+            status?: "active" | "inactive" | "suspended";
+            emailVerified?: boolean;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            _links?: components["schemas"]["UserLinks"];
+        };
+        Pagination: {
+            page: number;
+            limit: number;
+            total: number;
+            totalPages: number;
+            hasNext: boolean;
+            hasPrev: boolean;
+        };
+        UserPage: {
+            data: components["schemas"]["UserFields"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        User: {
+            id: number;
+            name: string;
+            /** @description Shown to the user and to admins; null for anyone else */
+            email: string | null;
+            age: number | null;
+            /** @enum {unknown} */
+            role: "user" | "admin";
+            /** @enum {unknown} */
+            status: "active" | "inactive" | "suspended";
+            emailVerified: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: components["schemas"]["UserLinks"];
+        };
+        OrderItem: {
+            productId: number;
+            name: string;
+            quantity: number;
+            /** @description Exact to the cent: at most two decimals */
+            unitPrice: number;
+        };
+        OrderLinks: {
+            self: components["schemas"]["Link"];
+            pay?: components["schemas"]["Link"];
+            cancel?: components["schemas"]["Link"];
+            refund?: components["schemas"]["Link"];
+            receipt?: components["schemas"]["Link"];
+            customer?: components["schemas"]["Link"];
+        };
+        Order: {
+            id: number;
+            customerId: number;
+            /** @enum {unknown} */
+            status: "pending" | "paid" | "cancelled" | "refunded";
+            items: components["schemas"]["OrderItem"][];
+            /** @description Exact to the cent: at most two decimals */
+            amount: number;
+            currency: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            paidAt: string | null;
+            /** Format: date-time */
+            cancelledAt: string | null;
+            /** Format: date-time */
+            refundedAt: string | null;
+            _links: components["schemas"]["OrderLinks"];
+        };
+        OrderPage: {
+            data: components["schemas"]["Order"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Receipt: {
+            receiptNumber: string;
+            orderId: number;
+            customerId: number;
+            items: components["schemas"]["OrderItem"][];
+            /** @description Exact to the cent: at most two decimals */
+            amount: number;
+            currency: string;
+            /** Format: date-time */
+            paidAt: string;
+            /** Format: date-time */
+            refundedAt: string | null;
+            _links: {
+                self: components["schemas"]["Link"];
+                order: components["schemas"]["Link"];
+            };
+        };
+        Customer: {
+            id: number;
+            name: string;
+            email: string;
+            orderCount: number;
+            /** @description Sum of the paid (not refunded) orders, at most two decimals */
+            totalSpent: number;
+            currency: string;
+            _links: {
+                self: components["schemas"]["Link"];
+                orders: components["schemas"]["Link"];
+            };
+        };
+        ReportJob: {
+            id: number;
+            /** @enum {unknown} */
+            type: "sales" | "users" | "content";
+            params: {
+                from: string | null;
+                to: string | null;
+            };
+            /** @enum {unknown} */
+            status: "queued" | "running" | "done" | "failed";
+            /** @description The report once status is done, else null */
+            result: unknown;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            _links: {
+                self: components["schemas"]["Link"];
+            };
+        };
+        ProductFields: {
+            id?: number;
+            name?: string;
+            category?: string;
+            price?: number;
+            stock?: number;
+            image?: string | null;
+            description?: string | null;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            _links?: {
+                self: components["schemas"]["Link"];
+            };
+        };
+        ProductPage: {
+            data: components["schemas"]["ProductFields"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Product: {
+            id: number;
+            name: string;
+            category: string;
+            price: number;
+            stock: number;
+            image: string | null;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: {
+                self: components["schemas"]["Link"];
+            };
+        };
+        PostLinks: {
+            self: components["schemas"]["Link"];
+            author: components["schemas"]["Link"];
+            comments: components["schemas"]["Link"];
+        };
+        Post: {
+            id: number;
+            title: string;
+            content: string;
+            authorId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: components["schemas"]["PostLinks"];
+        };
+        PostFeed: {
+            data: components["schemas"]["Post"][];
+            /** @description Cursor of the next page, or null at the end */
+            nextCursor: string | null;
+        };
+        PostPage: {
+            data: components["schemas"]["Post"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Comment: {
+            id: number;
+            postId: number;
+            authorId: number;
+            text: string;
+            /** Format: date-time */
+            createdAt: string;
+            _links: {
+                self: components["schemas"]["Link"];
+                post: components["schemas"]["Link"];
+                author: components["schemas"]["Link"];
+                likes: components["schemas"]["Link"];
+            };
+        };
+        CommentPage: {
+            data: components["schemas"]["Comment"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Like: {
+            commentId: number;
+            userId: number;
+            /** Format: date-time */
+            createdAt: string;
+            _links: {
+                self: components["schemas"]["Link"];
+                user: components["schemas"]["Link"];
+            };
+        };
+        LikePage: {
+            data: components["schemas"]["Like"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        AvatarInfo: {
+            userId: number;
+            contentType: string;
+            /** @description Bytes */
+            size: number;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: {
+                self: components["schemas"]["Link"];
+                user: components["schemas"]["Link"];
+            };
+        };
+    };
+    responses: never;
+    parameters: {
+        /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+        ApiVersion: "1" | "2";
+        /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+        IfNoneMatch: string;
+        /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+        IfMatch: string;
+    };
+    requestBodies: never;
+    headers: {
+        /**
+         * @description The API version that answered
+         * @example 2
+         */
+        ApiVersion: "1" | "2";
+        /**
+         * @description Strong validator of the representation; send it back in `If-None-Match` (or `If-Match` on a write)
+         * @example "3f2a9c"
+         */
+        ETag: string;
+        /**
+         * @description `private, no-cache`, or `public, max-age=60` for product reads
+         * @example private, no-cache
+         */
+        CacheControl: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    postAuthToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "admin@example.com",
+                 *       "password": "password"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example admin@example.com */
+                    email: string;
+                    password: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example admin@example.com */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "accesstoken",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Token"];
+                    "application/vnd.content.v2+json": components["schemas"]["Token"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bearer token was sent and is invalid or expired (this operation needs none), or the credentials are wrong */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Invalid token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for this caller (e.g. a field only an admin may set, or a suspended account) */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+                role?: "user" | "admin";
+                status?: "active" | "inactive" | "suspended";
+                sort?: "id" | "name" | "email" | "age" | "createdAt";
+                order?: "asc" | "desc";
+                /** @description Comma-separated field names; id is always included */
+                fields?: string;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "name",
+                     *           "email": "email",
+                     *           "age": 1,
+                     *           "role": "user",
+                     *           "status": "active",
+                     *           "emailVerified": true,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "posts": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "avatar": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "update": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "delete": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasNext": true,
+                     *         "hasPrev": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["UserPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUsers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Sign-up; only an admin may set role or status */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Ada Lovelace */
+                    name: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    age?: number | null;
+                    password?: string;
+                    /** @enum {unknown} */
+                    role?: "user" | "admin";
+                    /** @enum {unknown} */
+                    status?: "active" | "inactive" | "suspended";
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Ada Lovelace */
+                    name: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    age?: number | null;
+                    password?: string;
+                    /** @enum {unknown} */
+                    role?: "user" | "admin";
+                    /** @enum {unknown} */
+                    status?: "active" | "inactive" | "suspended";
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bearer token was sent and is invalid or expired (this operation needs none), or the credentials are wrong */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Invalid token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for this caller (e.g. a field only an admin may set, or a suspended account) */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The email belongs to another user (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Email already in use"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsersByUserId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putUsersByUserId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description Full replacement: an absent age becomes null */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Ada Lovelace */
+                    name: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    age?: number | null;
+                    password?: string;
+                    /** @enum {unknown} */
+                    role?: "user" | "admin";
+                    /** @enum {unknown} */
+                    status?: "active" | "inactive" | "suspended";
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Ada Lovelace */
+                    name: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    age?: number | null;
+                    password?: string;
+                    /** @enum {unknown} */
+                    role?: "user" | "admin";
+                    /** @enum {unknown} */
+                    status?: "active" | "inactive" | "suspended";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The email belongs to another user (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Email already in use"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteUsersByUserId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The user has orders, which are kept (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "User 7 has orders and cannot be deleted"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchUsersByUserId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description Partial update: only the fields sent change */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Ada Lovelace */
+                    name?: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email?: string;
+                    age?: number | null;
+                    password?: string;
+                    /** @enum {unknown} */
+                    role?: "user" | "admin";
+                    /** @enum {unknown} */
+                    status?: "active" | "inactive" | "suspended";
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Ada Lovelace */
+                    name?: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email?: string;
+                    age?: number | null;
+                    password?: string;
+                    /** @enum {unknown} */
+                    role?: "user" | "admin";
+                    /** @enum {unknown} */
+                    status?: "active" | "inactive" | "suspended";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The email belongs to another user (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Email already in use"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUsersByUserIdVerifyEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUsersByUserIdActionsPromoteToAdmin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOrders: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+                status?: "pending" | "paid" | "cancelled" | "refunded";
+                /** @description Admins: any customer; others: only themselves */
+                customerId?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "customerId": 1,
+                     *           "status": "pending",
+                     *           "items": [
+                     *             {
+                     *               "productId": 1,
+                     *               "name": "name",
+                     *               "quantity": 1,
+                     *               "unitPrice": 9.99
+                     *             }
+                     *           ],
+                     *           "amount": 9.99,
+                     *           "currency": "currency",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "paidAt": "2026-11-21T10:00:00.000Z",
+                     *           "cancelledAt": "2026-11-21T10:00:00.000Z",
+                     *           "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "pay": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "cancel": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "refund": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "receipt": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "customer": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasNext": true,
+                     *         "hasPrev": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["OrderPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Each product at most once per order; the amount is computed from current prices */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "productId": 1,
+                 *           "quantity": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    items: {
+                        productId: number;
+                        quantity: number;
+                    }[];
+                    /** @description Must be the store currency when given */
+                    currency?: string;
+                    /** @description Admins only: place the order for this user */
+                    customerId?: number;
+                };
+                "application/vnd.content.v2+json": {
+                    items: {
+                        productId: number;
+                        quantity: number;
+                    }[];
+                    /** @description Must be the store currency when given */
+                    currency?: string;
+                    /** @description Admins only: place the order for this user */
+                    customerId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "customerId": 1,
+                     *       "status": "pending",
+                     *       "items": [
+                     *         {
+                     *           "productId": 1,
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "unitPrice": 9.99
+                     *         }
+                     *       ],
+                     *       "amount": 9.99,
+                     *       "currency": "currency",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "paidAt": "2026-11-21T10:00:00.000Z",
+                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
+                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "pay": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "refund": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "receipt": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                    "application/vnd.content.v2+json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not enough stock (`OUT_OF_STOCK`, details per item), or the `Idempotency-Key` is still in use (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OUT_OF_STOCK",
+                     *         "message": "Not enough stock"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOrdersByOrderId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "customerId": 1,
+                     *       "status": "pending",
+                     *       "items": [
+                     *         {
+                     *           "productId": 1,
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "unitPrice": 9.99
+                     *         }
+                     *       ],
+                     *       "amount": 9.99,
+                     *       "currency": "currency",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "paidAt": "2026-11-21T10:00:00.000Z",
+                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
+                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "pay": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "refund": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "receipt": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                    "application/vnd.content.v2+json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOrdersByOrderIdPay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "customerId": 1,
+                     *       "status": "pending",
+                     *       "items": [
+                     *         {
+                     *           "productId": 1,
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "unitPrice": 9.99
+                     *         }
+                     *       ],
+                     *       "amount": 9.99,
+                     *       "currency": "currency",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "paidAt": "2026-11-21T10:00:00.000Z",
+                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
+                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "pay": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "refund": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "receipt": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                    "application/vnd.content.v2+json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The order is not in a state that allows this (`INVALID_STATE`, naming it), or the `Idempotency-Key` is still in use (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_STATE",
+                     *         "message": "Order 7 is paid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOrdersByOrderIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "customerId": 1,
+                     *       "status": "pending",
+                     *       "items": [
+                     *         {
+                     *           "productId": 1,
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "unitPrice": 9.99
+                     *         }
+                     *       ],
+                     *       "amount": 9.99,
+                     *       "currency": "currency",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "paidAt": "2026-11-21T10:00:00.000Z",
+                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
+                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "pay": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "refund": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "receipt": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                    "application/vnd.content.v2+json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The order is not in a state that allows this (`INVALID_STATE`, naming it), or the `Idempotency-Key` is still in use (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_STATE",
+                     *         "message": "Order 7 is paid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOrdersByOrderIdRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "customerId": 1,
+                     *       "status": "pending",
+                     *       "items": [
+                     *         {
+                     *           "productId": 1,
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "unitPrice": 9.99
+                     *         }
+                     *       ],
+                     *       "amount": 9.99,
+                     *       "currency": "currency",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "paidAt": "2026-11-21T10:00:00.000Z",
+                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
+                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "pay": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "refund": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "receipt": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                    "application/vnd.content.v2+json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The order is not in a state that allows this (`INVALID_STATE`, naming it), or the `Idempotency-Key` is still in use (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_STATE",
+                     *         "message": "Order 7 is paid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOrdersByOrderIdReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "receiptNumber": "receiptNumber",
+                     *       "orderId": 1,
+                     *       "customerId": 1,
+                     *       "items": [
+                     *         {
+                     *           "productId": 1,
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "unitPrice": 9.99
+                     *         }
+                     *       ],
+                     *       "amount": 9.99,
+                     *       "currency": "currency",
+                     *       "paidAt": "2026-11-21T10:00:00.000Z",
+                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "order": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Receipt"];
+                    "application/vnd.content.v2+json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The order is neither paid nor refunded (`INVALID_STATE`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_STATE",
+                     *         "message": "Order 7 is pending"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCustomersByCustomerId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                customerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "orderCount": 1,
+                     *       "totalSpent": 9.99,
+                     *       "currency": "currency",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "orders": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                    "application/vnd.content.v2+json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postReportsGenerate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "sales"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {unknown} */
+                    type: "sales" | "users" | "content";
+                    /** @description Inclusive start: a date or a date-time */
+                    from?: string;
+                    /** @description Exclusive end; a bare date includes that whole day */
+                    to?: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @enum {unknown} */
+                    type: "sales" | "users" | "content";
+                    /** @description Inclusive start: a date or a date-time */
+                    from?: string;
+                    /** @description Exclusive end; a bare date includes that whole day */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted; `Location` names the job to poll */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "type": "sales",
+                     *       "params": {
+                     *         "from": "from",
+                     *         "to": "to"
+                     *       },
+                     *       "status": "queued",
+                     *       "result": null,
+                     *       "error": "error",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "finishedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportJob"];
+                    "application/vnd.content.v2+json": components["schemas"]["ReportJob"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReportsByReportId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                reportId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "type": "sales",
+                     *       "params": {
+                     *         "from": "from",
+                     *         "to": "to"
+                     *       },
+                     *       "status": "queued",
+                     *       "result": null,
+                     *       "error": "error",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "finishedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportJob"];
+                    "application/vnd.content.v2+json": components["schemas"]["ReportJob"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProducts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+                /** @description Zero-based count of skipped items; overrides page */
+                offset?: number;
+                /** @description Equality filter */
+                category?: string;
+                /** @description Price greater than or equal to the value */
+                min_price?: number;
+                /** @description Price less than or equal to the value */
+                max_price?: number;
+                /** @description Only the value `true` has an effect: stock > 0 */
+                in_stock?: string;
+                /** @description Case-insensitive substring of the name, matched literally */
+                search?: string;
+                /**
+                 * @description Comma-separated: price, -price, name, -name, created_at (v1) or createdAt, -createdAt (v2); any other value gives ascending id
+                 * @example -price,name
+                 */
+                sort?: string;
+                /** @description Comma-separated field names; id is always included */
+                fields?: string;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "name",
+                     *           "category": "category",
+                     *           "price": 9.99,
+                     *           "stock": 1,
+                     *           "image": "image",
+                     *           "description": "description",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasNext": true,
+                     *         "hasPrev": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["ProductPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bearer token was sent and is invalid or expired (this operation needs none), or the credentials are wrong */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Invalid token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for this caller (e.g. a field only an admin may set, or a suspended account) */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postProducts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new product; image and description default to null */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mechanical Keyboard",
+                 *       "category": "electronics",
+                 *       "price": 89.99,
+                 *       "stock": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Mechanical Keyboard */
+                    name: string;
+                    /** @example electronics */
+                    category: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price: number;
+                    stock: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Mechanical Keyboard */
+                    name: string;
+                    /** @example electronics */
+                    category: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price: number;
+                    stock: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "category": "category",
+                     *       "price": 9.99,
+                     *       "stock": 1,
+                     *       "image": "image",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                    "application/vnd.content.v2+json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProductsByProductId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "category": "category",
+                     *       "price": 9.99,
+                     *       "stock": 1,
+                     *       "image": "image",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                    "application/vnd.content.v2+json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bearer token was sent and is invalid or expired (this operation needs none), or the credentials are wrong */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Invalid token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for this caller (e.g. a field only an admin may set, or a suspended account) */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putProductsByProductId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        /** @description Full replacement: an absent image or description becomes null */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mechanical Keyboard",
+                 *       "category": "electronics",
+                 *       "price": 89.99,
+                 *       "stock": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Mechanical Keyboard */
+                    name: string;
+                    /** @example electronics */
+                    category: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price: number;
+                    stock: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Mechanical Keyboard */
+                    name: string;
+                    /** @example electronics */
+                    category: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price: number;
+                    stock: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "category": "category",
+                     *       "price": 9.99,
+                     *       "stock": 1,
+                     *       "image": "image",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                    "application/vnd.content.v2+json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteProductsByProductId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An order still refers to the product (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Product 7 is in orders and cannot be deleted"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchProductsByProductId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        /** @description Partial update: only the fields sent change */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mechanical Keyboard",
+                 *       "category": "electronics",
+                 *       "price": 89.99
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Mechanical Keyboard */
+                    name?: string;
+                    /** @example electronics */
+                    category?: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price?: number;
+                    stock?: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Mechanical Keyboard */
+                    name?: string;
+                    /** @example electronics */
+                    category?: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price?: number;
+                    stock?: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "category": "category",
+                     *       "price": 9.99,
+                     *       "stock": 1,
+                     *       "image": "image",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                    "application/vnd.content.v2+json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPosts: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous page's `nextCursor`; absent for the first page */
+                cursor?: string;
+                /** @description Page size, default 20, clamped between 1 and 100 */
+                limit?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "title": "title",
+                     *           "content": "content",
+                     *           "authorId": 1,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "author": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "comments": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "nextCursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostFeed"];
+                    "application/vnd.content.v2+json": components["schemas"]["PostFeed"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsersByUserIdPosts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "title": "title",
+                     *           "content": "content",
+                     *           "authorId": 1,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "author": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "comments": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasNext": true,
+                     *         "hasPrev": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["PostPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUsersByUserIdPosts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Hello, world",
+                 *       "content": "First post."
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Hello, world */
+                    title: string;
+                    /** @example First post. */
+                    content: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Hello, world */
+                    title: string;
+                    /** @example First post. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsersByUserIdPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                userId: number;
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPostsByPostIdComments: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "postId": 1,
+                     *           "authorId": 1,
+                     *           "text": "text",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "post": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "author": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "likes": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasNext": true,
+                     *         "hasPrev": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommentPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["CommentPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPostsByPostIdComments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Great post!"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Great post! */
+                    text: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Great post! */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "postId": 1,
+                     *       "authorId": 1,
+                     *       "text": "text",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "post": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "likes": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comment"];
+                    "application/vnd.content.v2+json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPostsByPostIdCommentsByCommentId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                postId: number;
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "postId": 1,
+                     *       "authorId": 1,
+                     *       "text": "text",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "post": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "likes": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comment"];
+                    "application/vnd.content.v2+json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deletePostsByPostIdCommentsByCommentId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                postId: number;
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCommentsByCommentIdLikes: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "commentId": 1,
+                     *           "userId": 1,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "user": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasNext": true,
+                     *         "hasPrev": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LikePage"];
+                    "application/vnd.content.v2+json": components["schemas"]["LikePage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postCommentsByCommentIdLikes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "commentId": 1,
+                     *       "userId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "user": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Like"];
+                    "application/vnd.content.v2+json": components["schemas"]["Like"];
+                };
+            };
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "commentId": 1,
+                     *       "userId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "user": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Like"];
+                    "application/vnd.content.v2+json": components["schemas"]["Like"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteCommentsByCommentIdLikes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCommentsByCommentIdLikesByUserId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                commentId: number;
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "commentId": 1,
+                     *       "userId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "user": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Like"];
+                    "application/vnd.content.v2+json": components["schemas"]["Like"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsersByUserIdAvatar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The uploaded PNG, JPEG or WebP bytes, or a generated image/svg+xml with the initials */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putUsersByUserIdAvatar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description The image, as one of image/png, image/jpeg, image/webp */
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/jpeg": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": 1,
+                     *       "contentType": "contentType",
+                     *       "size": 1,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "user": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AvatarInfo"];
+                    "application/vnd.content.v2+json": components["schemas"]["AvatarInfo"];
+                };
+            };
+            /** @description Created; `Location` names the new resource */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": 1,
+                     *       "contentType": "contentType",
+                     *       "size": 1,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "user": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AvatarInfo"];
+                    "application/vnd.content.v2+json": components["schemas"]["AvatarInfo"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not one of image/png, image/jpeg, image/webp */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send one of image/png, image/jpeg, image/webp"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+}
