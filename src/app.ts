@@ -20,6 +20,7 @@ import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/o
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { compileRequestValidator } from './core/validation/request-validator.ts';
 import { modules } from './modules/index.ts';
+import { loadOpenApiExamples } from './openapi-examples.ts';
 import { createServices, type Services } from './services.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 
@@ -78,7 +79,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     async (api) => {
       for (const module of modules) await module.routes?.register(api, services);
     },
-    { v1Sunset: config.API_V1_SUNSET },
+    { v1Sunset: config.API_V1_SUNSET, examples: loadOpenApiExamples() },
   );
   await app.register(graphqlPlugin, { config, services, charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight) });
 

@@ -772,8 +772,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "admin@example.com",
-                 *       "password": "password"
+                 *       "email": "alice@example.com",
+                 *       "password": "demo-password"
                  *     }
                  */
                 "application/json": {
@@ -798,9 +798,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "accesstoken",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU0MTYzMDQsImV4cCI6MTc5NTQxNzIwNH0.rmHQBMXnSHbBJ3zyzpWDPeKL2T07JfTMPc43ru-oB0Q",
                      *       "token_type": "Bearer",
-                     *       "expires_in": 1
+                     *       "expires_in": 900
                      *     }
                      */
                     "application/json": components["schemas"]["Token"];
@@ -1069,45 +1069,72 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": 1,
-                     *           "name": "name",
-                     *           "email": "email",
-                     *           "age": 1,
-                     *           "role": "user",
+                     *           "name": "Administrator",
+                     *           "email": null,
+                     *           "age": null,
+                     *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "createdAt": "2026-11-23T06:45:03.610Z",
+                     *           "updatedAt": "2026-11-23T06:45:03.610Z",
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/1"
                      *             },
                      *             "posts": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/1/posts"
                      *             },
                      *             "avatar": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/1/avatar"
                      *             },
                      *             "update": {
                      *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "method": "PATCH"
                      *             },
                      *             "delete": {
                      *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "method": "DELETE"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Alice Martin",
+                     *           "email": "alice@example.com",
+                     *           "age": 34,
+                     *           "role": "user",
+                     *           "status": "active",
+                     *           "emailVerified": true,
+                     *           "createdAt": "2026-11-19T19:25:03.645Z",
+                     *           "updatedAt": "2026-11-19T19:25:03.645Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/2"
+                     *             },
+                     *             "posts": {
+                     *               "href": "/api/v2/users/2/posts"
+                     *             },
+                     *             "avatar": {
+                     *               "href": "/api/v2/users/2/avatar"
+                     *             },
+                     *             "update": {
+                     *               "href": "/api/v2/users/2",
+                     *               "method": "PATCH"
+                     *             },
+                     *             "delete": {
+                     *               "href": "/api/v2/users/2",
+                     *               "method": "DELETE"
                      *             }
                      *           }
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 1,
-                     *         "total": 1,
-                     *         "totalPages": 1,
+                     *         "limit": 2,
+                     *         "total": 4,
+                     *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": true
+                     *         "hasPrev": false
                      *       }
                      *     }
                      */
@@ -1325,8 +1352,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Ada Lovelace",
-                 *       "email": "ada@example.com"
+                 *       "name": "Grace Hopper",
+                 *       "email": "grace@example.com",
+                 *       "age": 85,
+                 *       "password": "a-long-password"
                  *     }
                  */
                 "application/json": {
@@ -1373,35 +1402,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "age": 1,
+                     *       "id": 5,
+                     *       "name": "Grace Hopper",
+                     *       "email": "grace@example.com",
+                     *       "age": 85,
                      *       "role": "user",
                      *       "status": "active",
-                     *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "emailVerified": false,
+                     *       "createdAt": "2026-11-23T06:45:04.774Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.774Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5"
                      *         },
                      *         "posts": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/posts"
                      *         },
                      *         "avatar": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/avatar"
                      *         },
                      *         "update": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "PATCH"
                      *         },
                      *         "delete": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -1679,35 +1705,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "age": 1,
+                     *       "id": 2,
+                     *       "name": "Alice Martin",
+                     *       "email": "alice@example.com",
+                     *       "age": 34,
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "createdAt": "2026-11-19T19:25:03.645Z",
+                     *       "updatedAt": "2026-11-19T19:25:03.645Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         },
                      *         "posts": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2/posts"
                      *         },
                      *         "avatar": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2/avatar"
                      *         },
                      *         "update": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2",
+                     *           "method": "PATCH"
                      *         },
                      *         "delete": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2",
+                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -1924,8 +1947,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Ada Lovelace",
-                 *       "email": "ada@example.com"
+                 *       "name": "Grace Brewster Hopper",
+                 *       "email": "grace@example.com",
+                 *       "age": 85
                  *     }
                  */
                 "application/json": {
@@ -1970,35 +1994,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "age": 1,
+                     *       "id": 5,
+                     *       "name": "Grace Brewster Hopper",
+                     *       "email": "grace@example.com",
+                     *       "age": 85,
                      *       "role": "user",
                      *       "status": "active",
-                     *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "emailVerified": false,
+                     *       "createdAt": "2026-11-23T06:45:04.774Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.812Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5"
                      *         },
                      *         "posts": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/posts"
                      *         },
                      *         "avatar": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/avatar"
                      *         },
                      *         "update": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "PATCH"
                      *         },
                      *         "delete": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -2547,8 +2568,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Ada Lovelace",
-                 *       "email": "ada@example.com"
+                 *       "age": 86
                  *     }
                  */
                 "application/json": {
@@ -2593,35 +2613,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "age": 1,
+                     *       "id": 5,
+                     *       "name": "Grace Brewster Hopper",
+                     *       "email": "grace@example.com",
+                     *       "age": 86,
                      *       "role": "user",
                      *       "status": "active",
-                     *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "emailVerified": false,
+                     *       "createdAt": "2026-11-23T06:45:04.774Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.829Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5"
                      *         },
                      *         "posts": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/posts"
                      *         },
                      *         "avatar": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/avatar"
                      *         },
                      *         "update": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "PATCH"
                      *         },
                      *         "delete": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -2940,35 +2957,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "age": 1,
+                     *       "id": 5,
+                     *       "name": "Grace Brewster Hopper",
+                     *       "email": "grace@example.com",
+                     *       "age": 86,
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "createdAt": "2026-11-23T06:45:04.774Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.843Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5"
                      *         },
                      *         "posts": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/posts"
                      *         },
                      *         "avatar": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/avatar"
                      *         },
                      *         "update": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "PATCH"
                      *         },
                      *         "delete": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -3249,35 +3263,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "age": 1,
-                     *       "role": "user",
+                     *       "id": 5,
+                     *       "name": "Grace Brewster Hopper",
+                     *       "email": "grace@example.com",
+                     *       "age": 86,
+                     *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "createdAt": "2026-11-23T06:45:04.774Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.844Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5"
                      *         },
                      *         "posts": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/posts"
                      *         },
                      *         "avatar": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5/avatar"
                      *         },
                      *         "update": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "PATCH"
                      *         },
                      *         "delete": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/5",
+                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -3563,47 +3574,63 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": 1,
-                     *           "customerId": 1,
-                     *           "status": "pending",
+                     *           "id": 5,
+                     *           "customerId": 2,
+                     *           "status": "cancelled",
                      *           "items": [
                      *             {
-                     *               "productId": 1,
-                     *               "name": "name",
+                     *               "productId": 17,
+                     *               "name": "Desk lamp",
                      *               "quantity": 1,
-                     *               "unitPrice": 9.99
+                     *               "unitPrice": 34.9
                      *             }
                      *           ],
-                     *           "amount": 9.99,
-                     *           "currency": "currency",
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "paidAt": "2026-11-21T10:00:00.000Z",
-                     *           "cancelledAt": "2026-11-21T10:00:00.000Z",
-                     *           "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *           "amount": 34.9,
+                     *           "currency": "USD",
+                     *           "createdAt": "2026-11-23T06:45:04.895Z",
+                     *           "updatedAt": "2026-11-23T06:45:04.899Z",
+                     *           "paidAt": null,
+                     *           "cancelledAt": "2026-11-23T06:45:04.899Z",
+                     *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/orders/5"
                      *             },
-                     *             "pay": {
-                     *               "href": "/api/v2/users/1",
+                     *             "customer": {
+                     *               "href": "/api/v2/customers/2",
                      *               "method": "GET"
-                     *             },
-                     *             "cancel": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
-                     *             },
-                     *             "refund": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 4,
+                     *           "customerId": 2,
+                     *           "status": "refunded",
+                     *           "items": [
+                     *             {
+                     *               "productId": 17,
+                     *               "name": "Desk lamp",
+                     *               "quantity": 2,
+                     *               "unitPrice": 34.9
+                     *             }
+                     *           ],
+                     *           "amount": 69.8,
+                     *           "currency": "USD",
+                     *           "createdAt": "2026-11-23T06:45:04.884Z",
+                     *           "updatedAt": "2026-11-23T06:45:04.893Z",
+                     *           "paidAt": "2026-11-23T06:45:04.890Z",
+                     *           "cancelledAt": null,
+                     *           "refundedAt": "2026-11-23T06:45:04.893Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/orders/4"
                      *             },
                      *             "receipt": {
-                     *               "href": "/api/v2/users/1",
+                     *               "href": "/api/v2/orders/4/receipt",
                      *               "method": "GET"
                      *             },
                      *             "customer": {
-                     *               "href": "/api/v2/users/1",
+                     *               "href": "/api/v2/customers/2",
                      *               "method": "GET"
                      *             }
                      *           }
@@ -3611,11 +3638,11 @@ export interface operations {
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 1,
-                     *         "total": 1,
-                     *         "totalPages": 1,
+                     *         "limit": 2,
+                     *         "total": 4,
+                     *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": true
+                     *         "hasPrev": false
                      *       }
                      *     }
                      */
@@ -3837,8 +3864,8 @@ export interface operations {
                  * @example {
                  *       "items": [
                  *         {
-                 *           "productId": 1,
-                 *           "quantity": 1
+                 *           "productId": 17,
+                 *           "quantity": 2
                  *         }
                  *       ]
                  *     }
@@ -3877,47 +3904,38 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "customerId": 1,
+                     *       "id": 4,
+                     *       "customerId": 2,
                      *       "status": "pending",
                      *       "items": [
                      *         {
-                     *           "productId": 1,
-                     *           "name": "name",
-                     *           "quantity": 1,
-                     *           "unitPrice": 9.99
+                     *           "productId": 17,
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 34.9
                      *         }
                      *       ],
-                     *       "amount": 9.99,
-                     *       "currency": "currency",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "paidAt": "2026-11-21T10:00:00.000Z",
-                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
-                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "amount": 69.8,
+                     *       "currency": "USD",
+                     *       "createdAt": "2026-11-23T06:45:04.884Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.884Z",
+                     *       "paidAt": null,
+                     *       "cancelledAt": null,
+                     *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4"
                      *         },
                      *         "pay": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4/pay",
+                     *           "method": "POST"
                      *         },
                      *         "cancel": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "refund": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "receipt": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4/cancel",
+                     *           "method": "POST"
                      *         },
                      *         "customer": {
-                     *           "href": "/api/v2/users/1",
+                     *           "href": "/api/v2/customers/2",
                      *           "method": "GET"
                      *         }
                      *       }
@@ -4196,47 +4214,38 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "customerId": 1,
+                     *       "id": 4,
+                     *       "customerId": 2,
                      *       "status": "pending",
                      *       "items": [
                      *         {
-                     *           "productId": 1,
-                     *           "name": "name",
-                     *           "quantity": 1,
-                     *           "unitPrice": 9.99
+                     *           "productId": 17,
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 34.9
                      *         }
                      *       ],
-                     *       "amount": 9.99,
-                     *       "currency": "currency",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "paidAt": "2026-11-21T10:00:00.000Z",
-                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
-                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "amount": 69.8,
+                     *       "currency": "USD",
+                     *       "createdAt": "2026-11-23T06:45:04.884Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.884Z",
+                     *       "paidAt": null,
+                     *       "cancelledAt": null,
+                     *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4"
                      *         },
                      *         "pay": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4/pay",
+                     *           "method": "POST"
                      *         },
                      *         "cancel": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "refund": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "receipt": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4/cancel",
+                     *           "method": "POST"
                      *         },
                      *         "customer": {
-                     *           "href": "/api/v2/users/1",
+                     *           "href": "/api/v2/customers/2",
                      *           "method": "GET"
                      *         }
                      *       }
@@ -4467,47 +4476,34 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "customerId": 1,
-                     *       "status": "pending",
+                     *       "id": 4,
+                     *       "customerId": 2,
+                     *       "status": "paid",
                      *       "items": [
                      *         {
-                     *           "productId": 1,
-                     *           "name": "name",
-                     *           "quantity": 1,
-                     *           "unitPrice": 9.99
+                     *           "productId": 17,
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 34.9
                      *         }
                      *       ],
-                     *       "amount": 9.99,
-                     *       "currency": "currency",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "paidAt": "2026-11-21T10:00:00.000Z",
-                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
-                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "amount": 69.8,
+                     *       "currency": "USD",
+                     *       "createdAt": "2026-11-23T06:45:04.884Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.890Z",
+                     *       "paidAt": "2026-11-23T06:45:04.890Z",
+                     *       "cancelledAt": null,
+                     *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "pay": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "cancel": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4"
                      *         },
                      *         "refund": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4/refund",
+                     *           "method": "POST"
                      *         },
                      *         "receipt": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "customer": {
-                     *           "href": "/api/v2/users/1",
+                     *           "href": "/api/v2/orders/4/receipt",
                      *           "method": "GET"
                      *         }
                      *       }
@@ -4810,47 +4806,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "customerId": 1,
-                     *       "status": "pending",
+                     *       "id": 5,
+                     *       "customerId": 2,
+                     *       "status": "cancelled",
                      *       "items": [
                      *         {
-                     *           "productId": 1,
-                     *           "name": "name",
+                     *           "productId": 17,
+                     *           "name": "Desk lamp",
                      *           "quantity": 1,
-                     *           "unitPrice": 9.99
+                     *           "unitPrice": 34.9
                      *         }
                      *       ],
-                     *       "amount": 9.99,
-                     *       "currency": "currency",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "paidAt": "2026-11-21T10:00:00.000Z",
-                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
-                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "amount": 34.9,
+                     *       "currency": "USD",
+                     *       "createdAt": "2026-11-23T06:45:04.895Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.899Z",
+                     *       "paidAt": null,
+                     *       "cancelledAt": "2026-11-23T06:45:04.899Z",
+                     *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "pay": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "cancel": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "refund": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "receipt": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/5"
                      *         },
                      *         "customer": {
-                     *           "href": "/api/v2/users/1",
+                     *           "href": "/api/v2/customers/2",
                      *           "method": "GET"
                      *         }
                      *       }
@@ -5153,47 +5132,34 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "customerId": 1,
-                     *       "status": "pending",
+                     *       "id": 4,
+                     *       "customerId": 2,
+                     *       "status": "refunded",
                      *       "items": [
                      *         {
-                     *           "productId": 1,
-                     *           "name": "name",
-                     *           "quantity": 1,
-                     *           "unitPrice": 9.99
+                     *           "productId": 17,
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 34.9
                      *         }
                      *       ],
-                     *       "amount": 9.99,
-                     *       "currency": "currency",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "paidAt": "2026-11-21T10:00:00.000Z",
-                     *       "cancelledAt": "2026-11-21T10:00:00.000Z",
-                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "amount": 69.8,
+                     *       "currency": "USD",
+                     *       "createdAt": "2026-11-23T06:45:04.884Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.893Z",
+                     *       "paidAt": "2026-11-23T06:45:04.890Z",
+                     *       "cancelledAt": null,
+                     *       "refundedAt": "2026-11-23T06:45:04.893Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "pay": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "cancel": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
-                     *         },
-                     *         "refund": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4"
                      *         },
                      *         "receipt": {
-                     *           "href": "/api/v2/users/1",
+                     *           "href": "/api/v2/orders/4/receipt",
                      *           "method": "GET"
                      *         },
                      *         "customer": {
-                     *           "href": "/api/v2/users/1",
+                     *           "href": "/api/v2/customers/2",
                      *           "method": "GET"
                      *         }
                      *       }
@@ -5491,29 +5457,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "receiptNumber": "receiptNumber",
-                     *       "orderId": 1,
-                     *       "customerId": 1,
+                     *       "receiptNumber": "R-20261123-00000004",
+                     *       "orderId": 4,
+                     *       "customerId": 2,
                      *       "items": [
                      *         {
-                     *           "productId": 1,
-                     *           "name": "name",
-                     *           "quantity": 1,
-                     *           "unitPrice": 9.99
+                     *           "productId": 17,
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 34.9
                      *         }
                      *       ],
-                     *       "amount": 9.99,
-                     *       "currency": "currency",
-                     *       "paidAt": "2026-11-21T10:00:00.000Z",
-                     *       "refundedAt": "2026-11-21T10:00:00.000Z",
+                     *       "amount": 69.8,
+                     *       "currency": "USD",
+                     *       "paidAt": "2026-11-23T06:45:04.890Z",
+                     *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4/receipt"
                      *         },
                      *         "order": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders/4"
                      *         }
                      *       }
                      *     }
@@ -5757,20 +5721,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "email": "email",
-                     *       "orderCount": 1,
-                     *       "totalSpent": 9.99,
-                     *       "currency": "currency",
+                     *       "id": 2,
+                     *       "name": "Alice Martin",
+                     *       "email": "alice@example.com",
+                     *       "orderCount": 4,
+                     *       "totalSpent": 174.99,
+                     *       "currency": "USD",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/customers/2"
                      *         },
                      *         "orders": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/orders?customerId=2"
                      *         }
                      *       }
                      *     }
@@ -6018,19 +5980,18 @@ export interface operations {
                      *       "id": 1,
                      *       "type": "sales",
                      *       "params": {
-                     *         "from": "from",
-                     *         "to": "to"
+                     *         "from": null,
+                     *         "to": null
                      *       },
                      *       "status": "queued",
                      *       "result": null,
-                     *       "error": "error",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "finishedAt": "2026-11-21T10:00:00.000Z",
+                     *       "error": null,
+                     *       "createdAt": "2026-11-23T06:45:04.919Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.919Z",
+                     *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/reports/1"
                      *         }
                      *       }
                      *     }
@@ -6292,19 +6253,49 @@ export interface operations {
                      *       "id": 1,
                      *       "type": "sales",
                      *       "params": {
-                     *         "from": "from",
-                     *         "to": "to"
+                     *         "from": null,
+                     *         "to": null
                      *       },
-                     *       "status": "queued",
-                     *       "result": null,
-                     *       "error": "error",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *       "finishedAt": "2026-11-21T10:00:00.000Z",
+                     *       "status": "done",
+                     *       "result": {
+                     *         "type": "sales",
+                     *         "from": null,
+                     *         "to": null,
+                     *         "orders": 5,
+                     *         "byStatus": [
+                     *           {
+                     *             "status": "pending",
+                     *             "currency": "USD",
+                     *             "orders": 1,
+                     *             "amount": 34.5
+                     *           },
+                     *           {
+                     *             "status": "paid",
+                     *             "currency": "USD",
+                     *             "orders": 1,
+                     *             "amount": 174.99
+                     *           },
+                     *           {
+                     *             "status": "cancelled",
+                     *             "currency": "USD",
+                     *             "orders": 2,
+                     *             "amount": 154.89
+                     *           },
+                     *           {
+                     *             "status": "refunded",
+                     *             "currency": "USD",
+                     *             "orders": 1,
+                     *             "amount": 69.8
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null,
+                     *       "createdAt": "2026-11-23T06:45:04.919Z",
+                     *       "updatedAt": "2026-11-23T06:45:04.996Z",
+                     *       "finishedAt": "2026-11-23T06:45:04.996Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/reports/1"
                      *         }
                      *       }
                      *     }
@@ -6553,30 +6544,45 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": 1,
-                     *           "name": "name",
-                     *           "category": "category",
-                     *           "price": 9.99,
-                     *           "stock": 1,
-                     *           "image": "image",
-                     *           "description": "description",
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "id": 6,
+                     *           "name": "Designing Data-Intensive Applications",
+                     *           "category": "books",
+                     *           "price": 48.99,
+                     *           "stock": 18,
+                     *           "image": "https://images.example.com/products/6.jpg",
+                     *           "description": null,
+                     *           "createdAt": "2026-11-19T03:35:03.645Z",
+                     *           "updatedAt": "2026-11-19T03:35:03.645Z",
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/products/6"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Refactoring",
+                     *           "category": "books",
+                     *           "price": 44.99,
+                     *           "stock": 0,
+                     *           "image": "https://images.example.com/products/7.jpg",
+                     *           "description": null,
+                     *           "createdAt": "2026-11-19T03:45:03.645Z",
+                     *           "updatedAt": "2026-11-19T03:45:03.645Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/products/7"
                      *             }
                      *           }
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 1,
-                     *         "total": 1,
-                     *         "totalPages": 1,
+                     *         "limit": 2,
+                     *         "total": 3,
+                     *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": true
+                     *         "hasPrev": false
                      *       }
                      *     }
                      */
@@ -6794,10 +6800,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Mechanical Keyboard",
-                 *       "category": "electronics",
-                 *       "price": 89.99,
-                 *       "stock": 1
+                 *       "name": "Desk lamp",
+                 *       "category": "home",
+                 *       "price": 39.9,
+                 *       "stock": 12,
+                 *       "description": "Warm light, dimmable"
                  *     }
                  */
                 "application/json": {
@@ -6850,21 +6857,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "category": "category",
-                     *       "price": 9.99,
-                     *       "stock": 1,
-                     *       "image": "image",
-                     *       "description": "description",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 17,
+                     *       "name": "Desk lamp",
+                     *       "category": "home",
+                     *       "price": 39.9,
+                     *       "stock": 12,
+                     *       "image": null,
+                     *       "description": "Warm light, dimmable",
+                     *       "updatedAt": "2026-11-23T06:45:04.876Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/products/17"
                      *         }
-                     *       }
+                     *       },
+                     *       "createdAt": "2026-11-23T06:45:04.876Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -7121,21 +7127,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "category": "category",
-                     *       "price": 9.99,
-                     *       "stock": 1,
-                     *       "image": "image",
-                     *       "description": "description",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 6,
+                     *       "name": "Designing Data-Intensive Applications",
+                     *       "category": "books",
+                     *       "price": 48.99,
+                     *       "stock": 18,
+                     *       "image": "https://images.example.com/products/6.jpg",
+                     *       "description": null,
+                     *       "updatedAt": "2026-11-19T03:35:03.645Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/products/6"
                      *         }
-                     *       }
+                     *       },
+                     *       "createdAt": "2026-11-19T03:35:03.645Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -7350,10 +7355,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Mechanical Keyboard",
-                 *       "category": "electronics",
-                 *       "price": 89.99,
-                 *       "stock": 1
+                 *       "name": "Desk lamp",
+                 *       "category": "home",
+                 *       "price": 34.9,
+                 *       "stock": 12,
+                 *       "description": "Warm light, dimmable"
                  *     }
                  */
                 "application/json": {
@@ -7404,21 +7410,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "category": "category",
-                     *       "price": 9.99,
-                     *       "stock": 1,
-                     *       "image": "image",
-                     *       "description": "description",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 17,
+                     *       "name": "Desk lamp",
+                     *       "category": "home",
+                     *       "price": 34.9,
+                     *       "stock": 12,
+                     *       "image": null,
+                     *       "description": "Warm light, dimmable",
+                     *       "updatedAt": "2026-11-23T06:45:04.878Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/products/17"
                      *         }
-                     *       }
+                     *       },
+                     *       "createdAt": "2026-11-23T06:45:04.876Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -7946,9 +7951,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Mechanical Keyboard",
-                 *       "category": "electronics",
-                 *       "price": 89.99
+                 *       "stock": 10
                  *     }
                  */
                 "application/json": {
@@ -7999,21 +8002,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "name": "name",
-                     *       "category": "category",
-                     *       "price": 9.99,
-                     *       "stock": 1,
-                     *       "image": "image",
-                     *       "description": "description",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 17,
+                     *       "name": "Desk lamp",
+                     *       "category": "home",
+                     *       "price": 34.9,
+                     *       "stock": 10,
+                     *       "image": null,
+                     *       "description": "Warm light, dimmable",
+                     *       "updatedAt": "2026-11-23T06:45:04.880Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/products/17"
                      *         }
-                     *       }
+                     *       },
+                     *       "createdAt": "2026-11-23T06:45:04.876Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -8313,29 +8315,45 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": 1,
-                     *           "title": "title",
-                     *           "content": "content",
-                     *           "authorId": 1,
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "id": 4,
+                     *           "title": "Notes on caching",
+                     *           "content": "ETags make conditional requests cheap.",
+                     *           "authorId": 4,
+                     *           "createdAt": "2026-11-22T14:05:03.645Z",
+                     *           "updatedAt": "2026-11-22T14:05:03.645Z",
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/posts/4"
                      *             },
                      *             "author": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/4"
                      *             },
                      *             "comments": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/posts/4/comments"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 3,
+                     *           "title": "GraphQL and REST, one store",
+                     *           "content": "Both interfaces read the same tables.",
+                     *           "authorId": 3,
+                     *           "createdAt": "2026-11-21T21:25:03.645Z",
+                     *           "updatedAt": "2026-11-21T21:25:03.645Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/posts/3"
+                     *             },
+                     *             "author": {
+                     *               "href": "/api/v2/users/3"
+                     *             },
+                     *             "comments": {
+                     *               "href": "/api/v2/posts/3/comments"
                      *             }
                      *           }
                      *         }
                      *       ],
-                     *       "nextCursor": "nextCursor"
+                     *       "nextCursor": "eyJpZCI6M30"
                      *     }
                      */
                     "application/json": components["schemas"]["PostFeed"];
@@ -8564,24 +8582,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "title": "title",
-                     *       "content": "content",
-                     *       "authorId": 1,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 5,
+                     *       "title": "Notes on batching",
+                     *       "content": "One query per level, not one per parent.",
+                     *       "authorId": 2,
+                     *       "createdAt": "2026-11-23T06:45:05.015Z",
+                     *       "updatedAt": "2026-11-23T06:45:05.015Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5"
                      *         },
                      *         "author": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         },
                      *         "comments": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5/comments"
                      *         }
                      *       }
                      *     }
@@ -8813,35 +8828,51 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": 1,
-                     *           "title": "title",
-                     *           "content": "content",
-                     *           "authorId": 1,
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "id": 5,
+                     *           "title": "Notes on batching",
+                     *           "content": "One query per level, not one per parent.",
+                     *           "authorId": 2,
+                     *           "createdAt": "2026-11-23T06:45:05.015Z",
+                     *           "updatedAt": "2026-11-23T06:45:05.015Z",
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/posts/5"
                      *             },
                      *             "author": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/2"
                      *             },
                      *             "comments": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/posts/5/comments"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "title": "Cursor pagination",
+                     *           "content": "Why ids beat offsets for feeds.",
+                     *           "authorId": 2,
+                     *           "createdAt": "2026-11-21T04:45:03.645Z",
+                     *           "updatedAt": "2026-11-21T04:45:03.645Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/posts/2"
+                     *             },
+                     *             "author": {
+                     *               "href": "/api/v2/users/2"
+                     *             },
+                     *             "comments": {
+                     *               "href": "/api/v2/posts/2/comments"
                      *             }
                      *           }
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 1,
-                     *         "total": 1,
-                     *         "totalPages": 1,
+                     *         "limit": 2,
+                     *         "total": 3,
+                     *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": true
+                     *         "hasPrev": false
                      *       }
                      *     }
                      */
@@ -9079,8 +9110,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "Hello, world",
-                 *       "content": "First post."
+                 *       "title": "Notes on batching",
+                 *       "content": "One query per level, not one per parent."
                  *     }
                  */
                 "application/json": {
@@ -9109,24 +9140,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "title": "title",
-                     *       "content": "content",
-                     *       "authorId": 1,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 5,
+                     *       "title": "Notes on batching",
+                     *       "content": "One query per level, not one per parent.",
+                     *       "authorId": 2,
+                     *       "createdAt": "2026-11-23T06:45:05.015Z",
+                     *       "updatedAt": "2026-11-23T06:45:05.015Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5"
                      *         },
                      *         "author": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         },
                      *         "comments": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5/comments"
                      *         }
                      *       }
                      *     }
@@ -9405,24 +9433,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "title": "title",
-                     *       "content": "content",
-                     *       "authorId": 1,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "id": 5,
+                     *       "title": "Notes on batching",
+                     *       "content": "One query per level, not one per parent.",
+                     *       "authorId": 2,
+                     *       "createdAt": "2026-11-23T06:45:05.015Z",
+                     *       "updatedAt": "2026-11-23T06:45:05.015Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5"
                      *         },
                      *         "author": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         },
                      *         "comments": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5/comments"
                      *         }
                      *       }
                      *     }
@@ -9654,38 +9679,34 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": 1,
-                     *           "postId": 1,
+                     *           "id": 5,
+                     *           "postId": 5,
                      *           "authorId": 1,
-                     *           "text": "text",
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "text": "Measured it: five statements for the whole tree.",
+                     *           "createdAt": "2026-11-23T06:45:05.022Z",
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/posts/5/comments/5"
                      *             },
                      *             "post": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/posts/5"
                      *             },
                      *             "author": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/1"
                      *             },
                      *             "likes": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/comments/5/likes"
                      *             }
                      *           }
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 1,
+                     *         "limit": 2,
                      *         "total": 1,
                      *         "totalPages": 1,
-                     *         "hasNext": true,
-                     *         "hasPrev": true
+                     *         "hasNext": false,
+                     *         "hasPrev": false
                      *       }
                      *     }
                      */
@@ -9923,7 +9944,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "text": "Great post!"
+                 *       "text": "Measured it: five statements for the whole tree."
                  *     }
                  */
                 "application/json": {
@@ -9948,27 +9969,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "postId": 1,
+                     *       "id": 5,
+                     *       "postId": 5,
                      *       "authorId": 1,
-                     *       "text": "text",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "text": "Measured it: five statements for the whole tree.",
+                     *       "createdAt": "2026-11-23T06:45:05.022Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5/comments/5"
                      *         },
                      *         "post": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5"
                      *         },
                      *         "author": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/1"
                      *         },
                      *         "likes": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/comments/5/likes"
                      *         }
                      *       }
                      *     }
@@ -10247,27 +10264,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 1,
-                     *       "postId": 1,
+                     *       "id": 5,
+                     *       "postId": 5,
                      *       "authorId": 1,
-                     *       "text": "text",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "text": "Measured it: five statements for the whole tree.",
+                     *       "createdAt": "2026-11-23T06:45:05.022Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5/comments/5"
                      *         },
                      *         "post": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/posts/5"
                      *         },
                      *         "author": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/1"
                      *         },
                      *         "likes": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/comments/5/likes"
                      *         }
                      *       }
                      *     }
@@ -10701,28 +10714,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "commentId": 1,
-                     *           "userId": 1,
-                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "commentId": 5,
+                     *           "userId": 2,
+                     *           "createdAt": "2026-11-23T06:45:05.150Z",
                      *           "_links": {
                      *             "self": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/comments/5/likes/2"
                      *             },
                      *             "user": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "GET"
+                     *               "href": "/api/v2/users/2"
                      *             }
                      *           }
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 1,
+                     *         "limit": 20,
                      *         "total": 1,
                      *         "totalPages": 1,
-                     *         "hasNext": true,
-                     *         "hasPrev": true
+                     *         "hasNext": false,
+                     *         "hasPrev": false
                      *       }
                      *     }
                      */
@@ -10974,17 +10985,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "commentId": 1,
-                     *       "userId": 1,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "commentId": 5,
+                     *       "userId": 2,
+                     *       "createdAt": "2026-11-23T06:45:05.150Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/comments/5/likes/2"
                      *         },
                      *         "user": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         }
                      *       }
                      *     }
@@ -11004,17 +11013,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "commentId": 1,
-                     *       "userId": 1,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "commentId": 5,
+                     *       "userId": 2,
+                     *       "createdAt": "2026-11-23T06:45:05.150Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/comments/5/likes/2"
                      *         },
                      *         "user": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         }
                      *       }
                      *     }
@@ -11494,17 +11501,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "commentId": 1,
-                     *       "userId": 1,
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "commentId": 5,
+                     *       "userId": 2,
+                     *       "createdAt": "2026-11-23T06:45:05.150Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/comments/5/likes/2"
                      *         },
                      *         "user": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         }
                      *       }
                      *     }
@@ -11983,18 +11988,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "userId": 1,
-                     *       "contentType": "contentType",
-                     *       "size": 1,
-                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "userId": 2,
+                     *       "contentType": "image/png",
+                     *       "size": 70,
+                     *       "updatedAt": "2026-11-23T06:45:04.855Z",
                      *       "_links": {
                      *         "self": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2/avatar"
                      *         },
                      *         "user": {
-                     *           "href": "/api/v2/users/1",
-                     *           "method": "GET"
+                     *           "href": "/api/v2/users/2"
                      *         }
                      *       }
                      *     }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registerOpenApi } from '../openapi/openapi.plugin.ts';
+import { registerOpenApi, type OpenApiOptions } from '../openapi/openapi.plugin.ts';
 import { API_PREFIXES, registerApiVersioning, type VersioningOptions } from './versioning.ts';
 
 /*
@@ -14,7 +14,7 @@ import { API_PREFIXES, registerApiVersioning, type VersioningOptions } from './v
 export async function registerVersionedApi(
   app: FastifyInstance,
   registerApi: (api: FastifyInstance) => Promise<void>,
-  options: VersioningOptions,
+  options: VersioningOptions & OpenApiOptions,
 ): Promise<void> {
   registerApiVersioning(app, options);
   await registerOpenApi(app, options);

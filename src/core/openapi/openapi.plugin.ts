@@ -4,10 +4,12 @@ import { ErrorEnvelope } from '../http/schemas.ts';
 import { chooseVersion, type ApiVersion } from '../http/versioning.ts';
 import { registerDocsPage } from './docs-page.ts';
 import { createTransform, type OperationFacts } from './operation-facts.ts';
-import { documentForVersion, type OpenApiDocument } from './version-document.ts';
+import { documentForVersion, type OpenApiDocument, type RecordedExamples } from './version-document.ts';
 
 export interface OpenApiOptions {
   v1Sunset: string;
+  /** Recorded answers of the service per version, shown as the documents' examples. */
+  examples?: Partial<Record<ApiVersion, RecordedExamples>> | undefined;
 }
 
 const HEADERS = {
@@ -83,7 +85,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   const documentOf = (version: ApiVersion): OpenApiDocument => {
     let document = documents.get(version);
     if (!document) {
-      document = documentForVersion(app.swagger() as unknown as OpenApiDocument, version, facts, options.v1Sunset);
+      document = documentForVersion(app.swagger() as unknown as OpenApiDocument, version, facts, options.v1Sunset, options.examples?.[version]);
       documents.set(version, document);
     }
     return document;

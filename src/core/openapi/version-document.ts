@@ -56,26 +56,37 @@ function resolverOf(document: OpenApiDocument) {
   };
 }
 
-/** Every JSON request and response body without an example gets one built from its schema. */
-function addExamples(document: OpenApiDocument): void {
+/**
+ * Real answers of the service, recorded per operation (`GET /users/{userId}`) of one version: the
+ * request body sent and the response body per status. The caller passes them in (src/openapi-examples.ts).
+ */
+export type RecordedExamples = Record<string, { request?: unknown; responses: Record<string, unknown> }>;
+
+/**
+ * Every JSON request and response body gets an example: the recorded answer of the service where
+ * there is one, else one built from its schema.
+ */
+function addExamples(document: OpenApiDocument, recorded: RecordedExamples): void {
   const resolve = resolverOf(document);
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method)) continue;
+      const real = recorded[`${method.toUpperCase()} ${path}`];
       const op = operation as Operation & { requestBody?: { content?: Record<string, Record<string, unknown>> } };
       type Content = Record<string, Record<string, unknown>> | undefined;
-      const bodies: [Content, boolean][] = [
-        [op.requestBody?.content, true],
-        ...Object.values(op.responses ?? {}).map((response): [Content, boolean] => [response.content as Content, false]),
+      const bodies: [Content, boolean, unknown][] = [
+        [op.requestBody?.content, true, real?.request],
+        ...Object.entries(op.responses ?? {}).map(([status, response]): [Content, boolean, unknown] => [response.content as Content, false, real?.responses[status]]),
       ];
       // @fastify/swagger marks every declared body required; one that accepts null (an action's `EmptyBody`) may be left out.
       const bodyType = Object.values(op.requestBody?.content ?? {})[0]?.schema as { type?: unknown } | undefined;
       if (op.requestBody && Array.isArray(bodyType?.type) && bodyType.type.includes('null')) Object.assign(op.requestBody, { required: false });
-      for (const [content, minimal] of bodies) {
+      for (const [content, minimal, answer] of bodies) {
         for (const [type, media] of Object.entries(content ?? {})) {
           // Images (avatars) have no meaningful example text.
           if (!type.endsWith('json')) continue;
-          if (media.example === undefined && media.examples === undefined && media.schema !== undefined) {
+          if (answer !== undefined) media.example = answer;
+          else if (media.example === undefined && media.examples === undefined && media.schema !== undefined) {
             media.example = exampleOf(media.schema, resolve, minimal);
           }
         }
@@ -206,6 +217,7 @@ export function documentForVersion(
   version: ApiVersion,
   facts: ReadonlyMap<string, OperationFacts>,
   v1Sunset: string,
+  recorded: RecordedExamples = {},
 ): OpenApiDocument {
   const prefix = `/api/v${version}/`;
   const paths: OpenApiDocument['paths'] = {};
@@ -235,7 +247,7 @@ export function documentForVersion(
   }
   const document = pickVersion({ ...full, paths }, version) as OpenApiDocument;
   hoistNamedSchemas(document);
-  addExamples(document);
+  addExamples(document, recorded);
   addVendorMedia(document, version);
   if (version !== 1) {
     // v2 sends no deprecation headers, so its document does not define them.

@@ -1,0 +1,15 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { ApiVersion } from './core/http/versioning.ts';
+import type { RecordedExamples } from './core/openapi/version-document.ts';
+
+/**
+ * Real answers of the service, recorded over the demo data by `npm run openapi:examples`
+ * (scripts/record-openapi-examples.ts) and shown as the OpenAPI documents' examples: links, methods
+ * and states as the service sends them, not values made up from the schemas.
+ */
+export const OPENAPI_EXAMPLES_FILE = new URL('./openapi-examples.json', import.meta.url);
+
+export function loadOpenApiExamples(): Partial<Record<ApiVersion, RecordedExamples>> {
+  if (!existsSync(OPENAPI_EXAMPLES_FILE)) return {};
+  return JSON.parse(readFileSync(OPENAPI_EXAMPLES_FILE, 'utf8')) as Partial<Record<ApiVersion, RecordedExamples>>;
+}
