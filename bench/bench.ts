@@ -10,9 +10,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
-import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, postgresCpuMillis, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { REFERENCE_WORKLOADS, resetToSeeded, seededIds, startReference } from './suite/reference.ts';
 import { serverArgs } from './suite/server-command.ts';
-import { renderResults, writeResults } from './suite/report.ts';
+import { ratioLines, renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
 import { WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
 
@@ -32,7 +33,10 @@ const { values } = parseArgs({
     out: { type: 'string' },
     'node-options': { type: 'string', default: '' },
     shedding: { type: 'boolean', default: false },
+    // `--no-reference` skips the hand-written reference on PostgreSQL.
+    reference: { type: 'boolean', default: true },
   },
+  allowNegative: true,
 });
 
 const quick = values.quick;
@@ -76,23 +80,32 @@ const rows: ResultRow[] = [];
 const soaks: SoakResult[] = [];
 const ceilingRuns: Measured[] = [];
 
-async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: number) => boolean) | undefined, pid: number) {
+/** `pgDatabase`: also the CPU time of the PostgreSQL processes serving that database, per answer. */
+async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: number) => boolean) | undefined, pid: number, pgDatabase?: string): Promise<Measured> {
   await runLoad({ url, connections: CONNECTIONS, seconds: WARMUP, requests, okStatus });
   const stopSampling = sampleRss(pid);
   const cpuBefore = cpuMillis(pid);
+  const pgBefore = pgDatabase ? postgresCpuMillis(pgDatabase) : 0;
   const runs: LoadFigures[] = [];
   for (let i = 0; i < RUNS; i += 1) runs.push(await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests, okStatus }));
   const answered = runs.reduce((sum, r) => sum + r.answered, 0);
-  return { runs, rssPeak: stopSampling(), cpuUs: ((cpuMillis(pid) - cpuBefore) * 1000) / answered };
+  const perAnswer = (millis: number) => (millis * 1000) / answered;
+  return {
+    runs,
+    rssPeak: stopSampling(),
+    cpuUs: perAnswer(cpuMillis(pid) - cpuBefore),
+    ...(pgDatabase ? { pgCpuUs: perAnswer(postgresCpuMillis(pgDatabase) - pgBefore) } : {}),
+  };
 }
 
 interface Measured {
   runs: LoadFigures[];
   rssPeak: number;
   cpuUs: number;
+  pgCpuUs?: number;
 }
 
-function summarize(dialect: ResultRow['dialect'], workload: string, title: string, { runs, rssPeak, cpuUs }: Measured, note?: string): ResultRow {
+function summarize(dialect: ResultRow['dialect'], workload: string, title: string, { runs, rssPeak, cpuUs, pgCpuUs }: Measured, note?: string): ResultRow {
   const row: ResultRow = {
     dialect,
     workload,
@@ -103,10 +116,11 @@ function summarize(dialect: ResultRow['dialect'], workload: string, title: strin
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     rssPeak,
     cpuUs,
+    ...(pgCpuUs !== undefined ? { pgCpuUs } : {}),
     ...(note ? { note } : {}),
   };
   const statuses = runs.map((r) => JSON.stringify(r.statuses)).join(' ');
-  say(`  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB, CPU ${Math.round(cpuUs)} µs/req  ${statuses}`);
+  say(`  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB, CPU ${Math.round(cpuUs)} µs/req${pgCpuUs !== undefined ? `, PostgreSQL CPU ${Math.round(pgCpuUs)} µs/req` : ''}  ${statuses}`);
   return row;
 }
 
@@ -122,7 +136,7 @@ async function measureCeiling(): Promise<void> {
   }
 }
 
-async function measureWorkload(server: ServerProcess, dialect: Dialect, workload: Workload, context: WorkloadContext): Promise<void> {
+async function measureWorkload(server: ServerProcess, dialect: ResultRow['dialect'], workload: Workload, context: WorkloadContext, pgDatabase?: string): Promise<void> {
   let note: string | undefined;
   try {
     await workload.check(context);
@@ -131,7 +145,7 @@ async function measureWorkload(server: ServerProcess, dialect: Dialect, workload
     say(`  ${dialect} ${workload.id}: ${note}`);
   }
   const prepared = await workload.prepare(context);
-  const measured = await measureRuns(server.url, prepared.requests, prepared.okStatus, server.pid);
+  const measured = await measureRuns(server.url, prepared.requests, prepared.okStatus, server.pid, pgDatabase);
   rows.push(summarize(dialect, workload.id, workload.title, measured, note));
 }
 
@@ -165,14 +179,35 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     const server = await startProcess([...profiling, ...serverArgs(SERVER_DIR)], env, port, log, '/readyz', SERVER_DIR);
     say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
     const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: TOKEN_USER, users: 1000, products: 10000, category: 'category-07' };
+    const pgDatabase = dialect === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined;
+    const seeded = pgDatabase ? await seededIds(database.url) : undefined;
     try {
-      for (const workload of workloads) await measureWorkload(server, dialect, workload, context);
+      for (const workload of workloads) await measureWorkload(server, dialect, workload, context, pgDatabase);
       if (SOAK > 0) await soak(server, dialect, context);
     } finally {
       await server.stop();
     }
+    if (pgDatabase && seeded && values.reference) await benchReference(database.url, pgDatabase, env, context, seeded);
   } finally {
     await database.drop();
+  }
+}
+
+/** The hand-written reference (bench/reference/) on the same database, same data, same token, same core. */
+async function benchReference(url: string, pgDatabase: string, env: Record<string, string>, context: WorkloadContext, seeded: Awaited<ReturnType<typeof seededIds>>): Promise<void> {
+  const chosen = workloads.filter((w) => REFERENCE_WORKLOADS.includes(w.id));
+  if (chosen.length === 0) return;
+  say(`## reference (Fastify + pg + Mercurius loaders): removed what the service wrote (${await resetToSeeded(url, seeded)})`);
+  const port = await freePort();
+  const started = Date.now();
+  // The service's V8 flags (from `npm start`) and NODE_OPTIONS: the ratio compares code, not runtime settings.
+  const nodeFlags = serverArgs(SERVER_DIR).filter((arg) => arg.startsWith('--'));
+  const server = await startReference(url, { ...env, PORT: String(port) }, port, nodeFlags, `${BENCH_DIR}/server-reference.log`);
+  say(`## reference: server ${server.pid} ready in ${Date.now() - started} ms`);
+  try {
+    for (const workload of chosen) await measureWorkload(server, 'reference', workload, { ...context, baseUrl: server.url }, pgDatabase);
+  } finally {
+    await server.stop();
   }
 }
 
@@ -199,9 +234,11 @@ async function main(): Promise<void> {
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
     PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
     `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}${serverArgs(SERVER_DIR).join(' ')}\` (\`npm start\`), NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised, ${values.shedding ? 'overload shedding at its default' : 'overload shedding off (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0)'}`,
+    values.reference && dialects.includes('postgres') ? 'reference: bench/reference/reference-server.ts on the same PostgreSQL database after the service, same flags, core, token and pool size' : 'no reference',
   ].join('; ');
   const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
   writeResults(OUT, section);
+  for (const line of ratioLines(rows)) say(line);
   writeFileSync(`${BENCH_DIR}/results-${started.toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify({ rows, soaks }, null, 2));
   say(`\nwrote ${OUT}`);
 }

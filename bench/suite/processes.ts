@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 
@@ -133,4 +133,30 @@ export async function waitForQuiet(threshold: number, maxSeconds: number, say: (
     load = loadAverage();
   }
   return load;
+}
+
+/** `postgres: [cluster: ]user database host(port) state`: a client backend and its database. */
+const BACKEND = /^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/;
+
+/**
+ * CPU time (user + system, ms) of the local PostgreSQL server's processes: the backends connected to
+ * `database` plus the shared ones (postmaster, WAL writer, checkpointer...). Backends of other
+ * databases are left out, so other work on a shared server counts only through the shared processes.
+ * A backend that exits between two readings takes its CPU time with it: under load, pools keep theirs.
+ */
+export function postgresCpuMillis(database: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const backend = BACKEND.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '));
+      if (backend && backend[1] !== database) continue;
+      const millis = cpuMillis(Number(entry));
+      if (Number.isFinite(millis)) total += millis;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }

@@ -16,19 +16,46 @@ const END = '<!-- bench:end -->';
 const MB = 1024 * 1024;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-function table(rows: ResultRow[], ceilingRps: number): string[] {
+/**
+ * What a row is compared to: a PostgreSQL row to the reference's row of the same workload (when it
+ * ran), every other row to the ceiling. Returns the base row and its name.
+ */
+function baseOf(row: ResultRow, rows: ResultRow[]): [ResultRow | undefined, string] {
+  const reference = row.dialect === 'postgres' ? rows.find((r) => r.dialect === 'reference' && r.workload === row.workload) : undefined;
+  return reference ? [reference, 'reference'] : [rows.find((r) => r.dialect === 'ceiling'), 'ceiling'];
+}
+
+const ratio = (n: number, base: number | undefined, digits: number) => (base ? `${(n / base).toFixed(digits)}` : '–');
+const micros = (n: number | undefined) => (n === undefined ? '–' : fmt(n));
+
+function table(rows: ResultRow[]): string[] {
   const lines = [
-    '| database | workload | req/s | × ceiling | p50 ms | p99 ms | errors | peak RSS MB | server CPU µs/req |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| database | workload | req/s | req/s ratio | p50 ms | p99 ms | p99 ratio | errors | peak RSS MB | server CPU µs/req | PostgreSQL CPU µs/req |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
-    const name = row.dialect === 'ceiling' ? 'raw node:http' : row.dialect;
+    const name = row.dialect === 'ceiling' ? 'raw node:http' : row.dialect === 'reference' ? 'reference (Fastify + pg)' : row.dialect;
     const title = `${row.workload} ${row.title}${row.note ? ` (${row.note})` : ''}`;
+    const [base, baseName] = baseOf(row, rows);
+    const rpsRatio = row.dialect === 'ceiling' ? '1' : `${ratio(row.rps, base?.rps, 3)} × ${baseName}`;
+    const p99Ratio = baseName === 'reference' ? `${ratio(row.p99, base?.p99, 2)} × reference` : '–';
     lines.push(
-      `| ${name} | ${title} | ${fmt(row.rps)} | ${(row.rps / ceilingRps).toFixed(3)} | ${row.p50} | ${row.p99} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} |`,
+      `| ${name} | ${title} | ${fmt(row.rps)} | ${rpsRatio} | ${row.p50} | ${row.p99} | ${p99Ratio} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} | ${micros(row.pgCpuUs)} |`,
     );
   }
   return lines;
+}
+
+/** One line per PostgreSQL workload the reference also ran: the service against it (for the console). */
+export function ratioLines(rows: ResultRow[]): string[] {
+  return rows.flatMap((row) => {
+    const [base, baseName] = baseOf(row, rows);
+    if (row.dialect !== 'postgres' || baseName !== 'reference' || !base) return [];
+    return [
+      `  postgres ${row.workload} vs reference: req/s ${ratio(row.rps, base.rps, 2)}× (${fmt(row.rps)} / ${fmt(base.rps)}), p99 ${ratio(row.p99, base.p99, 2)}× (${row.p99} / ${base.p99} ms), ` +
+        `server CPU ${fmt(row.cpuUs)} / ${fmt(base.cpuUs)} µs/req, PostgreSQL CPU ${micros(row.pgCpuUs)} / ${micros(base.pgCpuUs)} µs/req`,
+    ];
+  });
 }
 
 /** The generated section: when, where, how, the table and the targets. */
@@ -43,12 +70,15 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     `- ${facts.settings}`,
     `- run took ${Math.round((facts.finished.getTime() - facts.started.getTime()) / 1000)} s; ${facts.seeding.join('; ')}`,
     '',
-    ...table(rows, ceilingRps),
+    ...table(rows),
     '',
     'Figures are medians over the repeated runs; errors are summed over them (connection errors, timeouts,',
-    'and any status the workload does not expect: non-2xx, or anything but 304 for W7). × ceiling is the',
-    'ratio to the raw node:http server measured in this run. Server CPU µs/req is the server process\'s',
-    'user + system CPU time over the measured runs divided by the answers: it moves little with machine load.',
+    'and any status the workload does not expect: non-2xx, or anything but 304 for W7). The ratios of a',
+    'PostgreSQL row are to the hand-written reference (Fastify + pg + Mercurius loaders, bench/reference/) on',
+    'the same workload in this run (p99 ratio above 1: slower); every other row is compared to the raw',
+    'node:http ceiling of this run. Server CPU µs/req is the server process\'s user + system CPU time over the',
+    'measured runs divided by the answers: it moves little with machine load. PostgreSQL CPU µs/req is the',
+    'same for the PostgreSQL processes (the bench database\'s backends and the shared background processes).',
     '',
   ];
   if (soaks.length) {

@@ -1,6 +1,7 @@
 /** One measured line of the results table: medians over the repeated runs. */
 export interface ResultRow {
-  dialect: 'ceiling' | 'sqlite' | 'postgres';
+  /** `reference`: the hand-written Fastify + pg app (bench/reference/) on the PostgreSQL database. */
+  dialect: 'ceiling' | 'sqlite' | 'postgres' | 'reference';
   workload: string;
   title: string;
   rps: number;
@@ -12,6 +13,8 @@ export interface ResultRow {
   rssPeak: number;
   /** Server CPU time (user + system) per answered request, microseconds: robust to a busy machine. */
   cpuUs: number;
+  /** CPU time of the PostgreSQL processes serving the bench database, per answer, microseconds. */
+  pgCpuUs?: number;
   note?: string;
 }
 
