@@ -108,6 +108,23 @@ async function timedPost(t: TestServer, query: string, token: string | undefined
   return { status: response.status, body: JSON.parse(text), ms, blockedMs: histogram.max / 1e6, cpuMs: (spent.user + spent.system) / 1000 };
 }
 
+/**
+ * The bound on an attempt's wall time and event-loop delay. This process can only block its own loop
+ * with work it does, and that work is CPU time: when other processes crowd the machine, the loop
+ * also waits for the CPU the system gives elsewhere, which is not the server's doing. So a wall time
+ * or delay over the bound counts only if this attempt also spent more than a quarter of it on the CPU.
+ * An expanding guard spends its time on the CPU and fails either way.
+ */
+const wallBound = (answer: Timed, boundMs: number) => Math.max(boundMs, 4 * answer.cpuMs);
+const withinBound = (answer: Timed, boundMs: number) =>
+  answer.cpuMs < boundMs && answer.ms < wallBound(answer, boundMs) && answer.blockedMs < wallBound(answer, boundMs);
+
+function assertWithinBound(answer: Timed, boundMs: number, label: string): void {
+  assert.ok(answer.cpuMs < boundMs, `${label}: ${answer.cpuMs.toFixed(1)} ms of CPU`);
+  assert.ok(answer.ms < wallBound(answer, boundMs), `${label}: answered in ${answer.ms.toFixed(1)} ms (${answer.cpuMs.toFixed(1)} ms of CPU)`);
+  assert.ok(answer.blockedMs < wallBound(answer, boundMs), `${label}: event loop blocked ${answer.blockedMs.toFixed(1)} ms (${answer.cpuMs.toFixed(1)} ms of CPU)`);
+}
+
 /** The best of up to five attempts (see above). */
 async function bestOf(t: TestServer, query: string, token: string | undefined, boundMs: number): Promise<Timed> {
   const worst = (answer: Timed) => Math.max(answer.ms, answer.blockedMs, answer.cpuMs);
@@ -115,7 +132,8 @@ async function bestOf(t: TestServer, query: string, token: string | undefined, b
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const answer = await timedPost(t, query, token);
     if (!best || worst(answer) < worst(best)) best = answer;
-    if (worst(best) < boundMs) break;
+    // Within the bound, or hopelessly past it on the CPU (an expanding guard): no further attempt.
+    if (withinBound(best, boundMs) || answer.cpuMs > 10 * boundMs) break;
   }
   return best!;
 }
@@ -146,9 +164,7 @@ for (const dialect of DIALECTS) {
         assert.equal(answer.body.data, undefined, name);
         assert.equal(answer.body.errors[0].extensions.guard, 'fields', JSON.stringify(answer.body));
         assert.equal(answer.body.errors[0].extensions.actual, 2 ** 30 + 1);
-        assert.ok(answer.cpuMs < REFUSAL_BOUND_MS, `${name}: ${answer.cpuMs.toFixed(1)} ms of CPU`);
-        assert.ok(answer.ms < REFUSAL_BOUND_MS, `${name}: answered in ${answer.ms.toFixed(1)} ms`);
-        assert.ok(answer.blockedMs < REFUSAL_BOUND_MS, `${name}: event loop blocked ${answer.blockedMs.toFixed(1)} ms`);
+        assertWithinBound(answer, REFUSAL_BOUND_MS, name);
       }
     });
 
@@ -194,9 +210,7 @@ for (const dialect of DIALECTS) {
           seen.set(spec.kind, (seen.get(spec.kind) ?? 0) + 1);
           assert.ok(answer.status === 200 || answer.status === 413, `${label}: ${answer.status}`);
           assert.ok(!codes(answer.body).includes('INTERNAL_SERVER_ERROR'), `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`);
-          assert.ok(answer.cpuMs < ANSWER_BOUND_MS, `${label}: ${answer.cpuMs.toFixed(1)} ms of CPU`);
-          assert.ok(answer.ms < ANSWER_BOUND_MS, `${label}: answered in ${answer.ms.toFixed(1)} ms`);
-          assert.ok(answer.blockedMs < ANSWER_BOUND_MS, `${label}: event loop blocked ${answer.blockedMs.toFixed(1)} ms`);
+          assertWithinBound(answer, ANSWER_BOUND_MS, label);
         }),
         { seed: FUZZ_SEED, numRuns: runs(60) },
       );
