@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/config.ts';
 import type { Db } from './core/db/database.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
+import { migrationsOfModules } from './modules/index.ts';
 import { insertDemoData } from './demo/demo-data.ts';
 import { ensureAdministrator } from './modules/users/users.admin-account.ts';
 
@@ -25,7 +26,7 @@ export async function ensureAdmin(db: Db, config: Config, log: Logger): Promise<
 
 /** Everything the service does before serving: migrations, the admin account, demo data. */
 export async function prepareDatabase(db: Db, config: Config, log: Logger | FastifyBaseLogger): Promise<void> {
-  const { applied, freshDatabase } = await migrateToLatest(db);
+  const { applied, freshDatabase } = await migrateToLatest(db, migrationsOfModules);
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
   await ensureAdmin(db, config, log);
   if (freshDatabase && config.DEMO_DATA) {

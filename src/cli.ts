@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createTokenService } from './core/access/tokens.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
+import { migrationsOfModules } from './modules/index.ts';
 import { findUserById } from './modules/users/users.queries.ts';
 import { serve } from './server.ts';
 
@@ -47,7 +48,7 @@ async function main(argv: string[]): Promise<void> {
       return serve();
     case 'migrate': {
       const config = configOrExit();
-      const { applied } = await withDatabase(config, migrateToLatest);
+      const { applied } = await withDatabase(config, (db) => migrateToLatest(db, migrationsOfModules));
       console.log(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
       return;
     }
@@ -61,7 +62,7 @@ async function main(argv: string[]): Promise<void> {
         process.exit(1);
       }
       const user = await withDatabase(config, async (db) => {
-        await migrateToLatest(db);
+        await migrateToLatest(db, migrationsOfModules);
         return findUserById(db, id);
       });
       if (!user) throw new UsageError(`No user with id ${id}`);

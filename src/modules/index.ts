@@ -8,6 +8,7 @@ import { postsModule } from './posts/posts.module.ts';
 import { productsModule } from './products/products.module.ts';
 import { reportsModule } from './reports/reports.module.ts';
 import { usersModule } from './users/users.module.ts';
+import { moduleMigrations } from './module.ts';
 
 /**
  * The module list: the service container (services.ts), the REST routes (app.ts), the workers and
@@ -30,3 +31,6 @@ export const modules = [
 ] as const;
 
 export type Modules = typeof modules;
+
+/** The migrations the listed modules bring (beyond core's history), for the migrator. */
+export const migrationsOfModules = moduleMigrations(modules);

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/config.ts';
 import type { Db } from '../core/db/database.ts';
 import type { PollingWorker } from '../core/jobs/polling-worker.ts';
+import type { Migration } from 'kysely/migration';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from
@@ -21,6 +22,11 @@ export interface ServiceModule<Name extends string, Service, Needs = object, Rou
   readonly graphql?: ModuleGraphQL<GraphUses>;
   /** Background workers, started once the server listens and stopped on close. */
   workers?(services: WorkerUses, context: WorkerContext): PollingWorker[];
+  /**
+   * The module's own migrations (Kysely's up/down), by name; names sort after core's history
+   * (core/db/migrate.ts: `0006-<resource>`, ...) and never change once applied.
+   */
+  readonly migrations?: Readonly<Record<string, Migration>>;
 }
 
 /** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */
@@ -117,4 +123,16 @@ export function buildModuleServices<const Ms extends readonly AnyModule[], Core 
     built[module.name] = service;
   }
   return built as ModuleServices<Ms>;
+}
+
+/** Every listed module's migrations, for the migrator (core/db/migrate.ts); two modules may not use one name. */
+export function moduleMigrations(list: readonly AnyModule[]): Record<string, Migration> {
+  const all: Record<string, Migration> = {};
+  for (const module of list) {
+    for (const [name, migration] of Object.entries(module.migrations ?? {})) {
+      if (name in all) throw new Error(`Migration ${name} is declared by two modules`);
+      all[name] = migration;
+    }
+  }
+  return all;
 }

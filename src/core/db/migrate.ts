@@ -6,7 +6,11 @@ import * as productPriceCounts from './migrations/0003-product-price-counts.ts';
 import * as counterStorage from './migrations/0004-counter-storage.ts';
 import * as orderHoldIndex from './migrations/0005-order-hold-index.ts';
 
-/** Versioned migrations, in order. A new one is a new file added here; applied ones never change. */
+/**
+ * The schema's history up to the module descriptors: versioned migrations, in order. Applied ones
+ * never change. A new resource brings its own migrations in its module's descriptor (`migrations`),
+ * named to sort after these (`0006-widgets`); they are passed in by the caller.
+ */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-products-list': productsList,
@@ -15,7 +19,13 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-order-hold-index': orderHoldIndex,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+/** Core's migrations and the modules' (Kysely runs them in name order); a name given twice is refused. */
+function providerOf(extra: Readonly<Record<string, Migration>>): MigrationProvider {
+  const taken = Object.keys(extra).filter((name) => name in MIGRATIONS);
+  if (taken.length > 0) throw new Error(`Migration names already taken: ${taken.join(', ')}`);
+  const all = { ...MIGRATIONS, ...extra };
+  return { getMigrations: async () => all };
+}
 
 export interface MigrationOutcome {
   applied: string[];
@@ -32,10 +42,11 @@ const ATTEMPTS = 10;
  * a new file could fail with "table ... already exists" (test/reliability). Each attempt is one
  * transaction that rolls back whole, so the loser tries again and finds the work done.
  */
-export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
+export async function migrateToLatest(db: Db, moduleMigrations: Readonly<Record<string, Migration>> = {}): Promise<MigrationOutcome> {
+  const provider = providerOf(moduleMigrations);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await migrateOnce(db);
+      return await migrateOnce(db, provider);
     } catch (error) {
       if (attempt >= ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
@@ -43,7 +54,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
   }
 }
 
-async function migrateOnce(db: Db): Promise<MigrationOutcome> {
+async function migrateOnce(db: Db, provider: MigrationProvider): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db, provider });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
