@@ -95,16 +95,20 @@ interface RouteInfo {
 
 const STATEMENT_KINDS = ['select', 'insert', 'update', 'delete', 'transaction', 'other'] as const;
 type StatementKind = (typeof STATEMENT_KINDS)[number];
+const TRANSACTION_WORDS = ['begin', 'commit', 'rollback', 'start transaction', 'savepoint', 'release'];
 
-/** The statement's kind from its first word, without a regular expression (it runs for every statement). */
-function statementKind(sql: string): StatementKind {
-  const head = sql.slice(0, 8).trimStart().slice(0, 6).toLowerCase();
-  if (head === 'select') return 'select';
-  if (head === 'insert') return 'insert';
-  if (head === 'update') return 'update';
-  if (head === 'delete') return 'delete';
-  if (head.startsWith('begin') || head.startsWith('commit') || head.startsWith('rollba') || head.startsWith('start') || head.startsWith('savepo') || head.startsWith('releas')) {
-    return 'transaction';
+/**
+ * The statement's kind from its first word. It runs for every statement: Kysely writes keywords in
+ * lower case, so `startsWith` answers without allocating; other text (raw SQL) is lowered first.
+ */
+export function statementKind(sql: string): StatementKind {
+  for (let pass = 0; pass < 2; pass += 1) {
+    const text = pass === 0 ? sql : sql.slice(0, 20).trimStart().toLowerCase();
+    if (text.startsWith('select')) return 'select';
+    if (text.startsWith('insert')) return 'insert';
+    if (text.startsWith('update')) return 'update';
+    if (text.startsWith('delete')) return 'delete';
+    if (TRANSACTION_WORDS.some((word) => text.startsWith(word))) return 'transaction';
   }
   return 'other';
 }
@@ -217,12 +221,8 @@ function observeDatabase(db: Db, registers: Registry[]): () => void {
     registers,
   });
   // One child per label pair, made once: the hook runs for every statement.
-  const children = new Map<string, ReturnType<typeof statements.labels>>();
-  for (const kind of STATEMENT_KINDS) {
-    for (const outcome of ['ok', 'error']) children.set(`${kind} ${outcome}`, statements.labels({ statement: kind, outcome }));
-  }
-  const ok = new Map(STATEMENT_KINDS.map((kind) => [kind, children.get(`${kind} ok`)!]));
-  const failed = new Map(STATEMENT_KINDS.map((kind) => [kind, children.get(`${kind} error`)!]));
+  const ok = new Map(STATEMENT_KINDS.map((kind) => [kind, statements.labels({ statement: kind, outcome: 'ok' })]));
+  const failed = new Map(STATEMENT_KINDS.map((kind) => [kind, statements.labels({ statement: kind, outcome: 'error' })]));
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections by state: in_use (lent out), idle (open, free)',
@@ -251,8 +251,7 @@ function observeDatabase(db: Db, registers: Registry[]): () => void {
     },
   });
   return observeQueries(db, (sql, durationMs, error) => {
-    const kind = statementKind(sql);
-    (error ? failed : ok).get(kind)!.observe(durationMs / 1000);
+    (error ? failed : ok).get(statementKind(sql))!.observe(durationMs / 1000);
   });
 }
 
