@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import pino from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config/config.ts';
 import { registerAccessControl } from './core/access/access.ts';
@@ -16,7 +15,8 @@ import { registerRequestContext, requestIdOf } from './core/http/request-context
 import { createRouteIndex } from './core/http/route-index.ts';
 import { registerVersionedApi } from './core/http/versioned-api.ts';
 import { registerHealth } from './core/ops/health.ts';
-import { metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
+import { createMetrics, metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
+import { loggerOptions } from './core/ops/logging.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { compileRequestValidator } from './core/validation/request-validator.ts';
 import { modules } from './modules/index.ts';
@@ -25,6 +25,14 @@ import { createServices, type Services } from './services.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The routes `http_request_duration_seconds` times (patterns without the version prefix): the REST
+ * API and GraphQL. Probes, the scrape, the API documents, /docs and GraphiQL are counted, not timed.
+ */
+export function isTimedRoute(route: string): boolean {
+  return route === '/graphql' || (route.startsWith('/api/') && !route.endsWith('/openapi.json'));
+}
 
 export interface App {
   http: FastifyInstance;
@@ -36,9 +44,8 @@ export interface App {
 /** Builds the HTTP app over a ready database. Only `server.ts` listens and handles signals. */
 export async function buildApp(config: Config, db: Db): Promise<App> {
   const app = Fastify({
-    // Log lines are written asynchronously: under load they leave in batches instead of one write
-    // system call per line; pino flushes what is pending when the process exits (bench/RESULTS.md).
-    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL, stream: pino.destination({ sync: false }) },
+    // JSON lines written asynchronously, or pino-pretty on a terminal (core/ops/logging.ts).
+    logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
     // One line per request instead of two (core/http/access-log.ts).
     logController: new AccessLogController(),
     genReqId: requestIdOf,
@@ -61,17 +68,21 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   });
 
   const services = createServices(config, db);
+  const metrics = createMetrics({ db, timed: isTimedRoute });
+  for (const module of modules) {
+    for (const source of module.metrics?.(services) ?? []) metrics.addScrapedGauges(source);
+  }
   registerJsonBody(app);
   registerLingeringClose(app);
   registerRequestContext(app);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
-  const rateLimiter = await registerSecurity(app, config, services.tokens);
+  const rateLimiter = await registerSecurity(app, config, services.tokens, { onRejected: metrics.rateLimited });
   registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
-  const metrics = registerMetrics(app, metricsRouteFor(config));
+  registerMetrics(app, metrics, metricsRouteFor(config));
   registerErrorHandling(app, routes);
   registerHealth(app, db);
-  await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS);
+  await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, metrics.shed);
 
   // One route table for every REST version: registered under /api, /api/v1 and /api/v2.
   await registerVersionedApi(

@@ -5,6 +5,8 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnServer as spawn, type ChildServer } from '../test/support/child-server.ts';
 import { DIALECTS } from '../test/support/dialects.ts';
+import { loadConfig } from './config/config.ts';
+import { describeDatabase, startupMessage } from './server.ts';
 
 const running = new Set<ChildServer>();
 /** Spawns a server that is killed after the tests even when an assertion fails midway. */
@@ -44,6 +46,17 @@ for (const dialect of DIALECTS) {
         };
         assert.ok(users.pagination.total >= 4, 'the demo users are there');
         assert.ok(first.lines.some((line) => line.includes('demo data')));
+        // The start-up line: the database, where everything is, how to sign in.
+        const startup = first.lines
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { msg?: string; database?: string })
+          .find((line) => line.msg?.startsWith('Serving '));
+        assert.ok(startup, 'a start-up line');
+        assert.equal(startup.database, dialect.name);
+        for (const part of [`on ${dialect.name} `, `${first.url}/api `, `${first.url}/docs`, `${first.url}/graphiql`, `POST ${first.url}/api/auth/token`, 'admin@example.com', 'alice@example.com', 'demo-password']) {
+          assert.ok(startup.msg!.includes(part), `${part} in ${startup.msg}`);
+        }
+        assert.ok(!startup.msg!.includes(password!), 'never the admin password');
         first.process.kill('SIGTERM');
         assert.equal(await first.exited, 0);
 
@@ -134,3 +147,22 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('the start-up line', () => {
+  it('names the database without credentials', () => {
+    assert.equal(describeDatabase('postgres://app:s3cret@db.internal:5432/content'), 'postgres db.internal:5432/content');
+    assert.equal(describeDatabase('sqlite:./data/content.db'), 'sqlite ./data/content.db');
+    assert.equal(describeDatabase('sqlite::memory:'), 'sqlite :memory:');
+  });
+
+  it('leaves GraphiQL out when it is off, names the admin-token rule for /metrics in production, and demo accounts only when present', () => {
+    const production = loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, ADMIN_PASSWORD: 'a-secret-admin-password', DATABASE_URL: 'sqlite::memory:' });
+    const line = startupMessage(production, 'http://127.0.0.1:3000', undefined, []);
+    assert.doesNotMatch(line, /graphiql|demo|a-secret-admin-password/i);
+    assert.match(line, /\/metrics \(admin token\)/);
+    assert.match(line, /POST http:\/\/127\.0\.0\.1:3000\/api\/auth\/token/);
+    assert.match(line, /password from ADMIN_PASSWORD/);
+    const separate = startupMessage(production, 'http://127.0.0.1:3000', 'http://127.0.0.1:9100', []);
+    assert.match(separate, /metrics http:\/\/127\.0\.0\.1:9100\/metrics;/);
+  });
+});

@@ -2,11 +2,13 @@ import cluster from 'node:cluster';
 import type { Server as HttpServer } from 'node:http';
 import { Server, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
+import { createLogger } from './core/ops/logging.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { buildApp, type App } from './app.ts';
 import { prepareDatabase } from './bootstrap.ts';
-import { createDatabase, type Db } from './core/db/database.ts';
+import { createDatabase, dialectOf, type Db } from './core/db/database.ts';
+import { DEMO_PASSWORD, demoAccountsIn } from './demo/demo-data.ts';
+import { graphqlSwitches } from './graphql/graphql.plugin.ts';
 import { markDraining } from './core/ops/health.ts';
 import { createMetricsServer } from './core/ops/metrics.ts';
 
@@ -28,7 +30,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const db = createDatabase(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
   try {
-    if (options.prepare !== false) await prepareDatabase(db, config, pino({ level: config.LOG_LEVEL }));
+    if (options.prepare !== false) await prepareDatabase(db, config, createLogger(config.LOG_LEVEL));
     const app = await buildApp(config, db);
     if (config.jwtSecretGenerated) {
       app.http.log.warn('JWT_SECRET is not set: tokens are signed with a random per-process secret');
@@ -40,6 +42,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     } catch (error) {
       await app.http.close();
       throw error;
+    }
+    // Not at LOG_LEVEL=silent (tests): the demo-account lookup would be wasted.
+    if (config.LOG_LEVEL !== 'silent') {
+      app.http.log.info({ database: dialectOf(db) }, startupMessage(config, url, metrics?.url, await demoAccountsIn(db).catch(() => [])));
     }
     return {
       app,
@@ -56,6 +62,38 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await db.destroy();
     throw error;
   }
+}
+
+/** The database a URL names, without its credentials: `postgres 127.0.0.1:5432/content`, `sqlite ./data/content.db`. */
+export function describeDatabase(databaseUrl: string): string {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return `sqlite ${databaseUrl.replace(/^sqlite:/, '')}`;
+  try {
+    const parsed = new URL(databaseUrl);
+    return `postgres ${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'postgres';
+  }
+}
+
+/**
+ * The start-up line: what an operator (or a developer after `npm start`) needs first: the database,
+ * where the API, its docs, GraphQL and GraphiQL are, and how to get a token. Never a password but
+ * the published demo one.
+ */
+export function startupMessage(config: Config, url: string, metricsUrl: string | undefined, demoAccounts: string[]): string {
+  const parts = [
+    `Serving ${url} on ${describeDatabase(config.DATABASE_URL)}`,
+    `REST API ${url}/api (also /api/v1, /api/v2)`,
+    `API docs ${url}/docs`,
+    `GraphQL ${url}/graphql`,
+  ];
+  if (graphqlSwitches(config).graphiql) parts.push(`GraphiQL ${url}/graphiql`);
+  parts.push(`metrics ${metricsUrl ?? url}/metrics${metricsUrl === undefined && config.NODE_ENV === 'production' ? ' (admin token)' : ''}`);
+  const password = config.ADMIN_PASSWORD ? 'password from ADMIN_PASSWORD' : 'password as printed once when the account was created';
+  let signIn = `sign in: POST ${url}/api/auth/token {"email","password"} → Bearer token; administrator ${config.ADMIN_EMAIL.toLowerCase()} (${password})`;
+  if (demoAccounts.length > 0) signIn += `; demo accounts ${demoAccounts.join(', ')} (password ${DEMO_PASSWORD})`;
+  parts.push(signIn);
+  return parts.join('; ');
 }
 
 /** METRICS_PORT (DECISIONS §1): `/metrics` on its own listener of the same host, off the main port. */
@@ -148,7 +186,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
  * A worker that dies is replaced; SIGTERM is passed on and the primary exits when all have finished.
  */
 async function runCluster(config: Config): Promise<void> {
-  const log = pino({ level: config.LOG_LEVEL });
+  const log = createLogger(config.LOG_LEVEL);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 1 });
   try {
     await prepareDatabase(db, config, log);

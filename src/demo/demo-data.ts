@@ -4,6 +4,14 @@ import type { Db } from '../core/db/database.ts';
 /** Password of the demo accounts (alice@, bob@, carol@example.com); documented in the README. */
 export const DEMO_PASSWORD = 'demo-password';
 
+/** The demo accounts that exist in `db` (the start-up line names them when demo data was loaded). */
+export async function demoAccountsIn(db: Db): Promise<string[]> {
+  const emails = PEOPLE.map((person) => person.email);
+  const rows = await db.selectFrom('users').select('email').where('email', 'in', emails).execute();
+  const present = new Set(rows.map((row) => row.email));
+  return emails.filter((email) => present.has(email));
+}
+
 const PEOPLE = [
   { name: 'Alice Martin', email: 'alice@example.com', age: 34 },
   { name: 'Bob Chen', email: 'bob@example.com', age: 27 },

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
+import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/metrics.ts';
 import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
 import { useCurrentRights, type GraphQLContext } from '../core/graphql/context.ts';
@@ -20,6 +21,16 @@ export interface GraphQLPluginOptions {
   config: Config;
   services: Services;
   charge: ChargeRequest;
+}
+
+/** Names the operation about to run on the request; the route settles its outcome when it answers. */
+function noteOperation(request: FastifyRequest, document: DocumentNode, operationName: string | undefined): void {
+  const operation = getOperationAST(document, operationName);
+  request.graphqlOperation = {
+    name: operation?.name?.value.slice(0, MAX_OPERATION_NAME_LENGTH) ?? '(anonymous)',
+    type: operation?.operation ?? '(none)',
+    outcome: 'success',
+  };
 }
 
 /** Introspection and GraphiQL: on outside production unless switched off, off in production unless switched on. */
@@ -57,6 +68,8 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
   });
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const { operationName, reply } = context as { operationName?: string; reply: FastifyReply };
+    // The document passed validation: its operation's name is a GraphQL name (access log, metrics).
+    noteOperation(reply.request, document, operationName);
     const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
     assertStorableInput(document, variables as Record<string, unknown> | undefined);
     // Only an operation about to run is charged its cost (the request itself counted one already):

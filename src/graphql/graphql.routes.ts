@@ -24,9 +24,17 @@ interface GraphQLBody {
 }
 
 function send(reply: FastifyReply, type: ResponseType, status: number, body: GraphQLBody): FastifyReply {
+  settleOutcome(reply.request, body);
   // Answers depend on the caller and on the negotiated media type (GET answers carry an ETag).
   reply.header('vary', 'Authorization, Accept');
   return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
+}
+
+/** The outcome the access log and `/metrics` report: an operation that never passed validation is `rejected`. */
+function settleOutcome(request: FastifyRequest, body: GraphQLBody): void {
+  const operation = request.graphqlOperation;
+  if (!operation) request.graphqlOperation = { name: '(none)', type: '(none)', outcome: 'rejected' };
+  else if (body.errors && body.errors.length > 0) operation.outcome = 'error';
 }
 
 /**

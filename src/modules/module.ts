@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../core/db/database.ts';
 import type { PollingWorker } from '../core/jobs/polling-worker.ts';
 import type { Migration } from 'kysely/migration';
+import type { ScrapedGauges } from '../core/ops/metrics.ts';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from
@@ -11,7 +12,15 @@ import type { Migration } from 'kysely/migration';
  * Each part declares the services it uses as its own parameter type; where the list is composed the
  * compiler checks that those services exist (and, for `createService`, that they are built earlier).
  */
-export interface ServiceModule<Name extends string, Service, Needs = object, RouteUses = object, GraphUses = object, WorkerUses = object> {
+export interface ServiceModule<
+  Name extends string,
+  Service,
+  Needs = object,
+  RouteUses = object,
+  GraphUses = object,
+  WorkerUses = object,
+  MetricsUses = object,
+> {
   /** The service's key in the container (`services.<name>`). */
   readonly name: Name;
   /** Builds the module's one service; runs once, in list order. */
@@ -27,6 +36,8 @@ export interface ServiceModule<Name extends string, Service, Needs = object, Rou
    * (core/db/migrate.ts: `0006-<resource>`, ...) and never change once applied.
    */
   readonly migrations?: Readonly<Record<string, Migration>>;
+  /** Gauges read on each scrape of `/metrics` (e.g. a queue's depth), with their names and help texts. */
+  metrics?(services: MetricsUses): ScrapedGauges[];
 }
 
 /** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */
@@ -66,9 +77,17 @@ export interface WorkerContext {
 }
 
 /** Types a descriptor (names, services and the services each part uses are inferred). */
-export function defineModule<const Name extends string, Service, Needs = object, RouteUses = object, GraphUses = object, WorkerUses = object>(
-  module: ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses>,
-): ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses> {
+export function defineModule<
+  const Name extends string,
+  Service,
+  Needs = object,
+  RouteUses = object,
+  GraphUses = object,
+  WorkerUses = object,
+  MetricsUses = object,
+>(
+  module: ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses, MetricsUses>,
+): ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses, MetricsUses> {
   return module;
 }
 
@@ -85,7 +104,7 @@ export function restRoutes<Options extends FastifyPluginOptions>(
 }
 
 /** Any descriptor; what each part uses is checked where the list is composed. */
-export type AnyModule = ServiceModule<string, unknown, never, never, never, never>;
+export type AnyModule = ServiceModule<string, unknown, never, never, never, never, never>;
 
 export type ServiceOf<M extends AnyModule> = ReturnType<M['createService']>;
 type NeedsOf<M extends AnyModule> = Parameters<M['createService']>[0]['services'];
@@ -108,7 +127,7 @@ export type ConstructionOrder<Ms extends readonly AnyModule[], Built> = Ms exten
   : unknown;
 
 /** What the composition loop sees of a descriptor (its types were checked by `ConstructionOrder`). */
-type BuildableModule = ServiceModule<string, unknown, Record<string, unknown>, never, never, never>;
+type BuildableModule = ServiceModule<string, unknown, Record<string, unknown>, never, never, never, never>;
 
 /** Builds each module's service in list order; each one gets `core` and the services built before it. */
 export function buildModuleServices<const Ms extends readonly AnyModule[], Core extends Record<string, unknown>>(

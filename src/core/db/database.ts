@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { withNamedStatements } from './pg-named-statements.ts';
 import { openSqlite } from './sqlite-adapter.ts';
@@ -16,10 +16,14 @@ export interface DatabaseOptions {
   onQuery?: (sql: string) => void;
 }
 
-type QueryListener = (sql: string) => void;
+/**
+ * Sees every statement: its SQL, how long it took (Kysely times each statement once a `log` is set,
+ * which it always is here) and whether it failed. Called synchronously after the statement.
+ */
+type QueryListener = (sql: string, durationMs: number, failed: boolean) => void;
 const queryListeners = new WeakMap<object, Set<QueryListener>>();
 
-/** Calls `listener` with the SQL of every statement `db` runs from now on; returns the unsubscribe. */
+/** Calls `listener` with every statement `db` runs from now on; returns the unsubscribe. */
 export function observeQueries(db: Db, listener: QueryListener): () => void {
   const listeners = queryListeners.get(db);
   if (!listeners) throw new Error('This database was not built by createDatabase');
@@ -27,13 +31,69 @@ export function observeQueries(db: Db, listener: QueryListener): () => void {
   return () => listeners.delete(listener);
 }
 
-function withQueryLog(build: (log: (event: LogEvent) => void) => Db, options: DatabaseOptions): Db {
-  const listeners = new Set<QueryListener>(options.onQuery ? [options.onQuery] : []);
+/** The connections of a database, read when metrics are scraped. */
+export interface PoolStats {
+  /** Connections open (PostgreSQL: up to DATABASE_POOL_SIZE; SQLite: its one connection). */
+  total: number;
+  /** Open and not lent out. */
+  idle: number;
+  /** Callers waiting for a connection (SQLite: for the one connection, held by a transaction). */
+  waiting: number;
+  /** The most connections the pool opens. */
+  max: number;
+}
+
+const poolStats = new WeakMap<object, () => PoolStats>();
+
+/** The pool's figures now (cheap: counters, no statement). */
+export function poolStatsOf(db: Db): PoolStats {
+  const read = poolStats.get(db);
+  if (!read) throw new Error('This database was not built by createDatabase');
+  return read();
+}
+
+function withQueryLog(build: (log: (event: LogEvent) => void) => Db, options: DatabaseOptions, stats: () => PoolStats): Db {
+  const listeners = new Set<QueryListener>(options.onQuery ? [(sql) => options.onQuery!(sql)] : []);
   const db = build((event) => {
-    for (const listener of listeners) listener(event.query.sql);
+    for (const listener of listeners) listener(event.query.sql, event.queryDurationMillis, event.level === 'error');
   });
   queryListeners.set(db, listeners);
+  poolStats.set(db, stats);
   return db;
+}
+
+/**
+ * Kysely's SQLite driver lends its one connection through a mutex (a transaction holds it until it
+ * ends). This wrapper counts the holder and the waiters, two integers on each acquisition.
+ */
+class CountingSqliteDialect extends SqliteDialect {
+  inUse = 0;
+  waiting = 0;
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const acquire = driver.acquireConnection.bind(driver);
+    const release = driver.releaseConnection.bind(driver);
+    driver.acquireConnection = () => {
+      this.waiting += 1;
+      return acquire().then(
+        (connection) => {
+          this.waiting -= 1;
+          this.inUse += 1;
+          return connection;
+        },
+        (error: unknown) => {
+          this.waiting -= 1;
+          throw error;
+        },
+      );
+    };
+    driver.releaseConnection = (connection: DatabaseConnection) => {
+      this.inUse -= 1;
+      return release(connection);
+    };
+    return driver;
+  }
 }
 
 /** Builds the database from a URL: `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
@@ -50,12 +110,24 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     // query in flight still fails, and is answered with a 503.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), log }), options);
+    const max = options.poolSize ?? 10;
+    return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), log }), options, () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max,
+    }));
   }
   const path = url.replace(/^sqlite:/, '');
   const file = path === ':memory:' ? ':memory:' : path;
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  return withQueryLog((log) => new Kysely<Tables>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log }), options);
+  const dialect = new CountingSqliteDialect({ database: openSqlite(file) });
+  return withQueryLog((log) => new Kysely<Tables>({ dialect, log }), options, () => ({
+    total: 1,
+    idle: 1 - dialect.inUse,
+    waiting: dialect.waiting,
+    max: 1,
+  }));
 }
 
 export function dialectOf(db: { getExecutor(): { adapter: unknown } }): DialectName {

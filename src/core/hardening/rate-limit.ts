@@ -13,6 +13,8 @@ export interface RateLimitSettings {
   authWindowMs: number;
   redisUrl?: string | undefined;
   redisPrefix: string;
+  /** Told of every refusal (the metrics count them); `requests`: the general budget, `token_attempts`: sign-in attempts, `graphql_cost`: an operation's cost. */
+  onRejected?: ((limit: 'requests' | 'token_attempts' | 'graphql_cost') => void) | undefined;
 }
 
 /** Probes and scrapes are never limited: an orchestrator must always see the truth. */
@@ -137,7 +139,10 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
     const decision = await decide(general, request);
     if (!decision) return;
     setHeaders(reply, decision);
-    if (decision.exceeded) throw rateLimited(decision);
+    if (decision.exceeded) {
+      settings.onRejected?.('requests');
+      throw rateLimited(decision);
+    }
   });
 
   // After the body is parsed (the email is in it), before it is validated: malformed attempts count too.
@@ -146,6 +151,7 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
     if (request.method !== 'POST' || !TOKEN_ROUTE.test(request.routeOptions.url ?? '')) return done();
     decide(tokenAttempts, request).then((decision) => {
       if (decision) setHeaders(reply, decision);
+      if (decision?.exceeded) settings.onRejected?.('token_attempts');
       done(decision?.exceeded ? rateLimited(decision) : undefined);
     }, done);
   });
@@ -168,7 +174,10 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
         exceeded: count.current > settings.max,
       };
       setHeaders(reply, decision);
-      if (decision.exceeded) throw rateLimited(decision);
+      if (decision.exceeded) {
+        settings.onRejected?.('graphql_cost');
+        throw rateLimited(decision);
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TokenVerifier } from '../access/tokens.ts';
 import { corsOriginsOf, registerCors, registerSecurityHeaders, registerUrlLengthLimit } from './http-hardening.ts';
-import { registerRateLimits, type RateLimiter } from './rate-limit.ts';
+import { registerRateLimits, type RateLimiter, type RateLimitSettings } from './rate-limit.ts';
 
 /**
  * The settings security reads, named as in the configuration (src/config/config.ts) so the caller
@@ -23,7 +23,12 @@ export interface SecuritySettings {
  * these onRequest hooks then run first, so an over-long URL or a spent budget is refused before
  * any other work. Returns the rate limiter, which GraphQL charges an operation's cost to.
  */
-export async function registerSecurity(app: FastifyInstance, config: SecuritySettings, verifier: TokenVerifier): Promise<RateLimiter> {
+export async function registerSecurity(
+  app: FastifyInstance,
+  config: SecuritySettings,
+  verifier: TokenVerifier,
+  events: Pick<RateLimitSettings, 'onRejected'> = {},
+): Promise<RateLimiter> {
   await registerSecurityHeaders(app);
   registerUrlLengthLimit(app, config.MAX_URL_LENGTH);
   await registerCors(app, corsOriginsOf(config.CORS_ORIGINS));
@@ -36,6 +41,7 @@ export async function registerSecurity(app: FastifyInstance, config: SecuritySet
       authWindowMs: config.RATE_LIMIT_AUTH_WINDOW_MS,
       redisUrl: config.REDIS_URL,
       redisPrefix: config.RATE_LIMIT_REDIS_PREFIX,
+      onRejected: events.onRejected,
     },
     verifier,
   );

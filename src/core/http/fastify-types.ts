@@ -15,6 +15,18 @@ export interface OperationDocs {
   responseMedia?: Record<number, readonly string[]>;
 }
 
+/** A GraphQL request as the access log and `/metrics` describe it. */
+export interface GraphQLOperationFacts {
+  /**
+   * The operation's name, known only once the document passed validation (a GraphQL name, so no
+   * secret), cut to 64 characters; `(anonymous)` for an unnamed one; `(none)` when it never got there.
+   */
+  name: string;
+  type: 'query' | 'mutation' | 'subscription' | '(none)';
+  /** `success`: ran, no errors; `error`: validated, then refused or answered with errors; `rejected`: refused before validation passed. */
+  outcome: 'success' | 'error' | 'rejected';
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
@@ -38,5 +50,7 @@ declare module 'fastify' {
     apiPrefix: string;
     /** The REST version this request is served as (core/http/versioning.ts); 1 outside `/api`. */
     apiVersion: 1 | 2;
+    /** What the GraphQL endpoint made of the request (set by src/graphql/), for the access log and metrics; null elsewhere. */
+    graphqlOperation: GraphQLOperationFacts | null;
   }
 }

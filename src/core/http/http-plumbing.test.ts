@@ -56,7 +56,7 @@ for (const dialect of DIALECTS) {
       const res = await t.request('GET', '/metrics');
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
-      assert.match(res.text, /http_requests_total\{method="GET",route="\/api\/users\/:userId",status_code="200"\} \d+/);
+      assert.match(res.text, /http_requests_total\{method="GET",route="\/api\/users\/:userId",version="1",status_code="200"\} \d+/);
       assert.match(res.text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/users\/:userId"/);
       assert.match(res.text, /process_resident_memory_bytes/);
     });

@@ -12,6 +12,7 @@ export function requestIdOf(request: IncomingMessage): string {
 
 export function registerRequestContext(app: FastifyInstance): void {
   app.decorateRequest('apiPrefix', '/api');
+  app.decorateRequest('graphqlOperation', null);
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (request.url.startsWith('/api')) {

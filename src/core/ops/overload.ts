@@ -22,7 +22,7 @@ const RESOLUTION_MS = 10;
  * window without a single sample (read as an infinite delay), for overload: the first requests
  * after /healthz said 200 were answered 503 (test/reliability/start-up.test.ts).
  */
-export async function registerOverloadProtection(app: FastifyInstance, maxEventLoopDelayMs: number): Promise<void> {
+export async function registerOverloadProtection(app: FastifyInstance, maxEventLoopDelayMs: number, onShed: () => void = () => {}): Promise<void> {
   if (maxEventLoopDelayMs <= 0) return;
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   let delay = 0;
@@ -54,7 +54,8 @@ export async function registerOverloadProtection(app: FastifyInstance, maxEventL
   });
   app.addHook('onRequest', (request, reply, done) => {
     if (delay <= maxEventLoopDelayMs || request.url === '/healthz') return done();
-    // Answered here, not through the error handler: a shed request is not worth a log line.
+    // Answered here, not through the error handler: a shed request is not worth a log line (it is counted).
+    onShed();
     sendError(
       reply,
       new AppError('SERVICE_UNAVAILABLE', 'The service is overloaded; retry shortly', {

@@ -10,4 +10,17 @@ export const reportsModule = defineModule({
   routes: restRoutes(reportsRoutes, ({ reports }) => ({ reports })),
   workers: ({ reports }: { reports: ReportsService }, { config, log }) =>
     config.REPORT_WORKER ? [createReportWorker(reports, { pollMs: config.REPORT_POLL_MS, log })] : [],
+  // Read on each scrape (one query on the status index); the same on every instance, which share the queue.
+  metrics: ({ reports }: { reports: ReportsService }) => [
+    {
+      gauges: {
+        report_jobs_queued: 'Report jobs waiting for a worker',
+        report_jobs_oldest_queued_age_seconds: 'How long the oldest queued report job has waited (0 when none)',
+      },
+      async read() {
+        const stats = await reports.queueStats();
+        return { report_jobs_queued: stats.queued, report_jobs_oldest_queued_age_seconds: stats.oldestAgeSeconds };
+      },
+    },
+  ],
 });

@@ -86,3 +86,13 @@ export async function finishJob(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The queue's depth and the creation time of its oldest queued job (status index), for `/metrics`. */
+export async function queuedJobStats(db: Db): Promise<{ queued: number; oldestCreatedAt: string | null }> {
+  const row = await db
+    .selectFrom('report_jobs')
+    .select((eb) => [eb.fn.countAll<number>().as('queued'), eb.fn.min('created_at').as('oldest')])
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return { queued: Number(row?.queued ?? 0), oldestCreatedAt: (row?.oldest as string | null | undefined) ?? null };
+}

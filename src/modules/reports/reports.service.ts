@@ -74,6 +74,13 @@ export function createReportsService(db: Db, options: ReportsOptions) {
       }
       return true;
     },
+
+    /** Jobs waiting for a worker and how long the oldest has waited (seconds; 0 when none), for `/metrics`. */
+    async queueStats(): Promise<{ queued: number; oldestAgeSeconds: number }> {
+      const stats = await repo.queuedJobStats(db);
+      const oldest = stats.oldestCreatedAt === null ? NaN : Date.parse(stats.oldestCreatedAt);
+      return { queued: stats.queued, oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
+    },
   };
 }
 
