@@ -13,6 +13,9 @@ describe('configuration', () => {
     assert.equal(config.ADMIN_EMAIL, 'admin@example.com');
     assert.equal(config.JWT_TTL_SECONDS, 900);
     assert.equal(config.STORE_CURRENCY, 'USD');
+    // Every instance sweeps pending orders past their hold unless told not to (DECISIONS §3).
+    assert.equal(config.ORDER_HOLD_WORKER, true);
+    assert.equal(config.REPORT_WORKER, true);
     assert.equal(config.jwtSecretGenerated, true);
     assert.ok(config.jwtSecret.length >= 32);
   });

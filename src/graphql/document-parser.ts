@@ -5,6 +5,11 @@ export const MAX_TOKENS = 10_000;
 /** Deepest nesting of `{`, `(` and `[`: the depth limit of 10 fields leaves room for nested input. */
 export const MAX_NESTING = 100;
 const CACHE_SIZE = 500;
+/**
+ * Texts longer than this are parsed every time and not kept: the cache is keyed by the whole text, and
+ * 500 distinct bodies of up to 1 MiB would hold 500 MiB. Real operations are a few hundred bytes.
+ */
+const CACHED_TEXT_MAX = 16 * 1024;
 
 const OPENING = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.PAREN_L, TokenKind.BRACKET_L]);
 const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.PAREN_R, TokenKind.BRACKET_R]);
@@ -53,8 +58,10 @@ export function createDocumentParser(): DocumentParser {
           if (!(error instanceof GraphQLError)) throw error;
           verdict = error;
         }
-        if (verdicts.size >= CACHE_SIZE) verdicts.delete(verdicts.keys().next().value as string);
-        verdicts.set(text, verdict);
+        if (text.length <= CACHED_TEXT_MAX) {
+          if (verdicts.size >= CACHE_SIZE) verdicts.delete(verdicts.keys().next().value as string);
+          verdicts.set(text, verdict);
+        }
       }
       if (verdict instanceof GraphQLError) throw verdict;
       return verdict;
