@@ -9,7 +9,12 @@ import type { RecordedExamples } from './core/openapi/version-document.ts';
  */
 export const OPENAPI_EXAMPLES_FILE = new URL('./openapi-examples.json', import.meta.url);
 
+let loaded: Partial<Record<ApiVersion, RecordedExamples>> | undefined;
+
+/** Read once per process: every app built in it (the test suites build hundreds) shares the same file. */
 export function loadOpenApiExamples(): Partial<Record<ApiVersion, RecordedExamples>> {
-  if (!existsSync(OPENAPI_EXAMPLES_FILE)) return {};
-  return JSON.parse(readFileSync(OPENAPI_EXAMPLES_FILE, 'utf8')) as Partial<Record<ApiVersion, RecordedExamples>>;
+  loaded ??= existsSync(OPENAPI_EXAMPLES_FILE)
+    ? (JSON.parse(readFileSync(OPENAPI_EXAMPLES_FILE, 'utf8')) as Partial<Record<ApiVersion, RecordedExamples>>)
+    : {};
+  return loaded;
 }
