@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { generateOpenApiDocuments } from '../../src/contract-documents.ts';
@@ -206,4 +207,16 @@ export class ContractViolation extends Error {
     super(`The response does not match the OpenAPI document:\n  ${violations.join('\n  ')}`);
     this.name = 'ContractViolation';
   }
+}
+
+/**
+ * Checks one response a test received: throws `ContractViolation` when it breaks the document of
+ * its version. With `CONTRACT_COLLECT=<file>` the violations are appended to that file instead, to
+ * survey a change without stopping at the first.
+ */
+export async function checkContract(exchange: ObservedExchange): Promise<void> {
+  const violations = (await contractChecker()).violations(exchange);
+  if (!violations || violations.length === 0) return;
+  if (process.env.CONTRACT_COLLECT) appendFileSync(process.env.CONTRACT_COLLECT, `${violations.join('\n')}\n`);
+  else throw new ContractViolation(violations);
 }

@@ -1,9 +1,8 @@
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { Role } from '../../src/core/access/principal.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { appendFileSync } from 'node:fs';
 import type { TestDialect } from './dialects.ts';
-import { contractChecker, ContractViolation } from './openapi-validator.ts';
+import { checkContract } from './openapi-validator.ts';
 
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 
@@ -78,11 +77,7 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
     let parsed: unknown = undefined;
     if (text && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
     const result = { status: response.status, headers: response.headers, body: parsed, text };
-    const violations = (await contractChecker()).violations({ method, path, ...result });
-    if (violations && violations.length > 0) {
-      if (process.env.CONTRACT_COLLECT) appendFileSync(process.env.CONTRACT_COLLECT, `${violations.join('\n')}\n`);
-      else throw new ContractViolation(violations);
-    }
+    await checkContract({ method, path, ...result });
     return result;
   }
 
