@@ -75,6 +75,24 @@ describe('OpenAPI response validation (test/support/openapi-validator.ts)', () =
     assert.match((checker.violations(notFound) ?? []).join('\n'), /error body: \(root\) must have required property 'error'/);
   });
 
+  it('names an operation only where the service routes one: /api, /api/v1 and /api/v2, decoded as its router does', async () => {
+    const checker = await contractChecker();
+    const error = (path: string, status: number, method = 'GET') =>
+      exchange({ method, path, status, body: { error: { code: 'NOT_FOUND', message: `Route ${method} ${path} not found` } } });
+    // Not a version prefix: an unknown route, whatever follows.
+    assert.deepEqual(checker.violations(error('/api/vNaN/products', 404)), []);
+    assert.deepEqual(checker.violations(error('/api/v/products', 404, 'PATCH')), []);
+    assert.deepEqual(checker.violations(error('/api/v%F2%AE%BA%AB/products', 404)), []);
+    assert.match((checker.violations(exchange({ path: '/api/v3/users/1' })) ?? []).join('\n'), /operation the document does not have/);
+    // A real prefix names the operation, also percent-encoded, and its statuses are the document's.
+    assert.match((checker.violations(error('/api/v2/products', 404)) ?? []).join('\n'), /status 404 is not listed for GET \/products/);
+    assert.deepEqual(checker.violations(exchange({ path: '/api/%75sers/1' })), []);
+    // A parameter over the router's 100 characters is routed nowhere.
+    const long = `/api/v2/users/${'1'.repeat(101)}`;
+    assert.deepEqual(checker.violations(error(long, 414)), []);
+    assert.match((checker.violations(exchange({ path: long })) ?? []).join('\n'), /operation the document does not have/);
+  });
+
   it('leaves non-REST paths alone and reports violations as one error', async () => {
     const checker = await contractChecker();
     assert.equal(checker.violations(exchange({ path: '/graphql', status: 418 })), null);

@@ -1,7 +1,9 @@
 import { appendFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { generateOpenApiDocuments } from '../../src/contract-documents.ts';
+import { API_PREFIXES } from '../../src/core/http/versioning.ts';
 
 /**
  * Checks a REST response against the OpenAPI document of the version that answered (its
@@ -9,7 +11,11 @@ import { generateOpenApiDocuments } from '../../src/contract-documents.ts';
  * for it, the media type is listed for that status, the body is valid against the listed schema
  * (ajv, JSON Schema 2020-12, the document's own dialect in OpenAPI 3.1) and every header the
  * document marks `required` is present and valid. A request the document has no operation for
- * (unknown path or method) must be answered by an error in the envelope (405 with `Allow`).
+ * (unknown path or method) must be answered by an error in the envelope (405 with `Allow`). Paths are
+ * matched by the service's own router (find-my-way, Fastify's defaults) over the document's paths
+ * under the prefixes the service registers them at (`/api`, `/api/v1`, `/api/v2`): a request names
+ * an operation exactly when the service would route it there, so `/api/vNaN/products`, a
+ * percent-escape the router cannot decode or a parameter over its length limit is an unknown route.
  *
  * Used by `request()` of `test-server.ts` on every response under `/api`, so every HTTP test
  * proves the published contract; see test/README.md for the choice of validator.
@@ -31,24 +37,20 @@ export interface ObservedExchange {
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
-const API_PATH = /^\/api(?:\/v[^/?#]*)?(?=\/|$)/;
+const PREFIXES = API_PREFIXES.map(({ prefix }) => prefix);
+const REST_PATH = /^\/api(?=\/|$)/;
 /** Not REST resources: the documents themselves (validated by the Redocly lint and the contract tests). */
-const NOT_REST = /^\/api(?:\/v\d+)?\/openapi\.json$/;
+const NOT_REST = new Set(PREFIXES.map((prefix) => `${prefix}/openapi.json`));
 const DOCUMENT_ID = 'urn:content-service:openapi';
 
 function pointer(...segments: string[]): string {
   return segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 }
 
-interface Route {
-  template: string;
-  pattern: RegExp;
-  params: number;
-}
-
 export class OpenApiResponseValidator {
   private readonly ajv: Ajv2020;
-  private readonly routes: Route[];
+  /** Every documented path and method under every prefix; its store is the path's template. */
+  private readonly router = FindMyWay();
   private readonly validators = new Map<string, ValidateFunction>();
 
   readonly document: OpenApiDocument;
@@ -59,14 +61,17 @@ export class OpenApiResponseValidator {
     addFormats(this.ajv);
     this.ajv.addFormat('binary', true);
     this.ajv.addSchema(document as object, DOCUMENT_ID);
-    this.routes = Object.keys(document.paths)
-      .map((template) => ({
-        template,
-        pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-        params: (template.match(/\{/g) ?? []).length,
-      }))
-      // Static segments win over parameters, as in the server's router.
-      .sort((a, b) => a.params - b.params);
+    for (const [template, item] of Object.entries(document.paths)) {
+      const route = template.replace(/\{([^}]+)\}/g, ':$1');
+      for (const method of METHODS.filter((name) => name in item)) {
+        for (const prefix of PREFIXES) this.router.on(method.toUpperCase() as HTTPMethod, `${prefix}${route}`, () => {}, { template });
+      }
+    }
+  }
+
+  /** The documented path template the service routes `path` to for `method`, or undefined. */
+  private templateOf(method: string, path: string): string | undefined {
+    return (this.router.find(method.toUpperCase() as HTTPMethod, path)?.store as { template: string } | undefined)?.template;
   }
 
   private validatorAt(path: string): ValidateFunction {
@@ -88,20 +93,19 @@ export class OpenApiResponseValidator {
   /** The violations of one response (empty when it conforms). */
   validate(exchange: ObservedExchange): string[] {
     const violations: string[] = [];
-    const path = exchange.path.split('?')[0]!.replace(API_PATH, '') || '/';
+    const path = exchange.path.split('?')[0]!;
     const method = exchange.method.toLowerCase();
-    const route = this.routes.find((candidate) => candidate.pattern.test(path));
-    const item = route ? this.document.paths[route.template] : undefined;
     const operationMethod = method === 'head' ? 'get' : method;
-    const operation = item?.[operationMethod] as { responses?: Record<string, ResponseObject> } | undefined;
+    const template = this.templateOf(operationMethod, path);
+    const operation = template === undefined ? undefined : (this.document.paths[template]?.[operationMethod] as { responses?: Record<string, ResponseObject> } | undefined);
     const label = `${exchange.method} ${exchange.path} → ${exchange.status}`;
 
-    if (!route || !operation) {
+    if (template === undefined || !operation) {
       // No such operation: the router's 404, or 405 naming the methods the path has.
-      const allowed = route ? Object.keys(item ?? {}).filter((key) => METHODS.includes(key)) : [];
+      const allowed = METHODS.filter((other) => this.templateOf(other, path) !== undefined);
       if (exchange.status < 400) violations.push(`${label}: a success for an operation the document does not have`);
       if (exchange.status === 405 && !exchange.headers.get('allow')) violations.push(`${label}: 405 without Allow`);
-      if (route && allowed.length > 0 && exchange.status === 404) violations.push(`${label}: 404 for a documented path (expected 405)`);
+      if (allowed.length > 0 && exchange.status === 404) violations.push(`${label}: 404 for a documented path (expected 405)`);
       if (method !== 'head') this.checkErrorEnvelope(violations, label, exchange);
       return violations;
     }
@@ -109,11 +113,11 @@ export class OpenApiResponseValidator {
     const responses = operation.responses ?? {};
     const statusKey = [String(exchange.status), `${String(exchange.status)[0]}XX`, 'default'].find((key) => key in responses);
     if (!statusKey) {
-      violations.push(`${label}: status ${exchange.status} is not listed for ${operationMethod.toUpperCase()} ${route.template} (${Object.keys(responses).join(', ')})`);
+      violations.push(`${label}: status ${exchange.status} is not listed for ${operationMethod.toUpperCase()} ${template} (${Object.keys(responses).join(', ')})`);
       return violations;
     }
     const response = responses[statusKey]!;
-    const responsePath = pointer('paths', route.template, operationMethod, 'responses', statusKey);
+    const responsePath = pointer('paths', template, operationMethod, 'responses', statusKey);
 
     for (const [name, header] of Object.entries(response.headers ?? {})) {
       const resolved = this.resolve(header) as { required?: boolean; schema?: unknown };
@@ -182,7 +186,7 @@ export class ContractChecker {
 
   violations(exchange: ObservedExchange): string[] | null {
     const path = exchange.path.split('?')[0]!;
-    if (!API_PATH.test(path) || NOT_REST.test(path)) return null;
+    if (!REST_PATH.test(path) || NOT_REST.has(path)) return null;
     // A CORS preflight belongs to the CORS protocol, not to an operation.
     if (exchange.method.toUpperCase() === 'OPTIONS') return null;
     const version = exchange.headers.get('api-version');
