@@ -6,7 +6,7 @@ import type { Db } from './core/db/database.ts';
 import { registerHttpCaching } from './core/http/caching.ts';
 import { registerErrorHandling } from './core/http/error-envelope.ts';
 import { registerSecurity } from './core/hardening/security.plugin.ts';
-import { answerFrameworkError } from './core/hardening/http-hardening.ts';
+import { frameworkErrorAnswer } from './core/hardening/http-hardening.ts';
 import './core/http/fastify-types.ts';
 import { AccessLogController } from './core/http/access-log.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
@@ -57,7 +57,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     // Slow-header (slowloris) clients are cut off; Node checks the deadlines every second.
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     trustProxy: config.TRUST_PROXY,
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: frameworkErrorAnswer({ v1Sunset: config.API_V1_SUNSET }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileRequestValidator);

@@ -4,6 +4,8 @@ import helmet from 'helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
 import { sendError, toAppError } from '../http/error-envelope.ts';
+import { markRequestContext } from '../http/request-context.ts';
+import { markAnsweringVersion, type VersioningOptions } from '../http/versioning.ts';
 
 /** A JSON API renders nothing: no scripts, styles, frames or forms from anywhere. */
 const API_CSP = {
@@ -76,6 +78,9 @@ function headersSetBy(middleware: ReturnType<typeof helmet>): Record<string, str
   return headers;
 }
 
+/** The headers of every API response (not an HTML page). */
+const apiSecurityHeaders = () => headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: API_CSP }));
+
 /**
  * Security headers on every response (helmet), the relaxed CSP only on the HTML pages. Computed
  * once per kind of page: @fastify/helmet builds its middleware per request (parsing the CSP each
@@ -83,7 +88,7 @@ function headersSetBy(middleware: ReturnType<typeof helmet>): Record<string, str
  * `setHeader` calls (bench/RESULTS.md).
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  const apiHeaders = headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: API_CSP }));
+  const apiHeaders = apiSecurityHeaders();
   const pageHeaders = headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: PAGE_CSP }));
   const graphiqlHeaders = headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: GRAPHIQL_CSP }));
   const pages = new Set<string>();
@@ -152,12 +157,31 @@ export function registerUrlLengthLimit(app: FastifyInstance, maxUrlLength: numbe
   });
 }
 
+function frameworkAppError(error: FastifyError): AppError {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('BAD_REQUEST', 'The URL is malformed (invalid percent-encoding)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Fastify's message quotes the whole path.
+      return new AppError('URI_TOO_LONG', 'A path segment of the URL is too long');
+    default:
+      return toAppError(error);
+  }
+}
+
 /**
- * Errors Fastify raises before routing (a URL with broken percent-encoding such as `/api/users/%ff`)
- * bypass the error handler; this gives them the one error envelope too.
+ * Fastify answers a URL its router refuses (broken percent-encoding such as `/api/users/%ff`, a path
+ * parameter over 100 characters) through `frameworkErrors`, outside every hook and the error
+ * handler. The answer built here gets what the hooks give every other one: the one error envelope,
+ * the API's security headers, the request id and, under `/api`, the version that answered (with
+ * v1's deprecation signal), chosen as for any request refused before the version hook.
  */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const appError =
-    error.code === 'FST_ERR_BAD_URL' ? new AppError('BAD_REQUEST', 'The URL is malformed (invalid percent-encoding)') : toAppError(error);
-  void sendError(reply, appError);
+export function frameworkErrorAnswer(versioning: VersioningOptions): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  const securityHeaders = apiSecurityHeaders();
+  return (error, request, reply) => {
+    reply.headers(securityHeaders);
+    markRequestContext(request, reply);
+    markAnsweringVersion(request, reply, versioning);
+    void sendError(reply, frameworkAppError(error));
+  };
 }

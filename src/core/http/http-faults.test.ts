@@ -73,6 +73,37 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('a URL refused before routing (414 for a path segment over 100 characters, 400 for a broken percent-escape) or over 8 KiB still says API-Version, with the request id and security headers', async () => {
+      const segment = '1'.repeat(101);
+      const refusals: { path: string; headers?: Record<string, string>; status: number; code: string; version: string }[] = [
+        { path: `/api/v1/users/${segment}`, status: 414, code: 'URI_TOO_LONG', version: '1' },
+        { path: `/api/v2/users/${segment}/posts`, status: 414, code: 'URI_TOO_LONG', version: '2' },
+        { path: `/api/products/${segment}`, headers: { 'api-version': '2' }, status: 414, code: 'URI_TOO_LONG', version: '2' },
+        { path: '/api/v1/users/%ff', status: 400, code: 'BAD_REQUEST', version: '1' },
+        { path: '/api/v2/posts/%zz/comments', status: 400, code: 'BAD_REQUEST', version: '2' },
+        { path: '/api/users/%E0%A4%A', status: 400, code: 'BAD_REQUEST', version: '1' },
+        // A refused version is answered by the current one, as for any refusal (the test above).
+        { path: '/api/users/%ff', headers: { 'api-version': '9' }, status: 400, code: 'BAD_REQUEST', version: '2' },
+        { path: `/api/products?search=${'a'.repeat(8200)}`, status: 414, code: 'URI_TOO_LONG', version: '1' },
+      ];
+      for (const refusal of refusals) {
+        const where = `${refusal.path.slice(0, 40)} ${JSON.stringify(refusal.headers ?? {})}`;
+        const res = await t.request('GET', refusal.path, { headers: refusal.headers ?? {} });
+        assert.equal(res.status, refusal.status, where);
+        assert.equal(res.body?.error?.code, refusal.code, where);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/, where);
+        assert.equal(res.headers.get('api-version'), refusal.version, where);
+        if (refusal.version === '1') {
+          assert.equal(res.headers.get('deprecation'), 'true', where);
+          assert.ok(res.headers.get('sunset'), where);
+          assert.match(res.headers.get('link') ?? '', /^<\/api\/v2\/.*>; rel="successor-version"$/, where);
+        }
+        assert.ok(res.headers.get('x-request-id'), where);
+        assert.equal(res.headers.get('x-content-type-options'), 'nosniff', where);
+        assert.ok(!res.text.includes(segment), `the answer quotes the URL: ${res.text.slice(0, 200)}`);
+      }
+    });
+
     it('lets a browser read Idempotent-Replayed and WWW-Authenticate (Access-Control-Expose-Headers)', async () => {
       const denied = await t.request('GET', '/api/orders', { headers: { origin: ORIGIN, authorization: 'Bearer not-a-token' } });
       assert.equal(denied.status, 401);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 
 const SAFE_REQUEST_ID = /^[\w\-.:]{1,128}$/;
@@ -14,11 +14,16 @@ export function registerRequestContext(app: FastifyInstance): void {
   app.decorateRequest('apiPrefix', '/api');
   app.decorateRequest('graphqlOperation', null);
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/api')) {
-      // REST representations depend on the caller and on the negotiated version.
-      reply.header('vary', 'Authorization, Accept, API-Version');
-    }
+    markRequestContext(request, reply);
     done(null, payload);
   });
+}
+
+/** The request id on every answer (also one given outside the hooks: `frameworkErrorAnswer`). */
+export function markRequestContext(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  if (request.url.startsWith('/api')) {
+    // REST representations depend on the caller and on the negotiated version.
+    reply.header('vary', 'Authorization, Accept, API-Version');
+  }
 }

@@ -146,12 +146,22 @@ export function registerApiVersioning(app: FastifyInstance, options: VersioningO
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
-    // A request refused by an earlier hook (401, 429) never reached ours: choose now, so that
-    // its error still says which version answered.
-    const choice = choices.get(request) ?? quietChoice(request);
+    const choice = choices.get(request);
     if (choice) markVersion(request, reply, choice, options);
+    // A request refused by an earlier hook (401, 414, 429) never reached ours.
+    else markAnsweringVersion(request, reply, options);
     done(null, payload);
   });
+}
+
+/**
+ * Marks an answer to a request the version hook never saw (refused by an earlier hook, or answered
+ * by Fastify outside every hook: a URL it cannot decode or route) with the version that answered,
+ * chosen now: so that its error still says which, as every REST answer does.
+ */
+export function markAnsweringVersion(request: FastifyRequest, reply: FastifyReply, options: VersioningOptions): void {
+  const choice = quietChoice(request);
+  if (choice) markVersion(request, reply, choice, options);
 }
 
 function quietChoice(request: FastifyRequest): VersionChoice | null {
