@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTokenService } from '../../src/core/access/tokens.ts';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
 import { spawnServer, type ChildServer } from '../support/child-server.ts';
+import { checkContract } from '../support/openapi-validator.ts';
 
 /**
  * Process-level test harness: real server processes (`node src/cli.ts serve`) that the suites kill,
@@ -67,13 +68,18 @@ export interface CallOptions {
   close?: boolean;
 }
 
-/** One HTTP request; transport failures come back as `{status: 0, error}` instead of throwing. */
+/**
+ * One HTTP request; transport failures come back as `{status: 0, error}` instead of throwing. An
+ * answer the OpenAPI document does not describe throws `ContractViolation`, as `request()` does.
+ */
 export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.close) headers.connection = 'close';
   const started = performance.now();
+  let answer: Answer;
+  let text: string;
   try {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -81,14 +87,16 @@ export async function call(base: string, method: string, path: string, options: 
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
-    const text = await response.text();
+    text = await response.text();
     const json = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
-    return { status: response.status, headers: response.headers, body: json, ms: performance.now() - started };
+    answer = { status: response.status, headers: response.headers, body: json, ms: performance.now() - started };
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).name ?? String(error);
     return { status: 0, headers: new Headers(), body: undefined, ms: performance.now() - started, error: reason };
   }
+  await checkContract({ method, path, status: answer.status, headers: answer.headers, text, body: answer.body });
+  return answer;
 }
 
 /** Polls `check` until it returns true or the time is up. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Db } from '../../src/core/db/database.ts';
+import { checkContract } from '../support/openapi-validator.ts';
 import type { TestServer } from '../support/test-server.ts';
 import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
@@ -41,9 +42,13 @@ export interface FuzzAnswer {
   text: string;
 }
 
-/** Sends one request; a hang past the bound fails the property. */
+/**
+ * Sends one request; a hang past the bound fails the property, and so does an answer the OpenAPI
+ * document does not describe (checked as `request()` checks, on the path as sent: `fetch` normalizes it).
+ */
 export async function send(t: TestServer, request: FuzzRequest): Promise<FuzzAnswer> {
-  const response = await fetch(`${t.url}${request.path}`, {
+  const url = new URL(`${t.url}${request.path}`);
+  const response = await fetch(url, {
     method: request.method,
     headers: request.headers,
     body: request.body as RequestInit['body'],
@@ -56,6 +61,7 @@ export async function send(t: TestServer, request: FuzzRequest): Promise<FuzzAns
   } catch {
     body = undefined;
   }
+  await checkContract({ method: request.method, path: `${url.pathname}${url.search}`, status: response.status, headers: response.headers, text, body });
   return { status: response.status, body, text };
 }
 
