@@ -3,16 +3,19 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { createDatabase, type Db } from './database.ts';
-import { createNamedStatements } from './pg-named-statements.ts';
+import pg from 'pg';
+import { createNamedStatements, withNamedStatements } from './pg-named-statements.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
 describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
   let db: Db;
   let drop: () => Promise<void>;
+  let postgresUrl: string;
   before(async () => {
     const database = await postgres!.createDatabase();
     drop = database.drop;
+    postgresUrl = database.url;
     // One connection: every statement below runs on it, so its prepared statements are visible.
     db = createDatabase(database.url, { poolSize: 1 });
     await sql`create table item (id int primary key, name text not null)`.execute(db);
@@ -39,6 +42,22 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
     await sql`select id from item where name like ${'o%'}`.execute(db);
     const statements = await prepared();
     assert.ok(!statements.some((text) => / in \(| like /.test(text)), statements.join('\n'));
+  });
+
+  it('hands out one connection object per pg client, the same on every checkout', async () => {
+    // Kysely keys its per-connection state by this object: a new one per checkout made it build a new
+    // connection and two weak-table entries for every statement (garbage promoted under load).
+    const pool = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+    const named = withNamedStatements(pool);
+    try {
+      const first = await named.connect();
+      first.release();
+      const second = await named.connect();
+      second.release();
+      assert.equal(second, first);
+    } finally {
+      await named.end();
+    }
   });
 
   it('names only the first texts it sees, up to its bound', () => {

@@ -40,33 +40,49 @@ export function createNamedStatements(max = MAX_NAMED): NamedStatements {
   };
 }
 
-/** The pool Kysely's PostgresDialect uses: pg's own, with named statements on every connection. */
+/**
+ * The pool Kysely's PostgresDialect uses: pg's own, with named statements on every connection.
+ *
+ * One wrapper per pg client, made on its first checkout and handed out again on every later one:
+ * Kysely keys its connection objects by the client it gets (a WeakMap in its driver, a WeakSet in its
+ * runtime driver), so a new wrapper per checkout made it build a new connection and two weak entries
+ * for every statement, 1 MB of weak tables and ~2.6 MB promoted per young-generation collection
+ * under W1 on PostgreSQL (bench/RESULTS.md). The wrapper's state belongs to the client anyway: whether
+ * it is inside a transaction, and whether it must be discarded (then it is destroyed on release and
+ * never checked out again).
+ */
 export function withNamedStatements(pool: pg.Pool, statements = createNamedStatements()): PostgresPool {
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    let inTransaction = false;
+    let discard = false;
+    const run = async (text: string, values: readonly unknown[] | undefined) => {
+      if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
+      else if (/^(commit|rollback)\b/i.test(text)) inTransaction = false;
+      const name = statements.nameOf(text);
+      if (name === undefined) return client.query(text, values as unknown[]);
+      try {
+        return await client.query({ name, text, values: values as unknown[] });
+      } catch (error) {
+        if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+        discard = true;
+        if (inTransaction) throw error;
+        return client.query(text, values as unknown[]);
+      }
+    };
+    return {
+      query: ((text: unknown, values?: readonly unknown[]) =>
+        typeof text === 'string' ? run(text, values) : client.query(text as never)) as unknown as PostgresPoolClient['query'],
+      release: (destroy?: boolean) => client.release(destroy || discard),
+    };
+  };
   return {
     options: pool.options,
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      let inTransaction = false;
-      let discard = false;
-      const run = async (text: string, values: readonly unknown[] | undefined) => {
-        if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
-        else if (/^(commit|rollback)\b/i.test(text)) inTransaction = false;
-        const name = statements.nameOf(text);
-        if (name === undefined) return client.query(text, values as unknown[]);
-        try {
-          return await client.query({ name, text, values: values as unknown[] });
-        } catch (error) {
-          if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
-          discard = true;
-          if (inTransaction) throw error;
-          return client.query(text, values as unknown[]);
-        }
-      };
-      return {
-        query: ((text: unknown, values?: readonly unknown[]) =>
-          typeof text === 'string' ? run(text, values) : client.query(text as never)) as unknown as PostgresPoolClient['query'],
-        release: (destroy?: boolean) => client.release(destroy || discard),
-      };
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) wrappers.set(client, (wrapper = wrap(client)));
+      return wrapper;
     },
     end: () => pool.end(),
   };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { sql, type AliasedRawBuilder } from 'kysely';
 import { createDatabase, type Db } from './database.ts';
-import { statementCache } from './statement-cache.ts';
+import { rowById, statementCache } from './statement-cache.ts';
 
 interface Params extends Record<string, unknown> {
   a: string;
@@ -65,5 +65,15 @@ describe('statementCache', () => {
     assert.deepEqual(await run({ upper: true }, { a: 'r', b: 3 }), { first: 'R', again: 'r', constant: 1, double: 6 });
     await run({ upper: false }, { a: 'y', b: 1 });
     assert.equal(builds(), 3);
+  });
+
+  it('rowById reads one row by id on every call, inside a transaction too, and nothing for an absent id', async () => {
+    await sql`create table things (id integer primary key, name text not null)`.execute(db);
+    await sql`insert into things values (1, 'one'), (2, 'two')`.execute(db);
+    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
+    assert.deepEqual(await findThing(db, 2), { id: 2, name: 'two' });
+    assert.deepEqual(await findThing(db, 1), { id: 1, name: 'one' });
+    assert.equal(await findThing(db, 3), undefined);
+    await db.transaction().execute(async (trx) => assert.deepEqual(await findThing(trx, 1), { id: 1, name: 'one' }));
   });
 });

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import { dialectOf, type Db } from './database.ts';
+import type { Tables } from './tables.ts';
 
 /**
  * Builds and compiles a query once per shape, then reuses its SQL with new parameter values.
@@ -78,4 +79,20 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
   const compiled = build(db, shape, marked as Params).compile();
   const slots = compiled.parameters.map((value): Slot => (value instanceof Marker ? { param: value.param } : { constant: value }));
   return { sql: compiled.sql, slots };
+}
+
+/**
+ * A read of one row by its `id`, its SQL built once per dialect: the by-id reads are the hottest
+ * statements (a REST or GraphQL read of one resource, the rights of a caller), and building and
+ * compiling the same query on every call cost ~10-15 µs of CPU per read on PostgreSQL, about as much
+ * as pg's own work for the statement (bench/RESULTS.md, "Data path").
+ */
+export function rowById<Row>(table: keyof Tables & string): (db: Db, id: number) => Promise<Row | undefined> {
+  const statement = statementCache({
+    keyOf: () => table,
+    // Kysely cannot type a query over a table chosen at run time; the caller names the row type.
+    build: (db, _shape: null, params: { id: number }) =>
+      db.selectFrom(table as 'users').selectAll().where('id', '=', params.id) as unknown as Compilable<Row>,
+  });
+  return async (db, id) => (await db.executeQuery(statement(db, null, { id }))).rows[0];
 }

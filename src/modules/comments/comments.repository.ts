@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
+import { rowById } from '../../core/db/statement-cache.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { CommentsTable } from './comments.table.ts';
 import { COMMENT_COLUMN_OF } from './comment.ts';
@@ -7,9 +8,7 @@ import type { CommentRow } from './comments.table.ts';
 
 /** All SQL of comments. Lists are oldest first by id (ids grow with time and never tie). */
 
-export function findCommentById(db: Db, id: number): Promise<CommentRow | undefined> {
-  return db.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export const findCommentById = rowById<CommentRow>('comments');
 
 export function findCommentsByIds(db: Db, ids: readonly number[]): Promise<CommentRow[]> {
   if (ids.length === 0) return Promise.resolve([]);

@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
+import { rowById } from '../../core/db/statement-cache.ts';
 import type { OrderStatus } from './order.ts';
 import type { OrderItemRow, OrderRow } from './orders.table.ts';
 import type { OrderTimestamp } from './order-state-machine.ts';
@@ -73,9 +74,7 @@ export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return row;
 }
 
-export function findOrderById(db: Db, id: number): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export const findOrderById = rowById<OrderRow>('orders');
 
 /** Lines of many orders in one query, in their original order. */
 export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderItemRow[]>> {

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
+import { rowById } from '../../core/db/statement-cache.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from './posts.table.ts';
 import { POST_COLUMN_OF } from './post.ts';
@@ -9,9 +10,7 @@ const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
 /** All SQL of posts. Every list orders by id, the stable key the cursor relies on. */
 
-export function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
-  return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export const findPostById = rowById<PostRow>('posts');
 
 /** With `columns`, only those are read (the rows' other properties are absent). */
 export function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {

@@ -1,9 +1,8 @@
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { rowById } from '../../core/db/statement-cache.ts';
 import type { NewProductRow, ProductRow, ProductRowUpdate } from './products.table.ts';
 
-export function findProductById(db: Db, id: number): Promise<ProductRow | undefined> {
-  return db.selectFrom('products').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export const findProductById = rowById<ProductRow>('products');
 
 export function insertProduct(db: Db, row: NewProductRow): Promise<ProductRow> {
   return db.insertInto('products').values(row).returningAll().executeTakeFirstOrThrow();

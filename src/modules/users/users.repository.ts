@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { rowById } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
 import type { UserSort } from './users.schemas.ts';
 
@@ -23,9 +24,7 @@ const SORT_COLUMNS = {
   createdAt: 'created_at',
 } as const satisfies Record<UserSort, keyof UserRow>;
 
-export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export const findUserById = rowById<UserRow>('users');
 
 /** The caller's current rights (core/access/rights.ts): a primary-key read of two columns. */
 export function findUserRights(db: Db, id: number): Promise<Pick<UserRow, 'role' | 'status'> | undefined> {
