@@ -89,7 +89,7 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     }
     lines.push('');
   }
-  lines.push('### Targets of issue 9', '', '| target | measured | met |', '|---|---|---|');
+  lines.push('### Targets of issue 20', '', '| target | measured | met |', '|---|---|---|');
   for (const check of checkTargets(rows, ceilingRps, soaks)) {
     lines.push(`| ${check.target} | ${check.measured} | ${check.met === null ? '–' : check.met ? 'met' : '**not met**'} |`);
   }
