@@ -74,7 +74,7 @@ module.exports = {
     // built-ins are leaves.
     includeOnly: '^(src|bin|scripts|bench|test)/',
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['^node_modules/', '^data/', '^coverage/'] },
+    exclude: { path: ['^node_modules/', '^data/', '^coverage/', '^dist/'] },
     // ESM TypeScript with explicit `.ts` extensions (allowImportingTsExtensions), resolved as tsc does.
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,

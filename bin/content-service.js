@@ -11,4 +11,7 @@ if (major < REQUIRED_MAJOR) {
   );
   process.exit(1);
 }
-await import('../src/cli.ts');
+const { entryPoint } = await import('./entry-point.js');
+const entry = entryPoint(new URL('..', import.meta.url));
+if (entry.warning) console.error(entry.warning);
+await import(entry.url);

@@ -7,7 +7,7 @@ import type { RecordedExamples } from './core/openapi/version-document.ts';
  * (scripts/record-openapi-examples.ts) and shown as the OpenAPI documents' examples: links, methods
  * and states as the service sends them, not values made up from the schemas.
  */
-export const OPENAPI_EXAMPLES_FILE = new URL('./openapi-examples.json', import.meta.url);
+export const OPENAPI_EXAMPLES_FILE = new URL('../src/openapi-examples.json', import.meta.url);
 
 let loaded: Partial<Record<ApiVersion, RecordedExamples>> | undefined;
 

@@ -10,9 +10,9 @@ export interface ChildServer {
   exited: Promise<number | null>;
 }
 
-/** Runs `node src/cli.ts <args>` as a real process and waits until it listens. */
-export async function spawnServer(env: Record<string, string>, args = ['serve']): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['src/cli.ts', ...args], {
+/** Runs `node src/cli.ts <args>` (or another entry, such as the compiled `dist/cli.js`) as a real process and waits until it listens. */
+export async function spawnServer(env: Record<string, string>, args = ['serve'], entry = 'src/cli.ts'): Promise<ChildServer> {
+  const child = spawn(process.execPath, [entry, ...args], {
     // No load shedding unless a test asks: start-up and a busy machine would trip it.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
