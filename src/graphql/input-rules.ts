@@ -19,8 +19,20 @@ export function assertStorableInput(document: DocumentNode, variables: Record<st
   }
 }
 
+/**
+ * Mercurius hands the same DocumentNode for the same query text (its parse cache), so a document's
+ * literals are walked once, not on every request (the walk was ~4% of a one-field query's CPU).
+ */
+const literalPathsOf = new WeakMap<DocumentNode, readonly string[]>();
+
+function literalPaths(document: DocumentNode): readonly string[] {
+  let found = literalPathsOf.get(document);
+  if (found === undefined) literalPathsOf.set(document, (found = walkLiterals(document)));
+  return found;
+}
+
 /** Paths of the string literals in argument values and variable defaults that are not storable. */
-function literalPaths(document: DocumentNode): string[] {
+function walkLiterals(document: DocumentNode): string[] {
   const found: string[] = [];
   const names: string[] = [];
   const named = (node: ASTNode): string | undefined => {
