@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTokenService } from '../../src/core/access/tokens.ts';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
+import { checkIncoming, type CheckedAnswer } from '../support/checked-answer.ts';
 import { spawnServer, type ChildServer } from '../support/child-server.ts';
 import { checkContract } from '../support/openapi-validator.ts';
 
@@ -97,6 +100,25 @@ export async function call(base: string, method: string, path: string, options: 
   }
   await checkContract({ method, path, status: answer.status, headers: answer.headers, text, body: answer.body });
   return answer;
+}
+
+/**
+ * A JSON POST whose body is sent in two halves: accepted (its `X-Request-Id` is `id`) and in
+ * progress until `finish()` sends the rest. Its answer is checked against the OpenAPI document.
+ */
+export function slowPost(base: string, path: string, token: string | undefined, body: unknown) {
+  const text = JSON.stringify(body);
+  const id = randomUUID();
+  const { hostname, port } = new URL(base);
+  const headers = { 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  let finish = () => {};
+  const answer = new Promise<CheckedAnswer>((resolve, reject) => {
+    const req = request({ hostname, port, path, method: 'POST', headers }, (res) => checkIncoming('POST', path, res).then(resolve, reject));
+    req.on('error', reject);
+    req.write(text.slice(0, 5));
+    finish = () => req.end(text.slice(5));
+  });
+  return { id, answer, finish: () => finish() };
 }
 
 /** Polls `check` until it returns true or the time is up. */

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { checkContract } from './openapi-validator.ts';
 
 /**
@@ -33,8 +33,15 @@ export async function checkFetched(method: string, response: Response): Promise<
   return checkAnswer(method, `${url.pathname}${url.search}`, { status: response.status, headers: response.headers, text: await response.text() });
 }
 
-/** node:http's headers (`res.headers`) as `Headers`. */
-export function headersOf(incoming: IncomingHttpHeaders): Headers {
+/** Reads a node:http answer (`http.request`'s `res`) to its end and checks it. */
+export async function checkIncoming(method: string, path: string, res: IncomingMessage): Promise<CheckedAnswer> {
+  let text = '';
+  res.setEncoding('utf8');
+  for await (const chunk of res) text += chunk;
+  return checkAnswer(method, path, { status: res.statusCode ?? 0, headers: headersOf(res.headers), text });
+}
+
+function headersOf(incoming: IncomingHttpHeaders): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming)) {
     for (const one of [value ?? []].flat()) headers.append(name, one);
