@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { slowPost } from '../test/reliability/harness.test-support.ts';
+import { checkFetched } from '../test/support/checked-answer.ts';
 import { spawnServer as spawn, type ChildServer } from '../test/support/child-server.ts';
 import { DIALECTS } from '../test/support/dialects.ts';
 import { loadConfig } from './config/config.ts';
@@ -29,19 +30,22 @@ for (const dialect of DIALECTS) {
       try {
         const env = { DATABASE_URL: database.url, JWT_SECRET: SECRET };
         const first = await spawnServer(env);
-        const products = await (await fetch(`${first.url}/api/users`, {})).status;
-        assert.equal(products, 401);
+        const anonymous = await checkFetched('GET', await fetch(`${first.url}/api/users`));
+        assert.equal(anonymous.status, 401);
         const generated = first.lines.filter((line) => line.includes('generated password'));
         assert.equal(generated.length, 1);
         const password = /generated password: (\S+)/.exec(generated[0]!)?.[1];
-        const tokenResponse = await fetch(`${first.url}/api/auth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ email: 'admin@example.com', password }),
-        });
+        const tokenResponse = await checkFetched(
+          'POST',
+          await fetch(`${first.url}/api/auth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: 'admin@example.com', password }),
+          }),
+        );
         assert.equal(tokenResponse.status, 200);
-        const { access_token } = (await tokenResponse.json()) as { access_token: string };
-        const users = (await (await fetch(`${first.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } })).json()) as {
+        const { access_token } = tokenResponse.body as { access_token: string };
+        const users = (await checkFetched('GET', await fetch(`${first.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } }))).body as {
           pagination: { total: number };
         };
         assert.ok(users.pagination.total >= 4, 'the demo users are there');
@@ -64,7 +68,7 @@ for (const dialect of DIALECTS) {
         assert.ok(!second.lines.some((line) => line.includes('Applied migrations')));
         assert.ok(!second.lines.some((line) => line.includes('generated password')));
         assert.ok(!second.lines.some((line) => line.includes('demo data')));
-        const again = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } })).json()) as {
+        const again = (await checkFetched('GET', await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } }))).body as {
           pagination: { total: number };
         };
         assert.equal(again.pagination.total, users.pagination.total, 'no demo data twice');
@@ -79,28 +83,15 @@ for (const dialect of DIALECTS) {
       const database = await dialect.createDatabase();
       try {
         const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
-        const body = JSON.stringify({ name: 'Slow Sender', email: 'slow@example.com' });
-        const { hostname, port } = new URL(server.url);
-        const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const req = request(
-            { hostname, port, path: '/api/users', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-            (res) => {
-              let text = '';
-              res.on('data', (chunk) => (text += chunk));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-            },
-          );
-          req.on('error', reject);
-          req.write(body.slice(0, 10));
-          setTimeout(() => {
-            server.process.kill('SIGTERM');
-            setTimeout(() => req.end(body.slice(10)), 300);
-          }, 200);
-        });
-        await sleep(350);
+        const inFlight = slowPost(server.url, '/api/users', undefined, { name: 'Slow Sender', email: 'slow@example.com' });
+        await sleep(200);
+        server.process.kill('SIGTERM');
+        await sleep(150);
         await assert.rejects(fetch(`${server.url}/healthz`), 'a new connection is refused while shutting down');
-        const result = await response;
-        assert.equal(result.status, 201, result.body);
+        await sleep(150);
+        inFlight.finish();
+        const result = await inFlight.answer;
+        assert.equal(result.status, 201, result.text);
         const started = Date.now();
         assert.equal(await server.exited, 0);
         assert.ok(Date.now() - started < 10_000);
@@ -136,9 +127,9 @@ for (const dialect of DIALECTS) {
         assert.equal(run('migrate'), 'Database is up to date');
         const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
         const token = run('token', '--user', '1');
-        const res = await fetch(`${server.url}/api/users/1`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await checkFetched('GET', await fetch(`${server.url}/api/users/1`, { headers: { authorization: `Bearer ${token}` } }));
         assert.equal(res.status, 200);
-        assert.equal(((await res.json()) as { role: string }).role, 'admin');
+        assert.equal((res.body as { role: string }).role, 'admin');
         server.process.kill('SIGTERM');
         await server.exited;
       } finally {

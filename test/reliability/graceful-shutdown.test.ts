@@ -1,34 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS } from '../support/dialects.ts';
-import { openDatabase, startProcess, waitFor } from './harness.test-support.ts';
+import { openDatabase, slowPost, startProcess, waitFor } from './harness.test-support.ts';
 import { allProblems } from './invariants.test-support.ts';
 import { prepareWorld, startWriteLoad, type Ledger } from './write-load.test-support.ts';
-
-/** A POST whose body is sent in two halves: accepted and in progress until `finish()` sends the rest. */
-function slowPost(base: string, path: string, token: string, body: unknown) {
-  const text = JSON.stringify(body);
-  const id = randomUUID();
-  const { hostname, port } = new URL(base);
-  let finish = () => {};
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      { hostname, port, path, method: 'POST', headers: { 'x-request-id': id, authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
-      (res) => {
-        let received = '';
-        res.on('data', (chunk) => (received += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: received }));
-      },
-    );
-    req.on('error', reject);
-    req.write(text.slice(0, 5));
-    finish = () => req.end(text.slice(5));
-  });
-  return { id, answer, finish: () => finish() };
-}
 
 function merge(a: Ledger, b: Ledger): Ledger {
   const statuses = new Map(a.statuses);
@@ -79,7 +55,7 @@ for (const dialect of DIALECTS) {
         assert.equal(code, 0, server.lines.slice(-5).join('\n'));
         assert.ok(exitMs < 10_000, `exited ${exitMs} ms after SIGTERM`);
         const slow = await Promise.all(inFlight.map((request) => request.answer));
-        for (const answer of slow) assert.equal(answer.status, 201, answer.body);
+        for (const answer of slow) assert.equal(answer.status, 201, answer.text);
         const titles = (await db.selectFrom('posts').select('title').where('title', 'like', 'In flight %').execute()).map((row) => row.title);
         assert.equal(titles.length, 5, 'every in-flight post was written');
 

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTokenService } from '../../src/core/access/tokens.ts';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
+import { checkAnswer, checkIncoming, type CheckedAnswer } from '../support/checked-answer.ts';
 import { spawnServer, type ChildServer } from '../support/child-server.ts';
-import { checkContract } from '../support/openapi-validator.ts';
 
 /**
  * Process-level test harness: real server processes (`node src/cli.ts serve`) that the suites kill,
@@ -78,8 +80,8 @@ export async function call(base: string, method: string, path: string, options: 
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.close) headers.connection = 'close';
   const started = performance.now();
-  let answer: Answer;
-  let text: string;
+  let received: { status: number; headers: Headers; text: string };
+  let ms: number;
   try {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -87,16 +89,35 @@ export async function call(base: string, method: string, path: string, options: 
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
-    text = await response.text();
-    const json = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
-    answer = { status: response.status, headers: response.headers, body: json, ms: performance.now() - started };
+    received = { status: response.status, headers: response.headers, text: await response.text() };
+    ms = performance.now() - started;
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).name ?? String(error);
     return { status: 0, headers: new Headers(), body: undefined, ms: performance.now() - started, error: reason };
   }
-  await checkContract({ method, path, status: answer.status, headers: answer.headers, text, body: answer.body });
-  return answer;
+  const checked = await checkAnswer(method, path, received);
+  // A body that is not JSON is kept as its text.
+  return { status: checked.status, headers: checked.headers, body: checked.body ?? checked.text, ms };
+}
+
+/**
+ * A JSON POST whose body is sent in two halves: accepted (its `X-Request-Id` is `id`) and in
+ * progress until `finish()` sends the rest. Its answer is checked against the OpenAPI document.
+ */
+export function slowPost(base: string, path: string, token: string | undefined, body: unknown) {
+  const text = JSON.stringify(body);
+  const id = randomUUID();
+  const { hostname, port } = new URL(base);
+  const headers = { 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  let finish = () => {};
+  const answer = new Promise<CheckedAnswer>((resolve, reject) => {
+    const req = request({ hostname, port, path, method: 'POST', headers }, (res) => checkIncoming('POST', path, res).then(resolve, reject));
+    req.on('error', reject);
+    req.write(text.slice(0, 5));
+    finish = () => req.end(text.slice(5));
+  });
+  return { id, answer, finish: () => finish() };
 }
 
 /** Polls `check` until it returns true or the time is up. */

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/dialects.ts';
-import { BASE_ENV, call, signUpUsers, waitFor } from './harness.test-support.ts';
+import { BASE_ENV, call, signUpUsers, slowPost, waitFor } from './harness.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SHUTDOWN_TIMEOUT_MS = 5000;
@@ -51,28 +49,6 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-/** A POST whose body arrives in two halves: in flight until `finish()` sends the rest. */
-function slowPost(base: string, path: string, token: string, body: unknown) {
-  const text = JSON.stringify(body);
-  const id = randomUUID();
-  const { hostname, port } = new URL(base);
-  let finish = () => {};
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      { hostname, port, path, method: 'POST', headers: { 'x-request-id': id, authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
-      (res) => {
-        let received = '';
-        res.on('data', (chunk) => (received += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: received }));
-      },
-    );
-    req.on('error', reject);
-    req.write(text.slice(0, 5));
-    finish = () => req.end(text.slice(5));
-  });
-  return { id, answer, finish: () => finish() };
-}
-
 for (const dialect of DIALECTS) {
   describe(`npm start under a supervisor (${dialect.name})`, { skip: dialect.skip }, () => {
     it("stops, whole process tree, on SIGTERM to npm's pid alone: in-flight request answered, completion logged", async () => {
@@ -89,7 +65,7 @@ for (const dialect of DIALECTS) {
         await sleep(300);
         inFlight.finish();
         const answer = await inFlight.answer;
-        assert.equal(answer.status, 201, answer.body);
+        assert.equal(answer.status, 201, answer.text);
 
         await waitFor(() => !groupAlive(server.pid), SHUTDOWN_TIMEOUT_MS, 'every process of npm start to exit');
         const exitMs = Date.now() - signalledAt;

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Db } from '../../src/core/db/database.ts';
 import { DIALECTS } from '../support/dialects.ts';
 import { call, openDatabase, percentile, startProcess, waitFor } from './harness.test-support.ts';
-import { hit, runOpenLoop, type OpenLoopAnswer } from './open-loop.test-support.ts';
+import { checkOpenLoopAnswers, hit, runOpenLoop, type OpenLoopAnswer } from './open-loop.test-support.ts';
 
 const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
 const SECONDS = 8;
@@ -57,11 +57,14 @@ async function heavyServer(sheddingMs: string) {
 /** How many answers a second the server gives one at a time. */
 async function calibrate(url: string): Promise<number> {
   const times: number[] = [];
+  const answers: OpenLoopAnswer[] = [];
   while (times.length < 20) {
     // The lean request of the load itself: parsing 400 KB here would make the server look slower.
     const answer = await hit(`${url}${PATH}`, 20_000);
+    answers.push(answer);
     if (answer.status === 200) times.push(answer.ms);
   }
+  await checkOpenLoopAnswers(answers);
   return 1000 / percentile(times, 50);
 }
 

@@ -8,7 +8,13 @@ import { DIALECTS } from '../support/dialects.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
-/** Sends raw bytes and resolves with what came back and how long until the server closed the socket. */
+/**
+ * Sends raw bytes and resolves with what came back and how long until the server closed the socket.
+ * Not checked against the OpenAPI document: the only answer these tests can get is the 408 Fastify's
+ * client-error handler writes straight onto the socket when Node gives up on the connection (headers
+ * or request timeout), outside every route and hook, with no request to name an operation or version
+ * (like Node's bare 431 beyond its header limit, docs/SECURITY.md).
+ */
 function rawExchange(url: string, bytes: string, limitMs: number): Promise<{ response: string; closedAfterMs: number }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {

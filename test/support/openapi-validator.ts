@@ -17,10 +17,9 @@ import { API_PREFIXES } from '../../src/core/http/versioning.ts';
  * an operation exactly when the service would route it there, so `/api/vNaN/products`, a
  * percent-escape the router cannot decode or a parameter over its length limit is an unknown route.
  *
- * Every HTTP client of the tests runs `checkContract` on each response: `request()` of
- * `test-server.ts`, the fuzz suites' `send()`, the reliability harness's `call()` and the typed
- * client, so every HTTP test proves the published contract; see test/README.md for the choice of
- * validator.
+ * Every HTTP client of the tests runs `checkContract` on each response (most through
+ * `checked-answer.ts`), so every HTTP test proves the published contract; see test/README.md for
+ * the list of clients and the choice of validator.
  */
 
 type Json = Record<string, unknown>;

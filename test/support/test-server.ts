@@ -2,7 +2,7 @@ import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { Role } from '../../src/core/access/principal.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import type { TestDialect } from './dialects.ts';
-import { checkContract } from './openapi-validator.ts';
+import { checkFetched, type CheckedAnswer } from './checked-answer.ts';
 
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 
@@ -14,14 +14,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  // Tests read arbitrary JSON bodies; `any` keeps the assertions short.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-  text: string;
-}
+/** An answer, checked against the OpenAPI document of its version. */
+export type TestResponse = CheckedAnswer;
 
 export interface TestServer {
   url: string;
@@ -72,13 +66,7 @@ export async function startTestServer(dialect: TestDialect, env: Record<string, 
       headers['content-type'] ??= 'application/json';
     }
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const response = await fetch(`${url}${path}`, { method, headers, body: body as RequestInit['body'] });
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    if (text && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
-    const result = { status: response.status, headers: response.headers, body: parsed, text };
-    await checkContract({ method, path, ...result });
-    return result;
+    return checkFetched(method, await fetch(`${url}${path}`, { method, headers, body: body as RequestInit['body'] }));
   }
 
   const tokenFor = async (userId: number, role: Role = 'user') =>

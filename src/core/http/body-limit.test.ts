@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { BASE_ENV, signUpUsers } from '../../../test/reliability/harness.test-support.ts';
+import { checkAnswer, checkFetched, parseRawResponse, parseResponseHead } from '../../../test/support/checked-answer.ts';
 import { spawnServer } from '../../../test/support/child-server.ts';
 import { LINGER_MAX_MS } from './body-limit.ts';
 
@@ -79,7 +80,8 @@ for (const dialect of DIALECTS) {
             } as RequestInit).catch((error: Error & { cause?: { code?: string } }) => {
               throw new Error(`${what}: no answer (${error.cause?.code ?? error.message})`);
             });
-            assertTooLarge(response.status, await response.text(), request.graphql, what);
+            const checked = await checkFetched(request.method, response);
+            assertTooLarge(checked.status, checked.text, request.graphql, what);
             assert.equal(response.headers.get('connection'), 'close', what);
           }
         }
@@ -92,14 +94,16 @@ for (const dialect of DIALECTS) {
         await writeFile(file, request.body);
         for (const mode of ['content-length', 'chunked'] as const) {
           const what = `curl ${request.method} ${request.path} (${mode})`;
-          const args = ['-sS', '-X', request.method, `${t.url}${request.path}`, '-H', `content-type: ${request.type}`];
-          args.push('-H', `authorization: Bearer ${user.token}`, '--data-binary', `@${file}`, '-w', '\n%{http_code}');
+          const args = ['-sS', '-X', request.method, `${t.url}${request.path}`, '-H', `content-type: ${request.type}`, '-D', `${file}.head`];
+          args.push('-H', `authorization: Bearer ${user.token}`, '--data-binary', `@${file}`);
           if (mode === 'chunked') args.push('-H', 'transfer-encoding: chunked');
           const { stdout } = await promisify(execFile)('curl', args, { maxBuffer: 1024 * 1024 }).catch((error: Error & { stderr?: string }) => {
             throw new Error(`${what}: ${error.stderr ?? error.message}`);
           });
-          const lines = stdout.split('\n');
-          assertTooLarge(Number(lines.at(-1)), lines.slice(0, -1).join('\n'), request.graphql, what);
+          // The head of the last response curl read (after any 100 Continue), and the body it decoded.
+          const head = (await readFile(`${file}.head`, 'latin1')).split('\r\n\r\n').filter(Boolean).at(-1) ?? '';
+          const checked = await checkAnswer(request.method, request.path, { ...parseResponseHead(head), text: stdout });
+          assertTooLarge(checked.status, checked.text, request.graphql, what);
         }
       }
     });
@@ -120,6 +124,7 @@ for (const dialect of DIALECTS) {
         const closedAt = await closed;
         assert.match(received, /^HTTP\/1\.1 413 /);
         assert.match(received, /"code":"PAYLOAD_TOO_LARGE"/);
+        await checkAnswer('POST', '/api/users', parseRawResponse(received)!);
         // Read and discarded for a while (a reset at once would lose the answer), but not for ever.
         assert.ok(closedAt - started > 1000, `closed after ${closedAt - started} ms`);
         assert.ok(closedAt - started < LINGER_MAX_MS + 3000, `closed after ${closedAt - started} ms`);

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { checkFetched } from '../../../test/support/checked-answer.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { colourOf } from './avatar-svg.ts';
 import { JPEG_BYTES, PNG_BYTES, WEBP_BYTES } from './avatar-samples.fixture.ts';
 
-/** GET answers bytes, so read them raw rather than through `t.request`'s text. */
+/** GET answers bytes, so read them raw rather than through `t.request`'s text (checked against the document all the same). */
 async function getBytes(t: TestServer, path: string, token?: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${t.url}${path}`, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  await checkFetched('GET', response.clone());
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
 }
 

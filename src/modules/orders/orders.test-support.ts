@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/config.ts';
 import { startServer, type RunningServer } from '../../server.ts';
+import { checkFetched } from '../../../test/support/checked-answer.ts';
 import type { TestResponse, TestServer } from '../../../test/support/test-server.ts';
 
 /** Test helpers shared by the orders, customers and reports suites. */
@@ -74,6 +75,7 @@ export interface Instance {
 /**
  * Another server process-alike on the same database as `t` (same secret, so tokens work): a second
  * instance behind a load balancer, or the service after a restart. Closing it leaves the database.
+ * Its answers are checked against the OpenAPI document, as `t.request()`'s are.
  */
 export async function startInstanceOn(t: TestServer, env: Record<string, string> = {}): Promise<Instance> {
   const config = loadConfig({
@@ -100,9 +102,7 @@ export async function startInstanceOn(t: TestServer, env: Record<string, string>
         headers,
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
-      const text = await response.text();
-      const body = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
-      return { status: response.status, headers: response.headers, body, text };
+      return checkFetched(method, response);
     },
     close: () => server.close(),
   };
