@@ -27,7 +27,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const max = (values: number[]) => Math.max(...values);
 
 async function start(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', 'bin/content-service.js', 'serve'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', 'bin/content-service.js', 'serve'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

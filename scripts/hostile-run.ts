@@ -75,7 +75,7 @@ async function startService(databaseUrl: string) {
     // Far beyond what 60 s can spend, so every answer is the route's own and not a 429.
     RATE_LIMIT_MAX: '1000000000', RATE_LIMIT_AUTH_MAX: '1000000000',
   };
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', 'bin/content-service.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', 'bin/content-service.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const service = { url: `http://127.0.0.1:${port}`, errorLines: [] as string[], otherStderr: [] as string[], exited: false };
   const exit = once(child, 'exit').then(() => (service.exited = true));
   for (const [stream, isStderr] of [[child.stdout!, false], [child.stderr!, true]] as const) {
