@@ -48,6 +48,8 @@ export const EnvSchema = Type.Object({
   }),
   GRAPHQL_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   GRAPHQL_MAX_COST: Type.Integer({ minimum: 1, default: 50000, description: 'Most objects one GraphQL operation may return (see docs/GRAPHQL.md)' }),
+  GRAPHQL_HEAVY_COST: Type.Integer({ minimum: 1, default: 1000, description: 'From this cost on a GraphQL operation waits for one of GRAPHQL_HEAVY_CONCURRENCY execution slots (docs/GRAPHQL.md)' }),
+  GRAPHQL_HEAVY_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 4, description: 'Expensive GraphQL operations executing at once per process; the others wait their turn' }),
   GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 0, maximum: 1000, default: 30 }),
   GRAPHQL_MAX_ROOT_FIELDS: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
   /** Unset: on in development and test, off in production. */

@@ -9,6 +9,7 @@ import { useCurrentRights, type GraphQLContext } from '../core/graphql/context.t
 import { assertCostWithin } from './cost.ts';
 import { createDocumentParser, MAX_TOKENS } from './document-parser.ts';
 import { documentLimitRules } from './document-limits.ts';
+import { createExecutionGate, type GatedContext } from './execution-gate.ts';
 import { assertStorableInput } from './input-rules.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
@@ -71,6 +72,7 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
     // The document passed validation: its operation's name is a GraphQL name (access log, metrics).
     noteOperation(reply.request, document, operationName);
     const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
+    (context as unknown as GatedContext).operationCost = cost;
     assertStorableInput(document, variables as Record<string, unknown> | undefined);
     // Only an operation about to run is charged its cost (the request itself counted one already):
     // a refused document, whatever it would have cost, weighs one request (docs/GRAPHQL.md).
@@ -79,6 +81,14 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
   // After the cost check, so a refused document costs no database read.
   app.graphql.addHook('preExecution', async (_schema, document, context) => {
     await useCurrentRights(services.rights, document, context as unknown as GraphQLContext);
+  });
+  // Last, so nothing can refuse an operation that holds a slot: runGraphQL gives the slot back.
+  const gate = createExecutionGate(config.GRAPHQL_HEAVY_CONCURRENCY);
+  app.graphql.addHook('preExecution', async (_schema, _document, context) => {
+    const gated = context as unknown as GatedContext;
+    if ((gated.operationCost ?? 0) < config.GRAPHQL_HEAVY_COST) return;
+    await gate.enter();
+    gated.gate = gate;
   });
   // The endpoint's routes leave the current-rights check to the hook above (core/access/access.ts).
   app.addHook('onRoute', (route) => {

@@ -5,6 +5,7 @@ import { toAppError } from '../core/http/error-envelope.ts';
 import { toErrorDetails } from '../core/validation/ajv.ts';
 import type { DocumentParser } from './document-parser.ts';
 import { formatGraphQLError, requestError, type GraphQLErrorJson } from './errors.ts';
+import { leaveGate, type GatedContext } from './execution-gate.ts';
 import { registerGraphiQL } from './graphiql.ts';
 import { GraphQLGetQuery, GraphQLPostBody, GraphQLResponse } from './http-schemas.ts';
 import { JSON_TYPE, negotiateResponseType, type ResponseType } from './media-types.ts';
@@ -111,7 +112,10 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
     }
     if (refusal) return sendDocumentFailure(endpoint, reply, type, [formatGraphQLError(refusal, logUnexpected, true)]);
   }
-  const context = { principal: request.principal, operationName: params.operationName ?? undefined };
+  const context: GatedContext & { principal: typeof request.principal; operationName: string | undefined } = {
+    principal: request.principal,
+    operationName: params.operationName ?? undefined,
+  };
   let result: { data?: unknown; errors?: readonly unknown[] };
   try {
     result = await reply.graphql(params.query, context, params.variables ?? undefined, params.operationName ?? undefined);
@@ -119,6 +123,9 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
     const rejected = rejectedBeforeExecution(error);
     if (!rejected) throw error;
     return sendDocumentFailure(endpoint, reply, type, rejected.map((e) => formatGraphQLError(e, logUnexpected, true)));
+  } finally {
+    // An expensive operation held an execution slot from its last pre-execution hook (graphql.plugin.ts).
+    leaveGate(context);
   }
   if (result.data === undefined || (result.data === null && !result.errors?.some((e) => (e as GraphQLError).path))) {
     // No execution happened (an unknown operation, variables that do not fit): a request error.
