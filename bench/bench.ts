@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
-import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, postgresCpuMillis, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, postgresCpuTracker, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
 import { REFERENCE_WORKLOADS, resetToSeeded, seededIds, startReference } from './suite/reference.ts';
 import { serverArgs } from './suite/server-command.ts';
 import { ratioLines, renderResults, writeResults } from './suite/report.ts';
@@ -85,7 +85,7 @@ async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: 
   await runLoad({ url, connections: CONNECTIONS, seconds: WARMUP, requests, okStatus });
   const stopSampling = sampleRss(pid);
   const cpuBefore = cpuMillis(pid);
-  const pgBefore = pgDatabase ? postgresCpuMillis(pgDatabase) : 0;
+  const pgCpu = pgDatabase ? postgresCpuTracker(pgDatabase) : undefined;
   const runs: LoadFigures[] = [];
   for (let i = 0; i < RUNS; i += 1) runs.push(await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests, okStatus }));
   const answered = runs.reduce((sum, r) => sum + r.answered, 0);
@@ -94,7 +94,7 @@ async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: 
     runs,
     rssPeak: stopSampling(),
     cpuUs: perAnswer(cpuMillis(pid) - cpuBefore),
-    ...(pgDatabase ? { pgCpuUs: perAnswer(postgresCpuMillis(pgDatabase) - pgBefore) } : {}),
+    ...(pgCpu ? { pgCpuUs: perAnswer(pgCpu.stop()) } : {}),
   };
 }
 

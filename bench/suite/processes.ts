@@ -139,13 +139,12 @@ export async function waitForQuiet(threshold: number, maxSeconds: number, say: (
 const BACKEND = /^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/;
 
 /**
- * CPU time (user + system, ms) of the local PostgreSQL server's processes: the backends connected to
- * `database` plus the shared ones (postmaster, WAL writer, checkpointer...). Backends of other
- * databases are left out, so other work on a shared server counts only through the shared processes.
- * A backend that exits between two readings takes its CPU time with it: under load, pools keep theirs.
+ * CPU time (user + system, ms) of the local PostgreSQL server's processes, per pid: the backends
+ * connected to `database` plus the shared ones (postmaster, WAL writer, checkpointer...). Backends of
+ * other databases are left out, so other work on a shared server counts only through the shared processes.
  */
-export function postgresCpuMillis(database: string): number {
-  let total = 0;
+function postgresCpuByPid(database: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -153,10 +152,33 @@ export function postgresCpuMillis(database: string): number {
       const backend = BACKEND.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '));
       if (backend && backend[1] !== database) continue;
       const millis = cpuMillis(Number(entry));
-      if (Number.isFinite(millis)) total += millis;
+      if (Number.isFinite(millis)) byPid.set(Number(entry), millis);
     } catch {
       // exited meanwhile
     }
   }
-  return total;
+  return byPid;
+}
+
+/**
+ * Starts counting the CPU time the PostgreSQL processes of `database` spend from now on; `stop()`
+ * returns it (ms). Sampled every 200 ms and kept per process, so a backend that exits meanwhile (a pool
+ * closing idle connections) keeps what it spent up to its last sample instead of taking it away.
+ */
+export function postgresCpuTracker(database: string): { stop(): number } {
+  const first = postgresCpuByPid(database);
+  const last = new Map(first);
+  const sample = () => {
+    for (const [pid, millis] of postgresCpuByPid(database)) last.set(pid, millis);
+  };
+  const timer = setInterval(sample, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      let total = 0;
+      for (const [pid, millis] of last) total += millis - (first.get(pid) ?? 0);
+      return total;
+    },
+  };
 }
