@@ -75,5 +75,7 @@ describe('statementCache', () => {
     assert.deepEqual(await findThing(db, 1), { id: 1, name: 'one' });
     assert.equal(await findThing(db, 3), undefined);
     await db.transaction().execute(async (trx) => assert.deepEqual(await findThing(trx, 1), { id: 1, name: 'one' }));
+    const nameOf = rowById<{ name: string }>('things' as 'users', ['name']);
+    assert.deepEqual(await nameOf(db, 2), { name: 'two' });
   });
 });

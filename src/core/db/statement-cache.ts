@@ -82,17 +82,20 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
 }
 
 /**
- * A read of one row by its `id`, its SQL built once per dialect: the by-id reads are the hottest
+ * A read of one row by its `id` (all columns, or `columns`), its SQL built once per dialect: the by-id reads are the hottest
  * statements (a REST or GraphQL read of one resource, the rights of a caller), and building and
  * compiling the same query on every call cost ~10-15 µs of CPU per read on PostgreSQL, about as much
  * as pg's own work for the statement (bench/RESULTS.md, "Data path").
  */
-export function rowById<Row>(table: keyof Tables & string): (db: Db, id: number) => Promise<Row | undefined> {
+export function rowById<Row>(table: keyof Tables & string, columns?: readonly (keyof Row & string)[]): (db: Db, id: number) => Promise<Row | undefined> {
   const statement = statementCache({
     keyOf: () => table,
     // Kysely cannot type a query over a table chosen at run time; the caller names the row type.
-    build: (db, _shape: null, params: { id: number }) =>
-      db.selectFrom(table as 'users').selectAll().where('id', '=', params.id) as unknown as Compilable<Row>,
+    build: (db, _shape: null, params: { id: number }) => {
+      const from = db.selectFrom(table as 'users');
+      const selected = columns ? from.select(columns as unknown as 'id'[]) : from.selectAll();
+      return selected.where('id', '=', params.id) as unknown as Compilable<Row>;
+    },
   });
   return async (db, id) => (await db.executeQuery(statement(db, null, { id }))).rows[0];
 }

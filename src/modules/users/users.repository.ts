@@ -27,9 +27,7 @@ const SORT_COLUMNS = {
 export const findUserById = rowById<UserRow>('users');
 
 /** The caller's current rights (core/access/rights.ts): a primary-key read of two columns. */
-export function findUserRights(db: Db, id: number): Promise<Pick<UserRow, 'role' | 'status'> | undefined> {
-  return db.selectFrom('users').select(['role', 'status']).where('id', '=', id).executeTakeFirst();
-}
+export const findUserRights = rowById<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
 
 /** With `columns`, only those are read (the rows' other properties are absent). */
 export function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
