@@ -1,14 +1,40 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDocumentParser } from './document-parser.ts';
+import { createDocumentParser, mercuriusCacheBudget, retainedBytes } from './document-parser.ts';
 
 describe('the GraphQL document parser', () => {
-  it('keeps the verdict of a small text and never the text of a large one (a cache of 1 MiB keys would hold 500 MiB)', () => {
-    const parser = createDocumentParser();
+  it('keeps verdicts within its byte budget, oldest out first, and never one larger than the budget', () => {
     const small = '{ users { id } }';
-    assert.equal(parser.parse(small), parser.parse(small));
-    const large = `{ users { id } }\n# ${'x'.repeat(32 * 1024)}`;
-    assert.notEqual(parser.parse(large), parser.parse(large));
+    const budget = retainedBytes(small, 6) * 3;
+    const parser = createDocumentParser(budget);
+    assert.equal(parser.parse(small), parser.parse(small), 'a repeated text is parsed once');
+    const large = `{ users { id } }\n# ${'x'.repeat(budget)}`;
+    assert.notEqual(parser.parse(large), parser.parse(large), 'a text over the budget is never kept');
+    const first = parser.parse(small);
+    for (const n of [1, 2, 3]) parser.parse(`{ u${n} { id } }`);
+    assert.notEqual(parser.parse(small), first, 'the oldest verdict made room for newer ones');
+  });
+
+  it('weighs a document by its tokens and its text (graphql-js keeps every token of a parsed document)', () => {
+    const parser = createDocumentParser();
+    const fields = Array.from({ length: 1000 }, (_, i) => `f${i}`).join(' ');
+    const text = `{ users { ${fields} } }`;
+    assert.equal(parser.weight(text), retainedBytes(text, 1005));
+    assert.ok(parser.weight(text) > 300_000);
+  });
+
+  it("empties Mercurius' caches when the distinct texts they may hold pass the budget, counting a text once", () => {
+    let cleared = 0;
+    const budget = mercuriusCacheBudget(100, () => (cleared += 1));
+    budget.admit('a', 40);
+    budget.admit('a', 40);
+    budget.admit('b', 40);
+    assert.equal(cleared, 0);
+    budget.admit('c', 40);
+    assert.equal(cleared, 1, 'a, b and c would weigh 120');
+    budget.admit('c', 40);
+    budget.admit('d', 40);
+    assert.equal(cleared, 1, 'c and d weigh 80 since the caches were emptied');
   });
 
   it('refuses nesting past 100 levels and a text that is no GraphQL with a syntax error, never a stack overflow', () => {

@@ -4,12 +4,20 @@ import { GraphQLError, Lexer, parse, Source, TokenKind, type DocumentNode } from
 export const MAX_TOKENS = 10_000;
 /** Deepest nesting of `{`, `(` and `[`: the depth limit of 10 fields leaves room for nested input. */
 export const MAX_NESTING = 100;
-const CACHE_SIZE = 500;
 /**
- * Texts longer than this are parsed every time and not kept: the cache is keyed by the whole text, and
- * 500 distinct bodies of up to 1 MiB would hold 500 MiB. Real operations are a few hundred bytes.
+ * What a cached document keeps alive, estimated from its text: graphql-js's AST keeps every token (each
+ * node's location points into the token list), and a document that fails validation is kept with its
+ * errors, each with its captured stack: up to ~1.2 KB a token measured (100 distinct 4,000-field
+ * documents, each with 4,000 unknown fields, grew the server by 460 MB through Mercurius' error cache).
+ * Plus the text itself, the cache key. A count of entries bounds nothing: 900 distinct 50 KB documents
+ * sent without a token grew the server to 2.2 GB before these budgets.
  */
-const CACHED_TEXT_MAX = 16 * 1024;
+export function retainedBytes(text: string, tokens: number): number {
+  return tokens * 1200 + text.length * 2;
+}
+
+/** The parser's own cache of verdicts keeps at most this much (estimated), oldest out first. */
+const VERDICT_CACHE_BYTES = 32 * 1024 * 1024;
 
 const OPENING = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.PAREN_L, TokenKind.BRACKET_L]);
 const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.PAREN_R, TokenKind.BRACKET_R]);
@@ -19,7 +27,7 @@ const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.PAREN_R, TokenK
  * (a RangeError, which would be a 500). One pass of the lexer, which is iterative, refuses it first
  * as the syntax error it is. Past MAX_TOKENS the scan stops: the parser refuses that itself.
  */
-function assertNesting(source: Source): void {
+function assertNesting(source: Source): number {
   const lexer = new Lexer(source);
   let depth = 0;
   let tokens = 0;
@@ -31,11 +39,14 @@ function assertNesting(source: Source): void {
       }
     } else if (CLOSING.has(token.kind)) depth -= 1;
   }
+  return tokens;
 }
 
 export interface DocumentParser {
   /** The document of a GraphQL text, or its syntax error (a GraphQLError) thrown. */
   parse(text: string): DocumentNode;
+  /** What a document of this text keeps alive once parsed (`retainedBytes`), for caches holding one. */
+  weight(text: string): number;
 }
 
 /**
@@ -44,27 +55,65 @@ export interface DocumentParser {
  * Run before Mercurius parses (its preParsing hook): a text this refuses never reaches Mercurius,
  * whose fallback would otherwise read an unparsable text as a JSON-encoded AST.
  */
-export function createDocumentParser(): DocumentParser {
-  const verdicts = new Map<string, DocumentNode | GraphQLError>();
-  return {
-    parse(text) {
-      let verdict = verdicts.get(text);
-      if (verdict === undefined) {
-        const source = new Source(text);
-        try {
-          assertNesting(source);
-          verdict = parse(source, { maxTokens: MAX_TOKENS });
-        } catch (error) {
-          if (!(error instanceof GraphQLError)) throw error;
-          verdict = error;
-        }
-        if (text.length <= CACHED_TEXT_MAX) {
-          if (verdicts.size >= CACHE_SIZE) verdicts.delete(verdicts.keys().next().value as string);
-          verdicts.set(text, verdict);
+export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): DocumentParser {
+  const verdicts = new Map<string, { verdict: DocumentNode | GraphQLError; weight: number }>();
+  let cached = 0;
+  const judge = (text: string) => {
+    let entry = verdicts.get(text);
+    if (entry === undefined) {
+      const source = new Source(text);
+      let verdict: DocumentNode | GraphQLError;
+      let tokens = MAX_TOKENS;
+      try {
+        tokens = assertNesting(source);
+        verdict = parse(source, { maxTokens: MAX_TOKENS });
+      } catch (error) {
+        if (!(error instanceof GraphQLError)) throw error;
+        verdict = error;
+      }
+      entry = { verdict, weight: retainedBytes(text, tokens) };
+      if (entry.weight <= cacheBytes) {
+        cached += entry.weight;
+        verdicts.set(text, entry);
+        for (const [oldest, { weight }] of verdicts) {
+          if (cached <= cacheBytes) break;
+          verdicts.delete(oldest);
+          cached -= weight;
         }
       }
+    }
+    return entry;
+  };
+  return {
+    parse(text) {
+      const { verdict } = judge(text);
       if (verdict instanceof GraphQLError) throw verdict;
       return verdict;
+    },
+    weight: (text) => judge(text).weight,
+  };
+}
+
+/**
+ * Mercurius keeps the parsed document of every text it sees (valid ones for execution, invalid ones
+ * with their errors), up to 1,024 of each whatever their size, and offers no bound in bytes. This
+ * counts what the texts it may hold weigh since its caches were last emptied and, past `budget`,
+ * empties them (`clear`: Mercurius' replaceSchema with the same schema; compiled queries go too and
+ * are compiled again on use). An application's own operations weigh a few MB at most and never reach it.
+ */
+export function mercuriusCacheBudget(budget: number, clear: () => void): { admit(text: string, weight: number): void } {
+  const held = new Set<string>();
+  let total = 0;
+  return {
+    admit(text, weight) {
+      if (held.has(text)) return;
+      if (total + weight > budget) {
+        clear();
+        held.clear();
+        total = 0;
+      }
+      held.add(text);
+      total += weight;
     },
   };
 }

@@ -7,13 +7,16 @@ import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
 import { useCurrentRights, type GraphQLContext } from '../core/graphql/context.ts';
 import { assertCostWithin } from './cost.ts';
-import { createDocumentParser, MAX_TOKENS } from './document-parser.ts';
+import { createDocumentParser, MAX_TOKENS, mercuriusCacheBudget } from './document-parser.ts';
 import { documentLimitRules } from './document-limits.ts';
 import { createExecutionGate, type GatedContext } from './execution-gate.ts';
 import { assertStorableInput } from './input-rules.ts';
 import { graphqlRoutes } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
+
+/** What Mercurius' parse caches may hold, estimated (document-parser.ts), before they are emptied. */
+const MERCURIUS_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Counts more units against the caller's rate-limit budget (core/hardening/rate-limit.ts); 429 when spent. */
 export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<void>;
@@ -63,9 +66,11 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
     errorFormatter: (execution) => ({ statusCode: 200, response: execution }),
   });
   const parser = createDocumentParser();
+  const mercuriusCaches = mercuriusCacheBudget(MERCURIUS_CACHE_BYTES, () => app.graphql.replaceSchema(app.graphql.schema));
   // Every text is parsed by our parser first (token and nesting caps): what it refuses, Mercurius never sees.
   app.graphql.addHook('preParsing', async (_schema, source) => {
     parser.parse(source);
+    mercuriusCaches.admit(source, parser.weight(source));
   });
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const { operationName, reply } = context as { operationName?: string; reply: FastifyReply };
