@@ -58,6 +58,8 @@ export interface DocumentParser {
 export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): DocumentParser {
   const verdicts = new Map<string, { verdict: DocumentNode | GraphQLError; weight: number }>();
   let cached = 0;
+  // The last text parsed: `weight` right after `parse` of a text too large to cache must not parse it again.
+  let last: { text: string; entry: { verdict: DocumentNode | GraphQLError; weight: number } } | undefined;
   const judge = (text: string) => {
     let entry = verdicts.get(text);
     if (entry === undefined) {
@@ -82,6 +84,7 @@ export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): Document
         }
       }
     }
+    last = { text, entry };
     return entry;
   };
   return {
@@ -90,7 +93,7 @@ export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): Document
       if (verdict instanceof GraphQLError) throw verdict;
       return verdict;
     },
-    weight: (text) => judge(text).weight,
+    weight: (text) => (last?.text === text ? last.entry : judge(text)).weight,
   };
 }
 
