@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { dialectOf, type Db } from './database.ts';
+import { columnIn } from './id-list.ts';
 
 export interface PagePerParent<Row> {
   table: 'posts' | 'comments';
@@ -33,7 +34,7 @@ export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Prom
   const numbered = any
     .selectFrom(table)
     .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy(parent).orderBy('id', direction)).as('rn'))
-    .where(parent, 'in', spec.parentIds);
+    .where(columnIn(db, parent, spec.parentIds));
   const page =
     dialectOf(db) === 'postgres'
       ? any

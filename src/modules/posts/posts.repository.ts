@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
+import { columnIn } from '../../core/db/id-list.ts';
 import { rowById } from '../../core/db/statement-cache.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from './posts.table.ts';
@@ -16,7 +17,7 @@ export const findPostById = rowById<PostRow>('posts');
 export function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   const query = db.selectFrom('posts');
-  return (columns ? query.select(columns) : query.selectAll()).where('id', 'in', ids).execute() as Promise<PostRow[]>;
+  return (columns ? query.select(columns) : query.selectAll()).where(columnIn(db, 'id', ids)).execute() as Promise<PostRow[]>;
 }
 
 /** Newest first (by id: ids grow with time and never tie). */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { columnIn } from '../../core/db/id-list.ts';
 import { rowById } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
 import type { UserSort } from './users.schemas.ts';
@@ -33,7 +34,7 @@ export const findUserRights = rowById<Pick<UserRow, 'role' | 'status'>>('users',
 export function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   const query = db.selectFrom('users');
-  return (columns ? query.select(columns) : query.selectAll()).where('id', 'in', ids).execute() as Promise<UserRow[]>;
+  return (columns ? query.select(columns) : query.selectAll()).where(columnIn(db, 'id', ids)).execute() as Promise<UserRow[]>;
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {

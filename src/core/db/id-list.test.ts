@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { createDatabase, type Db } from './database.ts';
+import { columnIn } from './id-list.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`columnIn: batch reads by a list of ids (${dialect.name})`, { skip: dialect.skip }, () => {
+    let db: Db;
+    let drop: () => Promise<void>;
+    before(async () => {
+      const database = await dialect.createDatabase();
+      drop = database.drop;
+      // One connection: on PostgreSQL its prepared statements are the ones the reads below left.
+      db = createDatabase(database.url, { poolSize: 1 });
+      await sql`create table item (id int primary key, name text not null)`.execute(db);
+      await sql`insert into item values (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four')`.execute(db);
+    });
+    after(async () => {
+      await db?.destroy();
+      await drop?.();
+    });
+
+    const read = (ids: number[]) => {
+      const query = (db as unknown as import('kysely').Kysely<{ item: { id: number; name: string } }>)
+        .selectFrom('item')
+        .select(['id', 'name'])
+        .where(columnIn(db, 'id', ids))
+        .orderBy('id');
+      return { sql: query.compile().sql, rows: query.execute() };
+    };
+
+    it('reads exactly the rows of the listed ids, whatever their number', async () => {
+      assert.deepEqual(await read([3]).rows, [{ id: 3, name: 'three' }]);
+      assert.deepEqual(await read([4, 1, 4, 9]).rows, [{ id: 1, name: 'one' }, { id: 4, name: 'four' }]);
+    });
+
+    if (dialect.name === 'postgres') {
+      it('sends one SQL text for every batch size, which PostgreSQL prepares once per connection', async () => {
+        const texts = new Set([read([1]).sql, read([1, 2]).sql, read([1, 2, 3, 4]).sql]);
+        assert.equal(texts.size, 1, [...texts].join('\n'));
+        const [text] = texts;
+        assert.match(text!, /= any\(\$1\)/);
+        for (const ids of [[1], [1, 2], [2, 3, 4]]) await read(ids).rows;
+        const prepared = (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows;
+        assert.equal(prepared.filter((row) => row.statement === text).length, 1, prepared.map((row) => row.statement).join('\n'));
+      });
+    }
+  });
+}
