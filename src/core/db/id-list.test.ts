@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { createDatabase, type Db } from './database.ts';
 import { columnIn } from './id-list.ts';
@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
     });
 
     const read = (ids: number[]) => {
-      const query = (db as unknown as import('kysely').Kysely<{ item: { id: number; name: string } }>)
+      const query = (db as unknown as Kysely<{ item: { id: number; name: string } }>)
         .selectFrom('item')
         .select(['id', 'name'])
         .where(columnIn(db, 'id', ids))
