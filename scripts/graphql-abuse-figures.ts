@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { serverArgs } from '../bench/suite/server-command.ts';
 
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 10;
 const PG_ADMIN = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -27,7 +28,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const max = (values: number[]) => Math.max(...values);
 
 async function start(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=16', 'bin/content-service.js', 'serve'], {
+  const child = spawn(process.execPath, serverArgs(), {
     env: {
       ...process.env,
       NODE_ENV: 'production',

@@ -26,6 +26,7 @@ import { buildSchema, getNamedType, isInputObjectType, isListType, isNonNullType
 import pg from 'pg';
 import { typeDefs } from '../src/graphql/schema.ts';
 import { anyBody, authorization, headerValue, hostileJson, hostileText, pathSegment, queryString } from '../test/security/fuzz-arbitraries.test-support.ts';
+import { serverArgs } from '../bench/suite/server-command.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Body = string | Uint8Array | { chunked: Uint8Array };
@@ -75,7 +76,7 @@ async function startService(databaseUrl: string) {
     // Far beyond what 60 s can spend, so every answer is the route's own and not a 429.
     RATE_LIMIT_MAX: '1000000000', RATE_LIMIT_AUTH_MAX: '1000000000',
   };
-  const child = spawn(process.execPath, ['--max-semi-space-size=16', 'bin/content-service.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, serverArgs(ROOT), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const service = { url: `http://127.0.0.1:${port}`, errorLines: [] as string[], otherStderr: [] as string[], exited: false };
   const exit = once(child, 'exit').then(() => (service.exited = true));
   for (const [stream, isStderr] of [[child.stdout!, false], [child.stderr!, true]] as const) {

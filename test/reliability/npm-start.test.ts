@@ -93,6 +93,25 @@ describe('the command-line entry', () => {
     assert.match(usage.stdout, /^Usage: content-service/);
   });
 
+  it('starts the server with the V8 memory settings the README measures, and a container may override its heap limit', () => {
+    // Without them the peak RSS of the benchmark's loads was 280-330 MB instead of under 200 (bench/RESULTS.md).
+    for (const flag of ['--max-semi-space-size=12', '--no-allocation-site-pretenuring', '--max-old-space-size=1024']) {
+      assert.ok(pkg.scripts.start!.split(/\s+/).includes(flag), `${flag} in ${pkg.scripts.start}`);
+    }
+    const flags = pkg.scripts.start!.replace(/^exec node /, '').split(/\s+/).filter((arg) => arg.startsWith('--'));
+    const limitOf = (env: NodeJS.ProcessEnv) => {
+      const run = spawnSync(process.execPath, [...flags, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"], { env, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return Number(run.stdout) / 2 ** 20;
+    };
+    const env = { ...process.env, NODE_OPTIONS: '' };
+    // The old generation's 1 GB plus the young generation's share (1,072 MB; V8's own default here: ~4 GB).
+    const limit = limitOf(env);
+    assert.ok(limit >= 1024 && limit < 1100, String(limit));
+    // OPERATIONS.md §0: in a container, NODE_OPTIONS sizes the heap from the memory available instead.
+    assert.ok(limitOf({ ...env, NODE_OPTIONS: '--max-old-space-size-percentage=1' }) < 1000);
+  });
+
   const older = ['/usr/bin/node', '/usr/local/bin/node'].find((path) => {
     if (!existsSync(path)) return false;
     const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();

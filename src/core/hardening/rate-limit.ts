@@ -1,6 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { TokenVerifier } from '../access/tokens.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createMemoryStore, createRedisStore, type WeightedStore } from './rate-limit-store.ts';
@@ -73,6 +73,9 @@ function rateLimited(decision: Decision): AppError {
 }
 
 async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  // Loaded only when configured: the client and its dependencies are ~0.5 MB of source a process
+  // without Redis would keep in its heap for nothing (bench/RESULTS.md, "Memory").
+  const { Redis } = await import('ioredis');
   // No offline queue and one retry: when Redis is away a request fails open at once instead of waiting.
   const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
   let lastWarning = 0;
