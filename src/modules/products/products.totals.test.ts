@@ -9,7 +9,8 @@ for (const dialect of DIALECTS) {
   describe(`products list totals (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect);
+      // No report worker polling its queue in the middle of a statement count (it did, once: 2 !== 1).
+      t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
     });
     after(() => t?.close());
 
