@@ -34,6 +34,7 @@ for (const dialect of DIALECTS) {
     it('reads exactly the rows of the listed ids, whatever their number', async () => {
       assert.deepEqual(await read([3]).rows, [{ id: 3, name: 'three' }]);
       assert.deepEqual(await read([4, 1, 4, 9]).rows, [{ id: 1, name: 'one' }, { id: 4, name: 'four' }]);
+      assert.deepEqual(await read([]).rows, []);
     });
 
     if (dialect.name === 'postgres') {
