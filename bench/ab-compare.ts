@@ -4,6 +4,7 @@
  * DIR is another checkout (e.g. `git archive <commit> | tar -x -C DIR` with node_modules linked);
  * B is this working tree. Prints successful answers per second and server CPU per answer of each, and B/A.
  */
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
@@ -46,6 +47,7 @@ const env = (url: string, port: number) => ({
 
 async function start(dir: string, name: string, url: string): Promise<ServerProcess> {
   const port = await freePort();
+  mkdirSync(BENCH_DIR, { recursive: true }); // a PostgreSQL-only run on a fresh clone has not made it
   return startProcess(serverArgs(dir), env(url, port), port, `${BENCH_DIR}/ab-${name}.log`, '/readyz', dir);
 }
 

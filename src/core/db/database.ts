@@ -18,9 +18,9 @@ export interface DatabaseOptions {
 
 /**
  * Sees every statement: its SQL, how long it took (Kysely times each statement once a `log` is set,
- * which it always is here) and whether it failed. Called synchronously after the statement.
+ * which it always is here), whether it failed, and the values bound. Called synchronously after the statement.
  */
-type QueryListener = (sql: string, durationMs: number, failed: boolean) => void;
+type QueryListener = (sql: string, durationMs: number, failed: boolean, parameters: readonly unknown[]) => void;
 const queryListeners = new WeakMap<object, Set<QueryListener>>();
 
 /** Calls `listener` with every statement `db` runs from now on; returns the unsubscribe. */
@@ -55,7 +55,7 @@ export function poolStatsOf(db: Db): PoolStats {
 function withQueryLog(build: (log: (event: LogEvent) => void) => Db, options: DatabaseOptions, stats: () => PoolStats): Db {
   const listeners = new Set<QueryListener>(options.onQuery ? [(sql) => options.onQuery!(sql)] : []);
   const db = build((event) => {
-    for (const listener of listeners) listener(event.query.sql, event.queryDurationMillis, event.level === 'error');
+    for (const listener of listeners) listener(event.query.sql, event.queryDurationMillis, event.level === 'error', event.query.parameters);
   });
   queryListeners.set(db, listeners);
   poolStats.set(db, stats);

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { observeQueries } from '../../core/db/database.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+
+/**
+ * PostgreSQL plans a named statement once for any values after five runs (a generic plan), and the
+ * service names its list statements (pg-named-statements.ts). A generic plan cannot see the values of
+ * a price range and guesses it keeps 0.5% of the rows; the list must stay cheap under that plan too.
+ */
+const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+/** Rows the plan read from the products table itself (not from an index alone). */
+function heapRowsOfProducts(node: PlanNode): number {
+  const own = ['Seq Scan', 'Bitmap Heap Scan', 'Index Scan', 'Tid Scan'].includes(node['Node Type']) && node['Relation Name'] === 'products';
+  const here = own ? node['Actual Rows'] * node['Actual Loops'] : 0;
+  return here + (node.Plans ?? []).reduce((sum, child) => sum + heapRowsOfProducts(child), 0);
+}
+
+describe('products list plan (postgres)', { skip: postgres.skip }, () => {
+  let t: TestServer;
+
+  before(async () => {
+    t = await startTestServer(postgres);
+    // 10,000 products in 20 categories of 500 (prices $1.00–$999.99), like the benchmark's data set.
+    await sql`
+      insert into products (name, category, price_cents, stock, created_at, updated_at)
+      select 'Product ' || i, 'category-' || (i % 20), 100 + (i * 7919) % 99900, i % 5, now(), now()
+      from generate_series(1, 10000) as i`.execute(t.server.db);
+    await sql`vacuum analyze products`.execute(t.server.db);
+  });
+
+  after(() => t?.close());
+
+  it('reads only the page’s own rows from the table for a category’s price range by price, under a generic plan', async () => {
+    const path = '/api/products?category=category-7&min_price=100&max_price=500&sort=-price&limit=20&page=2';
+    const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+    const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) => statements.push({ sql: text, parameters }));
+    const res = await t.request('GET', path);
+    stop();
+    assert.equal(res.status, 200, res.text);
+    const body = res.body as { data: { price: number }[]; pagination: { total: number } };
+    assert.equal(body.data.length, 20);
+    assert.ok(body.pagination.total > 150, `the range holds ${body.pagination.total} products, more than a page`);
+
+    const list = statements.find((s) => s.sql.includes('list_total'));
+    assert.ok(list, `the list statement among ${statements.map((s) => s.sql).join('\n')}`);
+    const literal = (value: unknown) => (typeof value === 'string' ? `'${value.replaceAll("'", "''")}'` : String(value));
+    const plan = await t.server.db.connection().execute(async (session) => {
+      await sql`set plan_cache_mode = force_generic_plan`.execute(session);
+      try {
+        await sql.raw(`prepare list as ${list.sql}`).execute(session);
+        const explained = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) execute list(${list.parameters.map(literal).join(', ')})`).execute(session);
+        return explained.rows[0]!['QUERY PLAN'][0].Plan;
+      } finally {
+        await sql`deallocate all`.execute(session);
+        await sql`reset plan_cache_mode`.execute(session);
+      }
+    });
+
+    assert.ok(heapRowsOfProducts(plan) <= 20, `the plan read ${heapRowsOfProducts(plan)} product rows for a page of 20:\n${JSON.stringify(plan, null, 1)}`);
+  });
+});
