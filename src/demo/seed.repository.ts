@@ -164,12 +164,14 @@ export async function prepareBulkLoad(db: Db): Promise<void> {
 /**
  * After a bulk load on PostgreSQL: every batch rewrote the counter rows (migrations 0002-0004), and
  * those that found no room in their page moved, leaving dead versions over many pages. CLUSTER
- * rewrites the two small tables compactly in key order (an exclusive lock for milliseconds), and
- * ANALYZE gives the planner the new sizes. SQLite keeps no dead row versions; its statistics are
- * left to `analyze`.
+ * rewrites the two small tables compactly in key order (an exclusive lock for milliseconds). VACUUM
+ * ANALYZE then marks the new rows' pages all-visible, so index-only scans (the products list reads a
+ * page's keys that way, products.list.repository.ts) need not visit the table until autovacuum comes
+ * by, and gives the planner the new sizes. SQLite keeps no dead row versions and has no visibility
+ * map; its statistics are left to `analyze`.
  */
 export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
   for (const { table, key } of PRODUCT_COUNTER_TABLES) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
-  await sql`analyze`.execute(db);
+  await sql`vacuum analyze`.execute(db);
 }
