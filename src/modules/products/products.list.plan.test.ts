@@ -20,6 +20,12 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** Every scan of the products table or its indexes in the plan. */
+function scansOfProducts(node: PlanNode): PlanNode[] {
+  const own = node['Node Type'].endsWith('Scan') && node['Relation Name'] === 'products' ? [node] : [];
+  return [...own, ...(node.Plans ?? []).flatMap(scansOfProducts)];
+}
+
 /** Rows the plan read from the products table itself (not from an index alone). */
 function heapRowsOfProducts(node: PlanNode): number {
   const own = ['Seq Scan', 'Bitmap Heap Scan', 'Index Scan', 'Tid Scan'].includes(node['Node Type']) && node['Relation Name'] === 'products';
@@ -42,7 +48,7 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
 
   after(() => t?.close());
 
-  it('reads only the page’s own rows from the table for a category’s price range by price, under a generic plan', async () => {
+  it('reads only the page’s own rows, and keys no further than the page’s end, for a category’s price range by price descending, under a generic plan', async () => {
     const path = '/api/products?category=category-7&min_price=100&max_price=500&sort=-price&limit=20&page=2';
     const statements: { sql: string; parameters: readonly unknown[] }[] = [];
     const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) => statements.push({ sql: text, parameters }));
@@ -68,6 +74,11 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
       }
     });
 
-    assert.ok(heapRowsOfProducts(plan) <= 20, `the plan read ${heapRowsOfProducts(plan)} product rows for a page of 20:\n${JSON.stringify(plan, null, 1)}`);
+    const shown = JSON.stringify(plan, null, 1);
+    assert.ok(heapRowsOfProducts(plan) <= 20, `the plan read ${heapRowsOfProducts(plan)} product rows for a page of 20:\n${shown}`);
+    // In the page's order (migration 0006), the keys are read up to the page's end and no further.
+    for (const scan of scansOfProducts(plan)) {
+      assert.ok(scan['Actual Rows'] * scan['Actual Loops'] <= 40, `a scan read ${scan['Actual Rows']} × ${scan['Actual Loops']} entries for the 21st–40th:\n${shown}`);
+    }
   });
 });

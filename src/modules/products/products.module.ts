@@ -1,4 +1,5 @@
 import { defineModule, restRoutes } from '../module.ts';
+import { productsMigrations } from './products.migrations.ts';
 import { productsRoutes } from './products.routes.ts';
 import { createProductsService } from './products.service.ts';
 
@@ -7,4 +8,5 @@ export const productsModule = defineModule({
   name: 'products',
   createService: ({ db }) => createProductsService(db),
   routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
+  migrations: productsMigrations,
 });
