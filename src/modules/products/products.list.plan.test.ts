@@ -66,10 +66,13 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
       await sql`set plan_cache_mode = force_generic_plan`.execute(session);
       try {
         await sql.raw(`prepare list as ${list.sql}`).execute(session);
-        const explained = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) execute list(${list.parameters.map(literal).join(', ')})`).execute(session);
-        return explained.rows[0]!['QUERY PLAN'][0].Plan;
+        try {
+          const explained = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) execute list(${list.parameters.map(literal).join(', ')})`).execute(session);
+          return explained.rows[0]!['QUERY PLAN'][0].Plan;
+        } finally {
+          await sql`deallocate list`.execute(session); // only ours: the pool's named statements stay prepared
+        }
       } finally {
-        await sql`deallocate all`.execute(session);
         await sql`reset plan_cache_mode`.execute(session);
       }
     });
