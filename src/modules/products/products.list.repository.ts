@@ -148,8 +148,8 @@ const pageStatement = statementCache({
 
 /**
  * PostgreSQL: the page's ids and sort keys first (an index-only scan where an index holds the filter
- * and the order, as `(category, price_cents, id)` does for a category's price range), then its rows
- * by primary key, in the page's order. The statement is named (pg-named-statements.ts), so after five
+ * and the order, as `(category, price_cents desc, id)` of migration 0006 does for a category's price
+ * range by price descending), then its rows by primary key, in the page's order. The statement is named (pg-named-statements.ts), so after five
  * runs PostgreSQL plans it once for any values (a generic plan), and a generic plan guesses a price
  * range keeps 0.5% of the rows: with the rows read directly, it chose to read every matching row and
  * sort them (229 rows and 165 pages for a 20-row page of the benchmark's W2) over walking the index in
