@@ -1,32 +1,26 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { createDatabase, type Db } from './database.ts';
+import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { columnIn } from './id-list.ts';
 
 for (const dialect of DIALECTS) {
   describe(`columnIn: batch reads by a list of ids (${dialect.name})`, { skip: dialect.skip }, () => {
-    let db: Db;
-    let drop: () => Promise<void>;
-    before(async () => {
-      const database = await dialect.createDatabase();
-      drop = database.drop;
-      // One connection: on PostgreSQL its prepared statements are the ones the reads below left.
-      db = createDatabase(database.url, { poolSize: 1 });
-      await sql`create table item (id int primary key, name text not null)`.execute(db);
-      await sql`insert into item values (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four')`.execute(db);
-    });
-    after(async () => {
-      await db?.destroy();
-      await drop?.();
+    // One connection: on PostgreSQL its prepared statements are the ones the reads below left.
+    const suite = suiteDatabase(dialect, {
+      poolSize: 1,
+      setUp: async (db) => {
+        await sql`create table item (id int primary key, name text not null)`.execute(db);
+        await sql`insert into item values (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four')`.execute(db);
+      },
     });
 
     const read = (ids: number[]) => {
-      const query = (db as unknown as Kysely<{ item: { id: number; name: string } }>)
+      const query = (suite.db as unknown as Kysely<{ item: { id: number; name: string } }>)
         .selectFrom('item')
         .select(['id', 'name'])
-        .where(columnIn(db, 'id', ids))
+        .where(columnIn(suite.db, 'id', ids))
         .orderBy('id');
       return { sql: query.compile().sql, rows: query.execute() };
     };
@@ -44,7 +38,7 @@ for (const dialect of DIALECTS) {
         const [text] = texts;
         assert.match(text!, /= any\(\$1\)/);
         for (const ids of [[1], [1, 2], [2, 3, 4]]) await read(ids).rows;
-        const prepared = (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows;
+        const prepared = (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)).rows;
         assert.equal(prepared.filter((row) => row.statement === text).length, 1, prepared.map((row) => row.statement).join('\n'));
       });
     }

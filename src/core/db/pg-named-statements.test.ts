@@ -1,34 +1,26 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { createDatabase, type Db } from './database.ts';
+import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import pg from 'pg';
 import { createNamedStatements, withNamedStatements } from './pg-named-statements.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
 describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
-  let db: Db;
-  let drop: () => Promise<void>;
-  let postgresUrl: string;
-  before(async () => {
-    const database = await postgres!.createDatabase();
-    drop = database.drop;
-    postgresUrl = database.url;
-    // One connection: every statement below runs on it, so its prepared statements are visible.
-    db = createDatabase(database.url, { poolSize: 1 });
-    await sql`create table item (id int primary key, name text not null)`.execute(db);
-    await sql`insert into item values (1, 'one'), (2, 'two')`.execute(db);
-  });
-  after(async () => {
-    await db?.destroy();
-    await drop?.();
+  // One connection: every statement below runs on it, so its prepared statements are visible.
+  const suite = suiteDatabase(postgres!, {
+    poolSize: 1,
+    setUp: async (db) => {
+      await sql`create table item (id int primary key, name text not null)`.execute(db);
+      await sql`insert into item values (1, 'one'), (2, 'two')`.execute(db);
+    },
   });
 
   const prepared = async () =>
-    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((row) => row.statement);
-  const byId = (id: number) => sql<{ id: number; name: string }>`select * from item where id = ${id}`.execute(db);
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)).rows.map((row) => row.statement);
+  const byId = (id: number) => sql<{ id: number; name: string }>`select * from item where id = ${id}`.execute(suite.db);
 
   it('parses a repeated statement once per connection and reuses it', async () => {
     assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one' }]);
@@ -38,8 +30,8 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
   });
 
   it('leaves statements with an in-list or a like pattern unnamed', async () => {
-    await sql`select id from item where id in (${1}, ${2})`.execute(db);
-    await sql`select id from item where name like ${'o%'}`.execute(db);
+    await sql`select id from item where id in (${1}, ${2})`.execute(suite.db);
+    await sql`select id from item where name like ${'o%'}`.execute(suite.db);
     const statements = await prepared();
     assert.ok(!statements.some((text) => / in \(| like /.test(text)), statements.join('\n'));
   });
@@ -47,7 +39,7 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
   it('hands out one connection object per pg client, the same on every checkout', async () => {
     // Kysely keys its per-connection state by this object: a new one per checkout made it build a new
     // connection and two weak-table entries for every statement (garbage promoted under load).
-    const pool = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+    const pool = new pg.Pool({ connectionString: suite.url, max: 1 });
     const named = withNamedStatements(pool);
     try {
       const first = await named.connect();
@@ -71,16 +63,16 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
 
   it('answers with the new columns when a migration changes a table under a named select *', async () => {
     await byId(1);
-    await sql`alter table item add column colour text`.execute(db);
+    await sql`alter table item add column colour text`.execute(suite.db);
     assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null }]);
     assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two', colour: null }]);
   });
 
   it('inside a transaction fails only that transaction, then serves the statement again', async () => {
     await byId(1);
-    await sql`alter table item add column size int`.execute(db);
+    await sql`alter table item add column size int`.execute(suite.db);
     await assert.rejects(
-      db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx)),
+      suite.db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx)),
       (error: { code?: string }) => error.code === '0A000',
     );
     assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null, size: null }]);

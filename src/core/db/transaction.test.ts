@@ -1,43 +1,37 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { createDatabase, type Db } from './database.ts';
+import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { inTransaction } from './transaction.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
 describe('transactions that PostgreSQL aborts for a deadlock', { skip: !postgres || postgres.skip }, () => {
-  let db: Db;
-  let drop: () => Promise<void>;
-  before(async () => {
-    const database = await postgres!.createDatabase();
-    drop = database.drop;
-    db = createDatabase(database.url, { poolSize: 4 });
-    await sql`create table pair (id int primary key, n int not null)`.execute(db);
-    await sql`insert into pair values (1, 0), (2, 0)`.execute(db);
-  });
-  after(async () => {
-    await db?.destroy();
-    await drop?.();
+  const suite = suiteDatabase(postgres!, {
+    poolSize: 4,
+    setUp: async (db) => {
+      await sql`create table pair (id int primary key, n int not null)`.execute(db);
+      await sql`insert into pair values (1, 0), (2, 0)`.execute(db);
+    },
   });
 
   it('are retried, so two crossing transactions both complete', async () => {
     const bump = (first: number, second: number) =>
-      inTransaction(db, async (trx) => {
+      inTransaction(suite.db, async (trx) => {
         await sql`update pair set n = n + 1 where id = ${first}`.execute(trx);
         await sql`select pg_sleep(0.2)`.execute(trx);
         await sql`update pair set n = n + 1 where id = ${second}`.execute(trx);
       });
     await Promise.all([bump(1, 2), bump(2, 1)]);
-    const { rows } = await sql<{ n: number }>`select n from pair order by id`.execute(db);
+    const { rows } = await sql<{ n: number }>`select n from pair order by id`.execute(suite.db);
     assert.deepEqual(rows.map((row) => row.n), [2, 2]);
   });
 
   it('does not retry other errors', async () => {
     let runs = 0;
     await assert.rejects(
-      inTransaction(db, async (trx) => {
+      inTransaction(suite.db, async (trx) => {
         runs += 1;
         await sql`insert into pair values (1, 0)`.execute(trx);
       }),

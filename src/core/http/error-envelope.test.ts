@@ -1,28 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createDatabase, type Db } from '../db/database.ts';
+import { describe, it } from 'node:test';
 import { migrateToLatest } from '../db/migrate.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { toAppError } from './error-envelope.ts';
 
 for (const dialect of DIALECTS) {
   describe(`error envelope for database refusals (${dialect.name})`, { skip: dialect.skip }, () => {
-    let db: Db;
-    let drop: () => Promise<void>;
-    before(async () => {
-      const database = await dialect.createDatabase();
-      drop = database.drop;
-      db = createDatabase(database.url, { poolSize: 1 });
-      await migrateToLatest(db);
-    });
-    after(async () => {
-      await db?.destroy();
-      await drop?.();
-    });
+    const suite = suiteDatabase(dialect, { poolSize: 1, setUp: (db) => migrateToLatest(db) });
 
     it('answers a write whose referenced row is gone (deleted mid-request) with 409 CONFLICT, not 500', async () => {
       const now = new Date().toISOString();
-      const refusal = await db
+      const refusal = await suite.db
         .insertInto('posts')
         .values({ author_id: 2147483647, title: 't', content: 'c', created_at: now, updated_at: now })
         .execute()

@@ -154,8 +154,8 @@ const pageStatement = statementCache({
  * range keeps 0.5% of the rows: with the rows read directly, it chose to read every matching row and
  * sort them (229 rows and 165 pages for a 20-row page of the benchmark's W2) over walking the index in
  * order. Reading keys first is cheap under either plan: 5 index pages and 20 row lookups.
- * Measured with pgbench on the benchmark's data, generic plans (bench/RESULTS.md, session 4): 529–551
- * → 293–314 µs of PostgreSQL CPU per page with its total. SQLite plans its own way and keeps the
+ * Measured with pgbench on the benchmark's data, generic plans, two runs each (14:06 UTC, load 1.1;
+ * bench/RESULTS.md, session 4): 529–551 → 293–314 µs of PostgreSQL CPU per page with its total. SQLite plans its own way and keeps the
  * direct read.
  */
 function pageByKeys(db: Db, shape: PageShape, params: PageParams) {
