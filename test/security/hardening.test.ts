@@ -34,6 +34,9 @@ function rawExchange(url: string, bytes: string, limitMs: number): Promise<{ res
   });
 }
 
+/** Helmet's headers for a rendered HTML document (opener isolation, agent cluster, DNS prefetch, IE8, Flash, the XSS auditor). */
+const DOCUMENT_ONLY_HEADERS = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+
 /** Anything that would tell an attacker about the code or the database. */
 const LEAKS = /select |insert |update |from "|sqlite|postgres|relation|syntax error at|\.ts:\d|node_modules|\bat \S+ \(|stack/i;
 
@@ -46,15 +49,35 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     describe('security headers', () => {
-      it('sends helmet’s headers and a CSP that allows nothing on API responses, errors included', async () => {
-        for (const res of [await t.request('GET', '/api/products'), await t.request('GET', '/api/nope'), await t.request('POST', '/api/users', { body: {} })]) {
+      it('sends an API’s security headers and a CSP that allows nothing on API responses, errors and GraphQL included', async () => {
+        const answers = [
+          await t.request('GET', '/api/products'),
+          await t.request('GET', '/api/nope'),
+          await t.request('POST', '/api/users', { body: {} }),
+          await t.request('POST', '/graphql', { body: { query: '{ __typename }' } }),
+        ];
+        for (const res of answers) {
           assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
           assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
           assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
           assert.match(res.headers.get('strict-transport-security') ?? '', /max-age=\d+/);
+          assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN');
           assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
           assert.equal(res.headers.get('x-powered-by'), null);
           assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin');
+          // Headers that act only on a rendered HTML document: a JSON answer goes without (each costs every answer).
+          for (const name of DOCUMENT_ONLY_HEADERS) assert.equal(res.headers.get(name), null, `${name} on ${res.status}`);
+        }
+      });
+
+      it('gives the HTML pages (API docs, GraphiQL) helmet’s document headers as well', async () => {
+        for (const path of ['/docs', '/graphiql']) {
+          const res = await t.request('GET', path);
+          assert.equal(res.status, 200, path);
+          assert.match(res.headers.get('content-type') ?? '', /text\/html/, path);
+          for (const name of ['x-content-type-options', 'strict-transport-security', 'cross-origin-resource-policy', ...DOCUMENT_ONLY_HEADERS]) {
+            assert.ok(res.headers.get(name), `${name} on ${path}`);
+          }
         }
       });
 
