@@ -16,7 +16,8 @@ export function createServices(config: Config, db: Db) {
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
-  const tokens = { issue: localTokens.issue, verify: createTokenVerifier(config, localTokens).verify };
+  const verifier = createTokenVerifier(config, localTokens);
+  const tokens = { issue: localTokens.issue, verify: verifier.verify, verifiedNow: verifier.verifiedNow };
   // Core services first; then each module's, in the order of the module list (modules/index.ts).
   const core = { tokens, idempotency: createIdempotencyStore(db) };
   const moduleServices = buildModuleServices(modules, { db, config, services: core });

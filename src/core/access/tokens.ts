@@ -18,6 +18,11 @@ export interface IssuedToken {
 /** Verifies a bearer token into a principal. A JWKS-backed verifier will implement the same shape. */
 export interface TokenVerifier {
   verify(token: string): Promise<Principal>;
+  /**
+   * The principal of a token this verifier accepted moments ago, known without waiting (a memo,
+   * core/hardening/verified-token-memo.ts); undefined when it has to be verified (`verify`).
+   */
+  verifiedNow?(token: string): Principal | undefined;
 }
 
 /** How far the clocks of the issuer and this service may disagree (exp, nbf, iat). */

@@ -14,13 +14,16 @@ export interface Count {
  */
 export interface WeightedStore {
   add(key: string, weight: number, windowMs: number): Promise<Count>;
+  /** `add` at once, for a store in this process (memory); absent where counting needs a round trip (Redis). */
+  addNow?(key: string, weight: number, windowMs: number): Count;
   incr(key: string, callback: (error: Error | null, result?: Count) => void, windowMs: number, max?: number): void;
   child(params: { nameSpace?: string }): WeightedStore;
 }
 
-function withPluginContract(add: WeightedStore['add'], namespaced: (nameSpace: string) => WeightedStore): WeightedStore {
+function withPluginContract(add: WeightedStore['add'], namespaced: (nameSpace: string) => WeightedStore, addNow?: WeightedStore['addNow']): WeightedStore {
   const store: WeightedStore = {
     add,
+    ...(addNow ? { addNow } : {}),
     // The plugin asks every limiter for a child; without a namespace it shares these counters.
     child: (params) => (params.nameSpace ? namespaced(params.nameSpace) : store),
     incr(key, callback, windowMs) {
@@ -42,7 +45,7 @@ export function createMemoryStore(namespace = ''): WeightedStore {
     while (windows.size >= MEMORY_MAX_KEYS) windows.delete(windows.keys().next().value as string);
   }
 
-  async function add(key: string, weight: number, windowMs: number): Promise<Count> {
+  function addNow(key: string, weight: number, windowMs: number): Count {
     const now = Date.now();
     const id = namespace + key;
     let entry = windows.get(id);
@@ -55,7 +58,11 @@ export function createMemoryStore(namespace = ''): WeightedStore {
     return { current: entry.count, ttl: entry.resetAt - now };
   }
 
-  return withPluginContract(add, (nameSpace) => createMemoryStore(`${namespace}${nameSpace}:`));
+  return withPluginContract(
+    async (key, weight, windowMs) => addNow(key, weight, windowMs),
+    (nameSpace) => createMemoryStore(`${namespace}${nameSpace}:`),
+    addNow,
+  );
 }
 
 /** INCRBY and start the window on the first hit, atomically, so every instance shares one budget. */

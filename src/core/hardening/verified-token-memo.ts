@@ -11,11 +11,17 @@ const FAILURE_TTL_MS = 1_000;
  * Remembers recent verification outcomes by token. The rate limiter verifies the bearer token
  * before the access check does (to key the budget by the verified subject), so without this the
  * same signature would be checked twice per request, and a JWKS timeout would be waited out twice.
+ * A token verified moments ago is also known synchronously (`verifiedNow`): the per-request hooks
+ * then decide without a promise (bench/RESULTS.md, session 5).
  */
 export function memoizeTokenVerifier(verifier: TokenVerifier, now: () => number = Date.now): TokenVerifier {
-  const entries = new Map<string, { result: Promise<Principal>; expires: number }>();
+  const entries = new Map<string, { result: Promise<Principal>; expires: number; principal?: Principal }>();
 
   return {
+    verifiedNow(token: string): Principal | undefined {
+      const hit = entries.get(token);
+      return hit && hit.expires > now() ? hit.principal : undefined;
+    },
     verify(token: string): Promise<Principal> {
       const time = now();
       const hit = entries.get(token);
@@ -27,10 +33,13 @@ export function memoizeTokenVerifier(verifier: TokenVerifier, now: () => number 
         if (oldest !== undefined) entries.delete(oldest);
       }
       const result = verifier.verify(token);
-      const entry = { result, expires: Number.POSITIVE_INFINITY };
+      const entry: { result: Promise<Principal>; expires: number; principal?: Principal } = { result, expires: Number.POSITIVE_INFINITY };
       entries.set(token, entry);
       result.then(
-        () => (entry.expires = now() + SUCCESS_TTL_MS),
+        (principal) => {
+          entry.principal = principal;
+          entry.expires = now() + SUCCESS_TTL_MS;
+        },
         () => (entry.expires = now() + FAILURE_TTL_MS),
       );
       return result;
