@@ -170,10 +170,10 @@ async function varyOnOrigin(_request: FastifyRequest, reply: FastifyReply, paylo
 
 /** A request line longer than the limit is refused before routing work, auth or rate limiting. */
 export function registerUrlLengthLimit(app: FastifyInstance, maxUrlLength: number): void {
-  app.addHook('onRequest', async (request) => {
-    if ((request.raw.url ?? '').length > maxUrlLength) {
-      throw new AppError('URI_TOO_LONG', `The request URL is longer than ${maxUrlLength} characters`);
-    }
+  // Callback style, as every per-request hook that need not wait: an async one costs a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if ((request.raw.url ?? '').length <= maxUrlLength) return done();
+    done(new AppError('URI_TOO_LONG', `The request URL is longer than ${maxUrlLength} characters`));
   });
 }
 
