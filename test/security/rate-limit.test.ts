@@ -16,6 +16,18 @@ function assertRateLimited(res: TestResponse): void {
   assert.equal(res.headers.get('ratelimit-remaining'), '0');
 }
 
+/** A user token for `subject` signed with `secret`: the server's own makes a second valid token, another a forgery. */
+function signedToken(t: TestServer, subject: number, secret: string, expiresIn: string): Promise<string> {
+  return new SignJWT({ role: 'user' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(String(subject))
+    .setIssuer(t.config.JWT_ISSUER)
+    .setAudience(t.config.JWT_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(secret));
+}
+
 for (const dialect of DIALECTS) {
   describe(`rate limits (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
@@ -39,6 +51,21 @@ for (const dialect of DIALECTS) {
       assert.equal(second.headers.get('ratelimit-remaining'), String(MAX - 2));
     });
 
+    it('keys the budget by the subject, not the token: a second token of the same user spends the same budget', async () => {
+      const { id, token } = await t.createUser({ role: 'user' });
+      // Another valid token of the same user (its own expiry, so its text differs).
+      const other = await signedToken(t, id, t.config.jwtSecret, '7m');
+      assert.notEqual(other, token);
+      // Each token's first request verifies it; the next ones find it verified moments ago.
+      const remaining = [];
+      for (const used of [token, token, other, other, token]) {
+        const res = await t.request('GET', `/api/users/${id}`, { token: used });
+        assert.equal(res.status, 200, res.text);
+        remaining.push(Number(res.headers.get('ratelimit-remaining')));
+      }
+      assert.deepEqual(remaining, [MAX - 1, MAX - 2, MAX - 3, MAX - 4, MAX - 5]);
+    });
+
     it('answers 429 RATE_LIMITED with Retry-After once a subject spends its budget, without touching other subjects', async () => {
       const alice = await t.createUser({ role: 'user' });
       const bob = await t.createUser({ role: 'user' });
@@ -55,14 +82,7 @@ for (const dialect of DIALECTS) {
 
     it('keys a forged or invalid token by the client address, so it cannot spend the named user’s budget', async () => {
       const victim = await t.createUser({ role: 'user' });
-      const forged = await new SignJWT({ role: 'user' })
-        .setProtectedHeader({ alg: 'HS256' })
-        .setSubject(String(victim.id))
-        .setIssuer(t.config.JWT_ISSUER)
-        .setAudience(t.config.JWT_AUDIENCE)
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .sign(new TextEncoder().encode('not-the-server-secret-not-the-server-secret'));
+      const forged = await signedToken(t, victim.id, 'not-the-server-secret-not-the-server-secret', '5m');
       const fresh = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '3', JWT_SECRET: t.config.jwtSecret });
       try {
         for (let i = 0; i < 3; i++) assert.equal((await fresh.request('GET', '/api/products', { token: forged })).status, 401);

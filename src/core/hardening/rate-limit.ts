@@ -37,32 +37,34 @@ interface Decision {
 const KEY = Symbol('rateLimitKey');
 type KeyedRequest = FastifyRequest & { [KEY]?: string };
 
-/**
- * The budget key: the verified token subject, else the client address. The token is verified here
- * (memoized, so the access check does not pay twice); a token that does not verify is keyed by
- * address, so forging someone's `sub` cannot spend their budget.
- */
-async function budgetKey(request: FastifyRequest, verifier: TokenVerifier): Promise<string> {
-  const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
-  if (token) {
-    try {
-      return `user:${(await verifier.verify(token)).userId}`;
-    } catch {
-      // Refused again, with its 401, by the access check.
-    }
-  }
-  return `ip:${normalizeIP(request.ip)}`;
-}
+const addressKey = (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`;
+const bearerOf = (request: FastifyRequest) => BEARER.exec(request.headers.authorization ?? '')?.[1];
 
 /**
  * The budget key when it is known without waiting: the client address without a token, the subject
  * of a token verified moments ago (the memo); undefined when the token has yet to be verified.
  */
 function budgetKeyNow(request: FastifyRequest, verifier: TokenVerifier): string | undefined {
-  const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
-  if (!token) return `ip:${normalizeIP(request.ip)}`;
+  const token = bearerOf(request);
+  if (!token) return addressKey(request);
   const principal = verifier.verifiedNow?.(token);
   return principal ? `user:${principal.userId}` : undefined;
+}
+
+/**
+ * The budget key: the verified token subject, else the client address. The token is verified here
+ * (memoized, so the access check does not pay twice); a token that does not verify is keyed by
+ * address, so forging someone's `sub` cannot spend their budget.
+ */
+async function budgetKey(request: FastifyRequest, verifier: TokenVerifier): Promise<string> {
+  const known = budgetKeyNow(request, verifier);
+  if (known !== undefined) return known;
+  try {
+    return `user:${(await verifier.verify(bearerOf(request)!)).userId}`;
+  } catch {
+    // Refused again, with its 401, by the access check.
+    return addressKey(request);
+  }
 }
 
 /** @fastify/rate-limit's arithmetic on a count: the same headers and the same refusal either way. */
@@ -176,12 +178,13 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
   // request of a client but its first few seconds' first), the request is counted without a promise;
   // that chain of promises through the plugin's limiter was ~10% of a small GET's CPU (bench/RESULTS.md).
   // Otherwise (Redis, a token to verify) through the plugin's limiter, as before.
+  const { addNow } = store;
   app.addHook('onRequest', (request, reply, done) => {
     if (EXEMPT_PATHS.has(pathOf(request.url))) return done();
-    const key = store.addNow ? budgetKeyNow(request, verifier) : undefined;
-    if (key === undefined || !store.addNow) return void limitByPlugin(request, reply).then(() => done(), done);
+    const key = addNow && budgetKeyNow(request, verifier);
+    if (!addNow || key === undefined) return void limitByPlugin(request, reply).then(() => done(), done);
     (request as KeyedRequest)[KEY] = key;
-    done(enforce(reply, decisionOf(settings.max, store.addNow(key, 1, settings.windowMs)), 'requests'));
+    done(enforce(reply, decisionOf(settings.max, addNow(key, 1, settings.windowMs)), 'requests'));
   });
 
   // After the body is parsed (the email is in it), before it is validated: malformed attempts count too.
@@ -201,7 +204,7 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
       if (!key || weight <= 0) return;
       let count;
       try {
-        count = store.addNow ? store.addNow(key, weight, settings.windowMs) : await store.add(key, weight, settings.windowMs);
+        count = addNow ? addNow(key, weight, settings.windowMs) : await store.add(key, weight, settings.windowMs);
       } catch (error) {
         request.log.warn({ err: error }, 'rate limit not applied: the counter store failed');
         return;

@@ -50,4 +50,14 @@ describe('verified-token memo', () => {
     await assert.rejects(memo.verify('forged'));
     assert.equal(calls(), 2);
   });
+
+  it('holds at most ~8 MB of token text: a flood of long distinct forgeries evicts the oldest entries, not the memory', async () => {
+    const { memo, calls } = fixture();
+    await memo.verify('good-1');
+    // 600 forgeries of 15,000 characters (headers allow ~16 KB) are 9 MB of text.
+    for (let i = 0; i < 600; i++) await assert.rejects(memo.verify(`forged-${i}-${'x'.repeat(15_000)}`));
+    assert.equal(memo.verifiedNow?.('good-1'), undefined, 'the oldest entry made room');
+    await memo.verify('good-1');
+    assert.equal(calls(), 602);
+  });
 });

@@ -2,6 +2,11 @@ import type { Principal } from '../access/principal.ts';
 import type { TokenVerifier } from '../access/tokens.ts';
 
 const MAX_ENTRIES = 10_000;
+/**
+ * The tokens' own text is bounded too: a header may carry a token of up to ~16 KB, so 10,000 distinct
+ * long forgeries would otherwise hold 160 MB. 8 MB is ~25,000 tokens of the usual few hundred bytes.
+ */
+const MAX_TOKEN_CHARS = 8_000_000;
 /** A verified token is remembered this long: far inside the 30 s clock tolerance on `exp`. */
 const SUCCESS_TTL_MS = 5_000;
 /** A refused one this long: enough that one request never pays twice for an unreachable JWKS. */
@@ -15,7 +20,11 @@ const FAILURE_TTL_MS = 1_000;
  * then decide without a promise (bench/RESULTS.md, session 5).
  */
 export function memoizeTokenVerifier(verifier: TokenVerifier, now: () => number = Date.now): TokenVerifier {
-  const entries = new Map<string, { result: Promise<Principal>; expires: number; principal?: Principal }>();
+  const entries = new Map<string, Entry>();
+  let tokenChars = 0;
+  const forget = (token: string) => {
+    if (entries.delete(token)) tokenChars -= token.length;
+  };
 
   return {
     verifiedNow(token: string): Principal | undefined {
@@ -26,15 +35,15 @@ export function memoizeTokenVerifier(verifier: TokenVerifier, now: () => number 
       const time = now();
       const hit = entries.get(token);
       if (hit && hit.expires > time) return hit.result;
-      if (hit) entries.delete(token);
-      if (entries.size >= MAX_ENTRIES) {
-        // Oldest first (Map keeps insertion order): a flood of distinct tokens only evicts itself.
-        const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
+      if (hit) forget(token);
+      // Oldest first (Map keeps insertion order): a flood of distinct tokens only evicts itself.
+      while (entries.size > 0 && (entries.size >= MAX_ENTRIES || tokenChars + token.length > MAX_TOKEN_CHARS)) {
+        forget(entries.keys().next().value as string);
       }
       const result = verifier.verify(token);
-      const entry: { result: Promise<Principal>; expires: number; principal?: Principal } = { result, expires: Number.POSITIVE_INFINITY };
+      const entry: Entry = { result, expires: Number.POSITIVE_INFINITY };
       entries.set(token, entry);
+      tokenChars += token.length;
       result.then(
         (principal) => {
           entry.principal = principal;
@@ -45,4 +54,12 @@ export function memoizeTokenVerifier(verifier: TokenVerifier, now: () => number 
       return result;
     },
   };
+}
+
+interface Entry {
+  result: Promise<Principal>;
+  /** Until then the outcome is reused; infinite while the verification is under way. */
+  expires: number;
+  /** Set once verified: what `verifiedNow` answers. */
+  principal?: Principal;
 }
