@@ -41,11 +41,7 @@ function wrap(statement: StatementSync): SqliteStatement {
   // build and to read (dictionary mode); these share one shape per statement. Reading 380 user rows
   // and mapping them took 925 µs as objects, 480 µs this way (bench/RESULTS.md).
   statement.setReturnArrays(true);
-  const toRow = (values: unknown[]): Record<string, unknown> => {
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
-    return row;
-  };
+  const toRow = rowBuilder(columns);
   return {
     reader: true,
     all: (parameters) => (statement.all(...bind(parameters)) as unknown as unknown[][]).map(toRow),
@@ -54,6 +50,29 @@ function wrap(statement: StatementSync): SqliteStatement {
       for (const values of statement.iterate(...bind(parameters))) yield toRow(values as unknown as unknown[]);
     },
   };
+}
+
+/**
+ * Makes objects of one shape from a statement's value arrays: an object literal with the statement's
+ * columns, compiled once per statement (`new Function`, as ajv and fast-json-stringify do for their
+ * validators and serializers). Setting the keys one by one from the column list made every row
+ * building site megamorphic across statements: 80–100 ns a row against 13–30 (bench/RESULTS.md, session 6). The
+ * column names come from the statement's own SQL and are written as JSON string literals.
+ */
+export function rowBuilder(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+  if (new Set(columns).size !== columns.length || columns.includes('__proto__')) {
+    // Duplicate names (a join without aliases: the last one wins, as with one assignment after
+    // another), or a name a literal would take for the prototype: built key by key.
+    return (values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) {
+        Object.defineProperty(row, columns[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
+      }
+      return row;
+    };
+  }
+  const fields = columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+  return new Function('v', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 
 function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {

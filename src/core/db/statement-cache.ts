@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { dialectOf, type Db } from './database.ts';
+import { dialectOf, executeRead, type Db, type DialectName } from './database.ts';
 import type { Tables } from './tables.ts';
 
 /**
@@ -88,14 +88,23 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
  * as pg's own work for the statement (bench/RESULTS.md, "Data path").
  */
 export function rowById<Row>(table: keyof Tables & string, columns?: readonly (keyof Row & string)[]): (db: Db, id: number) => Promise<Row | undefined> {
-  const statement = statementCache({
-    keyOf: () => table,
-    // Kysely cannot type a query over a table chosen at run time; the caller names the row type.
-    build: (db, _shape: null, params: { id: number }) => {
-      const from = db.selectFrom(table as 'users');
-      const selected = columns ? from.select(columns as unknown as 'id'[]) : from.selectAll();
-      return selected.where('id', '=', params.id) as unknown as Compilable<Row>;
-    },
-  });
-  return async (db, id) => (await db.executeQuery(statement(db, null, { id }))).rows[0];
+  // Kysely cannot type a query over a table chosen at run time; the caller names the row type.
+  const build = (db: Db, id: number) => {
+    const from = db.selectFrom(table as 'users');
+    const selected = columns ? from.select(columns as unknown as 'id'[]) : from.selectAll();
+    return selected.where('id', '=', id).compile();
+  };
+  // Its one parameter is the id: the SQL is all there is to keep, once per dialect.
+  const texts: Partial<Record<DialectName, string>> = {};
+  return async (db, id) => {
+    const dialect = dialectOf(db);
+    let text = texts[dialect];
+    if (text === undefined) {
+      const compiled = build(db, id);
+      if (compiled.parameters.length !== 1 || compiled.parameters[0] !== id) throw new Error(`rowById(${table}): the id must be the only parameter`);
+      text = texts[dialect] = compiled.sql;
+    }
+    const result = executeRead(db, CompiledQuery.raw(text, [id]) as CompiledQuery<Row>);
+    return (result instanceof Promise ? await result : result).rows[0];
+  };
 }

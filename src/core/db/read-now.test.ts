@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
+import { createDatabase, executeRead, observeQueries } from './database.ts';
+import { rowBuilder } from './sqlite-adapter.ts';
+import { rowById } from './statement-cache.ts';
+
+const byId = (id: number) => CompiledQuery.raw('select id, name from things where id = ?', [id]) as CompiledQuery<{ id: number; name: string }>;
+
+describe('reads on SQLite while its one connection is free', () => {
+  const db = createDatabase('sqlite::memory:');
+  before(async () => {
+    await sql`create table things (id integer primary key, name text not null)`.execute(db);
+    await sql`insert into things values (1, 'one')`.execute(db);
+  });
+  after(() => db.destroy());
+
+  it('answer at once, and the statement listeners see them as any other statement', async () => {
+    const seen: [string, readonly unknown[], boolean][] = [];
+    const stop = observeQueries(db, (text, durationMs, failed, parameters) => {
+      assert.ok(durationMs >= 0);
+      seen.push([text, parameters, failed]);
+    });
+    const result = executeRead(db, byId(1));
+    stop();
+    assert.ok(!(result instanceof Promise), 'a free connection answers without a promise');
+    assert.deepEqual(result.rows, [{ id: 1, name: 'one' }]);
+    assert.deepEqual(seen, [['select id, name from things where id = ?', [1], false]]);
+  });
+
+  it('report a failing statement to the listeners as failed, and throw its error', () => {
+    const seen: boolean[] = [];
+    const stop = observeQueries(db, (_text, _ms, failed) => seen.push(failed));
+    assert.throws(() => executeRead(db, CompiledQuery.raw('select no_such_column from things', [])), /no such column/);
+    stop();
+    assert.deepEqual(seen, [true]);
+  });
+
+  it('wait for a transaction holding the connection, and never see what it has not committed', async () => {
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    let inserted!: () => void;
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve));
+    const transaction = db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`insert into things values (2, 'uncommitted')`.execute(trx);
+        inserted();
+        await held;
+        throw new Error('roll back');
+      })
+      .catch(() => 'rolled back');
+    await insertedRow;
+    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
+    let read, viaRowById;
+    try {
+      read = executeRead(db, byId(2));
+      viaRowById = findThing(db, 2);
+    } finally {
+      finish();
+    }
+    assert.ok(read instanceof Promise, 'a held connection sends the read through Kysely, which waits');
+    assert.equal(await transaction, 'rolled back');
+    assert.deepEqual((await read).rows, []);
+    assert.equal(await viaRowById, undefined);
+  });
+
+  it('read through a transaction itself on the transaction’s own connection', async () => {
+    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
+    const name = await db.transaction().execute(async (trx) => {
+      await sql`insert into things values (3, 'three')`.execute(trx);
+      return (await findThing(trx, 3))?.name;
+    });
+    assert.equal(name, 'three');
+  });
+});
+
+describe('rows of a SQLite statement', () => {
+  it('are plain objects with the statement’s columns, in order', () => {
+    const build = rowBuilder(['id', 'name', 'weird "name"']);
+    const row = build([1, 'a', true]);
+    assert.deepEqual(row, { id: 1, name: 'a', 'weird "name"': true });
+    assert.deepEqual(Object.keys(row), ['id', 'name', 'weird "name"']);
+    assert.equal(Object.getPrototypeOf(row), Object.prototype);
+  });
+
+  it('keep the last of two columns of one name, and never take a column for the prototype', () => {
+    assert.deepEqual(rowBuilder(['id', 'id'])([1, 2]), { id: 2 });
+    const row = rowBuilder(['__proto__', 'id'])([{ polluted: true }, 1]);
+    assert.equal((row as { polluted?: boolean }).polluted, undefined);
+    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
+  });
+});
