@@ -9,6 +9,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type LogEvent,
+  type PostgresPool,
   type QueryResult,
   type SqliteDatabase,
 } from 'kysely';
@@ -79,28 +80,50 @@ function withQueryLog(
   return { db, listeners };
 }
 
-/** A read run at once on SQLite's one connection; undefined when it is lent out (a transaction holds it). */
-type ReadNow = (query: CompiledQuery) => QueryResult<unknown> | undefined;
-const readsNow = new WeakMap<object, ReadNow>();
+/**
+ * A compiled read run beside Kysely: on SQLite at once (undefined while a transaction holds its one
+ * connection: Kysely's path then waits for it), on PostgreSQL on a pooled connection of its own.
+ */
+type Reader = (query: CompiledQuery) => QueryResult<unknown> | Promise<QueryResult<unknown>> | undefined;
+const readers = new WeakMap<object, Reader>();
 
 /**
- * Runs a compiled read statement (a statement cache's) on `db`, as `db.executeQuery` would.
+ * Runs a compiled read statement (a statement cache's) on `db`, as `db.executeQuery` would, with
+ * less around it. A transaction (`db` is then a Kysely transaction, not the database) takes Kysely's
+ * path, on the transaction's connection. The statement listeners (metrics, tests) see every read alike.
  *
- * On SQLite, when nothing holds its one connection, the statement runs synchronously and the result
- * comes back at once: node:sqlite runs statements synchronously anyway, so Kysely's path around it
+ * SQLite: when nothing holds its one connection, the statement runs synchronously and the result
+ * comes back at once. node:sqlite runs statements synchronously anyway, so Kysely's path around it
  * (its connection mutex, the driver's acquire and release, the timing wrapper: about ten promises)
- * only added ~4 µs to a by-id read (bench/RESULTS.md, session 6). Nothing can interleave with a
- * synchronous call, and with the connection free no transaction is open on it, so the read sees
- * exactly what it would have seen through Kysely. The statement listeners (metrics, tests) see it
- * alike. A transaction (`db` is then a Kysely transaction, not the database), a held connection, and
- * PostgreSQL take Kysely's path.
+ * only added ~4 µs to a by-id read. Nothing can interleave with a synchronous call, and with the
+ * connection free no transaction is open on it, so the read sees what it would have seen through Kysely.
+ *
+ * PostgreSQL: a connection from the same pool (named statements included), the statement, the
+ * release; Kysely's driver layers cost ~5–7 µs of CPU per read (bench/RESULTS.md, session 6).
  */
 export function executeRead<R>(db: Db, query: CompiledQuery<R>): QueryResult<R> | Promise<QueryResult<R>> {
-  const now = readsNow.get(db)?.(query);
-  return now !== undefined ? (now as QueryResult<R>) : db.executeQuery(query);
+  const result = readers.get(db)?.(query) as QueryResult<R> | Promise<QueryResult<R>> | undefined;
+  return result !== undefined ? result : db.executeQuery(query);
 }
 
-function readNow(sqlite: SqliteDatabase, dialect: CountingSqliteDialect, listeners: Set<QueryListener>): ReadNow {
+function pooledRead(pool: PostgresPool, listeners: Set<QueryListener>): Reader {
+  return async (query) => {
+    const client = await pool.connect();
+    const start = performance.now();
+    try {
+      const { rows } = (await client.query(query.sql, [...query.parameters])) as { rows: unknown[] };
+      notify(listeners, query, performance.now() - start, false);
+      return { rows };
+    } catch (error) {
+      notify(listeners, query, performance.now() - start, true);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+}
+
+function readNow(sqlite: SqliteDatabase, dialect: CountingSqliteDialect, listeners: Set<QueryListener>): Reader {
   return (query) => {
     if (dialect.inUse !== 0) return undefined;
     const start = performance.now();
@@ -167,12 +190,15 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const max = options.poolSize ?? 10;
-    return withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), log }), options, () => ({
+    const named = withNamedStatements(pool);
+    const { db, listeners } = withQueryLog((log) => new Kysely<Tables>({ dialect: new PostgresDialect({ pool: named }), log }), options, () => ({
       total: pool.totalCount,
       idle: pool.idleCount,
       waiting: pool.waitingCount,
       max,
-    })).db;
+    }));
+    readers.set(db, pooledRead(named, listeners));
+    return db;
   }
   const path = url.replace(/^sqlite:/, '');
   const file = path === ':memory:' ? ':memory:' : path;
@@ -185,7 +211,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     waiting: dialect.waiting,
     max: 1,
   }));
-  readsNow.set(db, readNow(sqlite, dialect, listeners));
+  readers.set(db, readNow(sqlite, dialect, listeners));
   return db;
 }
 

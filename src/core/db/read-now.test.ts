@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { createDatabase, executeRead, observeQueries } from './database.ts';
 import { rowBuilder } from './sqlite-adapter.ts';
 import { rowById } from './statement-cache.ts';
@@ -72,6 +74,53 @@ describe('reads on SQLite while its one connection is free', () => {
       return (await findThing(trx, 3))?.name;
     });
     assert.equal(name, 'three');
+  });
+});
+
+const postgres = DIALECTS.find((d) => d.name === 'postgres');
+
+describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
+  // One connection: a read beside Kysely must wait for a transaction holding it, and use its statements.
+  const suite = suiteDatabase(postgres!, {
+    poolSize: 1,
+    setUp: async (db) => {
+      await sql`create table things (id int primary key, name text not null)`.execute(db);
+      await sql`insert into things values (1, 'one')`.execute(db);
+    },
+  });
+  const pgById = (id: number) => CompiledQuery.raw('select id, name from things where id = $1', [id]) as CompiledQuery<{ id: number; name: string }>;
+
+  it('run on the pool as a named statement, and the statement listeners see them', async () => {
+    const seen: [string, readonly unknown[], boolean][] = [];
+    const stop = observeQueries(suite.db, (text, _ms, failed, parameters) => seen.push([text, parameters, failed]));
+    assert.deepEqual((await executeRead(suite.db, pgById(1))).rows, [{ id: 1, name: 'one' }]);
+    await assert.rejects(async () => executeRead(suite.db, CompiledQuery.raw('select no_such_column from things', [])), /no_such_column/);
+    stop();
+    assert.deepEqual(seen, [
+      ['select id, name from things where id = $1', [1], false],
+      ['select no_such_column from things', [], true],
+    ]);
+    const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db);
+    assert.ok(prepared.rows.some((row) => row.statement === 'select id, name from things where id = $1'));
+  });
+
+  it('wait for the connection a transaction holds, and read inside a transaction on its connection', async () => {
+    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    let inserted!: () => void;
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve));
+    const transaction = suite.db.transaction().execute(async (trx) => {
+      await sql`insert into things values (2, 'two')`.execute(trx);
+      assert.deepEqual(await findThing(trx, 2), { id: 2, name: 'two' });
+      inserted();
+      await held;
+    });
+    await insertedRow;
+    const outside = findThing(suite.db, 2);
+    finish();
+    await transaction;
+    assert.deepEqual(await outside, { id: 2, name: 'two' });
   });
 });
 
