@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { observeQueries, poolStatsOf, type Db } from '../db/database.ts';
 import type { Access } from '../http/fastify-types.ts';
 import { REPLAYED_HEADER } from '../idempotency/idempotency.http.ts';
+import { counterTally, histogramTally, type CounterCell, type HistogramCell, type Tally } from './tallies.ts';
 
 /*
  * Why hand-written hooks and not `fastify-metrics` (evaluated at 14.1.0, its README and code): its
@@ -120,19 +121,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registers = [registry];
   const timed = options.timed ?? (() => true);
 
+  // Counted and timed through tallies (tallies.ts): every request feeds both.
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by route pattern (without the version prefix), REST version and status',
     labelNames: ['method', 'route', 'version', 'status_code'] as const,
     registers,
+    collect(): void {
+      requestTally.flush();
+    },
   });
+  const requestTally: Tally<CounterCell, 'method' | 'route' | 'version' | 'status_code'> = counterTally(() => requests);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer an API or GraphQL request, by route pattern (without the version prefix)',
     labelNames: ['method', 'route'] as const,
     buckets: HTTP_DURATION_BUCKETS,
     registers,
+    collect(): void {
+      durationTally.flush();
+    },
   });
+  const durationTally: Tally<HistogramCell, 'method' | 'route'> = histogramTally(() => duration);
   const operations = new Counter({
     name: 'graphql_operations_total',
     help: 'GraphQL requests by operation (names of validated operations only), type and outcome',
@@ -194,13 +204,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     stop: () => stop(),
     observe(request, reply) {
       const info = routeInfo(request.routeOptions.url);
+      const { method } = request;
       const status = reply.statusCode;
-      requests.inc(
-        info.api
-          ? { method: request.method, route: info.label, version: request.apiVersion, status_code: status }
-          : { method: request.method, route: info.label, status_code: status },
-      );
-      if (info.timed) duration.observe({ method: request.method, route: info.label }, reply.elapsedTime / 1000);
+      const version = info.api ? request.apiVersion : undefined;
+      requestTally
+        .cell(`${method} ${status} ${version} ${info.label}`, () =>
+          info.api ? { method, route: info.label, version, status_code: status } : { method, route: info.label, status_code: status },
+        )
+        .add();
+      if (info.timed) durationTally.cell(`${method} ${info.label}`, () => ({ method, route: info.label })).observe(reply.elapsedTime / 1000);
       const operation = request.graphqlOperation;
       if (operation) {
         const name = operation.outcome === 'rejected' ? '(none)' : operationLabel(operation.name);
@@ -219,10 +231,16 @@ function observeDatabase(db: Db, registers: Registry[]): () => void {
     labelNames: ['statement', 'outcome'] as const,
     buckets: STATEMENT_BUCKETS,
     registers,
+    collect(): void {
+      statementTally.flush();
+    },
   });
-  // One child per label pair, made once: the hook runs for every statement.
-  const ok = new Map(STATEMENT_KINDS.map((kind) => [kind, statements.labels({ statement: kind, outcome: 'ok' })]));
-  const failed = new Map(STATEMENT_KINDS.map((kind) => [kind, statements.labels({ statement: kind, outcome: 'error' })]));
+  // One cell per label pair, made once: the hook runs for every statement (tallies.ts).
+  const statementTally: Tally<HistogramCell, 'statement' | 'outcome'> = histogramTally(() => statements);
+  const cellsOf = (outcome: 'ok' | 'error') =>
+    new Map(STATEMENT_KINDS.map((kind) => [kind, statementTally.cell(`${kind} ${outcome}`, () => ({ statement: kind, outcome }))]));
+  const ok = cellsOf('ok');
+  const failed = cellsOf('error');
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections by state: in_use (lent out), idle (open, free)',
