@@ -5,7 +5,7 @@ import type { Config } from '../config/config.ts';
 import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/metrics.ts';
 import type { Services } from '../services.ts';
 import { batchedResolvers } from './batched-resolvers.ts';
-import { useCurrentRights, type GraphQLContext } from '../core/graphql/context.ts';
+import { currentRightsCheck, type GraphQLContext } from '../core/graphql/context.ts';
 import { assertCostWithin } from './cost.ts';
 import { createDocumentParser, MAX_TOKENS, mercuriusCacheBudget } from './document-parser.ts';
 import { documentLimitRules } from './document-limits.ts';
@@ -72,26 +72,28 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
     parser.parse(source);
     mercuriusCaches.admit(source, parser.weight(source));
   });
+  const gate = createExecutionGate(config.GRAPHQL_HEAVY_CONCURRENCY);
+  // One pre-execution hook, in this order, awaiting only what has something to wait for (a cheap read
+  // then runs without a promise here; Mercurius awaits each hook it runs):
+  // 1. the cost check, and the input rules: a refused document costs no database read;
+  // 2. the charge of an operation about to run (the request itself counted one already): a refused
+  //    document, whatever it would have cost, weighs one request (docs/GRAPHQL.md);
+  // 3. the caller's current rights (DECISIONS §5);
+  // 4. last, an execution slot for an expensive operation, so nothing can refuse an operation that
+  //    holds one: runGraphQL gives the slot back.
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const { operationName, reply } = context as { operationName?: string; reply: FastifyReply };
     // The document passed validation: its operation's name is a GraphQL name (access log, metrics).
     noteOperation(reply.request, document, operationName);
     const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
-    (context as unknown as GatedContext).operationCost = cost;
-    assertStorableInput(document, variables as Record<string, unknown> | undefined);
-    // Only an operation about to run is charged its cost (the request itself counted one already):
-    // a refused document, whatever it would have cost, weighs one request (docs/GRAPHQL.md).
-    await charge(reply, Math.ceil(Math.min(cost, config.GRAPHQL_MAX_COST) / config.RATE_LIMIT_GRAPHQL_COST_UNIT) - 1);
-  });
-  // After the cost check, so a refused document costs no database read.
-  app.graphql.addHook('preExecution', async (_schema, document, context) => {
-    await useCurrentRights(services.rights, document, context as unknown as GraphQLContext);
-  });
-  // Last, so nothing can refuse an operation that holds a slot: runGraphQL gives the slot back.
-  const gate = createExecutionGate(config.GRAPHQL_HEAVY_CONCURRENCY);
-  app.graphql.addHook('preExecution', async (_schema, _document, context) => {
     const gated = context as unknown as GatedContext;
-    if ((gated.operationCost ?? 0) < config.GRAPHQL_HEAVY_COST) return;
+    gated.operationCost = cost;
+    assertStorableInput(document, variables as Record<string, unknown> | undefined);
+    const weight = Math.ceil(Math.min(cost, config.GRAPHQL_MAX_COST) / config.RATE_LIMIT_GRAPHQL_COST_UNIT) - 1;
+    if (weight > 0) await charge(reply, weight);
+    const rights = currentRightsCheck(services.rights, document, context as unknown as GraphQLContext);
+    if (rights) await rights;
+    if (cost < config.GRAPHQL_HEAVY_COST) return;
     await gate.enter();
     gated.gate = gate;
   });

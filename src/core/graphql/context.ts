@@ -13,17 +13,19 @@ export interface GraphQLContext {
  * DECISIONS §5 for GraphQL (the HTTP route skips the per-request check: its POST may be a read):
  * a mutation, or any operation with a token claiming admin, runs with the caller's current rights.
  * A deleted or suspended caller's operation is refused whole (401, like an invalid token).
+ * Returns the check to wait for, or undefined when there is none (the caller then waits for nothing).
  */
-export async function useCurrentRights(
+export function currentRightsCheck(
   rights: RightsCheck,
   document: DocumentNode,
   context: GraphQLContext & { operationName?: string | undefined },
-): Promise<void> {
+): Promise<void> | undefined {
   const principal = context.principal;
-  if (!principal) return;
-  if (principal.role === 'admin' || getOperationAST(document, context.operationName)?.operation === 'mutation') {
-    context.principal = await rights.current(principal);
-  }
+  if (!principal) return undefined;
+  if (principal.role !== 'admin' && getOperationAST(document, context.operationName)?.operation !== 'mutation') return undefined;
+  return rights.current(principal).then((current) => {
+    context.principal = current;
+  });
 }
 
 /** `limit`/`offset` of a list field; null (an explicit `null` argument) means the default. */

@@ -148,7 +148,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'GraphQL requests by operation (names of validated operations only), type and outcome',
     labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
     registers,
+    collect(): void {
+      operationTally.flush();
+    },
   });
+  const operationTally: Tally<CounterCell, 'operation_name' | 'operation_type' | 'outcome'> = counterTally(() => operations);
   const rateLimits = new Counter({
     name: 'rate_limit_rejections_total',
     help: 'Requests refused with 429 by a rate limit',
@@ -216,7 +220,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const operation = request.graphqlOperation;
       if (operation) {
         const name = operation.outcome === 'rejected' ? '(none)' : operationLabel(operation.name);
-        operations.inc({ operation_name: name, operation_type: operation.type, outcome: operation.outcome });
+        const { type, outcome } = operation;
+        operationTally.cell(`${outcome} ${type} ${name}`, () => ({ operation_name: name, operation_type: type, outcome })).add();
       }
       if (request.method === 'POST' && reply.getHeader(REPLAYED_HEADER) === 'true') replays.inc({ route: info.label });
     },
