@@ -20,8 +20,7 @@ export function openSqlite(path: string): SqliteDatabase {
       const cached = cache.get(sql);
       if (cached) return cached;
       const statement = wrap(db.prepare(sql));
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-      cache.set(sql, statement);
+      remember(cache, sql, statement);
       return statement;
     },
   };
@@ -41,7 +40,7 @@ function wrap(statement: StatementSync): SqliteStatement {
   // build and to read (dictionary mode); these share one shape per statement. Reading 380 user rows
   // and mapping them took 925 µs as objects, 480 µs this way (bench/RESULTS.md).
   statement.setReturnArrays(true);
-  const toRow = rowBuilder(columns);
+  const toRow = rowBuilderFor(columns);
   return {
     reader: true,
     all: (parameters) => (statement.all(...bind(parameters)) as unknown as unknown[][]).map(toRow),
@@ -53,11 +52,28 @@ function wrap(statement: StatementSync): SqliteStatement {
 }
 
 /**
+ * Statements of one column list share one builder: a batched read's `in (?, ?, …)` is a new statement
+ * for every length of its list, and compiling a builder for each would add a `new Function` to those
+ * requests and keep a copy per length. Bounded like the statement cache.
+ */
+const builders = new Map<string, (values: unknown[]) => Record<string, unknown>>();
+
+function rowBuilderFor(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+  const key = columns.join('\u0000');
+  let builder = builders.get(key);
+  if (builder === undefined) {
+    builder = rowBuilder(columns);
+    remember(builders, key, builder);
+  }
+  return builder;
+}
+
+/**
  * Makes objects of one shape from a statement's value arrays: an object literal with the statement's
- * columns, compiled once per statement (`new Function`, as ajv and fast-json-stringify do for their
+ * columns, compiled once per column list (`new Function`, as ajv and fast-json-stringify do for their
  * validators and serializers). Setting the keys one by one from the column list made every row
- * building site megamorphic across statements: 80–100 ns a row against 13–30 (bench/RESULTS.md, session 6). The
- * column names come from the statement's own SQL and are written as JSON string literals.
+ * building site megamorphic across statements: 80–100 ns a row against 13–30 (bench/RESULTS.md, session
+ * 6). The column names come from the statement's own SQL and are written as JSON string literals.
  */
 export function rowBuilder(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
   if (new Set(columns).size !== columns.length || columns.includes('__proto__')) {
@@ -73,6 +89,12 @@ export function rowBuilder(columns: readonly string[]): (values: unknown[]) => R
   }
   const fields = columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
   return new Function('v', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
+}
+
+/** Keeps at most STATEMENT_CACHE_SIZE entries, the oldest out first (a Map keeps insertion order). */
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  if (map.size >= STATEMENT_CACHE_SIZE) map.delete(map.keys().next().value as string);
+  map.set(key, value);
 }
 
 function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {

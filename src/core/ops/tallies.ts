@@ -30,53 +30,54 @@ export interface Tally<Cell, L extends string> {
 /** Values kept per label set before they are handed over (8 bytes each). */
 const BATCH = 64;
 
-/** Cells of one counter; their counts reach it when it is collected. */
-export function counterTally<L extends string>(counter: () => Counter<L>): Tally<CounterCell, L> {
-  const cells = new Map<string, { labels: LabelValues<L>; count: number; add(): void }>();
+/** Cells by key, each made once (its series created in prom-client then, so a scrape lists them in the same order). */
+function tally<Cell extends { flush(): void }, L extends string>(make: (labels: LabelValues<L>) => Cell): Tally<Cell, L> {
+  const cells = new Map<string, Cell>();
   return {
-    cell(key: string, labels: () => LabelValues<L>): CounterCell {
+    cell(key, labels) {
       let cell = cells.get(key);
       if (cell === undefined) {
-        const values = labels();
-        // The series exists from its first count, as it would without the tally (same order in a scrape).
-        counter().inc(values, 0);
-        cell = {
-          labels: values,
-          count: 0,
-          add() {
-            this.count += 1;
-          },
-        };
+        cell = make(labels());
         cells.set(key, cell);
       }
       return cell;
     },
-    flush(): void {
-      for (const cell of cells.values()) {
-        if (cell.count === 0) continue;
-        counter().inc(cell.labels, cell.count);
-        cell.count = 0;
-      }
+    flush() {
+      for (const cell of cells.values()) cell.flush();
     },
   };
 }
 
+/** Cells of one counter; their counts reach it when it is collected. */
+export function counterTally<L extends string>(counter: () => Counter<L>): Tally<CounterCell, L> {
+  return tally((labels) => new Count(counter, labels));
+}
+
 /** Cells of one histogram; their values reach it when a cell's batch is full and when it is collected. */
 export function histogramTally<L extends string>(histogram: () => Histogram<L>): Tally<HistogramCell, L> {
-  const cells = new Map<string, Batch<L>>();
-  return {
-    cell(key: string, labels: () => LabelValues<L>): HistogramCell {
-      let cell = cells.get(key);
-      if (cell === undefined) {
-        cell = new Batch(histogram, labels());
-        cells.set(key, cell);
-      }
-      return cell;
-    },
-    flush(): void {
-      for (const cell of cells.values()) cell.flush();
-    },
-  };
+  return tally((labels) => new Batch(histogram, labels));
+}
+
+class Count<L extends string> implements CounterCell {
+  private count = 0;
+  private readonly counter: () => Counter<L>;
+  private readonly labels: LabelValues<L>;
+
+  constructor(counter: () => Counter<L>, labels: LabelValues<L>) {
+    this.counter = counter;
+    this.labels = labels;
+    counter().inc(labels, 0);
+  }
+
+  add(): void {
+    this.count += 1;
+  }
+
+  flush(): void {
+    if (this.count === 0) return;
+    this.counter().inc(this.labels, this.count);
+    this.count = 0;
+  }
 }
 
 class Batch<L extends string> implements HistogramCell {
@@ -88,7 +89,6 @@ class Batch<L extends string> implements HistogramCell {
   constructor(histogram: () => Histogram<L>, labels: LabelValues<L>) {
     this.histogram = histogram;
     this.labels = labels;
-    // The series exists from its first value, as it would without the tally (same order in a scrape).
     histogram().zero(labels);
   }
 
