@@ -118,6 +118,25 @@ for (const dialect of DIALECTS) {
       assert.ok(post.comments.every((c) => c.post.title === post.title));
     });
 
+    it("reads a comment's author and post with the comment list, for every selection of them", async () => {
+      const { statements, data } = await statementsOf(
+        '{ posts(limit: 20) { id comments { text writer: author { name } author { email } ... on Comment { post { id title } } } } }',
+      );
+      const posts = data.posts as { id: string; comments: { text: string; writer: { name: string }; author: { email: string }; post: { id: string; title: string } }[] }[];
+      assert.equal(posts.length, 20);
+      for (const post of posts) {
+        assert.equal(post.comments.length, COMMENTS_PER_POST);
+        for (const comment of post.comments) {
+          assert.match(comment.writer.name, /^Batch \d+$/);
+          assert.equal(comment.author.email, `batch${comment.writer.name.slice('Batch '.length)}@example.com`);
+          assert.equal(comment.post.id, post.id);
+        }
+      }
+      // posts, comments, then the comments' authors and posts (both selections of `author` in one read).
+      assert.equal(statements.filter((sql) => /from "users"/i.test(sql)).length, 1, statements.join('\n'));
+      assert.ok(statements.length <= 4, statements.join('\n'));
+    });
+
     it('reads only the columns of the fields a query selects', async () => {
       const { statements } = await statementsOf('{ users(limit: 5) { posts { title comments { text author { name } } } } }');
       const of = (table: string) => statements.find((sql) => new RegExp(`^select .* from "${table}" where "(id|author_id|post_id)" (in \\(|= any\\()`, 'i').test(sql)) ?? '';

@@ -4,7 +4,7 @@ import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
 import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/metrics.ts';
 import type { Services } from '../services.ts';
-import { batchedResolvers } from './batched-resolvers.ts';
+import { assertReadWithList, batchedResolvers } from './batched-resolvers.ts';
 import { currentRightsCheck, type GraphQLContext } from '../core/graphql/context.ts';
 import { assertCostWithin } from './cost.ts';
 import { createDocumentParser, MAX_TOKENS, mercuriusCacheBudget } from './document-parser.ts';
@@ -49,10 +49,10 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  */
 export async function graphqlPlugin(app: FastifyInstance, { config, services, charge }: GraphQLPluginOptions): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
-  const { resolvers: fieldResolvers, batched } = buildResolvers(services);
+  const { resolvers: fieldResolvers, batched, readWithList } = buildResolvers(services);
   // Relations are batched per level by our own resolvers, not Mercurius' loaders (see batched-resolvers.ts).
   const resolvers = { ...fieldResolvers };
-  for (const [type, fields] of Object.entries(batchedResolvers(batched))) resolvers[type] = { ...resolvers[type], ...fields };
+  for (const [type, fields] of Object.entries(batchedResolvers(batched, readWithList))) resolvers[type] = { ...resolvers[type], ...fields };
   const limits = { maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS };
   await app.register(mercurius, {
     schema: typeDefs,
@@ -65,6 +65,7 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
     // Status codes and error shapes are decided by graphql.routes.ts and errors.ts.
     errorFormatter: (execution) => ({ statusCode: 200, response: execution }),
   });
+  assertReadWithList(app.graphql.schema, batched, readWithList);
   const parser = createDocumentParser();
   const mercuriusCaches = mercuriusCacheBudget(MERCURIUS_CACHE_BYTES, () => app.graphql.replaceSchema(app.graphql.schema));
   // Every text is parsed by our parser first (token and nesting caps): what it refuses, Mercurius never sees.

@@ -10,11 +10,13 @@ function merge(target: Record<string, FieldMap>, source: Record<string, FieldMap
 export function buildResolvers(services: Services) {
   const resolvers: Record<string, FieldMap> = {};
   const batched: Record<string, FieldMap> = {};
+  const readWithList = new Set<string>();
   for (const module of modules) {
     if (!module.graphql) continue;
     const graph = module.graphql.resolvers(services);
     merge(resolvers, graph.resolvers);
     merge(batched, graph.batched);
+    for (const type of graph.readWithList ?? []) readWithList.add(type);
   }
-  return { resolvers, batched };
+  return { resolvers, batched, readWithList };
 }

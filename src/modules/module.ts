@@ -63,6 +63,12 @@ export type FieldMap = Record<string, unknown>;
 export interface ModuleGraph {
   resolvers: Record<string, FieldMap>;
   batched: Record<string, FieldMap>;
+  /**
+   * Types whose `batched` relations are read with the batched list that returns their objects, for
+   * all of them at once, instead of by a resolver called per object (graphql/batched-resolvers.ts).
+   * Every field returning such a type must be batched; checked at start-up.
+   */
+  readWithList?: readonly string[];
 }
 
 export interface ModuleGraphQL<Uses> {

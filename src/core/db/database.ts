@@ -106,6 +106,12 @@ export function executeRead<R>(db: Db, query: CompiledQuery<R>): QueryResult<R> 
   return result !== undefined ? result : db.executeQuery(query);
 }
 
+/** The rows of a compiled read (`executeRead`), as a promise. */
+export async function readRows(db: Db, query: CompiledQuery): Promise<unknown[]> {
+  const result = executeRead(db, query);
+  return (result instanceof Promise ? await result : result).rows;
+}
+
 function pooledRead(pool: PostgresPool, listeners: Set<QueryListener>): Reader {
   return async (query) => {
     const client = await pool.connect();

@@ -3,10 +3,13 @@ import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
-import { columnIn } from './id-list.ts';
+import type { Db } from './database.ts';
+import { columnInParam, idListParam } from './id-list.ts';
+
+const columnIn = (db: Db, column: string, ids: number[]) => columnInParam(db, column, idListParam(db, ids));
 
 for (const dialect of DIALECTS) {
-  describe(`columnIn: batch reads by a list of ids (${dialect.name})`, { skip: dialect.skip }, () => {
+  describe(`columnInParam: batch reads by a list of ids (${dialect.name})`, { skip: dialect.skip }, () => {
     // One connection: on PostgreSQL its prepared statements are the ones the reads below left.
     const suite = suiteDatabase(dialect, {
       poolSize: 1,
@@ -40,6 +43,14 @@ for (const dialect of DIALECTS) {
         for (const ids of [[1], [1, 2], [2, 3, 4]]) await read(ids).rows;
         const prepared = (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)).rows;
         assert.equal(prepared.filter((row) => row.statement === text).length, 1, prepared.map((row) => row.statement).join('\n'));
+      });
+
+      it('sends the ids as one array text, and refuses anything but integer ids', async () => {
+        const query = read([7, 3, 7]).rows;
+        const compiled = (suite.db as unknown as Kysely<{ item: { id: number } }>).selectFrom('item').select('id').where(columnIn(suite.db, 'id', [7, 3, 7])).compile();
+        assert.deepEqual(compiled.parameters, ['{7,3,7}']);
+        for (const bad of [1.5, Number.NaN, 2 ** 53]) assert.throws(() => columnIn(suite.db, 'id', [1, bad]), TypeError);
+        assert.deepEqual(await query, [{ id: 3, name: 'three' }]);
       });
     }
   });

@@ -2,8 +2,24 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from './database.ts';
 
 /**
- * `column` is one of `ids`, as the batch reads of the GraphQL loaders ask it (authors by id, a level's
- * posts or comments by parent id).
+ * A list of ids as a bound value: on PostgreSQL one parameter, the array text `{1,2,3}`, which
+ * PostgreSQL reads as the column's array type (pg would build the same text from a JS array one
+ * quoted, escaped element at a time: about five strings per id, 112 KB a nested W3 answer for 600 ids,
+ * bench/RESULTS.md; ids are integers, so one join says it, and anything else is refused here rather
+ * than sent); on SQLite the ids themselves, one parameter each. A `statementCache` param takes it as is.
+ */
+export type IdListParam = string | readonly number[];
+
+export function idListParam(db: Db, ids: readonly number[]): IdListParam {
+  if (dialectOf(db) !== 'postgres') return ids;
+  for (const id of ids) if (!Number.isSafeInteger(id)) throw new TypeError(`columnIn: ${String(id)} is not an integer id`);
+  return `{${ids.join(',')}}`;
+}
+
+/**
+ * `column` is one of `ids` (an `idListParam`, or the markers a `statementCache` build sees in its
+ * place), as the batch reads of the GraphQL loaders ask it (authors by id, a level's posts or
+ * comments by parent id).
  *
  * On PostgreSQL the ids travel as one array parameter, `column = any($1)`: the SQL text is the same
  * whatever the batch's size, so it becomes a named statement (pg-named-statements.ts) that PostgreSQL
@@ -11,7 +27,7 @@ import { dialectOf, type Db } from './database.ts';
  * was parsed and planned on every batch (four times per nested W3 answer, bench/RESULTS.md). SQLite
  * binds no arrays: there it stays `in (...)` (its statements are cached by text, and cheap to plan).
  */
-export function columnIn(db: Db, column: string, ids: readonly number[]): RawBuilder<SqlBool> {
-  if (dialectOf(db) === 'postgres') return sql<SqlBool>`${sql.ref(column)} = any(${[...ids]})`;
-  return sql<SqlBool>`${sql.ref(column)} in (${sql.join([...ids])})`;
+export function columnInParam(db: Db, column: string, ids: IdListParam): RawBuilder<SqlBool> {
+  if (dialectOf(db) === 'postgres') return sql<SqlBool>`${sql.ref(column)} = any(${ids})`;
+  return sql<SqlBool>`${sql.ref(column)} in (${sql.join([...(ids as readonly number[])])})`;
 }

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
-import { dialectOf, type Db } from './database.ts';
-import { columnIn } from './id-list.ts';
+import { dialectOf, readRows, type Db } from './database.ts';
+import { columnInParam, idListParam, type IdListParam } from './id-list.ts';
+import { canonicalColumns } from './id-list-statements.ts';
+import { statementCache } from './statement-cache.ts';
 
 export interface PagePerParent<Row> {
   table: 'posts' | 'comments';
@@ -22,33 +24,56 @@ export interface PagePerParent<Row> {
  */
 export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Promise<Row[]> {
   if (spec.parentIds.length === 0) return Promise.resolve([]);
-  // The tables share this shape; Kysely cannot type one query over "one of several tables".
-  const any = db as unknown as Kysely<{ rows: Record<string, unknown> }>;
-  const table = spec.table as 'rows';
   const parent: string = spec.parent;
   // The id and the parent are always read: the page is ordered and grouped by them.
-  const columns = [...new Set(['id', parent, ...spec.columns])];
-  const { direction } = spec;
+  const rest = canonicalColumns<string>(spec.columns).filter((column) => column !== 'id' && column !== parent);
+  const shape: PageShape = { table: spec.table, parent, direction: spec.direction, columns: ['id', parent, ...rest] };
   const first = spec.window.offset;
   const last = spec.window.offset + spec.window.limit;
-  const numbered = any
-    .selectFrom(table)
-    .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy(parent).orderBy('id', direction)).as('rn'))
-    .where(columnIn(db, parent, spec.parentIds));
-  const page =
-    dialectOf(db) === 'postgres'
+  return readRows(db, pageStatement(db, shape, { parentIds: idListParam(db, spec.parentIds), first, last })) as Promise<Row[]>;
+}
+
+interface PageShape {
+  table: 'posts' | 'comments';
+  parent: string;
+  direction: 'asc' | 'desc';
+  /** `id`, the parent, then the other columns once each, sorted: one shape per set of columns. */
+  columns: readonly string[];
+}
+
+interface PageParams extends Record<string, unknown> {
+  parentIds: IdListParam;
+  /** The page is the rows numbered first + 1 to last in each parent's window. */
+  first: number;
+  last: number;
+}
+
+/** The SQL of each shape is built once (`statementCache`); on SQLite once per number of parent ids too. */
+const pageStatement = statementCache({
+  keyOf: (shape: PageShape) => `${shape.table} ${shape.parent} ${shape.direction} ${shape.columns.join()}`,
+  build: (db, shape, params: PageParams) => {
+    // The tables share this shape; Kysely cannot type one query over "one of several tables".
+    const any = db as unknown as Kysely<{ rows: Record<string, unknown> }>;
+    const table = shape.table as 'rows';
+    const { parent, direction, columns } = shape;
+    const numbered = any
+      .selectFrom(table)
+      .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy(parent).orderBy('id', direction)).as('rn'))
+      .where(columnInParam(db, parent, params.parentIds));
+    return dialectOf(db) === 'postgres'
       ? any
           .selectFrom(numbered.select(columns).as('ranked'))
           .select(columns)
-          .where('rn', '>', first)
-          .where('rn', '<=', last)
+          .where('rn', '>', params.first)
+          .where('rn', '<=', params.last)
           .orderBy(parent)
           .orderBy('id', direction)
       : any
           .selectFrom(table)
           .select(columns)
-          .where('id', 'in', any.selectFrom(numbered.select('id').as('ranked')).select('id').where('rn', '>', first).where('rn', '<=', last))
+          .where('id', 'in', any.selectFrom(numbered.select('id').as('ranked')).select('id').where('rn', '>', params.first).where('rn', '<=', params.last))
           .orderBy(parent)
           .orderBy('id', direction);
-  return page.execute() as Promise<Row[]>;
-}
+  },
+});
+

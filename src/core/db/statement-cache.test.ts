@@ -67,6 +67,32 @@ describe('statementCache', () => {
     assert.equal(builds(), 3);
   });
 
+  it('binds an array param one parameter per element, each length a shape of its own', async () => {
+    let builds = 0;
+    const statement = statementCache({
+      keyOf: (shape: string) => shape,
+      build: (target: Db, shape: string, p: { ids: readonly number[]; tag: string }) => {
+        builds += 1;
+        return target.selectNoFrom([sql<string>`${shape} || ':' || ${p.tag}`.as('tag'), sql<number>`${sql.join(p.ids, sql` * 10 + `)}`.as('digits')]);
+      },
+    });
+    const run = async (shape: string, ids: number[], tag: string) => (await db.executeQuery(statement(db, shape, { ids, tag }))).rows[0];
+    assert.deepEqual(await run('a', [1, 2], 'x'), { tag: 'a:x', digits: 12 });
+    assert.deepEqual(await run('a', [3], 'y'), { tag: 'a:y', digits: 3 });
+    assert.deepEqual(await run('a', [4, 5, 6], 'z'), { tag: 'a:z', digits: 96 });
+    assert.deepEqual(await run('a', [7, 8], 'w'), { tag: 'a:w', digits: 78 });
+    assert.deepEqual(await run('b', [9, 10], 'v'), { tag: 'b:v', digits: 100 });
+    assert.equal(builds, 4);
+  });
+
+  it('refuses a build that binds an array param as one value', () => {
+    const whole = statementCache({
+      keyOf: () => 'whole',
+      build: (target: Db, _shape: null, p: { ids: readonly number[] }) => target.selectNoFrom(sql`${p.ids}`.as('ids')),
+    });
+    assert.throws(() => whole(db, null, { ids: [1, 2] }), /one element per parameter/);
+  });
+
   it('rowById reads one row by id on every call, inside a transaction too, and nothing for an absent id', async () => {
     await sql`create table things (id integer primary key, name text not null)`.execute(db);
     await sql`insert into things values (1, 'one'), (2, 'two')`.execute(db);

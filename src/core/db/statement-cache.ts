@@ -17,6 +17,9 @@ import type { Tables } from './tables.ts';
  * among the compiled parameters, and remembers their positions. A parameter that is not a marker is
  * a constant of the shape (a literal `true`, say) and kept as is. `keyOf(shape)` must tell apart
  * every shape a build can take apart.
+ * A param whose value is an array (an id list for SQLite's `in (?, ?, …)`) stands for one parameter
+ * per element: the build sees an array of as many markers, to bind each (`sql.join`), and its length
+ * is part of the key, so each length is a shape of its own.
  * At most `maxShapes` shapes per dialect are kept; others are built on each call as before.
  */
 export function statementCache<Shape, Params extends Record<string, unknown>, Row>(options: {
@@ -29,13 +32,21 @@ export function statementCache<Shape, Params extends Record<string, unknown>, Ro
 
   return (db, shape, params) => {
     let key = `${dialectOf(db)} ${keyOf(shape)} |`;
-    for (const name in params) if (params[name] !== undefined) key += ` ${name}`;
+    for (const name in params) {
+      const value = params[name];
+      if (value === undefined) continue;
+      key += Array.isArray(value) ? ` ${name}[${value.length}]` : ` ${name}`;
+    }
     let statement = statements.get(key);
     if (statement === undefined) {
       statement = compileWithMarkers(db, shape, params, build);
       if (statements.size < maxShapes) statements.set(key, statement);
     }
-    const values = statement.slots.map((slot) => (slot.param === undefined ? slot.constant : params[slot.param]));
+    const values = statement.slots.map((slot) => {
+      if (slot.param === undefined) return slot.constant;
+      const value = params[slot.param];
+      return slot.index === undefined ? value : (value as readonly unknown[])[slot.index];
+    });
     return CompiledQuery.raw(statement.sql, values) as CompiledQuery<Row>;
   };
 }
@@ -43,6 +54,8 @@ export function statementCache<Shape, Params extends Record<string, unknown>, Ro
 interface Slot {
   /** The name of the param this parameter takes its value from; undefined for a constant. */
   param?: string;
+  /** For an array param: which of its elements. */
+  index?: number;
   constant?: unknown;
 }
 
@@ -57,8 +70,10 @@ interface Statement {
  */
 class Marker {
   readonly param: string;
-  constructor(param: string) {
+  readonly index: number | undefined;
+  constructor(param: string, index?: number) {
     this.param = param;
+    this.index = index;
   }
   toString(): never {
     throw new Error(`statementCache: param "${this.param}" must be bound as a value, not turned into SQL text or computed on`);
@@ -75,9 +90,19 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
   build: (db: Db, shape: Shape, params: Params) => Compilable<unknown>,
 ): Statement {
   const marked: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(params)) marked[name] = value === undefined ? undefined : new Marker(name);
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) marked[name] = undefined;
+    else if (Array.isArray(value)) marked[name] = value.map((_, index) => new Marker(name, index));
+    else marked[name] = new Marker(name);
+  }
   const compiled = build(db, shape, marked as Params).compile();
-  const slots = compiled.parameters.map((value): Slot => (value instanceof Marker ? { param: value.param } : { constant: value }));
+  const slots = compiled.parameters.map((value): Slot => {
+    if (Array.isArray(value) && value.some((element) => element instanceof Marker)) {
+      throw new Error('statementCache: an array param must be bound one element per parameter (sql.join), not as one value');
+    }
+    if (!(value instanceof Marker)) return { constant: value };
+    return value.index === undefined ? { param: value.param } : { param: value.param, index: value.index };
+  });
   return { sql: compiled.sql, slots };
 }
 

@@ -4,11 +4,13 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
  * Where log lines go. JSON lines (one object a line, for a collector) unless stdout is a terminal,
  * where pino-pretty (in pino's worker thread) prints them for a person: time, level, message, the
  * request's method, URL and status, then the other fields on the same line.
- * JSON lines are written asynchronously: under load they leave in batches instead of one write
- * system call per line; pino flushes what is pending when the process exits (bench/RESULTS.md).
+ * JSON lines are written asynchronously, gathered until 4 KB are pending or 100 ms have passed: one
+ * write system call per batch instead of one per line (at 250 nested GraphQL answers a second, each
+ * line was its own write, handed to libuv's thread pool: 5.7% of the server's CPU, bench/RESULTS.md).
+ * A line reaches the collector at most 100 ms late; pino flushes what is pending when the process exits.
  */
 export function loggerOptions(level: string, terminal = process.stdout.isTTY === true): LoggerOptions & { stream?: pino.DestinationStream } {
-  if (!terminal) return { level, stream: pino.destination({ sync: false }) };
+  if (!terminal) return { level, stream: pino.destination({ sync: false, minLength: 4096, periodicFlush: 100 }) };
   return {
     level,
     transport: {

@@ -5,7 +5,10 @@ import type { User } from '../users/user.ts';
 import type { UsersService } from '../users/users.service.ts';
 import type { Comment } from './comment.ts';
 
-/** Comments are reached only through `Post.comments`; their relations are batched per level. */
+/**
+ * Comments are reached only through `Post.comments`; their relations are read with that list, for all
+ * of its comments at once (`readWithList`: no resolver runs per comment).
+ */
 export function commentsResolvers({ users, posts }: { users: UsersService; posts: PostsService }) {
   return {
     resolvers: {},
@@ -15,5 +18,6 @@ export function commentsResolvers({ users, posts }: { users: UsersService; posts
         post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids, fields) => posts.findPostsByIds(ids, fields)),
       },
     },
+    readWithList: ['Comment'],
   };
 }

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { columnIn } from '../../core/db/id-list.ts';
+import { rowsByIds } from '../../core/db/id-list-statements.ts';
 import { rowById } from '../../core/db/statement-cache.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from './posts.table.ts';
@@ -13,11 +13,11 @@ const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
 export const findPostById = rowById<PostRow>('posts');
 
+const postsByIds = rowsByIds<PostRow>('posts');
+
 /** With `columns`, only those are read (the rows' other properties are absent). */
 export function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  const query = db.selectFrom('posts');
-  return (columns ? query.select(columns) : query.selectAll()).where(columnIn(db, 'id', ids)).execute() as Promise<PostRow[]>;
+  return postsByIds(db, ids, columns);
 }
 
 /** Newest first (by id: ids grow with time and never tie). */

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { observeQueries } from '../../core/db/database.ts';
+import { findPostsByIds, listPostsOfAuthors } from './posts.repository.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import type { PostsService } from './posts.service.ts';
 
@@ -40,19 +42,49 @@ for (const dialect of DIALECTS) {
 
     it('findPostsByAuthorIds uses one query whatever the number of authors', async () => {
       let queries = 0;
-      const db = t.server.db as unknown as { getExecutor(): { executeQuery: (...args: unknown[]) => Promise<unknown> } };
-      const executor = db.getExecutor();
-      const original = executor.executeQuery.bind(executor);
-      executor.executeQuery = (...args: unknown[]) => {
-        queries += 1;
-        return original(...args);
-      };
+      const stop = observeQueries(t.server.db, () => (queries += 1));
       try {
         await posts.findPostsByAuthorIds([alice, bob, carol], { limit: 3 });
       } finally {
-        executor.executeQuery = original;
+        stop();
       }
       assert.equal(queries, 1);
+    });
+
+    it('gives each column list, window and number of ids its own rows when they alternate (statements built once per shape)', async () => {
+      const db = t.server.db;
+      const keys = (rows: object[]) => [...new Set(rows.map((row) => Object.keys(row).sort().join()))];
+      const newest = (ids: number[]) => ids.toReversed();
+      // Ordered by author, then newest first within each author.
+      const page = (limit: number, offset: number) =>
+        [...[alice, bob].sort((a, b) => a - b)].flatMap((author) => newest(author === alice ? aliceIds : bobIds).slice(offset, offset + limit));
+      for (let round = 0; round < 2; round += 1) {
+        const titles = await listPostsOfAuthors(db, [alice, bob], { limit: 2, offset: 1 }, ['title']);
+        assert.deepEqual(titles.map((p) => p.id), page(2, 1));
+        assert.deepEqual(keys(titles), ['author_id,id,title']);
+        const contents = await listPostsOfAuthors(db, [bob, alice], { limit: 1, offset: 3 }, ['content', 'title', 'content']);
+        assert.deepEqual(contents.map((p) => p.id), page(1, 3));
+        assert.deepEqual(keys(contents), ['author_id,content,id,title']);
+        const one = await listPostsOfAuthors(db, [bob], { limit: 3, offset: 0 }, ['title']);
+        assert.deepEqual(one.map((p) => p.id), newest(bobIds).slice(0, 3));
+        const all = await listPostsOfAuthors(db, [alice, bob, carol], { limit: 10, offset: 0 });
+        assert.equal(all.length, 10);
+        assert.deepEqual(keys(all), [Object.keys(all[0]!).sort().join()]);
+        assert.ok(keys(all)[0]!.includes('content') && keys(all)[0]!.includes('created_at'));
+
+        const pair = [aliceIds[0]!, bobIds[1]!];
+        const byTitle = await findPostsByIds(db, pair, ['id', 'title']);
+        assert.deepEqual(byTitle.map((p) => p.id).sort((a, b) => a - b), [...pair].sort((a, b) => a - b));
+        assert.deepEqual(keys(byTitle), ['id,title']);
+        const byAuthor = await findPostsByIds(db, pair, ['author_id', 'id']);
+        assert.deepEqual(keys(byAuthor), ['author_id,id']);
+        assert.deepEqual(byAuthor.map((p) => p.author_id).sort((a, b) => a - b), [alice, bob].sort((a, b) => a - b));
+        const three = await findPostsByIds(db, [...pair, aliceIds[2]!], ['id', 'title']);
+        assert.equal(three.length, 3);
+        const whole = await findPostsByIds(db, [bobIds[2]!]);
+        assert.deepEqual(whole.map((p) => [p.id, p.title]), [[bobIds[2], 'B2']]);
+        assert.ok(keys(whole)[0]!.includes('content'));
+      }
     });
 
     it('findPostsByIds returns the posts that exist', async () => {

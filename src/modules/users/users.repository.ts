@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { dialectOf, type Db } from '../../core/db/database.ts';
-import { columnIn } from '../../core/db/id-list.ts';
-import { rowById } from '../../core/db/statement-cache.ts';
+import { dialectOf, readRows, type Db } from '../../core/db/database.ts';
+import { rowsByIds } from '../../core/db/id-list-statements.ts';
+import { rowById, statementCache } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
 import type { UserSort } from './users.schemas.ts';
 
@@ -30,11 +30,11 @@ export const findUserById = rowById<UserRow>('users');
 /** The caller's current rights (core/access/rights.ts): a primary-key read of two columns. */
 export const findUserRights = rowById<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
 
+const usersByIds = rowsByIds<UserRow>('users');
+
 /** With `columns`, only those are read (the rows' other properties are absent). */
 export function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  const query = db.selectFrom('users');
-  return (columns ? query.select(columns) : query.selectAll()).where(columnIn(db, 'id', ids)).execute() as Promise<UserRow[]>;
+  return usersByIds(db, ids, columns);
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
@@ -48,12 +48,35 @@ function filtered(db: Db, filter: UserFilter) {
   return query;
 }
 
-export function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]> {
-  const column = SORT_COLUMNS[query.sort];
-  let select = filtered(db, query).selectAll();
-  // Nulls sort last in both directions on both databases (they disagree by default).
-  if (column === 'age') select = select.orderBy(sql`age is null`);
-  return select.orderBy(column, query.order).orderBy('id', query.order).limit(query.limit).offset(query.offset).execute();
+interface UserListShape {
+  column: (typeof SORT_COLUMNS)[UserSort];
+  order: 'asc' | 'desc';
+}
+
+/** Every value the list binds; an absent filter (undefined) leaves its condition out. */
+interface UserListParams extends Record<string, unknown> {
+  role: string | undefined;
+  status: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** The SQL of each sort, order and set of filters is built once (`statementCache`). */
+const listStatement = statementCache({
+  keyOf: (shape: UserListShape) => `${shape.column} ${shape.order}`,
+  build: (db, shape, params: UserListParams) => {
+    let select = filtered(db, params).selectAll();
+    // Nulls sort last in both directions on both databases (they disagree by default).
+    if (shape.column === 'age') select = select.orderBy(sql`age is null`);
+    return select.orderBy(shape.column, shape.order).orderBy('id', shape.order).limit(params.limit).offset(params.offset);
+  },
+});
+
+export async function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]> {
+  const shape: UserListShape = { column: SORT_COLUMNS[query.sort], order: query.order };
+  // `filtered` leaves out an empty filter as well as an absent one.
+  const params: UserListParams = { role: query.role || undefined, status: query.status || undefined, limit: query.limit, offset: query.offset };
+  return (await readRows(db, listStatement(db, shape, params))) as UserRow[];
 }
 
 export async function countUsers(db: Db, filter: UserFilter): Promise<number> {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { findUsersByIds } from './users.repository.ts';
 
 for (const dialect of DIALECTS) {
   describe(`users REST (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -218,6 +219,47 @@ for (const dialect of DIALECTS) {
         const byId = await t.request('GET', '/api/users?order=desc&limit=100', { token });
         const ids = byId.body.data.map((u: { id: number }) => u.id);
         assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+      });
+
+      it('answers sorts, orders, filters and pages that alternate each with its own rows (statements built once per shape)', async () => {
+        const list = async (query: string) => {
+          const res = await t.request('GET', `/api/users?${query}`, { token });
+          assert.equal(res.status, 200, res.text);
+          return res.body.data as { id: number; name: string; age: number | null; role: string; status: string }[];
+        };
+        const everyone = await list('limit=100&order=asc');
+        const byNameAsc = [...everyone].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+        for (let round = 0; round < 2; round += 1) {
+          assert.deepEqual((await list('sort=name&order=asc&limit=100')).map((u) => u.id), byNameAsc.map((u) => u.id));
+          assert.deepEqual((await list('sort=name&order=asc&limit=2&page=2')).map((u) => u.id), byNameAsc.slice(2, 4).map((u) => u.id));
+          assert.deepEqual((await list('limit=100&order=desc')).map((u) => u.id), everyone.map((u) => u.id).toReversed());
+          const ages = (await list('sort=age&order=asc&limit=100')).map((u) => u.age);
+          assert.deepEqual(ages.filter((a) => a !== null), ages.filter((a) => a !== null).sort((a, b) => a! - b!));
+          assert.ok(ages.includes(null) && ages.slice(ages.indexOf(null)).every((a) => a === null));
+          assert.deepEqual((await list('status=suspended&limit=100')).map((u) => u.name), ['Sus']);
+          const active = await list('status=active&role=user&limit=100');
+          assert.deepEqual(active.map((u) => u.id), everyone.filter((u) => u.status === 'active' && u.role === 'user').map((u) => u.id));
+        }
+      });
+
+      it('findUsersByIds reads each column list and number of ids with its own statement', async () => {
+        const ids = ((await t.request('GET', '/api/users?limit=3', { token })).body.data as { id: number }[]).map((u) => u.id);
+        assert.equal(ids.length, 3);
+        const keys = (rows: object[]) => [...new Set(rows.map((row) => Object.keys(row).sort().join()))];
+        const sorted = (rows: { id: number }[]) => rows.map((row) => row.id).sort((a, b) => a - b);
+        for (let round = 0; round < 2; round += 1) {
+          const names = await findUsersByIds(t.server.db, ids.slice(0, 2), ['id', 'name']);
+          assert.deepEqual(keys(names), ['id,name']);
+          assert.deepEqual(sorted(names), ids.slice(0, 2).sort((a, b) => a - b));
+          const roles = await findUsersByIds(t.server.db, ids.slice(1, 3), ['role', 'id']);
+          assert.deepEqual(keys(roles), ['id,role']);
+          assert.deepEqual(sorted(roles), ids.slice(1, 3).sort((a, b) => a - b));
+          const three = await findUsersByIds(t.server.db, [...ids, 999999], ['id', 'name']);
+          assert.deepEqual(sorted(three), [...ids].sort((a, b) => a - b));
+          const whole = await findUsersByIds(t.server.db, [ids[0]!]);
+          assert.equal(whole.length, 1);
+          assert.ok(keys(whole)[0]!.includes('email') && keys(whole)[0]!.includes('created_at'));
+        }
       });
 
       it('restricts fields with `fields`, always keeping id, and rejects unknown names', async () => {
