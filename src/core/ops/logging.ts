@@ -8,6 +8,7 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
  * write system call per batch instead of one per line (at 250 nested GraphQL answers a second, each
  * line was its own write, handed to libuv's thread pool: 5.7% of the server's CPU, bench/RESULTS.md).
  * A line reaches the collector at most 100 ms late; pino flushes what is pending when the process exits.
+ * Not synchronous writes: sonic-boom answers a full pipe (EAGAIN) by sleeping the main thread 100 ms.
  */
 export function loggerOptions(level: string, terminal = process.stdout.isTTY === true): LoggerOptions & { stream?: pino.DestinationStream } {
   if (!terminal) return { level, stream: pino.destination({ sync: false, minLength: 4096, periodicFlush: 100 }) };
