@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
 import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, postgresCpuTracker, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
-import { REFERENCE_WORKLOADS, resetToSeeded, seededIds, startReference } from './suite/reference.ts';
+import { REFERENCE_WORKLOADS, startReference } from './suite/reference.ts';
 import { serverArgs } from './suite/server-command.ts';
 import { ratioLines, renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
@@ -82,20 +82,41 @@ const ceilingRuns: Measured[] = [];
 
 /** `pgDatabase`: also the CPU time of the PostgreSQL processes serving that database, per answer. */
 async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: number) => boolean) | undefined, pid: number, pgDatabase?: string): Promise<Measured> {
-  await runLoad({ url, connections: CONNECTIONS, seconds: WARMUP, requests, okStatus });
-  const stopSampling = sampleRss(pid);
-  const cpuBefore = cpuMillis(pid);
-  const pgCpu = pgDatabase ? postgresCpuTracker(pgDatabase) : undefined;
-  const runs: LoadFigures[] = [];
-  for (let i = 0; i < RUNS; i += 1) runs.push(await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests, okStatus }));
-  const answered = runs.reduce((sum, r) => sum + r.answered, 0);
-  const perAnswer = (millis: number) => (millis * 1000) / answered;
-  return {
-    runs,
-    rssPeak: stopSampling(),
-    cpuUs: perAnswer(cpuMillis(pid) - cpuBefore),
-    ...(pgCpu ? { pgCpuUs: perAnswer(pgCpu.stop()) } : {}),
-  };
+  return (await measureInTurn([{ url, pid, requests, okStatus }], pgDatabase))[0]!;
+}
+
+interface Target {
+  url: string;
+  pid: number;
+  requests: LoadRequest[];
+  okStatus: ((s: number) => boolean) | undefined;
+}
+
+/**
+ * Loads servers in turn: each warms up, then run 1 of each, run 2 of each, and so on. On a shared
+ * machine whose load moves from minute to minute, servers compared with each other (the service and
+ * the reference) then meet the same load, where whole blocks of runs minutes apart did not (session 7:
+ * the three runs of one workload spread by up to 45%). Each server's CPU (and PostgreSQL's while it is
+ * loaded) is counted over its own runs only.
+ */
+async function measureInTurn(targets: Target[], pgDatabase?: string): Promise<Measured[]> {
+  for (const target of targets) await runLoad({ url: target.url, connections: CONNECTIONS, seconds: WARMUP, requests: target.requests, okStatus: target.okStatus });
+  const samplers = targets.map((target) => sampleRss(target.pid));
+  const totals = targets.map(() => ({ runs: [] as LoadFigures[], cpuMillis: 0, pgMillis: 0 }));
+  for (let i = 0; i < RUNS; i += 1) {
+    for (const [k, target] of targets.entries()) {
+      const cpuBefore = cpuMillis(target.pid);
+      const pgCpu = pgDatabase ? postgresCpuTracker(pgDatabase) : undefined;
+      totals[k]!.runs.push(await runLoad({ url: target.url, connections: CONNECTIONS, seconds: SECONDS, requests: target.requests, okStatus: target.okStatus }));
+      totals[k]!.cpuMillis += cpuMillis(target.pid) - cpuBefore;
+      if (pgCpu) totals[k]!.pgMillis += pgCpu.stop();
+    }
+  }
+  return totals.map(({ runs, cpuMillis: cpu, pgMillis }, k) => {
+    const answered = runs.reduce((sum, r) => sum + r.answered, 0);
+    const perAnswer = (millis: number) => (millis * 1000) / answered;
+    return { runs, rssPeak: samplers[k]!(), cpuUs: perAnswer(cpu), ...(pgDatabase ? { pgCpuUs: perAnswer(pgMillis) } : {}) };
+  });
 }
 
 interface Measured {
@@ -136,17 +157,31 @@ async function measureCeiling(): Promise<void> {
   }
 }
 
-async function measureWorkload(server: ServerProcess, dialect: ResultRow['dialect'], workload: Workload, context: WorkloadContext, pgDatabase?: string): Promise<void> {
-  let note: string | undefined;
-  try {
-    await workload.check(context);
-  } catch (error) {
-    note = (error as Error).message;
-    say(`  ${dialect} ${workload.id}: ${note}`);
+/** A server to load, with the context its workloads are checked and prepared in. */
+interface Subject {
+  server: ServerProcess;
+  dialect: ResultRow['dialect'];
+  context: WorkloadContext;
+}
+
+/** One workload on one server, or on several in turn (`measureInTurn`); a row per server. */
+async function measureWorkload(subjects: Subject[], workload: Workload, pgDatabase?: string): Promise<ResultRow[]> {
+  const notes: (string | undefined)[] = [];
+  const targets: Target[] = [];
+  for (const { server, dialect, context } of subjects) {
+    let note: string | undefined;
+    try {
+      await workload.check(context);
+    } catch (error) {
+      note = (error as Error).message;
+      say(`  ${dialect} ${workload.id}: ${note}`);
+    }
+    notes.push(note);
+    const prepared = await workload.prepare(context);
+    targets.push({ url: server.url, pid: server.pid, requests: prepared.requests, okStatus: prepared.okStatus });
   }
-  const prepared = await workload.prepare(context);
-  const measured = await measureRuns(server.url, prepared.requests, prepared.okStatus, server.pid, pgDatabase);
-  rows.push(summarize(dialect, workload.id, workload.title, measured, note));
+  const measured = await measureInTurn(targets, pgDatabase);
+  return subjects.map(({ dialect }, k) => summarize(dialect, workload.id, workload.title, measured[k]!, notes[k]));
 }
 
 async function soak(server: ServerProcess, dialect: Dialect, context: WorkloadContext): Promise<void> {
@@ -180,35 +215,46 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
     const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: TOKEN_USER, users: 1000, products: 10000, category: 'category-07' };
     const pgDatabase = dialect === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined;
-    const seeded = pgDatabase ? await seededIds(database.url) : undefined;
+    const service: Subject = { server, dialect, context };
+    // The reference answers W1–W4 in turn with the service, before any write workload has run.
+    let reference = pgDatabase && values.reference ? await startReferenceBeside(database.url, env) : undefined;
+    const referenceRows: ResultRow[] = [];
+    const lastBeside = workloads.findLastIndex((w) => REFERENCE_WORKLOADS.includes(w.id));
     try {
-      for (const workload of workloads) await measureWorkload(server, dialect, workload, context, pgDatabase);
+      for (const [index, workload] of workloads.entries()) {
+        const subjects: Subject[] = [service];
+        if (reference && REFERENCE_WORKLOADS.includes(workload.id)) {
+          subjects.push({ server: reference, dialect: 'reference', context: { ...context, baseUrl: reference.url } });
+        }
+        const [own, other] = await measureWorkload(subjects, workload, pgDatabase);
+        rows.push(own!);
+        if (other) referenceRows.push(other);
+        if (reference && index === lastBeside) {
+          await reference.stop();
+          reference = undefined;
+        }
+      }
       if (SOAK > 0) await soak(server, dialect, context);
     } finally {
       await server.stop();
+      await reference?.stop();
     }
-    if (pgDatabase && seeded && values.reference) await benchReference(database.url, pgDatabase, env, context, seeded);
+    rows.push(...referenceRows);
   } finally {
     await database.drop();
   }
 }
 
 /** The hand-written reference (bench/reference/) on the same database, same data, same token, same core. */
-async function benchReference(url: string, pgDatabase: string, env: Record<string, string>, context: WorkloadContext, seeded: Awaited<ReturnType<typeof seededIds>>): Promise<void> {
-  const chosen = workloads.filter((w) => REFERENCE_WORKLOADS.includes(w.id));
-  if (chosen.length === 0) return;
-  say(`## reference (Fastify + pg + Mercurius loaders): removed what the service wrote (${await resetToSeeded(url, seeded)})`);
+async function startReferenceBeside(url: string, env: Record<string, string>): Promise<ServerProcess | undefined> {
+  if (!workloads.some((w) => REFERENCE_WORKLOADS.includes(w.id))) return undefined;
   const port = await freePort();
   const started = Date.now();
   // The service's V8 flags (from `npm start`) and NODE_OPTIONS: the ratio compares code, not runtime settings.
   const nodeFlags = serverArgs(SERVER_DIR).filter((arg) => arg.startsWith('--'));
   const server = await startReference(url, { ...env, PORT: String(port) }, port, nodeFlags, `${BENCH_DIR}/server-reference.log`);
-  say(`## reference: server ${server.pid} ready in ${Date.now() - started} ms`);
-  try {
-    for (const workload of chosen) await measureWorkload(server, 'reference', workload, { ...context, baseUrl: server.url }, pgDatabase);
-  } finally {
-    await server.stop();
-  }
+  say(`## reference (Fastify + pg + Mercurius loaders): server ${server.pid} ready in ${Date.now() - started} ms`);
+  return server;
 }
 
 async function main(): Promise<void> {
@@ -234,7 +280,7 @@ async function main(): Promise<void> {
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
     PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
     `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}${serverArgs(SERVER_DIR).join(' ')}\` (\`npm start\`), NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised, ${values.shedding ? 'overload shedding at its default' : 'overload shedding off (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0)'}`,
-    values.reference && dialects.includes('postgres') ? 'reference: bench/reference/reference-server.ts on the same PostgreSQL database after the service, same flags, core, token and pool size' : 'no reference',
+    values.reference && dialects.includes('postgres') ? 'reference: bench/reference/reference-server.ts on the same PostgreSQL database, loaded in turn with the service run by run (W1–W4, before the write workloads), same flags, core, token and pool size' : 'no reference',
   ].join('; ');
   const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
   writeResults(OUT, section);
