@@ -12,6 +12,7 @@ import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Diale
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
 import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, postgresCpuTracker, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
 import { REFERENCE_WORKLOADS, startReference } from './suite/reference.ts';
+import { CEILING_SHARE_WORKLOADS } from './suite/targets.ts';
 import { serverArgs } from './suite/server-command.ts';
 import { ratioLines, renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
@@ -145,16 +146,18 @@ function summarize(dialect: ResultRow['dialect'], workload: string, title: strin
   return row;
 }
 
+/** The raw node:http ceiling, running for the whole bench (idle when not loaded). */
+let ceilingServer: ServerProcess | undefined;
+const CEILING_REQUESTS: LoadRequest[] = [{ method: 'GET', path: '/' }];
+
 async function measureCeiling(): Promise<void> {
-  const port = await freePort();
-  const server = await startProcess(['bench/suite/ceiling-server.ts'], { PORT: String(port) }, port, `${BENCH_DIR}/ceiling.log`, '/');
-  try {
-    const measured = await measureRuns(server.url, [{ method: 'GET', path: '/' }], undefined, server.pid);
-    ceilingRuns.push(measured);
-    say(`  ceiling: ${measured.runs.map((r) => Math.round(r.rps)).join(', ')} req/s (CPU ${Math.round(measured.cpuUs)} µs/req)`);
-  } finally {
-    await server.stop();
+  if (!ceilingServer) {
+    const port = await freePort();
+    ceilingServer = await startProcess(['bench/suite/ceiling-server.ts'], { PORT: String(port) }, port, `${BENCH_DIR}/ceiling.log`, '/');
   }
+  const measured = await measureRuns(ceilingServer.url, CEILING_REQUESTS, undefined, ceilingServer.pid);
+  ceilingRuns.push(measured);
+  say(`  ceiling: ${measured.runs.map((r) => Math.round(r.rps)).join(', ')} req/s (CPU ${Math.round(measured.cpuUs)} µs/req)`);
 }
 
 /** A server to load, with the context its workloads are checked and prepared in. */
@@ -180,8 +183,16 @@ async function measureWorkload(subjects: Subject[], workload: Workload, pgDataba
     const prepared = await workload.prepare(context);
     targets.push({ url: server.url, pid: server.pid, requests: prepared.requests, okStatus: prepared.okStatus });
   }
+  // The SQLite targets are shares of the ceiling: it is loaded in turn with those workloads too.
+  const withCeiling = ceilingServer && subjects[0]!.dialect === 'sqlite' && CEILING_SHARE_WORKLOADS.includes(workload.id);
+  if (withCeiling) targets.push({ url: ceilingServer!.url, pid: ceilingServer!.pid, requests: CEILING_REQUESTS, okStatus: undefined });
   const measured = await measureInTurn(targets, pgDatabase);
-  return subjects.map(({ dialect }, k) => summarize(dialect, workload.id, workload.title, measured[k]!, notes[k]));
+  const measuredRows = subjects.map(({ dialect }, k) => summarize(dialect, workload.id, workload.title, measured[k]!, notes[k]));
+  // The service against the base it ran in turn with (the reference, or the ceiling): run by run.
+  const base = measured.at(-1)!;
+  if (measured.length > 1) measuredRows[0]!.pairedRatio = median(measured[0]!.runs.map((run, i) => run.rps / base.runs[i]!.rps));
+  if (withCeiling) rows.push(summarize('ceiling', workload.id, `fixed JSON, loaded in turn with sqlite ${workload.id}`, measured.at(-1)!));
+  return measuredRows;
 }
 
 async function soak(server: ServerProcess, dialect: Dialect, context: WorkloadContext): Promise<void> {
@@ -270,6 +281,7 @@ async function main(): Promise<void> {
   for (const dialect of dialects) await benchDialect(dialect, seeding);
   say('## ceiling again');
   await measureCeiling();
+  await ceilingServer?.stop();
   const ceiling = {
     runs: ceilingRuns.flatMap((m) => m.runs),
     rssPeak: Math.max(...ceilingRuns.map((m) => m.rssPeak)),

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { checkTargets, type ResultRow, type SoakResult } from './targets.ts';
+import { ceilingOf, checkTargets, rpsRatio as pairedRatio, type ResultRow, type SoakResult } from './targets.ts';
 
 export interface RunFacts {
   started: Date;
@@ -22,7 +22,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
  */
 function baseOf(row: ResultRow, rows: ResultRow[]): [ResultRow | undefined, string] {
   const reference = row.dialect === 'postgres' ? rows.find((r) => r.dialect === 'reference' && r.workload === row.workload) : undefined;
-  return reference ? [reference, 'reference'] : [rows.find((r) => r.dialect === 'ceiling'), 'ceiling'];
+  return reference ? [reference, 'reference'] : [ceilingOf(rows, row), 'ceiling'];
 }
 
 const ratio = (n: number, base: number | undefined, digits: number) => (base ? `${(n / base).toFixed(digits)}` : '–');
@@ -37,7 +37,7 @@ function table(rows: ResultRow[]): string[] {
     const name = row.dialect === 'ceiling' ? 'raw node:http' : row.dialect === 'reference' ? 'reference (Fastify + pg)' : row.dialect;
     const title = `${row.workload} ${row.title}${row.note ? ` (${row.note})` : ''}`;
     const [base, baseName] = baseOf(row, rows);
-    const rpsRatio = row.dialect === 'ceiling' ? '1' : `${ratio(row.rps, base?.rps, 3)} × ${baseName}`;
+    const rpsRatio = row.dialect === 'ceiling' ? '1' : `${base ? pairedRatio(row, base).toFixed(3) : '–'} × ${baseName}`;
     const p99Ratio = baseName === 'reference' ? `${ratio(row.p99, base?.p99, 2)} × reference` : '–';
     lines.push(
       `| ${name} | ${title} | ${fmt(row.rps)} | ${rpsRatio} | ${row.p50} | ${row.p99} | ${p99Ratio} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} | ${micros(row.pgCpuUs)} |`,
@@ -52,7 +52,7 @@ export function ratioLines(rows: ResultRow[]): string[] {
     const [base, baseName] = baseOf(row, rows);
     if (row.dialect !== 'postgres' || baseName !== 'reference' || !base) return [];
     return [
-      `  postgres ${row.workload} vs reference: req/s ${ratio(row.rps, base.rps, 2)}× (${fmt(row.rps)} / ${fmt(base.rps)}), p99 ${ratio(row.p99, base.p99, 2)}× (${row.p99} / ${base.p99} ms), ` +
+      `  postgres ${row.workload} vs reference: req/s ${pairedRatio(row, base).toFixed(2)}× (${fmt(row.rps)} / ${fmt(base.rps)}), p99 ${ratio(row.p99, base.p99, 2)}× (${row.p99} / ${base.p99} ms), ` +
         `server CPU ${fmt(row.cpuUs)} / ${fmt(base.cpuUs)} µs/req, PostgreSQL CPU ${micros(row.pgCpuUs)} / ${micros(base.pgCpuUs)} µs/req`,
     ];
   });
@@ -60,7 +60,7 @@ export function ratioLines(rows: ResultRow[]): string[] {
 
 /** The generated section: when, where, how, the table and the targets. */
 export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: RunFacts): string {
-  const ceilingRps = rows.find((r) => r.dialect === 'ceiling')?.rps ?? Number.NaN;
+  const ceilingRps = rows.find((r) => r.dialect === 'ceiling' && r.workload === '–')?.rps ?? Number.NaN;
   const lines = [
     BEGIN,
     `## Latest run: ${facts.started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
@@ -75,8 +75,10 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     'Figures are medians over the repeated runs; errors are summed over them (connection errors, timeouts,',
     'and any status the workload does not expect: non-2xx, or anything but 304 for W7). The ratios of a',
     'PostgreSQL row are to the hand-written reference (Fastify + pg + Mercurius loaders, bench/reference/) on',
-    'the same workload in this run (p99 ratio above 1: slower); every other row is compared to the raw',
-    'node:http ceiling of this run. Server CPU µs/req is the server process\'s user + system CPU time over the',
+    'the same workload in this run, loaded in turn with the service run by run (p99 ratio above 1: slower);',
+    'SQLite W1 and W4 are compared to the raw node:http ceiling loaded in turn with them (its own rows), every',
+    'other row to the ceiling measured before and after. Measured in turn, the req/s ratio is the median over',
+    'the runs of each run\'s ratio to the base\'s run just after it. Server CPU µs/req is the server process\'s user + system CPU time over the',
     'measured runs divided by the answers: it moves little with machine load. PostgreSQL CPU µs/req is the',
     'same for the PostgreSQL processes (the bench database\'s backends and the shared background processes).',
     '',
