@@ -13,12 +13,8 @@ const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
 export const findPostById = rowById<PostRow>('posts');
 
-const postsByIds = rowsByIds<PostRow>('posts');
-
-/** With `columns`, only those are read (the rows' other properties are absent). */
-export function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {
-  return postsByIds(db, ids, columns);
-}
+/** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
+export const findPostsByIds = rowsByIds<PostRow>('posts');
 
 /** Newest first (by id: ids grow with time and never tie). */
 export function listPosts(db: Db, query: { authorId?: number | undefined; limit: number; offset: number }): Promise<PostRow[]> {

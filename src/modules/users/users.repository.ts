@@ -30,12 +30,8 @@ export const findUserById = rowById<UserRow>('users');
 /** The caller's current rights (core/access/rights.ts): a primary-key read of two columns. */
 export const findUserRights = rowById<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
 
-const usersByIds = rowsByIds<UserRow>('users');
-
-/** With `columns`, only those are read (the rows' other properties are absent). */
-export function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
-  return usersByIds(db, ids, columns);
-}
+/** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
+export const findUsersByIds = rowsByIds<UserRow>('users');
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
