@@ -19,6 +19,12 @@ import { guardError } from './document-limits.ts';
 /** Every list field returns at most this many items (DECISIONS §6). */
 export const MAX_LIST_LIMIT = 100;
 
+/** The operation a request runs: the named one, or the document's first. */
+function findOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
+}
+
 /**
  * The cost of an operation is the largest number of objects it can return:
  *   cost(selection set) = Σ cost(field)
@@ -36,10 +42,9 @@ export function operationCost(
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
-): { cost: number; operation: OperationDefinitionNode | undefined } {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation) return { cost: 0, operation };
+): OperationCost {
+  const operation = findOperation(document, operationName);
+  if (!operation) return { cost: 0, operation, readsVariables: false };
   const root = schema.getRootType(operation.operation);
   const fragments = new Map(
     document.definitions
@@ -47,11 +52,15 @@ export function operationCost(
       .map((d) => [d.name.value, d]),
   );
 
+  let readsVariables = false;
   function limitOf(field: FieldNode, definition: GraphQLField<unknown, unknown>): number {
     const argument = field.arguments?.find((a) => a.name.value === 'limit');
     let value: unknown = undefined;
     if (argument?.value.kind === Kind.INT) value = Number(argument.value.value);
-    else if (argument?.value.kind === Kind.VARIABLE) value = variables?.[argument.value.name.value];
+    else if (argument?.value.kind === Kind.VARIABLE) {
+      readsVariables = true;
+      value = variables?.[argument.value.name.value];
+    }
     if (!Number.isInteger(value)) value = definition.args.find((a) => a.name === 'limit')?.defaultValue;
     if (!Number.isInteger(value)) return MAX_LIST_LIMIT;
     return Math.min(MAX_LIST_LIMIT, Math.max(1, value as number));
@@ -93,7 +102,36 @@ export function operationCost(
     return Math.min(total, Number.MAX_SAFE_INTEGER);
   }
 
-  return { cost: root ? costOf(operation.selectionSet, root) : 0, operation };
+  const cost = root ? costOf(operation.selectionSet, root) : 0;
+  return { cost, operation, readsVariables };
+}
+
+export interface OperationCost {
+  cost: number;
+  operation: OperationDefinitionNode | undefined;
+  /** The cost depends on a variable (a `limit: $n`): it is computed again for every request. */
+  readsVariables: boolean;
+}
+
+/**
+ * Costs that no variable changes, by operation. Mercurius hands the same DocumentNode for the same text
+ * (its parse cache), so a repeated operation is costed once; a WeakMap lets an operation go with the
+ * cache entry that holds its document. The schema is the endpoint's one schema.
+ */
+const fixedCosts = new WeakMap<OperationDefinitionNode, OperationCost>();
+
+function costOfOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): OperationCost {
+  const operation = findOperation(document, operationName);
+  const fixed = operation && fixedCosts.get(operation);
+  if (fixed) return fixed;
+  const computed = operationCost(schema, document, operationName, variables);
+  if (operation && !computed.readsVariables) fixedCosts.set(operation, computed);
+  return computed;
 }
 
 /** Throws the rejection when the operation could return more than `maxCost` objects; else returns its cost. */
@@ -104,7 +142,7 @@ export function assertCostWithin(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
 ): number {
-  const { cost, operation } = operationCost(schema, document, operationName, variables);
+  const { cost, operation } = costOfOperation(schema, document, operationName, variables);
   if (cost > maxCost) {
     throw guardError(`Query cost ${cost} exceeds the maximum cost of ${maxCost}`, operation, 'cost', maxCost, cost);
   }

@@ -118,6 +118,7 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
   };
   let result: { data?: unknown; errors?: readonly unknown[] };
   try {
+    endpoint.admit(params.query);
     result = await reply.graphql(params.query, context, params.variables ?? undefined, params.operationName ?? undefined);
   } catch (error) {
     const rejected = rejectedBeforeExecution(error);
@@ -145,6 +146,8 @@ function rejectedBeforeExecution(error: unknown): readonly unknown[] | null {
 
 interface GraphQLEndpoint {
   parser: DocumentParser;
+  /** Parses a text with our caps (throws its syntax error) and counts it against Mercurius' cache budget. */
+  admit(text: string): void;
   /** Introspection is off: error messages must not suggest the schema's names either. */
   hideSuggestions: boolean;
 }
