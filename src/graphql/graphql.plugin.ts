@@ -9,9 +9,10 @@ import { currentRightsCheck, type GraphQLContext } from '../core/graphql/context
 import { assertCostWithin } from './cost.ts';
 import { createDocumentParser, MAX_TOKENS, mercuriusCacheBudget } from './document-parser.ts';
 import { documentLimitRules } from './document-limits.ts';
+import { createCompiledOperations } from './compiled-operations.ts';
 import { createExecutionGate, type GatedContext } from './execution-gate.ts';
 import { assertStorableInput } from './input-rules.ts';
-import { graphqlRoutes } from './graphql.routes.ts';
+import { graphqlRoutes, type BeforeExecution } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
 
@@ -67,7 +68,11 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
   });
   assertReadWithList(app.graphql.schema, batched, readWithList);
   const parser = createDocumentParser();
-  const mercuriusCaches = mercuriusCacheBudget(MERCURIUS_CACHE_BYTES, () => app.graphql.replaceSchema(app.graphql.schema));
+  const operations = createCompiledOperations(() => app.graphql.schema, parser);
+  const mercuriusCaches = mercuriusCacheBudget(MERCURIUS_CACHE_BYTES, () => {
+    app.graphql.replaceSchema(app.graphql.schema);
+    operations.clear();
+  });
   // Every text is parsed by our parser first (token and nesting caps): what it refuses, Mercurius never
   // sees. Called by the route right before Mercurius (a preParsing hook would cost Mercurius' hook runner
   // and two promises on every request).
@@ -76,33 +81,41 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
     mercuriusCaches.admit(text, parser.weight(text));
   };
   const gate = createExecutionGate(config.GRAPHQL_HEAVY_CONCURRENCY);
-  // One pre-execution hook, in this order, awaiting only what has something to wait for (a cheap read
-  // then runs without a promise here; Mercurius awaits each hook it runs):
+  // The pre-execution checks, in this order, returning a promise only when there is something to wait
+  // for (a cheap read then runs without one); Mercurius' hook and the compiled path run them alike:
   // 1. the cost check, and the input rules: a refused document costs no database read;
   // 2. the charge of an operation about to run (the request itself counted one already): a refused
   //    document, whatever it would have cost, weighs one request (docs/GRAPHQL.md);
   // 3. the caller's current rights (DECISIONS §5);
   // 4. last, an execution slot for an expensive operation, so nothing can refuse an operation that
   //    holds one: runGraphQL gives the slot back.
-  app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+  const beforeExecution: BeforeExecution = (schema, document, context, variables) => {
     const { operationName, reply } = context as { operationName?: string; reply: FastifyReply };
     // The document passed validation: its operation's name is a GraphQL name (access log, metrics).
     noteOperation(reply.request, document, operationName);
-    const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables as Record<string, unknown> | undefined);
-    const gated = context as unknown as GatedContext;
+    const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables);
+    const gated = context as GatedContext;
     gated.operationCost = cost;
-    assertStorableInput(document, variables as Record<string, unknown> | undefined);
+    assertStorableInput(document, variables);
     const weight = Math.ceil(Math.min(cost, config.GRAPHQL_MAX_COST) / config.RATE_LIMIT_GRAPHQL_COST_UNIT) - 1;
-    if (weight > 0) await charge(reply, weight);
-    const rights = currentRightsCheck(services.rights, document, context as unknown as GraphQLContext);
-    if (rights) await rights;
-    if (cost < config.GRAPHQL_HEAVY_COST) return;
-    await gate.enter();
-    gated.gate = gate;
+    const heavy = cost >= config.GRAPHQL_HEAVY_COST;
+    const enter = async () => {
+      await gate.enter();
+      gated.gate = gate;
+    };
+    const rightsThenSlot = () => {
+      const checking = currentRightsCheck(services.rights, document, context as unknown as GraphQLContext);
+      if (!checking) return heavy ? enter() : undefined;
+      return heavy ? checking.then(enter) : checking;
+    };
+    return weight > 0 ? charge(reply, weight).then(rightsThenSlot) : rightsThenSlot();
+  };
+  app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+    await beforeExecution(schema, document, context, variables as Record<string, unknown> | undefined);
   });
   // The endpoint's routes leave the current-rights check to the hook above (core/access/access.ts).
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rightsPerOperation: true };
   });
-  await app.register(graphqlRoutes, { graphiql, parser, admit, hideSuggestions: !introspection });
+  await app.register(graphqlRoutes, { graphiql, parser, admit, operations, beforeExecution, hideSuggestions: !introspection });
 }

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { AppError } from '../core/errors/app-error.ts';
 import { toAppError } from '../core/http/error-envelope.ts';
 import { toErrorDetails } from '../core/validation/ajv.ts';
+import type { CompiledOperation, CompiledOperations } from './compiled-operations.ts';
 import type { DocumentParser } from './document-parser.ts';
 import { formatGraphQLError, requestError, type GraphQLErrorJson } from './errors.ts';
 import { leaveGate, type GatedContext } from './execution-gate.ts';
@@ -12,6 +13,14 @@ import { JSON_TYPE, negotiateResponseType, type ResponseType } from './media-typ
 
 /** DECISIONS §8: request bodies are at most 1 MiB, GraphQL's included. */
 export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
+
+/** The checks run after validation and before execution; Mercurius' hook and the compiled path share them. */
+export type BeforeExecution = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  context: object,
+  variables: Record<string, unknown> | undefined,
+) => Promise<void> | undefined;
 
 interface GraphQLParams {
   query: string;
@@ -117,9 +126,16 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
     operationName: params.operationName ?? undefined,
   };
   let result: { data?: unknown; errors?: readonly unknown[] };
+  const operationName = params.operationName ?? undefined;
   try {
     endpoint.admit(params.query);
-    result = await reply.graphql(params.query, context, params.variables ?? undefined, params.operationName ?? undefined);
+    const compiled = endpoint.operations.get(params.query, operationName);
+    if (compiled) {
+      result = await runCompiled(endpoint, compiled, reply, context, params.variables ?? undefined);
+    } else {
+      result = await reply.graphql(params.query, context, params.variables ?? undefined, operationName);
+      if (result.data !== undefined && result.data !== null) endpoint.operations.executed(params.query, operationName);
+    }
   } catch (error) {
     const rejected = rejectedBeforeExecution(error);
     if (!rejected) throw error;
@@ -136,6 +152,27 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
   return send(reply, type, 200, { data: result.data, ...(errors && errors.length > 0 ? { errors } : {}) });
 }
 
+/**
+ * An operation compiled by an earlier run (compiled-operations.ts), run as Mercurius runs a compiled
+ * query: variables checked first (their errors end the request as Mercurius' do), then the pre-execution
+ * checks, then the query, with the context fields Mercurius sets (`reply`, `app`, `errors`).
+ */
+async function runCompiled(
+  endpoint: GraphQLEndpoint,
+  compiled: CompiledOperation,
+  reply: FastifyReply,
+  context: GatedContext & { operationName: string | undefined },
+  variables: Record<string, unknown> | undefined,
+): Promise<{ data?: unknown; errors?: readonly unknown[] }> {
+  const given = variables ?? {};
+  const variableErrors = compiled.variableErrors(given);
+  if (variableErrors) return { errors: variableErrors };
+  const executing = Object.assign(context, { reply, app: reply.server, errors: null });
+  const waiting = endpoint.beforeExecution(reply.server.graphql.schema, compiled.document, executing, variables);
+  if (waiting) await waiting;
+  return compiled.execute(executing, given);
+}
+
 /** Mercurius rejects documents that fail parsing or validation with the GraphQL errors attached. */
 function rejectedBeforeExecution(error: unknown): readonly unknown[] | null {
   if (error instanceof GraphQLError) return [error];
@@ -148,6 +185,10 @@ interface GraphQLEndpoint {
   parser: DocumentParser;
   /** Parses a text with our caps (throws its syntax error) and counts it against Mercurius' cache budget. */
   admit(text: string): void;
+  /** Operations compiled after their earlier runs, run without Mercurius. */
+  operations: CompiledOperations;
+  /** The pre-execution checks (graphql.plugin.ts): a promise only when there is something to wait for. */
+  beforeExecution: BeforeExecution;
   /** Introspection is off: error messages must not suggest the schema's names either. */
   hideSuggestions: boolean;
 }
