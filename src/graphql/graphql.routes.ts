@@ -9,7 +9,7 @@ import { formatGraphQLError, requestError, type GraphQLErrorJson } from './error
 import { leaveGate, type GatedContext } from './execution-gate.ts';
 import { registerGraphiQL } from './graphiql.ts';
 import { GraphQLGetQuery, GraphQLPostBody, GraphQLResponse } from './http-schemas.ts';
-import { JSON_TYPE, negotiateResponseType, type ResponseType } from './media-types.ts';
+import { GRAPHQL_RESPONSE_TYPE, JSON_TYPE, negotiateResponseType, type ResponseType } from './media-types.ts';
 
 /** DECISIONS §8: request bodies are at most 1 MiB, GraphQL's included. */
 export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
@@ -33,11 +33,17 @@ interface GraphQLBody {
   errors?: GraphQLErrorJson[];
 }
 
+/** The Content-Type of each answer media type, built once. */
+const CONTENT_TYPE: Record<ResponseType, string> = {
+  [JSON_TYPE]: `${JSON_TYPE}; charset=utf-8`,
+  [GRAPHQL_RESPONSE_TYPE]: `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`,
+};
+
 function send(reply: FastifyReply, type: ResponseType, status: number, body: GraphQLBody): FastifyReply {
   settleOutcome(reply.request, body);
   // Answers depend on the caller and on the negotiated media type (GET answers carry an ETag).
   reply.header('vary', 'Authorization, Accept');
-  return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
+  return reply.code(status).type(CONTENT_TYPE[type]).send(JSON.stringify(body));
 }
 
 /** The outcome the access log and `/metrics` report: an operation that never passed validation is `rejected`. */
@@ -149,7 +155,8 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
     return sendDocumentFailure(endpoint, reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
   }
   const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
-  return send(reply, type, 200, { data: result.data, ...(errors && errors.length > 0 ? { errors } : {}) });
+  // Not a spread of a conditional object: V8 clones it generically, ~1% of a one-field query's CPU.
+  return send(reply, type, 200, errors && errors.length > 0 ? { data: result.data, errors } : { data: result.data });
 }
 
 /**
