@@ -26,6 +26,13 @@ function findOperation(document: DocumentNode, operationName: string | null | un
 }
 
 /**
+ * Costs that no variable changes, by operation. Mercurius' parse cache and our parser's hand the same
+ * DocumentNode for the same text, so a repeated operation is costed once; a WeakMap lets an operation go
+ * with the cache entry that holds its document. The schema is the endpoint's one schema.
+ */
+const fixedCosts = new WeakMap<OperationDefinitionNode, OperationCost>();
+
+/**
  * The cost of an operation is the largest number of objects it can return:
  *   cost(selection set) = Σ cost(field)
  *   cost(field)         = 0 for a scalar field
@@ -45,6 +52,19 @@ export function operationCost(
 ): OperationCost {
   const operation = findOperation(document, operationName);
   if (!operation) return { cost: 0, operation, readsVariables: false };
+  const fixed = fixedCosts.get(operation);
+  if (fixed) return fixed;
+  const computed = computeCost(schema, document, operation, variables);
+  if (!computed.readsVariables) fixedCosts.set(operation, computed);
+  return computed;
+}
+
+function computeCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+): OperationCost {
   const root = schema.getRootType(operation.operation);
   const fragments = new Map(
     document.definitions
@@ -113,27 +133,6 @@ export interface OperationCost {
   readsVariables: boolean;
 }
 
-/**
- * Costs that no variable changes, by operation. Mercurius hands the same DocumentNode for the same text
- * (its parse cache), so a repeated operation is costed once; a WeakMap lets an operation go with the
- * cache entry that holds its document. The schema is the endpoint's one schema.
- */
-const fixedCosts = new WeakMap<OperationDefinitionNode, OperationCost>();
-
-function costOfOperation(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: Record<string, unknown> | null | undefined,
-): OperationCost {
-  const operation = findOperation(document, operationName);
-  const fixed = operation && fixedCosts.get(operation);
-  if (fixed) return fixed;
-  const computed = operationCost(schema, document, operationName, variables);
-  if (operation && !computed.readsVariables) fixedCosts.set(operation, computed);
-  return computed;
-}
-
 /** Throws the rejection when the operation could return more than `maxCost` objects; else returns its cost. */
 export function assertCostWithin(
   maxCost: number,
@@ -142,7 +141,7 @@ export function assertCostWithin(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
 ): number {
-  const { cost, operation } = costOfOperation(schema, document, operationName, variables);
+  const { cost, operation } = operationCost(schema, document, operationName, variables);
   if (cost > maxCost) {
     throw guardError(`Query cost ${cost} exceeds the maximum cost of ${maxCost}`, operation, 'cost', maxCost, cost);
   }
