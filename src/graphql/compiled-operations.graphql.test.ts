@@ -19,6 +19,13 @@ async function compile(t: TestServer, query: string, options: GqlOptions): Promi
   }
 }
 
+/** `{ a: { a: ... } }`, `depth` levels. */
+function deeplyNested(depth: number): unknown {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < depth; i += 1) value = { a: value };
+  return value;
+}
+
 const USER_POSTS = 'query UserPosts($id: ID!, $n: Int) { user(id: $id) { id name posts(limit: $n) { id } } }';
 /** Cost 100 × (1 + 100 × (1 + 100 × 2)) with `$n: 100`: refused by the cost guard (limit 50,000). */
 const NESTED = 'query Nested($n: Int) { users(limit: $n) { posts(limit: $n) { comments(limit: $n) { author { name } } } } }';
@@ -39,6 +46,10 @@ for (const dialect of DIALECTS) {
         { token, variables: { id: {} } }, // not an ID
         { token, variables: { id: String(id), n: 'ten' } }, // not an Int
         { token, variables: { id: `${id}\u0000` } }, // a NUL: the input rules
+        { token, variables: { id: String(id), n: 2 ** 40 } }, // past a 32-bit Int
+        { token, variables: { id: String(id), n: -(2 ** 53) } },
+        { token, variables: { id: deeplyNested(2000) } },
+        { token, variables: { id: '9'.repeat(100_000) } }, // names no row: null
         { token, variables: { id: String(id), n: 2 }, accept: 'application/graphql-response+json' },
       ];
       // Mercurius' own second run of a text compiles it and skips its check of the variables (graphql-jit
@@ -47,6 +58,7 @@ for (const dialect of DIALECTS) {
       for (let run = 0; run < 2; run += 1) await answer(t, USER_POSTS, refusals[0]!);
       const first = [];
       for (const options of refusals) first.push(await answer(t, USER_POSTS, options));
+      assert.ok(first.every((a) => a.status < 500), JSON.stringify(first.map((a) => a.status)));
       const nestedFirst = await answer(t, NESTED, { token: t.adminToken, variables: { n: 100 } });
       assert.equal(nestedFirst.status, 200);
       assert.equal((nestedFirst.body as { errors: { extensions: { guard: string } }[] }).errors[0]!.extensions.guard, 'cost');
@@ -70,6 +82,18 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await answer(t, USER_POSTS, { token, variables: { id: '999999' } }), unknown);
       const known = await gql(t, USER_POSTS, { token, variables: { id: String(id), n: 5 } });
       assert.deepEqual(known.body, { data: { user: { id: String(id), name: 'Compiled Reader', posts: [] } } });
+    });
+
+    it("keeps another user's e-mail private (\"\") and shows the caller's own, as on its first runs", async () => {
+      const reader = await t.createUser();
+      const other = await t.createUser();
+      const EMAIL = 'query Email($id: ID!) { user(id: $id) { email } }';
+      const first = await answer(t, EMAIL, { token: reader.token, variables: { id: String(other.id) } });
+      assert.deepEqual(first.body, { data: { user: { email: '' } } });
+      await compile(t, EMAIL, { token: reader.token, variables: { id: String(reader.id) } });
+      assert.deepEqual(await answer(t, EMAIL, { token: reader.token, variables: { id: String(other.id) } }), first);
+      const own = await gql(t, EMAIL, { token: reader.token, variables: { id: String(reader.id) } });
+      assert.equal(own.body.data.user.email, reader.user.email);
     });
 
     it("checks a mutation against the caller's current rights: a deleted caller's token is refused with 401", async () => {

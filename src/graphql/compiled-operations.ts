@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { getVariableValues, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type * as Jit from 'graphql-jit';
 import type * as JitVariables from 'graphql-jit/dist/variables.js';
 import type { DocumentParser } from './document-parser.ts';
@@ -37,7 +37,8 @@ const ROOT = Object.freeze({});
  * Operations run without Mercurius once they have run through it twice (its `jit: 1`: compiled from the
  * second run on). What Mercurius does around a compiled query on every request, and this skips: its hook
  * runners (a promise each), the parse-cache lookup, and graphql-js' execution context built only to check
- * the variables (`buildExecutionContext`, ~2% of a one-field query's CPU), which graphql-jit's compiled
+ * the variables (`buildExecutionContext`, 2.2% of SQLite W4's busy CPU samples in the 04:12 UTC profile,
+ * load 0.7; bench/RESULTS.md, session 8), which graphql-jit's compiled
  * variable parser checks here instead, before the pre-execution checks, in the same order; variables
  * it refuses are described by graphql-js (`getVariableValues`, as `buildExecutionContext` did).
  *
@@ -56,10 +57,8 @@ export function createCompiledOperations(schemaOf: () => GraphQLSchema, parser: 
     const document = parser.parse(text);
     const compiled = compileQuery(schema, document, operationName);
     if (!isCompiledQuery(compiled)) return null;
-    const operation = document.definitions.find(
-      (d) => d.kind === 'OperationDefinition' && (operationName === undefined || d.name?.value === operationName),
-    );
-    if (!operation || operation.kind !== 'OperationDefinition') return null;
+    const operation = getOperationAST(document, operationName);
+    if (!operation) return null;
     const parseVariables = compileVariableParsing(schema, operation.variableDefinitions ?? []);
     return {
       document,

@@ -58,7 +58,7 @@ export function registerAccessControl(app: FastifyInstance, verifier: TokenVerif
   // Callback style, as the rate limiter's hook: no token, or a token verified moments ago (the memo,
   // core/hardening/verified-token-memo.ts) on a request that needs no current-rights read, is decided
   // without a promise (the async hook's promises and microtask hops: SQLite W1 B/A 1.10, CPU 0.91; W4
-  // 1.04, CPU 0.96; bench/RESULTS.md, session 8).
+  // 1.04, CPU 0.96; alternating bursts at load 1.8-2.7, bench/RESULTS.md, session 8).
   app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers.authorization;
     let principal: Principal | null = null;
