@@ -1,18 +1,19 @@
 import { GraphQLError, Kind, visit, type ASTNode, type DocumentNode } from 'graphql';
 import type { ErrorDetail } from '../core/errors/app-error.ts';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from '../core/validation/input-rules.ts';
+import { inputProblems, isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../core/validation/input-rules.ts';
 
 /**
  * The shared input rules (core/validation/input-rules.ts) for GraphQL, checked before execution:
  * a string argument, written in the document or passed as a variable, must be storable text (no NUL,
- * no unpaired surrogate). Otherwise nothing runs and the answer is BAD_USER_INPUT naming the argument
+ * no unpaired surrogate), and a variable nests at most MAX_INPUT_DEPTH levels (the document's own
+ * literals are bounded by the parser's nesting cap). Otherwise nothing runs and the answer is BAD_USER_INPUT naming the argument
  * (`input.name`) or the variable (`$input.name`), as REST answers 422 naming the field.
  */
 export function assertStorableInput(document: DocumentNode, variables: Record<string, unknown> | null | undefined): void {
   const details: ErrorDetail[] = [];
   for (const path of literalPaths(document)) details.push({ field: path, message: UNSTORABLE_TEXT_MESSAGE });
   if (variables && typeof variables === 'object') {
-    for (const path of unstorableTextPaths(variables)) details.push({ field: `$${path}`, message: UNSTORABLE_TEXT_MESSAGE });
+    for (const { path, message } of inputProblems(variables)) details.push({ field: `$${path}`, message });
   }
   if (details.length > 0) {
     throw new GraphQLError('Request validation failed', { extensions: { code: 'BAD_USER_INPUT', details: details.slice(0, 10) } });

@@ -88,6 +88,11 @@ interface GraphQLOperation {
   build(literals: Record<string, string>): string;
 }
 
+/** Refused before anything ran: a 4xx, or errors without data. */
+function refusedOutright(answer: { status: number; body: { data?: unknown } | undefined }): boolean {
+  return answer.status >= 400 || (answer.body !== undefined && !('data' in answer.body));
+}
+
 /** One operation per root field of the schema (a new field is fuzzed without editing this file). */
 function graphqlOperations(schema: GraphQLSchema): GraphQLOperation[] {
   return (['query', 'mutation'] as const).flatMap((kind) => {
@@ -172,7 +177,13 @@ for (const dialect of DIALECTS) {
             body = g(fc.nat, 7) === 0 ? g(() => anyBody) : mutatedBody(operation.body.example, changes);
             headers['content-type'] = g(fc.nat, 5) === 0 ? g(fc.constantFrom, ...ODD_CONTENT_TYPES) : operation.body.contentType;
           }
-          const request = { method: operation.method, path: `${path}${query.length > 0 ? `?${query.join('&')}` : ''}`, headers, body };
+          // A GET is sometimes sent as a conditional HEAD, as caches and CDNs send them (`*`, or a tag of any shape).
+          let method = operation.method;
+          if (method === 'GET' && g(fc.nat, 3) === 0) {
+            method = 'HEAD';
+            headers['if-none-match'] = g(fc.constantFrom, '*', '"x"', 'W/"x"', '"a", *', g(() => hostileText).replace(/[^\x20-\x7e]/g, ''));
+          }
+          const request = { method, path: `${path}${query.length > 0 ? `?${query.join('&')}` : ''}`, headers, body };
           const answer = await send(t, request);
           await checker.check(request, answer);
           if (answer.status < 300 && operation.method !== 'GET') await restoreFixtures();
@@ -181,6 +192,45 @@ for (const dialect of DIALECTS) {
       );
       assert.equal((await t.request('GET', '/healthz')).status, 200);
       assert.equal((await t.request('GET', '/readyz')).status, 200);
+    });
+
+    it('answers a conditional HEAD on every GET route with 304 and no body, as the GET with the same tag', async () => {
+      const gets = operations.filter((o) => o.method === 'GET');
+      assert.ok(gets.length >= 10, `only ${gets.length} GET routes found`);
+      for (const operation of gets) {
+        const path = operation.pathParams.reduce((url, name) => url.replace(`:${name}`, fixtures[name] ?? '1'), operation.url);
+        const headers = { authorization: `Bearer ${t.adminToken}` };
+        const first = await fetch(`${t.url}${path}`, { headers });
+        await first.arrayBuffer();
+        const etag = first.headers.get('etag');
+        if (first.status !== 200 || !etag) continue;
+        for (const tag of ['*', etag, `W/${etag}`]) {
+          for (const method of ['HEAD', 'GET']) {
+            const answer = await fetch(`${t.url}${path}`, { method, headers: { ...headers, 'if-none-match': tag } });
+            const text = await answer.text();
+            assert.equal(answer.status, 304, `${method} ${path} with If-None-Match ${tag}: ${answer.status} ${text.slice(0, 200)}`);
+            assert.equal(text, '', `${method} ${path}: a 304 has no body`);
+            assert.equal(answer.headers.get('etag'), etag, `${method} ${path}: the 304 names the tag`);
+          }
+        }
+      }
+    });
+
+    it('refuses a variable nested 10,000 levels deep with BAD_USER_INPUT on every run of the same document', async () => {
+      // Written as text: JSON.stringify itself recurses.
+      const deep = `${'{"name":'.repeat(10_000)}"x"${'}'.repeat(10_000)}`;
+      for (const who of [undefined, t.adminToken]) {
+        const body = `{"query":"mutation M($input: CreateUserInput!) { createUser(input: $input) { id } }","variables":{"input":${deep}}}`;
+        // The first run is refused by variable coercion; later runs take the compiled path, whose checks run first.
+        for (let run = 1; run <= 4; run += 1) {
+          const request = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', ...(who ? { authorization: `Bearer ${who}` } : {}) }, body };
+          const answer = await send(t, request);
+          await checker.check(request, answer, 'graphql');
+          const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
+          assert.ok(codes.length > 0 && codes.every((code) => code === 'BAD_USER_INPUT'), `run ${run}: ${answer.status} ${answer.text.slice(0, 300)}`);
+          assert.ok(!('data' in answer.body), `run ${run}: nothing executes`);
+        }
+      }
     });
 
     it('answers every GraphQL root field with hostile variables and literals without a server error, and stays up', async (context) => {
@@ -197,18 +247,34 @@ for (const dialect of DIALECTS) {
         fc.asyncProperty(fc.gen(), fc.nat(2), fc.boolean(), async (g, who, literal) => {
           const operation = graphql[g(fc.nat, graphql.length - 1)]!;
           // A sensible value for most leaves (a fresh email, an existing id), so the hostile one reaches the service and the database.
-          const leaf = (name: string) => (g(fc.nat, 2) === 0 ? JSON.parse(g(() => hostileJson)) : saneValue(name));
+          // Now and then a value nested far past any input type (objects or arrays, up to 20,000 levels),
+          // written as JSON text directly (JSON.stringify itself recurses): a placeholder swapped in below.
+          const deepTexts: string[] = [];
+          const deep = (name: string): unknown => {
+            const levels = g(fc.integer, { min: 50, max: 20_000 });
+            const [open, close] = g(fc.boolean) ? ['[', ']'] : [`{${JSON.stringify(name)}:`, '}'];
+            deepTexts.push(`${open.repeat(levels)}${JSON.stringify(saneValue(name))}${close.repeat(levels)}`);
+            return `\u0000deep${deepTexts.length - 1}`;
+          };
+          const leaf = (name: string) => {
+            const pick = g(fc.nat, 11);
+            return pick < 4 ? JSON.parse(g(() => hostileJson)) : pick === 4 ? deep(name) : saneValue(name);
+          };
           // Scalar arguments are sometimes written into the document (JSON strings and numbers are GraphQL literals).
           const literals: Record<string, string> = {};
           for (const arg of operation.args) if (literal && !isInputObjectType(getNamedType(arg.type)) && g(fc.boolean)) literals[arg.name] = g(() => hostileJson);
           const variables = Object.fromEntries(operation.args.filter((a) => literals[a.name] === undefined).map((a) => [a.name, variableValue(a.type, a.name, leaf)]));
           const query = operation.build(literals);
-          const body = JSON.stringify({ query, variables });
+          const body = JSON.stringify({ query, variables }).replace(/"\\u0000deep(\d+)"/g, (_, index: string) => deepTexts[Number(index)]!);
           const request = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', ...(tokens[who] ? { authorization: `Bearer ${tokens[who]}` } : {}) }, body };
-          const answer = await send(t, request);
-          await checker.check(request, answer, 'graphql');
-          const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
-          assert.ok(!codes.includes('INTERNAL_SERVER_ERROR'), `INTERNAL_SERVER_ERROR for ${body.slice(0, 300)}: ${answer.text.slice(0, 300)}`);
+          // Three times: the first and second runs of a text take other paths than the third and later.
+          for (let run = 1; run <= 3; run += 1) {
+            const answer = await send(t, request);
+            await checker.check(request, answer, 'graphql');
+            const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
+            assert.ok(!codes.includes('INTERNAL_SERVER_ERROR'), `INTERNAL_SERVER_ERROR on run ${run} for ${body.slice(0, 300)}: ${answer.text.slice(0, 300)}`);
+            if (!refusedOutright(answer)) break; // an executed mutation is not repeated: it may not be repeatable
+          }
         }),
         { seed: FUZZ_SEED, numRuns: runs(300) },
       );

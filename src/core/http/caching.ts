@@ -46,8 +46,12 @@ function withValidator(request: FastifyRequest, reply: FastifyReply, payload: un
     reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
-    // No payload at all: an empty string made Fastify send `Content-Length: 0`, which on a 304 claims
-    // the 200 would be empty (RFC 9110 §8.6: only the 200's length, or none).
+    // HEAD: the payload stays for Fastify's own HEAD hook, which runs after ours, sends no body and sets
+    // Content-Length to the 200's length (allowed on a 304, RFC 9110 §8.6); that hook cannot take a null
+    // payload (it reads `payload.resume`: a 500 on every conditional HEAD before).
+    if (request.method === 'HEAD') return payload;
+    // GET: no payload at all: an empty string made Fastify send `Content-Length: 0`, which on a 304
+    // claims the 200 would be empty (RFC 9110 §8.6: only the 200's length, or none).
     return null;
   }
   return payload;

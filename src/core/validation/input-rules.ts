@@ -33,24 +33,48 @@ export function isStorableText(text: string): boolean {
 }
 
 /**
- * The paths (`a.b.0.c`) of every string (or object key) in a JSON-like value that is not storable,
- * at most `max` of them so a hostile body costs little to report.
+ * How deep client-supplied JSON may nest (objects and arrays) wherever a rule walks it. Far above any
+ * input type of the API (the deepest, an order's items, is three levels), far below what a recursive
+ * walk could survive: walks here are iterative, and a value nested deeper is refused, not walked.
  */
-export function unstorableTextPaths(value: unknown, prefix: string[] = [], max = 10): string[] {
-  const found: string[] = [];
-  const walk = (node: unknown, path: string[]): void => {
-    if (found.length >= max) return;
+export const MAX_INPUT_DEPTH = 64;
+
+export const TOO_DEEP_MESSAGE = `nests deeper than ${MAX_INPUT_DEPTH} levels`;
+
+export interface InputProblem {
+  /** Where, as a dotted path (`a.b.0.c`; `(a key)` for an object key). */
+  path: string;
+  message: string;
+}
+
+/**
+ * The problems of a JSON-like value every transport refuses: strings (or object keys) that are not
+ * storable, and nesting past MAX_INPUT_DEPTH (reported once, where it starts, and not walked further).
+ * At most `max` of them, so a hostile body costs little to report. Iterative: a value nested 10,000
+ * levels deep costs a loop, not a stack overflow.
+ */
+export function inputProblems(value: unknown, prefix: readonly string[] = [], max = 10): InputProblem[] {
+  const found: InputProblem[] = [];
+  const stack: { node: unknown; path: readonly string[]; depth: number; keyed: boolean }[] = [{ node: value, path: prefix, depth: 0, keyed: false }];
+  while (stack.length > 0 && found.length < max) {
+    const { node, path, depth, keyed } = stack.pop()!;
+    if (keyed && !isStorableText(path.at(-1)!)) found.push({ path: [...path.slice(0, -1), '(a key)'].join('.'), message: UNSTORABLE_TEXT_MESSAGE });
     if (typeof node === 'string') {
-      if (!isStorableText(node)) found.push(path.join('.'));
-    } else if (Array.isArray(node)) {
-      node.forEach((item, index) => walk(item, [...path, String(index)]));
-    } else if (node !== null && typeof node === 'object') {
-      for (const [key, item] of Object.entries(node)) {
-        if (!isStorableText(key)) found.push([...path, '(a key)'].join('.'));
-        walk(item, [...path, key]);
-      }
+      if (!isStorableText(node)) found.push({ path: path.join('.'), message: UNSTORABLE_TEXT_MESSAGE });
+      continue;
     }
-  };
-  walk(value, prefix);
-  return found;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      found.push({ path: path.join('.'), message: TOO_DEEP_MESSAGE });
+      continue;
+    }
+    const isObject = !Array.isArray(node);
+    const entries = isObject ? Object.entries(node) : (node as unknown[]).map((item, index) => [String(index), item] as const);
+    // Pushed in reverse so problems are reported in document order.
+    for (let i = entries.length - 1; i >= 0; i -= 1) {
+      const [key, item] = entries[i]!;
+      stack.push({ node: item, path: [...path, key], depth: depth + 1, keyed: isObject });
+    }
+  }
+  return found.slice(0, max);
 }
