@@ -40,6 +40,19 @@ export interface Page<T> {
   window: PageWindow;
 }
 
+/** How a list reads one page: its rows in the window and the total of the whole list. */
+export interface PageReads<Row> {
+  rows(window: PageWindow): Promise<Row[]>;
+  total(): Promise<number>;
+}
+
+/** One page of a list: the window from the request, then its rows and the total, read side by side. */
+export async function readPage<Row, T>(request: PageRequest, rules: PageRules, reads: PageReads<Row>, toItem: (row: Row) => T): Promise<Page<T>> {
+  const window = pageWindow(request, rules);
+  const [rows, total] = await Promise.all([reads.rows(window), reads.total()]);
+  return { items: rows.map(toItem), total, window };
+}
+
 export interface Pagination {
   page: number;
   limit: number;

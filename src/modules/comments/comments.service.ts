@@ -18,7 +18,7 @@ import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { findPostById } from '../posts/posts.queries.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
@@ -40,12 +40,7 @@ export function createCommentsService(db: Db) {
     async listPostComments(actor: Principal | null, postId: number, request: PageRequest): Promise<Page<Comment>> {
       requireSignedIn(actor);
       await assertPostExists(db, postId);
-      const window = pageWindow(request, COMMENT_PAGE_RULES);
-      const [rows, total] = await Promise.all([
-        repo.listCommentsOfPost(db, postId, window),
-        repo.countCommentsOfPost(db, postId),
-      ]);
-      return { items: rows.map(toComment), total, window };
+      return readPage(request, COMMENT_PAGE_RULES, { rows: (window) => repo.listCommentsOfPost(db, postId, window), total: () => repo.countCommentsOfPost(db, postId) }, toComment);
     },
 
     async getPostComment(actor: Principal | null, postId: number, commentId: number): Promise<Comment> {

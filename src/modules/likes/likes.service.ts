@@ -12,7 +12,7 @@ import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { findCommentById } from '../comments/comments.queries.ts';
 import { toLike, type Like } from './like.ts';
 import * as repo from './likes.repository.ts';
@@ -30,12 +30,7 @@ export function createLikesService(db: Db) {
     async listLikes(actor: Principal | null, commentId: number, request: PageRequest): Promise<Page<Like>> {
       requireSignedIn(actor);
       await assertCommentExists(commentId);
-      const window = pageWindow(request, LIKE_PAGE_RULES);
-      const [rows, total] = await Promise.all([
-        repo.listLikesOfComment(db, commentId, window),
-        repo.countLikesOfComment(db, commentId),
-      ]);
-      return { items: rows.map(toLike), total, window };
+      return readPage(request, LIKE_PAGE_RULES, { rows: (window) => repo.listLikesOfComment(db, commentId, window), total: () => repo.countLikesOfComment(db, commentId) }, toLike);
     },
 
     async getLike(actor: Principal | null, commentId: number, userId: number): Promise<Like> {

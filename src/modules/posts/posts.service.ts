@@ -21,7 +21,7 @@ import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { findUserById } from '../users/users.queries.ts';
 import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
@@ -79,12 +79,7 @@ export function createPostsService(db: Db) {
     async listUserPosts(actor: Principal | null, userId: number, request: PageRequest): Promise<Page<Post>> {
       requireSignedIn(actor);
       await assertUserExists(userId);
-      const window = pageWindow(request, POST_PAGE_RULES);
-      const [rows, total] = await Promise.all([
-        repo.listPosts(db, { authorId: userId, limit: window.limit, offset: window.offset }),
-        repo.countPosts(db, { authorId: userId }),
-      ]);
-      return { items: rows.map(toPost), total, window };
+      return readPage(request, POST_PAGE_RULES, { rows: ({ limit, offset }) => repo.listPosts(db, { authorId: userId, limit, offset }), total: () => repo.countPosts(db, { authorId: userId }) }, toPost);
     },
 
     /** The seed's cursor list: ids descending, one extra row fetched to know whether a next page exists. */
