@@ -176,11 +176,12 @@ const OLDER_TRANSACTIONS_POLL_MS = 50;
  * map; its statistics are left to `analyze`.
  *
  * CLUSTER drops only the versions no transaction can still see: it keeps every "recently dead" one.
- * The load's old counter versions become removable only when every transaction that was running
- * while the load wrote them has ended, in any database of the server: a snapshot's xmin is the oldest
- * transaction still running anywhere, and CLUSTER's own snapshot sets its horizon. So one longer
- * write elsewhere (another database's bulk load; a second CI run on the same server) made CLUSTER
- * copy all 20 versions of each counter of a 20,000-product load: 24 pages instead of 2 (issue 33).
+ * Its horizon is the oldest snapshot of this database's sessions, its own included, and a snapshot
+ * reaches back to the oldest transaction id still running in any database of the server. So the
+ * load's old counter versions stay until every write that was running when the load ended has
+ * ended, wherever it runs: one longer write elsewhere (another database's bulk load; a second CI
+ * run on the same server) made CLUSTER copy all 20 versions of each counter of a 20,000-product
+ * load, 24 pages instead of 2 (issue 33; reproduced with a transaction left open in another database).
  * Hence `waitForOlderTransactions` first, as CREATE INDEX CONCURRENTLY waits for older snapshots;
  * bounded, because a session left idle in a transaction must not hang the seed (the tables are then
  * clustered anyway, as compact as PostgreSQL allows at that moment).
@@ -193,12 +194,11 @@ export async function compactAfterBulkLoad(db: Db): Promise<void> {
 }
 
 /**
- * Waits until no transaction that began before this call is running (their xids are all below the
- * `xmax` of a snapshot taken now, so `pg_snapshot_xmin` of a later snapshot passes it) and no session
+ * Waits until no transaction that got its id before this call is running (those ids are all below
+ * the `xmax` of a snapshot taken now, so `pg_snapshot_xmin` of a later snapshot passes it) and no session
  * of this database holds a snapshot older than it (`backend_xmin`: an open REPEATABLE READ
  * transaction, a long query). Past that point no snapshot, this statement's or a later one's, can see
- * a row version deleted before the call. Sessions of other roles show no `backend_xmin` to a role
- * without pg_read_all_stats: they are not waited for. True when the point was reached within `maxMs`.
+ * a row version deleted before the call. True when the point was reached within `maxMs`.
  */
 async function waitForOlderTransactions(db: Db, maxMs: number): Promise<boolean> {
   const start = await sql<{ xmax: string }>`select pg_snapshot_xmax(pg_current_snapshot())::text as xmax`.execute(db);
