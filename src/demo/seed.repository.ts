@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import { dialectOf, type Db } from '../core/db/database.ts';
 import type { CommentsTable } from '../modules/comments/comments.table.ts';
@@ -161,6 +162,10 @@ export async function prepareBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) await sql`pragma cache_size = -262144`.execute(db);
 }
 
+/** How long the compaction waits for transactions older than the load before it clusters anyway. */
+const OLDER_TRANSACTIONS_MAX_WAIT_MS = 60_000;
+const OLDER_TRANSACTIONS_POLL_MS = 50;
+
 /**
  * After a bulk load on PostgreSQL: every batch rewrote the counter rows (migrations 0002-0004), and
  * those that found no room in their page moved, leaving dead versions over many pages. CLUSTER
@@ -169,9 +174,44 @@ export async function prepareBulkLoad(db: Db): Promise<void> {
  * page's keys that way, products.list.repository.ts) need not visit the table until autovacuum comes
  * by, and gives the planner the new sizes. SQLite keeps no dead row versions and has no visibility
  * map; its statistics are left to `analyze`.
+ *
+ * CLUSTER drops only the versions no transaction can still see: it keeps every "recently dead" one.
+ * Its horizon is the oldest snapshot of this database's sessions, its own included, and a snapshot
+ * reaches back to the oldest transaction id still running in any database of the server. So the
+ * load's old counter versions stay until every write that was running when the load ended has
+ * ended, wherever it runs: one longer write elsewhere (another database's bulk load; a second CI
+ * run on the same server) made CLUSTER copy all 20 versions of each counter of a 20,000-product
+ * load, 24 pages instead of 2 (issue 33; reproduced with a transaction left open in another database).
+ * Hence `waitForOlderTransactions` first, as CREATE INDEX CONCURRENTLY waits for older snapshots;
+ * bounded, because a session left idle in a transaction must not hang the seed (the tables are then
+ * clustered anyway, as compact as PostgreSQL allows at that moment).
  */
 export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
+  await waitForOlderTransactions(db, OLDER_TRANSACTIONS_MAX_WAIT_MS);
   for (const { table, key } of PRODUCT_COUNTER_TABLES) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
   await sql`vacuum analyze`.execute(db);
+}
+
+/**
+ * Waits until no transaction that got its id before this call is running (those ids are all below
+ * the `xmax` of a snapshot taken now, so `pg_snapshot_xmin` of a later snapshot passes it) and no session
+ * of this database holds a snapshot older than it (`backend_xmin`: an open REPEATABLE READ
+ * transaction, a long query). Past that point no snapshot, this statement's or a later one's, can see
+ * a row version deleted before the call. True when the point was reached within `maxMs`.
+ */
+async function waitForOlderTransactions(db: Db, maxMs: number): Promise<boolean> {
+  const start = await sql<{ xmax: string }>`select pg_snapshot_xmax(pg_current_snapshot())::text as xmax`.execute(db);
+  const horizon = start.rows[0]!.xmax;
+  const deadline = performance.now() + maxMs;
+  for (;;) {
+    const { rows } = await sql<{ older: boolean }>`
+      select pg_snapshot_xmin(pg_current_snapshot()) < ${horizon}::xid8
+          or exists (select from pg_stat_activity
+                      where datname = current_database() and pid <> pg_backend_pid()
+                        and age(backend_xmin) > age(${horizon}::xid8::xid)) as older`.execute(db);
+    if (!rows[0]!.older) return true;
+    if (performance.now() >= deadline) return false;
+    await sleep(OLDER_TRANSACTIONS_POLL_MS);
+  }
 }
