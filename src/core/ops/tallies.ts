@@ -1,4 +1,4 @@
-import type { Counter, Histogram, LabelValues } from 'prom-client';
+import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration, type LabelValues } from 'prom-client';
 
 /*
  * prom-client builds and looks up a key string from the label values on every `inc` and `observe`
@@ -49,13 +49,27 @@ function tally<Cell extends { flush(): void }, L extends string>(make: (labels: 
 }
 
 /** Cells of one counter; their counts reach it when it is collected. */
-export function counterTally<L extends string>(counter: () => Counter<L>): Tally<CounterCell, L> {
+function counterTally<L extends string>(counter: () => Counter<L>): Tally<CounterCell, L> {
   return tally((labels) => new Count(counter, labels));
 }
 
 /** Cells of one histogram; their values reach it when a cell's batch is full and when it is collected. */
-export function histogramTally<L extends string>(histogram: () => Histogram<L>): Tally<HistogramCell, L> {
+function histogramTally<L extends string>(histogram: () => Histogram<L>): Tally<HistogramCell, L> {
   return tally((labels) => new Batch(histogram, labels));
+}
+
+/** A prom-client counter (registered with `config`) fed through a tally, which it empties when it is collected. */
+export function talliedCounter<L extends string>(config: CounterConfiguration<L>): Tally<CounterCell, L> {
+  const counter: Counter<L> = new Counter({ ...config, collect: () => cells.flush() });
+  const cells = counterTally(() => counter);
+  return cells;
+}
+
+/** A prom-client histogram (registered with `config`) fed through a tally, which it empties when it is collected. */
+export function talliedHistogram<L extends string>(config: HistogramConfiguration<L>): Tally<HistogramCell, L> {
+  const histogram: Histogram<L> = new Histogram({ ...config, collect: () => cells.flush() });
+  const cells = histogramTally(() => histogram);
+  return cells;
 }
 
 class Count<L extends string> implements CounterCell {
