@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.ts';
 import type { ApiVersion } from '../src/core/http/versioning.ts';
-import type { RecordedExamples } from '../src/core/openapi/version-document.ts';
+import type { RecordedExamples } from '../src/core/openapi/document-examples.ts';
 import { OPENAPI_EXAMPLES_FILE } from '../src/openapi-examples.ts';
 import { startServer } from '../src/server.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, globSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -147,5 +147,10 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     assert.match(arrows, /^src\/core\/http\/versioned-api\.ts → src\/core\/openapi\/openapi\.plugin\.ts$/m);
     assert.match(arrows, /^src\/core\/openapi\/version-document\.ts → src\/core\/http\/versioning\.ts$/m);
     assert.doesNotMatch(arrows, /^src\/core\/http\/versioning\.ts → src\/core\/openapi\//m);
+  });
+
+  it('finds no test support among the runtime code under src/ (it lives in test/support/)', () => {
+    const support = globSync(['src/**/*.test-support.ts', 'src/**/test-support/**', 'src/**/*.fixture.ts'], { cwd: ROOT });
+    assert.deepEqual(support, []);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { ApiVersion } from './core/http/versioning.ts';
-import type { RecordedExamples } from './core/openapi/version-document.ts';
+import type { RecordedExamples } from './core/openapi/document-examples.ts';
 
 /**
  * Real answers of the service, recorded over the demo data by `npm run openapi:examples`

@@ -10,7 +10,7 @@ import { createDatabase, dialectOf, type Db } from './core/db/database.ts';
 import { DEMO_PASSWORD, demoAccountsIn } from './demo/demo-data.ts';
 import { graphqlSwitches } from './graphql/graphql.plugin.ts';
 import { markDraining } from './core/ops/health.ts';
-import { createMetricsServer } from './core/ops/metrics.ts';
+import { createMetricsServer } from './core/ops/metrics-server.ts';
 
 export interface RunningServer {
   app: App;

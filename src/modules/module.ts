@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../core/db/database.ts';
 import type { PollingWorker } from '../core/jobs/polling-worker.ts';
 import type { Migration } from 'kysely/migration';
-import type { ScrapedGauges } from '../core/ops/metrics.ts';
+import type { ScrapedGauges } from '../core/ops/scraped-gauges.ts';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import createClient, { type Client } from 'openapi-fetch';
 import { generateOpenApiTypes, OPENAPI_TYPES_FILE } from '../../scripts/openapi-types.ts';
-import { PNG_BYTES } from '../../src/modules/avatars/avatar-samples.fixture.ts';
+import { PNG_BYTES } from '../support/avatar-samples.ts';
 import { checkFetched } from '../support/checked-answer.ts';
 import { DIALECTS } from '../support/dialects.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { AppError } from '../errors/app-error.ts';
+import type { Precondition } from '../precondition.ts';
 
 /** A strong validator over the exact bytes of a representation. */
 export function strongEtag(payload: string | Buffer): string {
@@ -76,7 +77,7 @@ export function ifMatchPrecondition<T>(
   reply: FastifyReply,
   schema: TSchema,
   present: (current: T) => unknown,
-): ((current: T) => void) | undefined {
+): Precondition<T> | undefined {
   if (!request.headers['if-match']) return undefined;
   return (current) => assertIfMatch(request, reply, schema, present(current));
 }

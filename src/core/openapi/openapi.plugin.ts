@@ -4,7 +4,9 @@ import { ErrorEnvelope } from '../http/schemas.ts';
 import { chooseVersion, type ApiVersion } from '../http/versioning.ts';
 import { registerDocsPage } from './docs-page.ts';
 import { createTransform, type OperationFacts } from './operation-facts.ts';
-import { documentForVersion, type OpenApiDocument, type RecordedExamples } from './version-document.ts';
+import type { RecordedExamples } from './document-examples.ts';
+import type { OpenApiDocument } from './openapi-document.ts';
+import { documentForVersion } from './version-document.ts';
 
 export interface OpenApiOptions {
   v1Sunset: string;

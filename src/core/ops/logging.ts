@@ -6,11 +6,11 @@ import { batchedDestination, LOG_BATCHES, type BatchedDestination } from './log-
  * where pino-pretty (in pino's worker thread) prints them for a person: time, level, message, the
  * request's method, URL and status, then the other fields on the same line.
  * JSON lines are written asynchronously, gathered until 16 KB are pending or 100 ms have passed
- * (log-batches.ts): one write system call per batch instead of one per line (at 250 nested GraphQL
- * answers a second, each line was its own write, handed to libuv's thread pool: 5.7% of the server's
- * CPU, bench/RESULTS.md). A line reaches the collector at most 100 ms late; what is gathered is written
- * when the process exits. Not synchronous writes: sonic-boom answers a full pipe (EAGAIN) by sleeping
- * the main thread 100 ms.
+ * (log-batches.ts): one write system call per batch instead of one per line (each line was its own
+ * write, handed to libuv's thread pool: a share of the server's CPU under the nested GraphQL load,
+ * bench/RESULTS.md, issue 20 session 7). A line reaches the collector at most 100 ms late; what is
+ * gathered is written when the process exits. Not synchronous writes: sonic-boom answers a full
+ * pipe (EAGAIN) by sleeping the main thread 100 ms.
  */
 export function loggerOptions(level: string, terminal = process.stdout.isTTY === true): LoggerOptions & { stream?: BatchedDestination } {
   if (!terminal) return { level, stream: batchedDestination(process.stdout.fd ?? 1, LOG_BATCHES) };

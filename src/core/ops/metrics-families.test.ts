@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { servedRoutes } from '../../../test/support/served-routes.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { HTTP_DURATION_BUCKETS } from './metrics.ts';
+import { HTTP_DURATION_BUCKETS } from './request-metrics.ts';
 
 /** One sample line of the Prometheus text: `name{a="x",b="y"} value`. */
 interface Sample {

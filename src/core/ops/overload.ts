@@ -6,8 +6,9 @@ import { sendError } from '../http/error-envelope.ts';
 const RETRY_AFTER_SECONDS = 5;
 /**
  * The delay is averaged and the verdict held for this long. With a whole second, the calm second
- * after a shed one admitted a whole second's arrivals at once (seconds of queued work: p99 5 s in
- * test/reliability/overload-shedding.test.ts); a short window admits small batches.
+ * after a shed one admitted a whole second's arrivals at once (seconds of queued work in
+ * test/reliability/overload-shedding.test.ts; docs/OPERATIONS.md "Overload"); a short window admits
+ * small batches.
  */
 const SAMPLE_INTERVAL_MS = 100;
 const RESOLUTION_MS = 10;

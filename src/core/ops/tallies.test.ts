@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Counter, Histogram, Registry, type CounterConfiguration, type HistogramConfiguration } from 'prom-client';
-import { counterTally, histogramTally, type CounterCell, type HistogramCell, type Tally } from './tallies.ts';
+import { talliedCounter, talliedHistogram } from './tallies.ts';
 
 type Labels = 'route' | 'status';
 const counterOptions = (registry: Registry): CounterConfiguration<Labels> => ({ name: 'requests', help: 'h', labelNames: ['route', 'status'], registers: [registry] });
@@ -20,10 +20,8 @@ function twoRegistries() {
   const histogram = new Histogram(histogramOptions(direct));
 
   const tallied = new Registry();
-  const counted: Counter<Labels> = new Counter({ ...counterOptions(tallied), collect: () => counts.flush() });
-  const counts: Tally<CounterCell, Labels> = counterTally(() => counted);
-  const timed: Histogram<'route'> = new Histogram({ ...histogramOptions(tallied), collect: () => times.flush() });
-  const times: Tally<HistogramCell, 'route'> = histogramTally(() => timed);
+  const counts = talliedCounter(counterOptions(tallied));
+  const times = talliedHistogram(histogramOptions(tallied));
 
   return {
     direct,

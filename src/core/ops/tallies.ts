@@ -1,10 +1,10 @@
-import type { Counter, Histogram, LabelValues } from 'prom-client';
+import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration, type LabelValues } from 'prom-client';
 
 /*
  * prom-client builds and looks up a key string from the label values on every `inc` and `observe`
- * (also through a child from `labels()`): inside the server that was ~1–1.6 µs a call, three calls a
- * request (the request counter, its duration, the statement's duration), ~3% of a small GET's CPU
- * (bench/RESULTS.md, session 6). A tally keeps the hot path to a number stored in a cell made once per
+ * (also through a child from `labels()`), three calls a request (the request counter, its duration,
+ * the statement's duration): a visible share of a small GET's CPU (bench/RESULTS.md, issue 20
+ * session 6, change 37). A tally keeps the hot path to a number stored in a cell made once per
  * label set, and hands its figures to the prom-client metric when that is collected (every scrape
  * collects first), so a scrape reads exactly what it read before. prom-client still keeps the series,
  * formats them and owns their names, help and buckets.
@@ -49,13 +49,27 @@ function tally<Cell extends { flush(): void }, L extends string>(make: (labels: 
 }
 
 /** Cells of one counter; their counts reach it when it is collected. */
-export function counterTally<L extends string>(counter: () => Counter<L>): Tally<CounterCell, L> {
+function counterTally<L extends string>(counter: () => Counter<L>): Tally<CounterCell, L> {
   return tally((labels) => new Count(counter, labels));
 }
 
 /** Cells of one histogram; their values reach it when a cell's batch is full and when it is collected. */
-export function histogramTally<L extends string>(histogram: () => Histogram<L>): Tally<HistogramCell, L> {
+function histogramTally<L extends string>(histogram: () => Histogram<L>): Tally<HistogramCell, L> {
   return tally((labels) => new Batch(histogram, labels));
+}
+
+/** A prom-client counter (registered with `config`) fed through a tally, which it empties when it is collected. */
+export function talliedCounter<L extends string>(config: CounterConfiguration<L>): Tally<CounterCell, L> {
+  const counter: Counter<L> = new Counter({ ...config, collect: () => cells.flush() });
+  const cells = counterTally(() => counter);
+  return cells;
+}
+
+/** A prom-client histogram (registered with `config`) fed through a tally, which it empties when it is collected. */
+export function talliedHistogram<L extends string>(config: HistogramConfiguration<L>): Tally<HistogramCell, L> {
+  const histogram: Histogram<L> = new Histogram({ ...config, collect: () => cells.flush() });
+  const cells = histogramTally(() => histogram);
+  return cells;
 }
 
 class Count<L extends string> implements CounterCell {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { avatarTypeOf, sniffImageType } from './avatar-image.ts';
-import { JPEG_BYTES, PNG_BYTES, WEBP_BYTES } from './avatar-samples.fixture.ts';
+import { JPEG_BYTES, PNG_BYTES, WEBP_BYTES } from '../../../test/support/avatar-samples.ts';
 
 describe('avatar image sniffing', () => {
   it('recognises PNG, JPEG and WebP by their signatures', () => {

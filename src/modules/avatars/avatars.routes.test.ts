@@ -4,7 +4,7 @@ import { checkFetched } from '../../../test/support/checked-answer.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { colourOf } from './avatar-svg.ts';
-import { JPEG_BYTES, PNG_BYTES, WEBP_BYTES } from './avatar-samples.fixture.ts';
+import { JPEG_BYTES, PNG_BYTES, WEBP_BYTES } from '../../../test/support/avatar-samples.ts';
 
 /** GET answers bytes, so read them raw rather than through `t.request`'s text (checked against the document all the same). */
 async function getBytes(t: TestServer, path: string, token?: string, headers: Record<string, string> = {}) {

@@ -55,12 +55,5 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(fewer.map((c) => c.id), expected(postIds.slice(1), 2, 0));
       }
     });
-
-    it('findCommentsByIds returns the comments that exist', async () => {
-      const ids = [...byPost.values()].flat();
-      const found = await comments.findCommentsByIds([ids[0]!, ids[1]!, 999999]);
-      assert.deepEqual(found.map((c) => c.id).sort((a, b) => a - b), [ids[0], ids[1]]);
-      assert.deepEqual(await comments.findCommentsByIds([]), []);
-    });
   });
 }

@@ -4,7 +4,6 @@
  * Stable API (GraphQL resolvers call these; keep the names and shapes):
  *   findCommentsByPostIds(postIds: readonly number[], { limit?, offset? }, fields?): Promise<Map<number, Comment[]>>
  *       one query; oldest first per post; limit default 20, max 100; every post id gets an entry
- *   findCommentsByIds(ids: readonly number[]): Promise<Comment[]>        any order, missing ids left out
  * REST:
  *   listPostComments(actor, postId, { page?, limit? }): Promise<Page<Comment>>   oldest first; 404 unknown post
  *   getPostComment(actor, postId, commentId): Promise<Comment>                   404 when not on that post
@@ -84,10 +83,6 @@ export function createCommentsService(db: Db) {
         if (!allowed) throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
         await repo.deleteCommentById(trx, commentId);
       });
-    },
-
-    async findCommentsByIds(ids: readonly number[]): Promise<Comment[]> {
-      return (await repo.findCommentsByIds(db, [...new Set(ids)])).map(toComment);
     },
 
     /** Batch loader for `Post.comments`: one query whatever the number of posts. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { QUIET_ENV, createProduct, placeOrder } from '../orders/orders.test-support.ts';
+import { QUIET_ENV, createProduct, placeOrder } from '../../../test/support/orders.ts';
 
 for (const dialect of DIALECTS) {
   describe(`customers REST (${dialect.name})`, { skip: dialect.skip }, () => {

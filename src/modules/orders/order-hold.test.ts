@@ -5,7 +5,7 @@ import type { ChildServer } from '../../../test/support/child-server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { call, insertProducts, openDatabase, signUpUsers, startProcess, waitFor } from '../../../test/reliability/harness.test-support.ts';
-import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn, stockOf, type Instance } from './orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn, stockOf, type Instance } from '../../../test/support/orders.ts';
 
 /** 0.05 minutes: 3 s, long enough to pay an order within its hold on a busy machine. */
 const SHORT_HOLD = { ...QUIET_ENV, ORDER_HOLD_WORKER: 'true', ORDER_HOLD_MINUTES: '0.05', ORDER_SWEEP_INTERVAL_MS: '20' };

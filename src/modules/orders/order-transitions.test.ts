@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { QUIET_ENV, orderIn, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, orderIn, stockOf } from '../../../test/support/orders.ts';
 
 type Status = 'pending' | 'paid' | 'cancelled' | 'refunded';
 type Action = 'pay' | 'cancel' | 'refund';

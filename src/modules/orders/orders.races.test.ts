@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { QUIET_ENV, createProduct, orderIn, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, stockOf } from '../../../test/support/orders.ts';
 
 const RACERS = 20;
 const statuses = (responses: { status: number }[]) => responses.map((r) => r.status).sort();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { QUIET_ENV, createProduct, orderIn, pendingOrder, placeOrder, stockOf } from './orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, pendingOrder, placeOrder, stockOf } from '../../../test/support/orders.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const fieldsOf = (res: { body: { error: { details?: { field: string }[] } } }) => (res.body.error.details ?? []).map((d) => d.field);

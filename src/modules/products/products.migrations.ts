@@ -6,9 +6,8 @@ import type { Kysely } from 'kysely';
  * give only read backwards and re-sorted within each price. PostgreSQL runs the list as a named
  * statement on a generic plan, which cannot see that a page needs few rows: without an index in the
  * page's order it read every key of the filter's range and sorted them. With one, it stops after
- * the page (offset + limit keys). Measured with pgbench on the benchmark's data set (10,000
- * products, a category's $100–$500 by price descending, page 2): 270–337 → 226–242 µs of
- * PostgreSQL CPU per list (two runs each, 15:13 UTC, load ~3.5; bench/RESULTS.md, session 4). Each mirrors an ascending index of 0001.
+ * the page (offset + limit keys): less PostgreSQL CPU per list under pgbench (bench/RESULTS.md,
+ * issue 20 session 4, change 29). Each mirrors an ascending index of 0001.
  */
 const INDEXES = [
   { name: 'products_category_price_desc_idx', columns: ['category', 'price_cents desc', 'id'] },

@@ -2,9 +2,6 @@ import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pickFields } from '../../core/pagination.ts';
 import { priceOf } from './money.ts';
 import type { Product, ProductSort } from './product.ts';
-import { parseProductSort } from './product-sort.ts';
-import type { ListProductsQuery } from './products.schemas.ts';
-import type { ListProductsOptions } from './products.service.ts';
 
 /**
  * The REST representation of a product. This file is the one place that names the public
@@ -67,19 +64,4 @@ export function toProductView(product: Product, prefix: string, version: ApiVers
 export function toProductListItem(product: Product, prefix: string, fields: readonly ProductField[] | undefined, version: ApiVersion = 1) {
   const { _links, ...view } = toProductView(product, prefix, version);
   return { ...pickFields(view, fields as (keyof typeof view)[] | undefined), _links };
-}
-
-/** Translates the query names into the service's options (the seed's rules for `in_stock` and `sort`). */
-export function listOptionsOf(query: ListProductsQuery, version: ApiVersion = 1): ListProductsOptions {
-  return {
-    page: query.page,
-    limit: query.limit,
-    offset: query.offset,
-    category: query.category,
-    minPrice: query.min_price,
-    maxPrice: query.max_price,
-    inStock: query.in_stock === 'true',
-    search: query.search,
-    sort: parseProductSort(query.sort, version === 1 ? PRODUCT_SORTS : PRODUCT_SORTS_V2),
-  };
 }

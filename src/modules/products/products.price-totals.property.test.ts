@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { Db } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { priceCounterMismatches } from './price-counts.test-support.ts';
+import { priceCounterMismatches } from '../../../test/support/price-counts.ts';
 import type { ProductFilter, ProductSort } from './product.ts';
 import { countProducts, listProductsPage } from './products.list.repository.ts';
 

@@ -10,7 +10,7 @@ import * as counterStorage from '../../core/db/migrations/0004-counter-storage.t
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { lowerBoundCents, upperBoundCents } from './money.ts';
-import { priceCounterMismatches } from './price-counts.test-support.ts';
+import { priceCounterMismatches } from '../../../test/support/price-counts.ts';
 
 /** Prices around the $5 bucket edges, plus the extremes. */
 const PRICES = [0, 0.01, 4.99, 5, 5.01, 9.99, 10, 10.01, 14.99, 15, 24.99, 25, 100, 999.99, 100_000_000];

@@ -4,9 +4,12 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { Id } from '../../core/http/schemas.ts';
+import type { ApiVersion } from '../../core/http/versioning.ts';
 import { paginationOf, parseFields } from '../../core/pagination.ts';
+import type { Precondition } from '../../core/precondition.ts';
 import type { Product } from './product.ts';
-import { listOptionsOf, productFields, toProductListItem, toProductView } from './products.presenter.ts';
+import { parseProductSort } from './product-sort.ts';
+import { PRODUCT_SORTS, PRODUCT_SORTS_V2, productFields, toProductListItem, toProductView } from './products.presenter.ts';
 import {
   CreateProductInput,
   ListProductsQuery,
@@ -15,10 +18,14 @@ import {
   ReplaceProductInput,
   UpdateProductInput,
 } from './products.schemas.ts';
-import type { ProductsService } from './products.service.ts';
+import type { ListProductsOptions, ProductsService } from './products.service.ts';
 
 const ProductParams = Type.Object({ productId: Id });
 const tags = ['products'];
+
+/** A write's `If-Match` precondition: compared with the product as `GET /products/:productId` presents it in the request's version. */
+const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<Product> | undefined =>
+  ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
 
 /**
  * Public reads are the same for every caller, so shared caches may keep them for a minute and
@@ -31,6 +38,21 @@ const publicRead = {
 async function varyWithoutAuthorization(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   if (reply.statusCode < 400) reply.header('vary', 'Accept, API-Version');
   return payload;
+}
+
+/** Translates the query names into the service's options (the seed's rules for `in_stock` and `sort`). */
+function listOptionsOf(query: ListProductsQuery, version: ApiVersion): ListProductsOptions {
+  return {
+    page: query.page,
+    limit: query.limit,
+    offset: query.offset,
+    category: query.category,
+    minPrice: query.min_price,
+    maxPrice: query.max_price,
+    inStock: query.in_stock === 'true',
+    search: query.search,
+    sort: parseProductSort(query.sort, version === 1 ? PRODUCT_SORTS : PRODUCT_SORTS_V2),
+  };
 }
 
 /** REST adapter for products: each handler is a thin call into the products service. */
@@ -73,8 +95,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     '/products/:productId',
     { config: { access: 'admin', openapi: { ifMatch: true } }, schema: { tags, summary: 'Replace a product (admin)', params: ProductParams, body: ReplaceProductInput, response: { 200: ProductView } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
-      const product = await products.replaceProduct(request.principal, request.params.productId, request.body, precondition);
+      const product = await products.replaceProduct(request.principal, request.params.productId, request.body, ifMatchOf(request, reply));
       return toProductView(product, request.apiPrefix, request.apiVersion);
     },
   );
@@ -83,8 +104,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     '/products/:productId',
     { config: { access: 'admin', openapi: { ifMatch: true } }, schema: { tags, summary: 'Update some fields of a product (admin)', params: ProductParams, body: UpdateProductInput, response: { 200: ProductView } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
-      const product = await products.updateProduct(request.principal, request.params.productId, request.body, precondition);
+      const product = await products.updateProduct(request.principal, request.params.productId, request.body, ifMatchOf(request, reply));
       return toProductView(product, request.apiPrefix, request.apiVersion);
     },
   );
@@ -98,8 +118,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       },
       schema: { tags, summary: 'Delete a product that no order refers to (admin)', params: ProductParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
-      const deleted = await products.deleteProduct(request.principal, request.params.productId, precondition);
+      const deleted = await products.deleteProduct(request.principal, request.params.productId, ifMatchOf(request, reply));
       if (!deleted) throw AppError.notFound(`Product ${request.params.productId}`);
       return reply.code(204).send(null);
     },

@@ -5,6 +5,7 @@ import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, upperBoundCents } from './money.ts';
 import { toProduct, type Product, type ProductSort } from './product.ts';
@@ -22,9 +23,6 @@ export interface ListProductsOptions extends PageRequest {
   search?: string | undefined;
   sort?: readonly ProductSort[] | undefined;
 }
-
-/** A check on the current state run inside the write's transaction (REST's `If-Match`). */
-export type Precondition = (current: Product) => void;
 
 export const PRODUCT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
@@ -54,7 +52,7 @@ function rowChanges(input: UpdateProductInput): ProductRowUpdate {
 }
 
 export function createProductsService(db: Db) {
-  async function change(actor: Principal | null, id: number, input: UpdateProductInput, precondition?: Precondition) {
+  async function change(actor: Principal | null, id: number, input: UpdateProductInput, precondition?: Precondition<Product>) {
     requireAdmin(actor);
     const changes = rowChanges(input);
     return db.transaction().execute(async (trx) => {
@@ -106,20 +104,20 @@ export function createProductsService(db: Db) {
     },
 
     /** PUT: every field is set; an absent image or description becomes null. */
-    replaceProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<Product> {
+    replaceProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<Product>): Promise<Product> {
       requireAdmin(actor);
       const input = assertPriceHasCents(checkReplace(raw));
       return change(actor, id, { ...input, image: input.image ?? null, description: input.description ?? null }, precondition);
     },
 
     /** PATCH: only the fields sent change; `{}` changes nothing. */
-    updateProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<Product> {
+    updateProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<Product>): Promise<Product> {
       requireAdmin(actor);
       return change(actor, id, assertPriceHasCents(checkUpdate(raw ?? {})), precondition);
     },
 
     /** Refused with 409 while order items refer to the product (orders are financial records). */
-    async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition): Promise<boolean> {
+    async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean> {
       requireAdmin(actor);
       try {
         return await db.transaction().execute(async (trx) => {

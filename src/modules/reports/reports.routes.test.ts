@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestResponse, type TestServer } from '../../../test/support/test-server.ts';
-import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn } from '../orders/orders.test-support.ts';
+import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn } from '../../../test/support/orders.ts';
 import { claimNextJob } from './reports.repository.ts';
 
 const POLL = { ...QUIET_ENV, REPORT_WORKER: 'true', REPORT_POLL_MS: '20' };

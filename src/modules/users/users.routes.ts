@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { paginationOf, parseFields, pickFields } from '../../core/pagination.ts';
+import type { Precondition } from '../../core/precondition.ts';
 import { USER_FIELDS, type User } from './user.ts';
 import { toUserView, userLinks } from './users.presenter.ts';
 import {
@@ -18,6 +20,13 @@ import type { UsersService } from './users.service.ts';
 
 const UserParams = Type.Object({ userId: Id });
 const tags = ['users'];
+
+/** The 409 of a sign-up or a change of email, as the OpenAPI document lists it. */
+const EMAIL_TAKEN = { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } };
+
+/** A write's `If-Match` precondition: compared with the user as `GET /users/:userId` presents it. */
+const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<User> | undefined =>
+  ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
 
 /** REST adapter for users: each handler is a thin call into the users service. */
 export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
@@ -36,7 +45,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.post(
     '/users',
-    { config: { access: 'public', openapi: { errors: { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } } } }, schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } } },
+    { config: { access: 'public', openapi: { errors: EMAIL_TAKEN } }, schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } } },
     async (request, reply) => {
       const user = await users.createUser(request.principal, request.body);
       const view = toUserView(user, request.apiPrefix);
@@ -52,20 +61,18 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.put(
     '/users/:userId',
-    { config: { access: 'user', openapi: { ifMatch: true, errors: { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } } } }, schema: { tags, summary: 'Replace a user', params: UserParams, body: ReplaceUserInput, response: { 200: UserView } } },
+    { config: { access: 'user', openapi: { ifMatch: true, errors: EMAIL_TAKEN } }, schema: { tags, summary: 'Replace a user', params: UserParams, body: ReplaceUserInput, response: { 200: UserView } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
-      const user = await users.replaceUser(request.principal, request.params.userId, request.body, precondition);
+      const user = await users.replaceUser(request.principal, request.params.userId, request.body, ifMatchOf(request, reply));
       return toUserView(user, request.apiPrefix);
     },
   );
 
   app.patch(
     '/users/:userId',
-    { config: { access: 'user', openapi: { ifMatch: true, errors: { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } } } }, schema: { tags, summary: 'Update some fields of a user', params: UserParams, body: UpdateUserInput, response: { 200: UserView } } },
+    { config: { access: 'user', openapi: { ifMatch: true, errors: EMAIL_TAKEN } }, schema: { tags, summary: 'Update some fields of a user', params: UserParams, body: UpdateUserInput, response: { 200: UserView } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
-      const user = await users.updateUser(request.principal, request.params.userId, request.body, precondition);
+      const user = await users.updateUser(request.principal, request.params.userId, request.body, ifMatchOf(request, reply));
       return toUserView(user, request.apiPrefix);
     },
   );
@@ -79,8 +86,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
       },
       schema: { tags, summary: 'Delete a user with their posts, comments and likes', params: UserParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const precondition = ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
-      const deleted = await users.deleteUser(request.principal, request.params.userId, precondition);
+      const deleted = await users.deleteUser(request.principal, request.params.userId, ifMatchOf(request, reply));
       if (!deleted) throw AppError.notFound(`User ${request.params.userId}`);
       return reply.code(204).send(null);
     },

@@ -8,6 +8,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-error
 import type { UserRowUpdate } from './users.table.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { toUser, USER_COLUMN_OF, visibleTo, type User } from './user.ts';
 import * as repo from './users.repository.ts';
@@ -24,9 +25,6 @@ export interface ListUsersOptions extends PageRequest {
   sort?: UserSort | undefined;
   order?: 'asc' | 'desc' | undefined;
 }
-
-/** A check on the current state run inside the write's transaction (REST's `If-Match`). */
-export type Precondition = (current: User) => void;
 
 export const USER_PAGE_RULES = { defaultLimit: 10, maxLimit: 100 };
 
@@ -73,7 +71,7 @@ export function createUsersService(db: Db) {
     }
   }
 
-  async function change(actor: Principal | null, id: number, input: UpdateUserInput, precondition?: Precondition) {
+  async function change(actor: Principal | null, id: number, input: UpdateUserInput, precondition?: Precondition<User>) {
     requireSelfOrAdmin(actor, id);
     assertMayChangeRoleOrStatus(actor, input);
     const changes = await rowChanges(input);
@@ -153,18 +151,18 @@ export function createUsersService(db: Db) {
     },
 
     /** PUT: name and email required; an absent age becomes null. */
-    replaceUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<User> {
+    replaceUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<User>): Promise<User> {
       const input = checkReplace(raw);
       return change(actor, id, { ...input, age: input.age ?? null }, precondition);
     },
 
     /** PATCH: only the fields sent change; `{}` changes nothing. */
-    updateUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition): Promise<User> {
+    updateUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<User>): Promise<User> {
       return change(actor, id, checkUpdate(raw ?? {}), precondition);
     },
 
     /** Removes the user with their posts, comments and likes; refused while they have orders. */
-    async deleteUser(actor: Principal | null, id: number, precondition?: Precondition): Promise<boolean> {
+    async deleteUser(actor: Principal | null, id: number, precondition?: Precondition<User>): Promise<boolean> {
       requireSelfOrAdmin(actor, id);
       const hasOrders = () => AppError.conflict('A user who has orders cannot be deleted');
       try {

@@ -1,7 +1,7 @@
-import { loadConfig } from '../../config/config.ts';
-import { startServer, type RunningServer } from '../../server.ts';
-import { checkFetched } from '../../../test/support/checked-answer.ts';
-import type { TestResponse, TestServer } from '../../../test/support/test-server.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { checkFetched } from './checked-answer.ts';
+import type { TestResponse, TestServer } from './test-server.ts';
 
 /** Test helpers shared by the orders, customers and reports suites. */
 
