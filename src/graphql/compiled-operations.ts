@@ -1,6 +1,7 @@
-import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { DocumentParser } from './document-parser.ts';
+import { variableCheck } from './variable-check.ts';
 
 type Variables = Record<string, unknown>;
 
@@ -39,9 +40,9 @@ interface TextEntry {
  * execution on, as Mercurius' own `jit: 1` would; Mercurius runs with its caches off, graphql.plugin.ts).
  * What Mercurius does around a compiled query on every request, and this skips: its hook runners (a
  * promise each), and graphql-js' execution context built only to check the variables (bench/RESULTS.md,
- * session 8, change 48). The variables are checked here by graphql-js' public `getVariableValues` (the
- * check Mercurius runs, with its wording), before the pre-execution checks, in Mercurius' order; the
- * compiled query then coerces them itself.
+ * session 8, change 48). The variables are checked here as graphql-js checks them (variable-check.ts,
+ * with its wording), before the pre-execution checks, in Mercurius' order; the compiled query then
+ * coerces them itself.
  *
  * An operation is taken only after Mercurius executed it, so its text parsed and passed validation
  * (Mercurius' rules and ours); a text that fails either never gets here. The route runs the same
@@ -61,11 +62,9 @@ export function createCompiledOperations(
     const document = parser.parse(text);
     const compiled = compileQuery(schema, document, operationName);
     if (!isCompiledQuery(compiled)) return null;
-    const definitions = getOperationAST(document, operationName)?.variableDefinitions ?? [];
     return {
       document,
-      variableErrors: (variables) =>
-        definitions.length === 0 ? undefined : getVariableValues(schema, definitions, variables, { maxErrors: 50 }).errors,
+      variableErrors: variableCheck(schema, getOperationAST(document, operationName)?.variableDefinitions ?? []),
       execute: (context, variables) => compiled.query(ROOT, context, variables),
     };
   }
