@@ -10,7 +10,7 @@ export const MAX_NESTING = 100;
  * errors, each with its captured stack: the bytes a token are the measured worst case (documents of
  * thousands of unknown fields), plus the text itself, the cache key. A count of entries bounds nothing:
  * distinct large documents sent without a token grew the server by gigabytes before these budgets
- * (bench/RESULTS.md, change 21).
+ * (bench/RESULTS.md, session 2, change 21).
  */
 export function retainedBytes(text: string, tokens: number): number {
   return tokens * 1200 + text.length * 2;

@@ -157,8 +157,7 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
     return sendDocumentFailure(endpoint, reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
   }
   const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
-  // Not a spread of a conditional object: V8 clones it generically (with the Content-Type built per
-  // answer, 1.0% of SQLite W4's profile samples, 0.56% after; bench/RESULTS.md, session 8).
+  // Not a spread of a conditional object: V8 clones it generically (bench/RESULTS.md, session 8, change 49).
   return send(reply, type, 200, errors && errors.length > 0 ? { data: result.data, errors } : { data: result.data });
 }
 
