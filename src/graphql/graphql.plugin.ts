@@ -42,8 +42,9 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
 }
 
 /**
- * The GraphQL endpoint: Mercurius with graphql-jit executes (chosen by measurement, docs/GRAPHQL.md);
- * the HTTP layer (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
+ * The GraphQL endpoint: Mercurius parses, validates and executes an operation's first runs, graphql-jit
+ * the later ones (compiled-operations.ts; both chosen by measurement, docs/GRAPHQL.md); the HTTP layer
+ * (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
  */
 export async function graphqlPlugin(app: FastifyInstance, { config, services, charge }: GraphQLPluginOptions): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
