@@ -185,8 +185,8 @@ async function runCompiled(
 /**
  * The GraphQL errors of a document refused before execution: one thrown by our parser or a pre-execution
  * check, or Mercurius' rejection of a document that fails validation or whose variables do not fit, which
- * carries them in `errors` (the shape its public `defaultErrorFormatter` reads; its error code is not
- * part of its API). Anything else is no document's fault.
+ * carries them in `errors` (the shape Mercurius' public `defaultErrorFormatter` reads; no library's
+ * error code is matched). Anything else is no document's fault.
  */
 function rejectedBeforeExecution(error: unknown): readonly GraphQLError[] | null {
   if (error instanceof GraphQLError) return [error];
