@@ -22,7 +22,7 @@ export async function generateGraphQLTypes(): Promise<string> {
     config: {
       useTypeImports: true,
       enumsAsTypes: true,
-      // IDs arrive as strings; the services parse them (core/graphql/context.ts toId).
+      // IDs arrive as strings; the services parse them (core/resolving/context.ts toId).
       scalars: { ID: { input: 'string', output: 'string | number' } },
     },
     plugins: [{ typescript: {} }],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildSchema, parse, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type OperationDefinitionNode } from 'graphql';
-import type { LoaderQuery } from '../core/graphql/loaders.ts';
+import type { LoaderQuery } from '../core/resolving/loaders.ts';
 import { assertReadWithList, batchedResolvers } from './batched-resolvers.ts';
 import { buildResolvers } from './resolvers.ts';
 

@@ -1,5 +1,5 @@
 import { getNamedType, type FieldNode, type GraphQLResolveInfo, type GraphQLSchema, type GraphQLType } from 'graphql';
-import type { LoaderQuery } from '../core/graphql/loaders.ts';
+import type { LoaderQuery } from '../core/resolving/loaders.ts';
 import { requestedFields, subfieldNodes } from './requested-fields.ts';
 
 type Loader = (queries: LoaderQuery<unknown>[], context: object) => Promise<unknown[]>;
@@ -15,17 +15,18 @@ interface Batch {
 const NO_ARGS: Record<string, unknown> = Object.freeze({});
 
 /**
- * Turns loaders into field resolvers that batch like Mercurius' loaders: every call of one field made
- * in the same tick of one request goes to a single loader call. Mercurius keys each call by JSON of
- * the parent object and the arguments (for its per-request cache), which cost about 15% of the CPU
- * of a nested query (bench/RESULTS.md); our loaders deduplicate the ids themselves, so no key is needed.
+ * Turns loaders into field resolvers that batch as Mercurius' `loaders` option would (it is not used):
+ * every call of one field made in the same tick of one request goes to a single loader call. Mercurius
+ * keys each call by JSON of the parent object and the arguments (for its per-request cache), a large
+ * share of a nested query's CPU (bench/RESULTS.md, "Changes made", change 3); our loaders deduplicate the
+ * ids themselves, so no key is needed.
  *
  * The relations of a type listed in `readWithList` get no resolver: a batched field that returns
  * objects of that type reads the relations its query selects for all of them at once, right after
  * loading them, and sets them on the objects, where graphql-jit reads them as plain properties. A
- * resolver would be called once per object (500 comments in bench W3), and graphql-jit builds a
- * resolve info, its path and three closures for each call, then awaits a promise per object: about
- * 1 KB and a tenth of the CPU of a nested answer (bench/RESULTS.md, session 7).
+ * resolver would be called once per object (every comment of bench W3), and graphql-jit builds a
+ * resolve info, its path and three closures for each call, then awaits a promise per object: memory
+ * and CPU of every nested answer (bench/RESULTS.md, session 7).
  * `assertReadWithList` checks at start-up that every field returning such a type is batched.
  */
 export function batchedResolvers(

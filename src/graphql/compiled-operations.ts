@@ -1,18 +1,11 @@
-import { createRequire } from 'node:module';
-import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
-import type * as Jit from 'graphql-jit';
-import type * as JitVariables from 'graphql-jit/dist/variables.js';
+import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { DocumentParser } from './document-parser.ts';
-
-// graphql-jit's CommonJS build, the one Mercurius loads (one copy in memory; its ESM build of
-// `dist/variables` does not load: extensionless imports).
-const require = createRequire(import.meta.url);
-const { compileQuery, isCompiledQuery } = require('graphql-jit') as typeof Jit;
-const { compileVariableParsing, failToParseVariables } = require('graphql-jit/dist/variables.js') as typeof JitVariables;
+import { variableCheck } from './variable-check.ts';
 
 type Variables = Record<string, unknown>;
 
-/** An operation that has run before, compiled to JavaScript by graphql-jit (as Mercurius' `jit` does). */
+/** An operation that has run before, compiled to JavaScript by graphql-jit's public `compileQuery`. */
 export interface CompiledOperation {
   document: DocumentNode;
   /** The errors of variables that do not fit their declared types (graphql-js' wording), or undefined. */
@@ -21,82 +14,92 @@ export interface CompiledOperation {
 }
 
 export interface CompiledOperations {
-  /** The compiled operation of a text and operation name that has run successfully twice, if any. */
+  /** The compiled operation of a text and operation name that has executed twice, if any. */
   get(text: string, operationName: string | undefined): CompiledOperation | undefined;
   /** Counts a run of a text whose operation executed (it passed parsing, validation and every guard). */
   executed(text: string, operationName: string | undefined): void;
-  clear(): void;
 }
 
-/** Mercurius keeps 1,024 documents; the compiled operations are at most as many. */
-const MAX_OPERATIONS = 1024;
-/** The root value Mercurius passes: the schema's root fields resolve through their field resolvers. */
+/**
+ * What the texts held here may keep alive, estimated by the parser (`DocumentParser.weight`: a compiled
+ * operation keeps its document), before the oldest texts go. An application's own operations weigh a
+ * few MB at most; a flood of distinct documents cannot grow the heap past this.
+ */
+const COMPILED_BYTES = 64 * 1024 * 1024;
+/** The root value: the schema's root fields resolve through their field resolvers. */
 const ROOT = Object.freeze({});
 
+/** By operation name ('' for none): a compiled operation, the runs so far, or null for one graphql-jit cannot compile. */
+interface TextEntry {
+  byName: Map<string, CompiledOperation | number | null>;
+  weight: number;
+}
+
 /**
- * Operations run without Mercurius once they have run through it twice (its `jit: 1`: compiled from the
- * second run on). What Mercurius does around a compiled query on every request, and this skips: its hook
- * runners (a promise each), the parse-cache lookup, and graphql-js' execution context built only to check
- * the variables (`buildExecutionContext`, 2.2% of SQLite W4's busy CPU samples in the 04:12 UTC profile,
- * load 0.7; bench/RESULTS.md, session 8), which graphql-jit's compiled
- * variable parser checks here instead, before the pre-execution checks, in the same order; variables
- * it refuses are described by graphql-js (`getVariableValues`, as `buildExecutionContext` did).
+ * Operations run without Mercurius once they have executed through it twice (compiled from the second
+ * execution on, as Mercurius' own `jit: 1` would; Mercurius runs with its caches off, graphql.plugin.ts).
+ * What Mercurius does around a compiled query on every request, and this skips: its hook runners (a
+ * promise each), and graphql-js' execution context built only to check the variables (bench/RESULTS.md,
+ * session 8, change 48). The variables are checked here as graphql-js checks them (variable-check.ts,
+ * with its wording), before the pre-execution checks, in Mercurius' order; the compiled query then
+ * coerces them itself.
  *
  * An operation is taken only after Mercurius executed it, so its text parsed and passed validation
  * (Mercurius' rules and ours); a text that fails either never gets here. The route runs the same
  * pre-execution checks as Mercurius' hook, with the same context fields.
  */
-export function createCompiledOperations(schemaOf: () => GraphQLSchema, parser: DocumentParser): CompiledOperations {
-  // By text, then operation name ('' for none): a compiled operation, the number of runs so far, or
-  // null for one graphql-jit cannot compile (Mercurius then runs it, as it would).
-  const runs = new Map<string, Map<string, CompiledOperation | number | null>>();
-  let entries = 0;
+export function createCompiledOperations(
+  schemaOf: () => GraphQLSchema,
+  parser: DocumentParser,
+  budget = COMPILED_BYTES,
+): CompiledOperations {
+  // In insertion order: the oldest text goes first when the budget is spent.
+  const texts = new Map<string, TextEntry>();
+  let held = 0;
 
   function compile(text: string, operationName: string | undefined): CompiledOperation | null {
     const schema = schemaOf();
     const document = parser.parse(text);
     const compiled = compileQuery(schema, document, operationName);
     if (!isCompiledQuery(compiled)) return null;
-    const operation = getOperationAST(document, operationName);
-    if (!operation) return null;
-    const parseVariables = compileVariableParsing(schema, operation.variableDefinitions ?? []);
     return {
       document,
-      variableErrors(variables) {
-        // graphql-jit's compiled check for the common case; its messages differ from graphql-js' in places
-        // ("Expected type Int; ..."), so a failure is described by graphql-js, as Mercurius described it.
-        if (!failToParseVariables(parseVariables(variables))) return undefined;
-        return getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 }).errors;
-      },
+      variableErrors: variableCheck(schema, getOperationAST(document, operationName)?.variableDefinitions ?? []),
       execute: (context, variables) => compiled.query(ROOT, context, variables),
     };
   }
 
+  function makeRoom(weight: number): void {
+    for (const [oldest, entry] of texts) {
+      if (held + weight <= budget) return;
+      texts.delete(oldest);
+      held -= entry.weight;
+    }
+  }
+
   return {
     get(text, operationName) {
-      const entry = runs.get(text)?.get(operationName ?? '');
+      const entry = texts.get(text)?.byName.get(operationName ?? '');
       return typeof entry === 'object' && entry !== null ? entry : undefined;
     },
     executed(text, operationName) {
-      let byName = runs.get(text);
-      const entry = byName?.get(operationName ?? '');
-      if (typeof entry === 'object') return; // compiled, or not compilable
-      if (entry === undefined) {
-        if (entries >= MAX_OPERATIONS) {
-          runs.clear();
-          entries = 0;
-          byName = undefined;
-        }
-        if (byName === undefined) runs.set(text, (byName = new Map()));
-        byName.set(operationName ?? '', 1);
-        entries += 1;
+      const name = operationName ?? '';
+      const known = texts.get(text);
+      const runs = known?.byName.get(name);
+      if (typeof runs === 'object') return; // compiled, or not compilable
+      if (known && runs !== undefined) {
+        known.byName.set(name, compile(text, operationName));
         return;
       }
-      byName!.set(operationName ?? '', compile(text, operationName));
-    },
-    clear() {
-      runs.clear();
-      entries = 0;
+      if (known) {
+        known.byName.set(name, 1);
+        return;
+      }
+      const weight = parser.weight(text);
+      if (weight > budget) return;
+      makeRoom(weight);
+      texts.set(text, { byName: new Map([[name, 1]]), weight });
+      held += weight;
     },
   };
 }

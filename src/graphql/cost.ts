@@ -26,9 +26,9 @@ function findOperation(document: DocumentNode, operationName: string | null | un
 }
 
 /**
- * Costs that no variable changes, by operation. Mercurius' parse cache and our parser's hand the same
- * DocumentNode for the same text, so a repeated operation is costed once; a WeakMap lets an operation go
- * with the cache entry that holds its document. The schema is the endpoint's one schema.
+ * Costs that no variable changes, by operation. A compiled operation (compiled-operations.ts) hands the
+ * same DocumentNode on every run, so a repeated operation is costed once; a WeakMap lets an operation go
+ * with the entry that holds its document. The schema is the endpoint's one schema.
  */
 const fixedCosts = new WeakMap<OperationDefinitionNode, OperationCost>();
 

@@ -12,8 +12,8 @@ import { MAX_TOKENS } from './document-parser.ts';
 
 /**
  * Protection rules run as GraphQL validation rules, so a rejected document never reaches a resolver
- * (and the verdict is cached with the parsed document). The cost limit needs the variables, so it
- * lives in cost.ts and runs just before execution.
+ * (and an operation that passed runs compiled from its third run on, without being validated again).
+ * The cost limit needs the variables, so it lives in cost.ts and runs just before execution.
  */
 export interface DocumentLimits {
   maxDepth: number;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDocumentParser, mercuriusCacheBudget, retainedBytes } from './document-parser.ts';
+import { createDocumentParser, retainedBytes } from './document-parser.ts';
 
 describe('the GraphQL document parser', () => {
   it('keeps verdicts within its byte budget, oldest out first, and never one larger than the budget', () => {
@@ -21,20 +21,6 @@ describe('the GraphQL document parser', () => {
     const text = `{ users { ${fields} } }`;
     assert.equal(parser.weight(text), retainedBytes(text, 1005));
     assert.ok(parser.weight(text) > 300_000);
-  });
-
-  it("empties Mercurius' caches when the distinct texts they may hold pass the budget, counting a text once", () => {
-    let cleared = 0;
-    const budget = mercuriusCacheBudget(100, () => (cleared += 1));
-    budget.admit('a', 40);
-    budget.admit('a', 40);
-    budget.admit('b', 40);
-    assert.equal(cleared, 0);
-    budget.admit('c', 40);
-    assert.equal(cleared, 1, 'a, b and c would weigh 120');
-    budget.admit('c', 40);
-    budget.admit('d', 40);
-    assert.equal(cleared, 1, 'c and d weigh 80 since the caches were emptied');
   });
 
   it('refuses nesting past 100 levels and a text that is no GraphQL with a syntax error, never a stack overflow', () => {

@@ -6,11 +6,11 @@ export const MAX_TOKENS = 10_000;
 export const MAX_NESTING = 100;
 /**
  * What a cached document keeps alive, estimated from its text: graphql-js's AST keeps every token (each
- * node's location points into the token list), and a document that fails validation is kept with its
- * errors, each with its captured stack: up to ~1.2 KB a token measured (100 distinct 4,000-field
- * documents, each with 4,000 unknown fields, grew the server by 460 MB through Mercurius' error cache).
- * Plus the text itself, the cache key. A count of entries bounds nothing: 900 distinct 50 KB documents
- * sent without a token grew the server to 2.2 GB before these budgets.
+ * node's location points into the token list), and a document that fails validation may be kept with its
+ * errors, each with its captured stack: the bytes a token are the measured worst case (documents of
+ * thousands of unknown fields), plus the text itself, the cache key. A count of entries bounds nothing:
+ * distinct large documents sent without a token grew the server by gigabytes before these budgets
+ * (bench/RESULTS.md, session 2, change 21).
  */
 export function retainedBytes(text: string, tokens: number): number {
   return tokens * 1200 + text.length * 2;
@@ -52,8 +52,9 @@ export interface DocumentParser {
 /**
  * The one way a GraphQL text becomes a document: token cap, nesting cap, graphql-js's parser, and a
  * small cache of verdicts by text so a repeated operation (or a repeated bad one) is parsed once.
- * Run before Mercurius parses (its preParsing hook): a text this refuses never reaches Mercurius,
- * whose fallback would otherwise read an unparsable text as a JSON-encoded AST.
+ * The route calls it before it hands a text to Mercurius (graphql.routes.ts): a text this refuses never
+ * reaches Mercurius, whose fallback would otherwise read an unparsable text as a JSON-encoded AST.
+ * The compiled operations take their documents from it (compiled-operations.ts).
  */
 export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): DocumentParser {
   const verdicts = new Map<string, { verdict: DocumentNode | GraphQLError; weight: number }>();
@@ -94,29 +95,5 @@ export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): Document
       return verdict;
     },
     weight: (text) => (last?.text === text ? last.entry : judge(text)).weight,
-  };
-}
-
-/**
- * Mercurius keeps the parsed document of every text it sees (valid ones for execution, invalid ones
- * with their errors), up to 1,024 of each whatever their size, and offers no bound in bytes. This
- * counts what the texts it may hold weigh since its caches were last emptied and, past `budget`,
- * empties them (`clear`: Mercurius' replaceSchema with the same schema; compiled queries go too and
- * are compiled again on use). An application's own operations weigh a few MB at most and never reach it.
- */
-export function mercuriusCacheBudget(budget: number, clear: () => void): { admit(text: string, weight: number): void } {
-  const held = new Set<string>();
-  let total = 0;
-  return {
-    admit(text, weight) {
-      if (held.has(text)) return;
-      if (total + weight > budget) {
-        clear();
-        held.clear();
-        total = 0;
-      }
-      held.add(text);
-      total += weight;
-    },
   };
 }

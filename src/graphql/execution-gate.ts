@@ -3,9 +3,9 @@
  * the others wait their turn, first come first served, before any resolver runs.
  *
  * Why: on PostgreSQL a nested operation awaits the database once per level, and an answer under
- * construction stays alive across those waits. With 32 callers executing at once, each answer lived
- * through several young-generation collections and was promoted: 0.50 MB promoted per answer against
- * 0.19 MB with 4 at once, and 252 against 314 answers/s (bench/RESULTS.md, "The W3 tail and the
+ * construction stays alive across those waits. With many callers executing at once, each answer lived
+ * through several young-generation collections and was promoted: more memory promoted per answer and
+ * fewer answers a second than with a few at once (bench/RESULTS.md, "The W3 promotion, and the
  * execution gate"). Waiting before execution holds only the request. Cheap operations never wait.
  */
 export interface ExecutionGate {

@@ -101,7 +101,7 @@ function loadFiles(): GraphiQLFiles {
 
 let loaded: GraphiQLFiles | undefined;
 
-/** Read from node_modules once per process (about 1.5 MB), on the first app that serves GraphiQL. */
+/** Read from node_modules once per process (megabytes of UMD builds), on the first app that serves GraphiQL. */
 export function graphiqlFiles(): GraphiQLFiles {
   loaded ??= loadFiles();
   return loaded;

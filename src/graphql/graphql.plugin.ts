@@ -5,19 +5,16 @@ import type { Config } from '../config/config.ts';
 import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/metrics.ts';
 import type { Services } from '../services.ts';
 import { assertReadWithList, batchedResolvers } from './batched-resolvers.ts';
-import { currentRightsCheck, type GraphQLContext } from '../core/graphql/context.ts';
+import { currentRightsCheck, type GraphQLContext } from '../core/resolving/context.ts';
 import { assertCostWithin } from './cost.ts';
-import { createDocumentParser, MAX_TOKENS, mercuriusCacheBudget } from './document-parser.ts';
+import { createDocumentParser, MAX_TOKENS } from './document-parser.ts';
 import { documentLimitRules } from './document-limits.ts';
 import { createCompiledOperations } from './compiled-operations.ts';
 import { createExecutionGate, type GatedContext } from './execution-gate.ts';
-import { assertStorableInput } from './input-rules.ts';
+import { assertStorableInput } from './storable-input.ts';
 import { graphqlRoutes, type BeforeExecution } from './graphql.routes.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
-
-/** What Mercurius' parse caches may hold, estimated (document-parser.ts), before they are emptied. */
-const MERCURIUS_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Counts more units against the caller's rate-limit budget (core/hardening/rate-limit.ts); 429 when spent. */
 export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<void>;
@@ -45,8 +42,9 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
 }
 
 /**
- * The GraphQL endpoint: Mercurius with graphql-jit executes (chosen by measurement, docs/GRAPHQL.md);
- * the HTTP layer (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
+ * The GraphQL endpoint: Mercurius parses, validates and executes an operation's first runs, graphql-jit
+ * the later ones (compiled-operations.ts; both chosen by measurement, docs/GRAPHQL.md); the HTTP layer
+ * (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
  */
 export async function graphqlPlugin(app: FastifyInstance, { config, services, charge }: GraphQLPluginOptions): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
@@ -59,8 +57,12 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
     schema: typeDefs,
     resolvers: resolvers as never,
     routes: false,
-    // Compile an operation to JavaScript from its second run on (the first one warms the cache).
-    jit: 1,
+    // Mercurius keeps no documents: its parse caches are bounded by a count of texts (1,024 by default),
+    // not by what the texts weigh, so a flood of distinct large documents could grow them without a
+    // useful bound. Mercurius then parses and validates each text it runs, which is only the first two
+    // runs of an operation: from then on it runs compiled without Mercurius (compiled-operations.ts,
+    // bounded in bytes). Without its cache Mercurius' own `jit` has nothing to compile: not set.
+    cache: false,
     validationRules: [...documentLimitRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])],
     graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
     // Status codes and error shapes are decided by graphql.routes.ts and errors.ts.
@@ -69,17 +71,6 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
   assertReadWithList(app.graphql.schema, batched, readWithList);
   const parser = createDocumentParser();
   const operations = createCompiledOperations(() => app.graphql.schema, parser);
-  const mercuriusCaches = mercuriusCacheBudget(MERCURIUS_CACHE_BYTES, () => {
-    app.graphql.replaceSchema(app.graphql.schema);
-    operations.clear();
-  });
-  // Every text is parsed by our parser first (token and nesting caps): what it refuses, Mercurius never
-  // sees. Called by the route right before Mercurius (a preParsing hook would cost Mercurius' hook runner
-  // and two promises on every request).
-  const admit = (text: string) => {
-    parser.parse(text);
-    mercuriusCaches.admit(text, parser.weight(text));
-  };
   const gate = createExecutionGate(config.GRAPHQL_HEAVY_CONCURRENCY);
   // The pre-execution checks, in this order, returning a promise only when there is something to wait
   // for (a cheap read then runs without one); Mercurius' hook and the compiled path run them alike:
@@ -117,5 +108,5 @@ export async function graphqlPlugin(app: FastifyInstance, { config, services, ch
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rightsPerOperation: true };
   });
-  await app.register(graphqlRoutes, { graphiql, parser, admit, operations, beforeExecution, hideSuggestions: !introspection });
+  await app.register(graphqlRoutes, { graphiql, parser, operations, beforeExecution, hideSuggestions: !introspection });
 }

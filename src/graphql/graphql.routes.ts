@@ -134,13 +134,15 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
   };
   let result: { data?: unknown; errors?: readonly unknown[] };
   try {
-    endpoint.admit(params.query);
     const compiled = endpoint.operations.get(params.query, operationName);
     if (compiled) {
       result = await runCompiled(endpoint, compiled, reply, context, params.variables ?? undefined);
     } else {
+      // Our parser first (token and nesting caps): a text it refuses never reaches Mercurius. Called here,
+      // not from Mercurius' preParsing hook, which would cost its hook runner and two promises a request.
+      endpoint.parser.parse(params.query);
       result = await reply.graphql(params.query, context, params.variables ?? undefined, operationName);
-      if (result.data !== undefined && result.data !== null) endpoint.operations.executed(params.query, operationName);
+      if (result.data !== undefined) endpoint.operations.executed(params.query, operationName);
     }
   } catch (error) {
     const rejected = rejectedBeforeExecution(error);
@@ -155,8 +157,7 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
     return sendDocumentFailure(endpoint, reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
   }
   const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
-  // Not a spread of a conditional object: V8 clones it generically (with the Content-Type built per
-  // answer, 1.0% of SQLite W4's profile samples, 0.56% after; bench/RESULTS.md, session 8).
+  // Not a spread of a conditional object: V8 clones it generically (bench/RESULTS.md, session 8, change 49).
   return send(reply, type, 200, errors && errors.length > 0 ? { data: result.data, errors } : { data: result.data });
 }
 
@@ -181,18 +182,22 @@ async function runCompiled(
   return compiled.execute(executing, given);
 }
 
-/** Mercurius rejects documents that fail parsing or validation with the GraphQL errors attached. */
-function rejectedBeforeExecution(error: unknown): readonly unknown[] | null {
+/**
+ * The GraphQL errors of a document refused before execution: one thrown by our parser or a pre-execution
+ * check, or Mercurius' rejection of a document that fails validation or whose variables do not fit, which
+ * carries them in `errors` (the shape Mercurius' public `defaultErrorFormatter` reads; no library's
+ * error code is matched). Anything else is no document's fault.
+ */
+function rejectedBeforeExecution(error: unknown): readonly GraphQLError[] | null {
   if (error instanceof GraphQLError) return [error];
-  const errors = (error as { code?: string; errors?: unknown }).errors;
-  if ((error as { code?: string }).code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(errors)) return errors;
+  const errors = (error as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => e instanceof GraphQLError)) return errors as GraphQLError[];
   return null;
 }
 
 interface GraphQLEndpoint {
+  /** The one parse of a text, with our caps (throws its syntax error). */
   parser: DocumentParser;
-  /** Parses a text with our caps (throws its syntax error) and counts it against Mercurius' cache budget. */
-  admit(text: string): void;
   /** Operations compiled after their earlier runs, run without Mercurius. */
   operations: CompiledOperations;
   /** The pre-execution checks (graphql.plugin.ts): a promise only when there is something to wait for. */

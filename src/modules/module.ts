@@ -57,7 +57,7 @@ export type FieldMap = Record<string, unknown>;
 
 /**
  * Resolvers per type and field, and the relation fields resolved in batches: each `batched` entry is a
- * batch function over every parent of one level (core/graphql/loaders.ts builds them), which
+ * batch function over every parent of one level (core/resolving/loaders.ts builds them), which
  * graphql/batched-resolvers.ts turns into the field's resolver. Not Mercurius' `loaders` option.
  */
 export interface ModuleGraph {

@@ -1,7 +1,7 @@
 /**
  * Rules every piece of client input obeys, whatever the transport (REST path, query and body; GraphQL
  * arguments and variables). Declared once here; `request-validator.ts` applies them to REST and
- * `src/graphql/input-rules.ts` to GraphQL.
+ * `src/graphql/storable-input.ts` to GraphQL.
  */
 
 /** The largest value of the database's integer columns (ids, stock, quantities): PostgreSQL's `integer`. */

@@ -1,4 +1,4 @@
-import { byIdLoader } from '../../core/graphql/loaders.ts';
+import { byIdLoader } from '../../core/resolving/loaders.ts';
 import type { Post } from '../posts/post.ts';
 import type { PostsService } from '../posts/posts.service.ts';
 import type { User } from '../users/user.ts';

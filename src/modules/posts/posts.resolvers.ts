@@ -1,7 +1,7 @@
-import type { GraphQLContext } from '../../core/graphql/context.ts';
+import type { GraphQLContext } from '../../core/resolving/context.ts';
 import type { MutationCreatePostArgs, QueryPostArgs, QueryPostsArgs } from '../graphql-types.generated.ts';
-import { nullIfNotFound, pageOf, toId } from '../../core/graphql/context.ts';
-import { byIdLoader, listLoader } from '../../core/graphql/loaders.ts';
+import { nullIfNotFound, pageOf, toId } from '../../core/resolving/context.ts';
+import { byIdLoader, listLoader } from '../../core/resolving/loaders.ts';
 import type { Comment } from '../comments/comment.ts';
 import type { CommentsService } from '../comments/comments.service.ts';
 import type { User } from '../users/user.ts';

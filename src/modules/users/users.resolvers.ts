@@ -1,7 +1,7 @@
-import type { GraphQLContext } from '../../core/graphql/context.ts';
+import type { GraphQLContext } from '../../core/resolving/context.ts';
 import type { MutationCreateUserArgs, MutationDeleteUserArgs, MutationUpdateUserArgs, QueryUserArgs, QueryUsersArgs } from '../graphql-types.generated.ts';
-import { nullIfNotFound, pageOf, toId, withId } from '../../core/graphql/context.ts';
-import { listLoader } from '../../core/graphql/loaders.ts';
+import { nullIfNotFound, pageOf, toId, withId } from '../../core/resolving/context.ts';
+import { listLoader } from '../../core/resolving/loaders.ts';
 import type { Post } from '../posts/post.ts';
 import type { PostsService } from '../posts/posts.service.ts';
 import type { User } from './user.ts';

@@ -21,8 +21,9 @@ export function assertStorableInput(document: DocumentNode, variables: Record<st
 }
 
 /**
- * Mercurius hands the same DocumentNode for the same query text (its parse cache), so a document's
- * literals are walked once, not on every request (the walk was ~4% of a one-field query's CPU).
+ * A compiled operation (compiled-operations.ts) hands the same DocumentNode on every run, so a document's
+ * literals are walked once, not on every request (graphql's `visit` was a visible share of a one-field
+ * query's CPU: bench/RESULTS.md, session 2, change 19).
  */
 const literalPathsOf = new WeakMap<DocumentNode, readonly string[]>();
 
