@@ -75,9 +75,9 @@ export function createRedisStore(redis: Redis, prefix: string): CounterStore {
 }
 
 /**
- * A Redis client for the counters, closed with the app. Loaded only when configured: the client and
- * its dependencies are ~0.5 MB of source a process without Redis would keep in its heap for nothing
- * (bench/RESULTS.md, "Memory").
+ * A Redis client for the counters, closed with the app. Loaded only when configured: a process
+ * without Redis would otherwise keep the client and its dependencies' source in its heap for nothing
+ * (bench/RESULTS.md, issue 20 session 3, change 26).
  */
 export async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
   const { Redis } = await import('ioredis');

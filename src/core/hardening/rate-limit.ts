@@ -67,8 +67,8 @@ function rateLimited(max: number, resetSeconds: number): AppError {
  * registered before the access check, so a flood is refused before any other work. Returns the
  * limiter, so GraphQL can charge an operation's cost.
  *
- * Ours rather than @fastify/rate-limit's: GraphQL charges weights, which its limiter cannot, and its
- * promise chain per request was ~10% of a small GET's CPU (bench/RESULTS.md, issue 20 session 5,
+ * Ours rather than @fastify/rate-limit: GraphQL charges weights, which its limiter cannot count, and
+ * its chain of promises per request showed in a small GET's CPU (bench/RESULTS.md, issue 20 session 5,
  * change 33); with the counters in memory a request is counted here without a promise.
  */
 export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings, verifier: TokenVerifier): Promise<RateLimiter> {
