@@ -9,7 +9,21 @@ import '../http/fastify-types.ts';
 
 const tokens = createTokenService({ secret: 'access-test-secret-access-test-secret', issuer: 'test', audience: 'test', ttlSeconds: 600 });
 /** Every user exists with the role their token claims (the rights read itself is tested with the real app). */
-const rights = createRightsCheck(async () => ({ role: 'admin', status: 'active' }));
+let rightsReads = 0;
+const rights = createRightsCheck(async () => {
+  rightsReads += 1;
+  return { role: 'admin', status: 'active' };
+});
+/** The memo, counting what the hook asks of it. */
+const memo = memoizeTokenVerifier(tokens);
+let verifications = 0;
+const verifier = {
+  verifiedNow: (token: string) => memo.verifiedNow!(token),
+  verify: (token: string) => {
+    verifications += 1;
+    return memo.verify(token);
+  },
+};
 
 /**
  * The access hook alone, over the real token service and its memo, on routes whose handlers refuse
@@ -20,12 +34,13 @@ describe('the access check of every route', () => {
   let app: FastifyInstance;
   before(async () => {
     app = Fastify();
-    registerAccessControl(app, memoizeTokenVerifier(tokens), rights);
+    registerAccessControl(app, verifier, rights);
     app.setErrorHandler((error: { status?: number }, _request, reply) => reply.code(error.status ?? 500).send({ status: error.status }));
     const whoami = async (request: { principal: unknown }) => ({ principal: request.principal });
     app.get('/public', { config: { access: 'public' } }, whoami);
     app.get('/user', { config: { access: 'user' } }, whoami);
     app.get('/admin', { config: { access: 'admin' } }, whoami);
+    app.post('/user', { config: { access: 'user' } }, whoami);
     await app.ready();
   });
   after(() => app?.close());
@@ -62,5 +77,30 @@ describe('the access check of every route', () => {
     assert.equal((await twice('/public', 'Basic dXNlcjpwYXNz')).status, 401);
     assert.equal((await twice('/public', 'Bearer not.a.token')).status, 401);
     assert.equal((await twice('/user', 'Bearer not.a.token')).status, 401);
+  });
+
+  it('takes one decision per request: the token verified at most once, the current rights read once for a write', async () => {
+    const { access_token } = await tokens.issue({ userId: 9, role: 'user' });
+    const seen = [];
+    for (let i = 0; i < 2; i += 1) {
+      [verifications, rightsReads] = [0, 0];
+      const res = await app.inject({ method: 'POST', url: '/user', headers: { authorization: `Bearer ${access_token}` } });
+      assert.equal(res.statusCode, 200);
+      seen.push({ verifications, rightsReads });
+    }
+    // The first request verifies the token; the second finds it in the memo and does not ask again.
+    assert.deepEqual(seen, [
+      { verifications: 1, rightsReads: 1 },
+      { verifications: 0, rightsReads: 1 },
+    ]);
+  });
+
+  it('refuses a header that is not "Bearer <token68>" with 401 without verifying anything', async () => {
+    verifications = 0;
+    for (const authorization of ['Bearer', 'Bearer a$b', 'Bearer a b', 'Token abc']) {
+      const res = await app.inject({ method: 'GET', url: '/public', headers: { authorization } });
+      assert.equal(res.statusCode, 401, authorization);
+    }
+    assert.equal(verifications, 0);
   });
 });

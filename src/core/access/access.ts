@@ -1,32 +1,18 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
 import type { Access } from '../http/fastify-types.ts';
+import { bearerTokenOf, MALFORMED } from './bearer.ts';
 import type { Principal } from './principal.ts';
 import { needsCurrentRights, type RightsCheck } from './rights.ts';
 import type { TokenVerifier } from './tokens.ts';
 
-const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
+type Done = Parameters<onRequestHookHandler>[2];
 
-/** The token of an Authorization header; a malformed header is a 401 even on public routes. */
-function bearerToken(header: string): string {
-  const match = BEARER.exec(header);
-  if (!match?.[1]) throw AppError.unauthorized('Authorization header must be "Bearer <token>"', 'malformed header');
-  return match[1];
-}
-
-/** Reads the bearer token, if any. A malformed or invalid one is a 401 even on public routes. */
-async function authenticate(request: FastifyRequest, verifier: TokenVerifier): Promise<Principal | null> {
-  const header = request.headers.authorization;
-  if (header === undefined) return null;
-  return verifier.verify(bearerToken(header));
-}
-
-/** The route's own rule (`config.access`) for the request's principal: the refusal, or undefined. */
-function refusalOf(request: FastifyRequest): AppError | undefined {
-  const access: Access | undefined = request.routeOptions.config.access;
+/** The route's own rule (`config.access`) for a principal: the refusal, or undefined. */
+function refusalOf(access: Access | undefined, principal: Principal | null): AppError | undefined {
   if (access === 'public' || access === undefined) return undefined;
-  if (!request.principal) return AppError.unauthorized();
-  if (access === 'admin' && request.principal.role !== 'admin') return AppError.forbidden('This action requires an administrator');
+  if (!principal) return AppError.unauthorized();
+  if (access === 'admin' && principal.role !== 'admin') return AppError.forbidden('This action requires an administrator');
   return undefined;
 }
 
@@ -36,6 +22,7 @@ function refusalOf(request: FastifyRequest): AppError | undefined {
  * token claiming admin, is checked against the user's current role and status first (rights.ts),
  * so services and route checks see the rights the database grants now; a route that declares
  * `rightsPerOperation` (GraphQL, whose POST may be a plain read) does that check per operation.
+ * A malformed Authorization header, or a token that does not verify, is a 401 even on public routes.
  */
 export function registerAccessControl(app: FastifyInstance, verifier: TokenVerifier, rights: RightsCheck): void {
   app.decorateRequest('principal', null);
@@ -46,37 +33,30 @@ export function registerAccessControl(app: FastifyInstance, verifier: TokenVerif
     }
   });
 
-  /** Verifies the token (or waits for one being verified) and reads current rights where needed. */
-  async function decide(request: FastifyRequest): Promise<void> {
-    const principal = await authenticate(request, verifier);
-    const perOperation = request.routeOptions.config.rightsPerOperation === true;
-    request.principal = !perOperation && needsCurrentRights(principal, request.method) ? await rights.current(principal) : principal;
-    const refusal = refusalOf(request);
-    if (refusal) throw refusal;
+  /** The one access decision, once the principal is known: it is the request's, and the route's rule applies. */
+  function admit(request: FastifyRequest, principal: Principal | null, done: Done): void {
+    request.principal = principal;
+    done(refusalOf(request.routeOptions.config.access, principal));
   }
 
-  // Callback style, as the rate limiter's hook: no token, or a token verified moments ago (the memo,
+  /** The token's principal as the database allows it now, where the request needs that (rights.ts). */
+  function admitVerified(request: FastifyRequest, principal: Principal, done: Done): void {
+    if (request.routeOptions.config.rightsPerOperation === true || !needsCurrentRights(principal, request.method)) {
+      return admit(request, principal, done);
+    }
+    rights.current(principal).then((current) => admit(request, current, done), done);
+  }
+
+  // Callback style: no token, or a token verified moments ago (the memo,
   // core/hardening/verified-token-memo.ts) on a request that needs no current-rights read, is decided
-  // without a promise (the async hook's promises and microtask hops: SQLite W1 B/A 1.10, CPU 0.91; W4
-  // 1.04, CPU 0.96; alternating bursts at load 1.8-2.7, bench/RESULTS.md, session 8).
+  // without a promise; only the steps that must wait (verifying, reading rights) do. A promise per
+  // request here was measurable on small reads (bench/RESULTS.md, issue 20 session 8, change 50).
   app.addHook('onRequest', (request, _reply, done) => {
-    const header = request.headers.authorization;
-    let principal: Principal | null = null;
-    if (header !== undefined) {
-      let token: string;
-      try {
-        token = bearerToken(header);
-      } catch (error) {
-        return done(error as AppError);
-      }
-      const known = verifier.verifiedNow?.(token);
-      if (known === undefined) return void decide(request).then(() => done(), done);
-      principal = known;
-    }
-    if (request.routeOptions.config.rightsPerOperation !== true && needsCurrentRights(principal, request.method)) {
-      return void decide(request).then(() => done(), done);
-    }
-    request.principal = principal;
-    done(refusalOf(request));
+    const token = bearerTokenOf(request.headers.authorization);
+    if (token === undefined) return admit(request, null, done);
+    if (token === MALFORMED) return done(AppError.unauthorized('Authorization header must be "Bearer <token>"', 'malformed header'));
+    const known = verifier.verifiedNow?.(token);
+    if (known !== undefined) return admitVerified(request, known, done);
+    verifier.verify(token).then((principal) => admitVerified(request, principal, done), done);
   });
 }

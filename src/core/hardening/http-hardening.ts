@@ -82,7 +82,8 @@ function headersSetBy(middleware: ReturnType<typeof helmet>): Record<string, str
  * Helmet's headers that act only on an HTML document a browser renders (opener isolation, agent
  * clusters, DNS prefetching of its links, IE8 downloads, Flash and Acrobat policy files, the retired
  * XSS auditor): the HTML pages keep them, API answers (JSON, which no browser renders as a page) do
- * without. Every header costs every answer: these six were 7-12% of a small GET's CPU (bench/RESULTS.md).
+ * without. Every header costs every answer, and these six were a measurable share of a small GET's CPU
+ * (bench/RESULTS.md, issue 20 session 5, change 32).
  */
 const DOCUMENT_ONLY = {
   crossOriginOpenerPolicy: false,
@@ -104,8 +105,8 @@ const apiSecurityHeaders = () => headersSetBy(helmet({ ...HELMET_DEFAULTS, ...DO
 /**
  * Security headers on every response (helmet), the relaxed CSP only on the HTML pages. Computed
  * once per kind of page: @fastify/helmet builds its middleware per request (parsing the CSP each
- * time, about 8% of the CPU of a small GET), and running even a prebuilt one costs 3% more in
- * `setHeader` calls (bench/RESULTS.md).
+ * time), and running even a prebuilt one costs a `setHeader` call per header; both showed in a small
+ * GET's profile (bench/RESULTS.md, "Changes made", 1 and 8).
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   const apiHeaders = apiSecurityHeaders();

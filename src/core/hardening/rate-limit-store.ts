@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 
 export interface Count {
@@ -8,61 +9,40 @@ export interface Count {
 }
 
 /**
- * A fixed-window counter that can add more than one per request (GraphQL operations weigh their
- * cost). It also speaks the store contract of @fastify/rate-limit (`incr`, `child`), so the
- * plugin's limiter arithmetic runs on it.
+ * Fixed-window counters that can add more than one per request (GraphQL operations weigh their cost).
+ * `add` calls back at once when the counters are in this process (memory), after the round trip when
+ * they are shared (Redis): the limiter has one path for both, and the common request (memory) is
+ * counted without a promise.
  */
-export interface WeightedStore {
-  add(key: string, weight: number, windowMs: number): Promise<Count>;
-  /** `add` at once, for a store in this process (memory); absent where counting needs a round trip (Redis). */
-  addNow?(key: string, weight: number, windowMs: number): Count;
-  incr(key: string, callback: (error: Error | null, result?: Count) => void, windowMs: number, max?: number): void;
-  child(params: { nameSpace?: string }): WeightedStore;
-}
-
-function withPluginContract(add: WeightedStore['add'], namespaced: (nameSpace: string) => WeightedStore, addNow?: WeightedStore['addNow']): WeightedStore {
-  const store: WeightedStore = {
-    add,
-    ...(addNow ? { addNow } : {}),
-    // The plugin asks every limiter for a child; without a namespace it shares these counters.
-    child: (params) => (params.nameSpace ? namespaced(params.nameSpace) : store),
-    incr(key, callback, windowMs) {
-      add(key, 1, windowMs).then((count) => callback(null, count), (error: Error) => callback(error));
-    },
-  };
-  return store;
+export interface CounterStore {
+  add(key: string, weight: number, windowMs: number, counted: (error: Error | null, count?: Count) => void): void;
 }
 
 const MEMORY_MAX_KEYS = 100_000;
 
 /** One process's counters: enough for a single instance (SQLite deployments, tests). */
-export function createMemoryStore(namespace = ''): WeightedStore {
+export function createMemoryStore(now: () => number = Date.now): CounterStore {
   const windows = new Map<string, { count: number; resetAt: number }>();
 
-  function sweep(now: number): void {
-    for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
+  function sweep(time: number): void {
+    for (const [key, entry] of windows) if (entry.resetAt <= time) windows.delete(key);
     // Still full of live keys: drop the oldest, so memory stays bounded under a flood of addresses.
     while (windows.size >= MEMORY_MAX_KEYS) windows.delete(windows.keys().next().value as string);
   }
 
-  function addNow(key: string, weight: number, windowMs: number): Count {
-    const now = Date.now();
-    const id = namespace + key;
-    let entry = windows.get(id);
-    if (!entry || entry.resetAt <= now) {
-      if (!entry && windows.size >= MEMORY_MAX_KEYS) sweep(now);
-      entry = { count: 0, resetAt: now + windowMs };
-      windows.set(id, entry);
-    }
-    entry.count += weight;
-    return { current: entry.count, ttl: entry.resetAt - now };
-  }
-
-  return withPluginContract(
-    async (key, weight, windowMs) => addNow(key, weight, windowMs),
-    (nameSpace) => createMemoryStore(`${namespace}${nameSpace}:`),
-    addNow,
-  );
+  return {
+    add(key, weight, windowMs, counted) {
+      const time = now();
+      let entry = windows.get(key);
+      if (!entry || entry.resetAt <= time) {
+        if (!entry && windows.size >= MEMORY_MAX_KEYS) sweep(time);
+        entry = { count: 0, resetAt: time + windowMs };
+        windows.set(key, entry);
+      }
+      entry.count += weight;
+      counted(null, { current: entry.count, ttl: entry.resetAt - time });
+    },
+  };
 }
 
 /** INCRBY and start the window on the first hit, atomically, so every instance shares one budget. */
@@ -81,14 +61,46 @@ type RedisWithScript = Redis & {
 };
 
 /** Counters in Redis, shared by every instance with the same prefix. */
-export function createRedisStore(redis: Redis, prefix: string): WeightedStore {
+export function createRedisStore(redis: Redis, prefix: string): CounterStore {
   const client = redis as RedisWithScript;
   if (typeof client.rateLimitAdd !== 'function') client.defineCommand('rateLimitAdd', { numberOfKeys: 1, lua: ADD_SCRIPT });
+  return {
+    add(key, weight, windowMs, counted) {
+      client.rateLimitAdd(prefix + key, windowMs, weight).then(
+        ([current, ttl]) => counted(null, { current: Number(current), ttl: Number(ttl) }),
+        (error: Error) => counted(error),
+      );
+    },
+  };
+}
 
-  async function add(key: string, weight: number, windowMs: number): Promise<Count> {
-    const [current, ttl] = await client.rateLimitAdd(prefix + key, windowMs, weight);
-    return { current: Number(current), ttl: Number(ttl) };
-  }
-
-  return withPluginContract(add, (nameSpace) => createRedisStore(redis, `${prefix}${nameSpace}:`));
+/**
+ * A Redis client for the counters, closed with the app. Loaded only when configured: a process
+ * without Redis would otherwise keep the client and its dependencies' source in its heap for nothing
+ * (bench/RESULTS.md, issue 20 session 3, change 26).
+ */
+export async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  // No offline queue and one retry: when Redis is away a request fails open at once instead of waiting.
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  let lastWarning = 0;
+  redis.on('error', (error) => {
+    if (Date.now() - lastWarning < 10_000) return;
+    lastWarning = Date.now();
+    app.log.warn({ err: error }, 'rate-limit Redis unavailable; limits are not enforced meanwhile');
+  });
+  app.addHook('onClose', async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  // Start with the counters reachable when they can be; an unreachable Redis must not stop start-up.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2000).unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
+  return redis;
 }

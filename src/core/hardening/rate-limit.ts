@@ -1,9 +1,13 @@
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import { bearerTokenOf } from '../access/bearer.ts';
+import type { Principal } from '../access/principal.ts';
 import type { TokenVerifier } from '../access/tokens.ts';
 import { AppError } from '../errors/app-error.ts';
-import { createMemoryStore, createRedisStore, type Count, type WeightedStore } from './rate-limit-store.ts';
+import { clientNetworkOf } from './client-address.ts';
+import { connectRedis, createMemoryStore, createRedisStore, type Count, type CounterStore } from './rate-limit-store.ts';
+
+/** Which budget refused a request: the general one, sign-in attempts, or an operation's cost. */
+type LimitName = 'requests' | 'token_attempts' | 'graphql_cost';
 
 export interface RateLimitSettings {
   max: number;
@@ -13,209 +17,126 @@ export interface RateLimitSettings {
   authWindowMs: number;
   redisUrl?: string | undefined;
   redisPrefix: string;
-  /** Told of every refusal (the metrics count them); `requests`: the general budget, `token_attempts`: sign-in attempts, `graphql_cost`: an operation's cost. */
-  onRejected?: ((limit: 'requests' | 'token_attempts' | 'graphql_cost') => void) | undefined;
+  /** Told of every refusal (the metrics count them). */
+  onRejected?: ((limit: LimitName) => void) | undefined;
 }
-
-/** Probes and scrapes are never limited: an orchestrator must always see the truth. */
-const EXEMPT_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-const TOKEN_ROUTE = /^\/api(\/v\d+)?\/auth\/token$/;
-const BEARER = /^Bearer +(\S+) *$/i;
 
 export interface RateLimiter {
   /** Counts `weight` more units against the request's budget (a GraphQL operation's cost); 429 when spent. */
   charge(request: FastifyRequest, reply: FastifyReply, weight: number): Promise<void>;
 }
 
-interface Decision {
+interface Budget {
+  name: LimitName;
   max: number;
-  remaining: number;
-  resetSeconds: number;
-  exceeded: boolean;
+  windowMs: number;
 }
+
+/** Probes and scrapes are never limited: an orchestrator must always see the truth. */
+const EXEMPT_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+const TOKEN_ROUTE = /^\/api(\/v\d+)?\/auth\/token$/;
 
 const KEY = Symbol('rateLimitKey');
 type KeyedRequest = FastifyRequest & { [KEY]?: string };
-
-const addressKey = (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`;
-const bearerOf = (request: FastifyRequest) => BEARER.exec(request.headers.authorization ?? '')?.[1];
-
-/**
- * The budget key when it is known without waiting: the client address without a token, the subject
- * of a token verified moments ago (the memo); undefined when the token has yet to be verified.
- */
-function budgetKeyNow(request: FastifyRequest, verifier: TokenVerifier): string | undefined {
-  const token = bearerOf(request);
-  if (!token) return addressKey(request);
-  const principal = verifier.verifiedNow?.(token);
-  return principal ? `user:${principal.userId}` : undefined;
-}
-
-/**
- * The budget key: the verified token subject, else the client address. The token is verified here
- * (memoized, so the access check does not pay twice); a token that does not verify is keyed by
- * address, so forging someone's `sub` cannot spend their budget.
- */
-async function budgetKey(request: FastifyRequest, verifier: TokenVerifier): Promise<string> {
-  const known = budgetKeyNow(request, verifier);
-  if (known !== undefined) return known;
-  try {
-    return `user:${(await verifier.verify(bearerOf(request)!)).userId}`;
-  } catch {
-    // Refused again, with its 401, by the access check.
-    return addressKey(request);
-  }
-}
-
-/** @fastify/rate-limit's arithmetic on a count: the same headers and the same refusal either way. */
-function decisionOf(max: number, count: Count): Decision {
-  return { max, remaining: Math.max(0, max - count.current), resetSeconds: Math.ceil(count.ttl / 1000), exceeded: count.current > max };
-}
 
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 }
 
-function setHeaders(reply: FastifyReply, decision: Decision): void {
-  // The RateLimit header fields draft: limit, remaining, seconds until the window resets.
-  reply.header('ratelimit-limit', decision.max);
-  reply.header('ratelimit-remaining', decision.remaining);
-  reply.header('ratelimit-reset', decision.resetSeconds);
-}
-
-function rateLimited(decision: Decision): AppError {
-  return new AppError('RATE_LIMITED', `Too many requests; retry in ${decision.resetSeconds} s`, {
-    headers: {
-      'Retry-After': String(decision.resetSeconds),
-      'RateLimit-Limit': String(decision.max),
-      'RateLimit-Remaining': '0',
-      'RateLimit-Reset': String(decision.resetSeconds),
-    },
-  });
-}
-
-async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
-  // Loaded only when configured: the client and its dependencies are ~0.5 MB of source a process
-  // without Redis would keep in its heap for nothing (bench/RESULTS.md, "Memory").
-  const { Redis } = await import('ioredis');
-  // No offline queue and one retry: when Redis is away a request fails open at once instead of waiting.
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-  let lastWarning = 0;
-  redis.on('error', (error) => {
-    if (Date.now() - lastWarning < 10_000) return;
-    lastWarning = Date.now();
-    app.log.warn({ err: error }, 'rate-limit Redis unavailable; limits are not enforced meanwhile');
-  });
-  app.addHook('onClose', async () => {
-    await redis.quit().catch(() => redis.disconnect());
-  });
-  // Start with the counters reachable when they can be; an unreachable Redis must not stop start-up.
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 2000).unref();
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    redis.once('ready', done);
-    redis.once('error', done);
-  });
-  return redis;
-}
-
-/**
- * Rate limits (DECISIONS §8) on every request, unknown routes and refused tokens included, through
- * @fastify/rate-limit's limiter on a weighted store (memory, or Redis when `REDIS_URL` is set).
- * Runs as an onRequest hook registered before the access check, so a flood is refused before any
- * other work. Returns the limiter so GraphQL can charge an operation's cost.
- */
-export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings, verifier: TokenVerifier): Promise<RateLimiter> {
-  const store: WeightedStore = settings.redisUrl
-    ? createRedisStore(await connectRedis(app, settings.redisUrl), settings.redisPrefix)
-    : createMemoryStore();
-  // The plugin constructs its store itself; hand it ours (a constructor may return an object).
-  const storeClass = function SharedStore() {
-    return store;
-  } as unknown as NonNullable<Parameters<typeof rateLimit>[1]['store']>;
-  await app.register(rateLimit, { global: false, store: storeClass, enableDraftSpec: true });
-
-  const general = app.createRateLimit({ max: settings.max, timeWindow: settings.windowMs, keyGenerator: (r) => (r as KeyedRequest)[KEY]! });
-  const tokenAttempts = app.createRateLimit({
-    max: settings.authMax,
-    timeWindow: settings.authWindowMs,
-    // Address AND email: guessing one account's password is slow, and one address cannot lock others out.
-    keyGenerator: (r) => `token:${normalizeIP(r.ip)}:${emailOf(r.body)}`,
-  });
-
-  async function decide(limiter: typeof general, request: FastifyRequest): Promise<Decision | null> {
-    try {
-      const result = await limiter(request);
-      if (result.isAllowed) return null;
-      return { max: result.max, remaining: result.remaining, resetSeconds: result.ttlInSeconds, exceeded: result.isExceeded };
-    } catch (error) {
-      // The shared store is down: serving without limits beats refusing every request.
-      request.log.warn({ err: error }, 'rate limit not applied: the counter store failed');
-      return null;
-    }
-  }
-
-  /** Sets the headers of a decision; the refusal to answer with when the budget is spent. */
-  function enforce(reply: FastifyReply, decision: Decision, limit: 'requests' | 'graphql_cost'): AppError | undefined {
-    setHeaders(reply, decision);
-    if (!decision.exceeded) return undefined;
-    settings.onRejected?.(limit);
-    return rateLimited(decision);
-  }
-
-  async function limitByPlugin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    (request as KeyedRequest)[KEY] = await budgetKey(request, verifier);
-    const decision = await decide(general, request);
-    const refusal = decision && enforce(reply, decision, 'requests');
-    if (refusal) throw refusal;
-  }
-
-  // Callback style: with the counters in this process and the token verified moments ago (every
-  // request of a client but its first few seconds' first), the request is counted without a promise;
-  // that chain of promises through the plugin's limiter was ~10% of a small GET's CPU (bench/RESULTS.md).
-  // Otherwise (Redis, a token to verify) through the plugin's limiter, as before.
-  const { addNow } = store;
-  app.addHook('onRequest', (request, reply, done) => {
-    if (EXEMPT_PATHS.has(pathOf(request.url))) return done();
-    const key = addNow && budgetKeyNow(request, verifier);
-    if (!addNow || key === undefined) return void limitByPlugin(request, reply).then(() => done(), done);
-    (request as KeyedRequest)[KEY] = key;
-    done(enforce(reply, decisionOf(settings.max, addNow(key, 1, settings.windowMs)), 'requests'));
-  });
-
-  // After the body is parsed (the email is in it), before it is validated: malformed attempts count too.
-  // Callback style: every other request passes without a promise.
-  app.addHook('preValidation', (request, reply, done) => {
-    if (request.method !== 'POST' || !TOKEN_ROUTE.test(request.routeOptions.url ?? '')) return done();
-    decide(tokenAttempts, request).then((decision) => {
-      if (decision) setHeaders(reply, decision);
-      if (decision?.exceeded) settings.onRejected?.('token_attempts');
-      done(decision?.exceeded ? rateLimited(decision) : undefined);
-    }, done);
-  });
-
-  return {
-    async charge(request, reply, weight) {
-      const key = (request as KeyedRequest)[KEY];
-      if (!key || weight <= 0) return;
-      let count;
-      try {
-        count = addNow ? addNow(key, weight, settings.windowMs) : await store.add(key, weight, settings.windowMs);
-      } catch (error) {
-        request.log.warn({ err: error }, 'rate limit not applied: the counter store failed');
-        return;
-      }
-      const refusal = enforce(reply, decisionOf(settings.max, count), 'graphql_cost');
-      if (refusal) throw refusal;
-    },
-  };
-}
-
 function emailOf(body: unknown): string {
   const email = (body as { email?: unknown } | null)?.email;
   return typeof email === 'string' ? email.trim().toLowerCase().slice(0, 254) : '';
+}
+
+function rateLimited(max: number, resetSeconds: number): AppError {
+  return new AppError('RATE_LIMITED', `Too many requests; retry in ${resetSeconds} s`, {
+    headers: {
+      'Retry-After': String(resetSeconds),
+      'RateLimit-Limit': String(max),
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': String(resetSeconds),
+    },
+  });
+}
+
+/**
+ * Rate limits (DECISIONS §8, docs/SECURITY.md) on every request, unknown routes and refused tokens
+ * included: fixed windows per token subject, else per client address, counted in memory or, with
+ * `REDIS_URL`, in Redis shared by every instance (rate-limit-store.ts). Runs as an onRequest hook
+ * registered before the access check, so a flood is refused before any other work. Returns the
+ * limiter, so GraphQL can charge an operation's cost.
+ *
+ * Ours rather than @fastify/rate-limit: GraphQL charges weights, which its limiter cannot count, and
+ * its chain of promises per request showed in a small GET's CPU (bench/RESULTS.md, issue 20 session 5,
+ * change 33); with the counters in memory a request is counted here without a promise.
+ */
+export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings, verifier: TokenVerifier): Promise<RateLimiter> {
+  const store: CounterStore = settings.redisUrl
+    ? createRedisStore(await connectRedis(app, settings.redisUrl), settings.redisPrefix)
+    : createMemoryStore();
+  const requests: Budget = { name: 'requests', max: settings.max, windowMs: settings.windowMs };
+  const graphqlCost: Budget = { ...requests, name: 'graphql_cost' };
+  const tokenAttempts: Budget = { name: 'token_attempts', max: settings.authMax, windowMs: settings.authWindowMs };
+
+  /** The one rate-limit decision: the RateLimit headers of a count, and the refusal once it passes the budget. */
+  function decide(reply: FastifyReply, budget: Budget, count: Count): AppError | undefined {
+    const resetSeconds = Math.ceil(count.ttl / 1000);
+    // The RateLimit header fields draft: limit, remaining, seconds until the window resets.
+    reply.header('ratelimit-limit', budget.max);
+    reply.header('ratelimit-remaining', Math.max(0, budget.max - count.current));
+    reply.header('ratelimit-reset', resetSeconds);
+    if (count.current <= budget.max) return undefined;
+    settings.onRejected?.(budget.name);
+    return rateLimited(budget.max, resetSeconds);
+  }
+
+  /** Counts `weight` against `key` and calls back with the decision: at once in memory, after the round trip in Redis. */
+  function spend(request: FastifyRequest, reply: FastifyReply, budget: Budget, key: string, weight: number, done: (refusal?: AppError) => void): void {
+    store.add(key, weight, budget.windowMs, (error, count) => {
+      if (count) return done(decide(reply, budget, count));
+      // The shared store is down: serving without limits beats refusing every request.
+      request.log.warn({ err: error }, 'rate limit not applied: the counter store failed');
+      done();
+    });
+  }
+
+  /**
+   * Counts the request against its budget: the verified token's subject, else the client address, so
+   * a forged `sub` cannot spend someone else's budget (the access check refuses it with 401 after).
+   */
+  function spendRequest(request: FastifyRequest, reply: FastifyReply, principal: Principal | null, done: (refusal?: AppError) => void): void {
+    const key = principal ? `user:${principal.userId}` : `ip:${clientNetworkOf(request.ip)}`;
+    (request as KeyedRequest)[KEY] = key;
+    spend(request, reply, requests, key, 1, done);
+  }
+
+  // Callback style: no token, or a token verified moments ago (the memo,
+  // core/hardening/verified-token-memo.ts), is keyed at once; only a token to verify waits for it.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (EXEMPT_PATHS.has(pathOf(request.url))) return done();
+    const token = bearerTokenOf(request.headers.authorization);
+    if (typeof token !== 'string') return spendRequest(request, reply, null, done);
+    const known = verifier.verifiedNow?.(token);
+    if (known !== undefined) return spendRequest(request, reply, known, done);
+    verifier.verify(token).then(
+      (principal) => spendRequest(request, reply, principal, done),
+      () => spendRequest(request, reply, null, done),
+    );
+  });
+
+  // After the body is parsed (the email is in it), before it is validated: malformed attempts count too.
+  // Address AND email: guessing one account's password is slow, and one address cannot lock others out.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.method !== 'POST' || !TOKEN_ROUTE.test(request.routeOptions.url ?? '')) return done();
+    spend(request, reply, tokenAttempts, `token:${clientNetworkOf(request.ip)}:${emailOf(request.body)}`, 1, done);
+  });
+
+  return {
+    charge(request, reply, weight) {
+      const key = (request as KeyedRequest)[KEY];
+      if (!key || weight <= 0) return Promise.resolve();
+      return new Promise((resolve, reject) => spend(request, reply, graphqlCost, key, weight, (refusal) => (refusal ? reject(refusal) : resolve())));
+    },
+  };
 }
