@@ -1,10 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
 
 /**
- * The outbox tables. On PostgreSQL `tx` defaults to the inserting transaction's id (xid8 as bigint,
- * never wraps), which the feed's no-skip rule needs (README.md); on SQLite it is 0 and `seq`
- * (AUTOINCREMENT: never reused, even after the purge) alone orders the feed.
+ * The outbox tables. On PostgreSQL `tx` is set by the insert (the writing transaction's id as xid8,
+ * which never wraps, or the resource's latest place if higher: events.repository.ts); on SQLite it
+ * is 0 and `seq` (AUTOINCREMENT: never reused, even after the purge) alone orders the feed.
  */
 export const eventsMigrations = {
   '0007-events': {
@@ -15,9 +15,7 @@ export const eventsMigrations = {
         .addColumn('seq', postgres ? 'bigint' : 'integer', (col) =>
           postgres ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement(),
         )
-        .addColumn('tx', postgres ? 'bigint' : 'integer', (col) =>
-          col.notNull().defaultTo(postgres ? sql`(pg_current_xact_id()::text::bigint)` : 0),
-        )
+        .addColumn('tx', postgres ? 'bigint' : 'integer', (col) => col.notNull().defaultTo(0))
         .addColumn('event_id', 'text', (col) => col.notNull().unique())
         .addColumn('type', 'text', (col) => col.notNull())
         .addColumn('resource', 'text', (col) => col.notNull())
@@ -25,6 +23,7 @@ export const eventsMigrations = {
         .addColumn('created_at', postgres ? 'timestamptz' : 'text', (col) => col.notNull())
         .execute();
       await db.schema.createIndex('events_feed_order_idx').on('events').columns(['tx', 'seq']).execute();
+      await db.schema.createIndex('events_resource_idx').on('events').columns(['resource', 'tx']).execute();
       await db.schema.createIndex('events_created_at_idx').on('events').column('created_at').execute();
       await db.schema
         .createTable('event_consumers')

@@ -3,19 +3,40 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
 import type { EventRow, NewEventRow } from './events.table.ts';
 
-/** `tx` comes from its column default on PostgreSQL (the writing transaction's id): never bound here. */
+/** Namespaces the per-resource advisory locks of `insertEvent` (the first key of the two-key form). */
+const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
+
+/**
+ * Writes one event in `trx`, the change's own transaction.
+ *
+ * PostgreSQL: `tx`, the event's place in the feed, is the writing transaction's id, raised to the
+ * place of the resource's latest event when that is higher. The transaction first takes an advisory
+ * lock on the resource, held until it ends, so a second writer of the same resource waits until
+ * the first has committed (or rolled back) and then sees its event: the resource's events are in
+ * commit order, whatever order their transactions got their ids in (README.md).
+ */
 export async function insertEvent(trx: Db, row: Omit<NewEventRow, 'seq' | 'tx'>): Promise<void> {
-  await trx.insertInto('events').values(row).execute();
+  if (dialectOf(trx) === 'sqlite') {
+    await trx.insertInto('events').values(row).execute();
+    return;
+  }
+  await sql`select pg_advisory_xact_lock(${RESOURCE_LOCK_SPACE}, hashtext(${row.resource}))`.execute(trx);
+  const own = sql<number>`pg_current_xact_id()::text::bigint`;
+  const latest = sql<number>`(select max(tx) from events where resource = ${row.resource})`;
+  await trx
+    .insertInto('events')
+    .values({ ...row, tx: sql<number>`greatest(${own}, coalesce(${latest}, 0))` })
+    .execute();
 }
 
 /**
  * The next events of the feed after `after`, oldest first, in `(tx, seq)` order.
  *
- * PostgreSQL: only events of transactions older than the oldest one still running when this
- * statement's snapshot was taken (`tx < xmin`). Every such transaction has ended, so no event can
- * ever appear below that line again; any transaction still running, or not yet begun, has an id
- * of at least xmin and sorts after every event returned. A reader that goes on from the last
- * `(tx, seq)` it saw therefore never skips one (README.md). SQLite has one writer at a time:
+ * PostgreSQL: only events placed below the oldest transaction still running when this statement's
+ * snapshot was taken (`tx < xmin`). An event's place is at least its writer's transaction id, so
+ * every such writer has ended; a transaction still running, or not yet begun, has an id of at least
+ * xmin, so every event it writes sorts after every event returned. A reader that goes on from the
+ * last `(tx, seq)` it saw therefore never skips one (README.md). SQLite has one writer at a time:
  * insert order is commit order, and `tx` is 0 throughout.
  */
 export async function listEventsAfter(

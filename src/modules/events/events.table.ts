@@ -3,8 +3,9 @@ import type { Timestamp } from '../../core/db/tables.ts';
 
 /**
  * The outbox: one row per event, written in the change's own transaction (README.md).
- * `(tx, seq)` is the feed order: `tx` the writing transaction's id on PostgreSQL (0 on SQLite, whose
- * single writer makes `seq`, the insert order, the commit order), `seq` an ever-increasing row id.
+ * `(tx, seq)` is the feed order: on PostgreSQL `tx` is the writing transaction's id, raised to the
+ * resource's latest event's `tx` when that is higher (events.repository.ts); on SQLite it is 0 (one
+ * writer at a time makes `seq`, the insert order, the commit order). `seq` is an ever-increasing row id.
  */
 export interface EventsTable {
   seq: Generated<number>;
