@@ -112,26 +112,25 @@ for (const dialect of DIALECTS) {
         }),
       ];
       const expectedCount = 4 * 15 + 2 * 10 + 3 * 15;
-      let writing = true;
-      let writersDoneAt: number | undefined;
+      const progress = { writing: true, doneAt: 0 };
       const seen: SeenEvent[] = [];
       const reader = (async () => {
         // The reader starts after the products' creations: it follows from there.
         let cursor = start;
         const skipCreations = new Set<number>(products);
         for (;;) {
-          const done = !writing;
+          const done = !progress.writing;
           const next = await page(cursor, 7);
           seen.push(...next.data.filter((e) => !(e.type === 'product.created' && skipCreations.has(e.data.id as number))));
           cursor = next.nextCursor;
           // Done once every event was seen, or (a skip) nothing more came for 15 s after the writers.
-          if (done && next.data.length === 0 && (seen.length >= expectedCount || Date.now() - (writersDoneAt ?? Date.now()) > 15_000)) return;
+          if (done && next.data.length === 0 && (seen.length >= expectedCount || Date.now() - progress.doneAt > 15_000)) return;
           await sleep(3);
         }
       })();
       await Promise.all(writers);
-      writersDoneAt = Date.now();
-      writing = false;
+      progress.doneAt = Date.now();
+      progress.writing = false;
       await reader;
 
       const ids = seen.map((e) => e.id);
