@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EventFeed, EventStreamBody, EventStreamQuery, ListEventsQuery } from './events.schemas.ts';
-import { openEventStream } from './events.stream.ts';
+import { sendEventStream } from './events.stream.ts';
 import type { EventsService } from './events.service.ts';
 
 const tags = ['events'];
@@ -27,15 +27,14 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService }> 
   app.get(
     '/events/stream',
     {
-      config: { access: 'admin', openapi: { responseMedia: { 200: ['text/event-stream'] } } },
+      config: { access: 'admin', openapi: { responseMedia: { 200: ['text/event-stream'] }, stream: true } },
       schema: { tags, summary: 'Events as Server-Sent Events, resumable with Last-Event-ID (admin)', querystring: EventStreamQuery, headers: LastEventId, response: { 200: EventStreamBody } },
     },
     async (request, reply) => {
       const feed = await events.checkFeedRequest(request.principal, { ...request.query, lastEventId: request.headers['last-event-id'] });
       // A HEAD (or a cache's check) gets the stream's headers, not a stream that never ends.
       if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream').send('');
-      openEventStream(reply, events, feed, streams);
-      return reply;
+      return sendEventStream(reply, events, feed, streams);
     },
   );
 };

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
 import type { FeedEvent } from './event.ts';
@@ -6,32 +7,22 @@ import type { EventsService, FeedRequest } from './events.service.ts';
 const message = ({ event, cursor }: FeedEvent) => `id: ${cursor}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 /**
- * Serves the feed as Server-Sent Events on a hijacked reply: reads the feed from the request's
+ * Answers with the feed as Server-Sent Events: a stream sent through Fastify (so every hook still
+ * marks the answer: version, request id, security headers) that reads the feed from the request's
  * position, writes each event with its cursor as `id`, and polls for more every `pollMs` (the same
  * no-skip read as the page list, so every instance serves every event). A comment is written when
  * nothing was for `heartbeatMs`, so proxies keep the connection and clients see it alive.
  */
-export function openEventStream(reply: FastifyReply, events: EventsService, start: FeedRequest, streams: Set<() => void>): void {
+export function sendEventStream(reply: FastifyReply, events: EventsService, start: FeedRequest, streams: Set<() => void>): FastifyReply {
   const { pollMs, heartbeatMs } = events.streamTiming;
-  const raw = reply.raw;
+  const body = new PassThrough();
   const stop = new AbortController();
   const end = () => stop.abort();
   streams.add(end);
-  raw.on('close', end);
-
-  reply.hijack();
-  // The headers other hooks set (request id, security headers, CORS) go out with the stream's.
-  const set = Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined);
-  raw.writeHead(200, {
-    ...Object.fromEntries(set),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  reply.raw.on('close', end);
 
   async function write(text: string): Promise<void> {
-    if (!raw.write(text)) await new Promise((resolve) => raw.once('drain', resolve).once('close', resolve));
+    if (!body.write(text)) await new Promise((resolve) => body.once('drain', resolve).once('close', resolve));
   }
 
   async function run(): Promise<void> {
@@ -59,6 +50,11 @@ export function openEventStream(reply: FastifyReply, events: EventsService, star
     .catch((error: unknown) => reply.log.error({ err: error }, 'event stream failed'))
     .finally(() => {
       streams.delete(end);
-      raw.end();
+      body.end();
     });
+  return reply
+    .header('cache-control', 'no-store')
+    .header('x-accel-buffering', 'no')
+    .type('text/event-stream; charset=utf-8')
+    .send(body);
 }
