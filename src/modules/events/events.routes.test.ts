@@ -175,6 +175,8 @@ for (const dialect of DIALECTS) {
       await db.deleteFrom('event_consumers').execute();
       assert.equal(await t.server.app.services.events.purgeExpired(), rows.length - purged);
       assert.equal(await t.server.app.services.events.countEvents(), 0);
+      const metrics = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${t.adminToken}` } });
+      assert.match(await metrics.text(), /^events_kept 0$/m, 'the outbox size is a gauge of /metrics');
     });
   });
 
