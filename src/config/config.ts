@@ -41,6 +41,10 @@ export const EnvSchema = Type.Object({
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
   REPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often the worker looks for queued reports' }),
   REPORT_LEASE_MS: Type.Integer({ minimum: 100, maximum: 86400000, default: 60000, description: 'How long a claimed report is held before another instance may take it over' }),
+  EVENT_RETENTION_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 87600, default: 168, description: 'How long events are kept for the feed (docs/EVENTS.md); decimals allowed' }),
+  EVENT_PURGE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 86400000, default: 600000, description: 'How often each instance deletes events past their retention' }),
+  EVENT_STREAM_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 500, description: 'How often an open event stream looks for new events' }),
+  EVENT_STREAM_HEARTBEAT_MS: Type.Integer({ minimum: 10, maximum: 15000, default: 15000, description: 'Longest silence on an event stream before a heartbeat comment' }),
   API_V1_SUNSET: Type.String({
     pattern: '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$',
     default: 'Sun, 21 Nov 2027 00:00:00 GMT',

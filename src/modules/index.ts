@@ -2,6 +2,7 @@ import { authModule } from './auth/auth.module.ts';
 import { avatarsModule } from './avatars/avatars.module.ts';
 import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
+import { eventsModule } from './events/events.module.ts';
 import { likesModule } from './likes/likes.module.ts';
 import { ordersModule } from './orders/orders.module.ts';
 import { postsModule } from './posts/posts.module.ts';
@@ -18,6 +19,7 @@ import { moduleMigrations } from './module.ts';
  * types are printed in.
  */
 export const modules = [
+  eventsModule,
   authModule,
   usersModule,
   ordersModule,

@@ -1,5 +1,39 @@
 // Generated from the REST v2 OpenAPI document by `npm run openapi:types` (scripts/openapi-types.ts). Do not edit.
 export interface paths {
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events in feed order, after a cursor (admin) */
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events as Server-Sent Events, resumable with Last-Event-ID (admin) */
+        get: operations["getEventsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/token": {
         parameters: {
             query?: never;
@@ -463,6 +497,32 @@ export interface components {
                 }[];
             };
         };
+        Event: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /**
+             * @description `<resource>.<past tense>`
+             * @enum {unknown}
+             */
+            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            /** @description The resource as an admin's `GET /api/v2/...` shows it right after the change (`_links` included); for `*.deleted`, its id (and a comment's post, a like's comment and user) */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventFeed: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as `after` to read on: the last event's cursor, or with nothing new the cursor given (null when none was) */
+            nextCursor: string | null;
+        };
         Token: {
             access_token: string;
             /** @enum {string} */
@@ -758,6 +818,473 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description Start right after this event: a cursor (`nextCursor`, an SSE `id`) or an event id. Absent: from the oldest event kept */
+                after?: string;
+                /** @description Events per page (per read of the stream), default 100, at most 1000 */
+                limit?: number;
+                /**
+                 * @description Comma-separated event types or prefixes (`order.*`); `*` or absent: every type
+                 * @example order.*,user.created
+                 */
+                types?: string;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                     *           "type": "user.created",
+                     *           "timestamp": "2026-11-21T10:00:00.000Z",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "nextCursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventFeed"];
+                    "application/vnd.content.v2+json": components["schemas"]["EventFeed"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEventsStream: {
+        parameters: {
+            query?: {
+                /** @description Start right after this event: a cursor (`nextCursor`, an SSE `id`) or an event id. Absent: from the oldest event kept */
+                after?: string;
+                /** @description Events per page (per read of the stream), default 100, at most 1000 */
+                limit?: number;
+                /**
+                 * @description Comma-separated event types or prefixes (`order.*`); `*` or absent: every type
+                 * @example order.*,user.created
+                 */
+                types?: string;
+            };
+            header?: {
+                /** @description Resume a stream right after this event (a cursor or an event id); wins over `after` */
+                "last-event-id"?: string;
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: each message has `id` (its cursor), `event` (its type) and `data` (the event JSON); a `: heartbeat` comment at least every 15 s */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postAuthToken: {
         parameters: {
             query?: never;

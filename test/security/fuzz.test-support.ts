@@ -54,7 +54,10 @@ export async function send(t: TestServer, request: FuzzRequest): Promise<FuzzAns
     body: request.body as RequestInit['body'],
     signal: AbortSignal.timeout(ANSWER_BOUND_MS),
   });
-  const text = await response.text();
+  // An event stream never ends: its status and headers are the answer; the client hangs up.
+  const streaming = response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  if (streaming) await response.body?.cancel();
+  const text = streaming ? '' : await response.text();
   let body: unknown;
   try {
     body = JSON.parse(text);

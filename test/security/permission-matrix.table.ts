@@ -129,6 +129,10 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /api/orders/:orderId/receipt': { expect: e(401, 404, 200, 200), request: orderPath('paidOrderId', '/receipt') },
   'GET /api/customers/:customerId': { expect: e(401, 403, 200, 200), request: async (w) => ({ path: `/api/customers/${(await w.owner()).id}` }) },
 
+  // Events: admin only. The stream never ends, so it is asked with a refused limit: the access check comes first.
+  'GET /api/events': { expect: e(401, 403, 403, 200), request: path('/api/events') },
+  'GET /api/events/stream': { expect: e(401, 403, 403, 422), request: path('/api/events/stream?limit=0') },
+
   // Reports: admin only.
   'POST /api/reports/generate': { expect: e(401, 403, 403, 202), writes: true, request: async () => ({ path: '/api/reports/generate', body: { type: 'sales' } }) },
   'GET /api/reports/:reportId': { expect: e(401, 403, 403, 200), request: async (w) => ({ path: `/api/reports/${await w.reportId()}` }) },

@@ -13,6 +13,8 @@ export interface OperationDocs {
   requestMedia?: readonly string[];
   /** Statuses whose body is not JSON: the media types they are sent in. */
   responseMedia?: Record<number, readonly string[]>;
+  /** A GET answered by a stream that does not end (Server-Sent Events): no ETag and no 304. */
+  stream?: boolean;
 }
 
 /** A GraphQL request as the access log and `/metrics` describe it. */

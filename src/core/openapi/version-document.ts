@@ -43,11 +43,11 @@ export function documentForVersion(
       for (const tag of operation.tags ?? []) tags.add(tag);
       const operationFacts = facts.get(operation.operationId ?? '') ?? DEFAULT_FACTS;
       const responses = withDefaultErrors(operation.responses, operationFacts);
-      if (method === 'get' && !responses['304']) responses['304'] = { description: SUCCESS[304] };
+      if (method === 'get' && !responses['304'] && !operationFacts.docs.stream) responses['304'] = { description: SUCCESS[304] };
       const documented = applyMedia(operation, responses, operationFacts) as Operation;
       for (const [status, response] of Object.entries(responses)) {
         const given = response as Record<string, unknown>;
-        const headers = { ...versionHeaders(version), ...successHeaders(method, status), ...(given.headers as object | undefined) };
+        const headers = { ...versionHeaders(version), ...successHeaders(method, status, operationFacts.docs.stream === true), ...(given.headers as object | undefined) };
         const description = given.description === 'Default Response' ? SUCCESS[status] ?? 'Success' : given.description;
         responses[status] = { ...given, description, headers };
       }

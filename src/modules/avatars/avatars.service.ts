@@ -11,6 +11,8 @@ import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
+import { toUser, type User } from '../users/user.ts';
 import { findUserById } from '../users/users.queries.ts';
 import { AVATAR_MAX_BYTES, AVATAR_TYPES, avatarTypeOf, sniffImageType } from './avatar-image.ts';
 import { renderAvatarSvg } from './avatar-svg.ts';
@@ -43,7 +45,10 @@ const unsupported = () =>
 /** node:sqlite returns blobs as Uint8Array, pg as Buffer; the HTTP layer wants a Buffer. */
 const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
-export function createAvatarsService(db: Db) {
+/** A new avatar is a change to its user (DECISIONS §10). */
+export type AvatarEvents = { 'user.updated': User };
+
+export function createAvatarsService(db: Db, events: EventRecorder<AvatarEvents> = noEvents()) {
   return {
     async getAvatar(actor: Principal | null, userId: number): Promise<AvatarImage> {
       requireSignedIn(actor);
@@ -68,7 +73,12 @@ export function createAvatarsService(db: Db) {
       try {
         const created = await db
           .transaction()
-          .execute((trx) => repo.upsertAvatar(trx, { user_id: userId, content_type: declared, data, updated_at: updatedAt }));
+          .execute(async (trx) => {
+            const upserted = await repo.upsertAvatar(trx, { user_id: userId, content_type: declared, data, updated_at: updatedAt });
+            const user = await findUserById(trx, userId);
+            if (user) await events.record(trx, 'user.updated', toUser(user));
+            return upserted;
+          });
         return { avatar: { userId, contentType: declared, size: data.byteLength, updatedAt }, created };
       } catch (error) {
         // The user was deleted between the check and the write.

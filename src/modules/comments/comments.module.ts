@@ -1,13 +1,23 @@
-import { defineModule, restRoutes } from '../module.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toCommentView } from './comments.presenter.ts';
 import { commentsTypeDefs } from './comments.graphql.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { commentsRoutes } from './comments.routes.ts';
-import { createCommentsService } from './comments.service.ts';
+import { createCommentsService, type CommentEvents } from './comments.service.ts';
 
 /** Comments: REST `/posts/{id}/comments`, GraphQL `Comment`. */
 export const commentsModule = defineModule({
   name: 'comments',
-  createService: ({ db }) => createCommentsService(db),
+  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+    createCommentsService(
+      db,
+      services.events.recorderFor<CommentEvents>({
+        'comment.created': (comment) => toCommentView(comment, EVENT_LINK_PREFIX),
+        'comment.deleted': (deleted) => deleted,
+      }),
+    ),
   routes: restRoutes(commentsRoutes, ({ comments }) => ({ comments })),
   graphql: { typeDefs: commentsTypeDefs, resolvers: commentsResolvers },
 });

@@ -19,6 +19,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findPostById } from '../posts/posts.queries.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
@@ -30,7 +31,9 @@ const checkCreate = createChecker<CreateCommentInput>(CreateCommentInput);
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
 const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
 
-export function createCommentsService(db: Db) {
+export type CommentEvents = { 'comment.created': Comment; 'comment.deleted': { id: number; postId: number } };
+
+export function createCommentsService(db: Db, events: EventRecorder<CommentEvents> = noEvents()) {
   async function assertPostExists(trx: Db, postId: number): Promise<void> {
     if (!(await findPostById(trx, postId))) throw postNotFound(postId);
   }
@@ -55,12 +58,12 @@ export function createCommentsService(db: Db) {
       const input = checkCreate(raw);
       await assertPostExists(db, postId);
       try {
-        const row = await repo.insertComment(db, {
+        const row = await events.recordWith(db, 'comment.created', (trx) => repo.insertComment(trx, {
           post_id: postId,
           author_id: principal.userId,
           text: input.text,
           created_at: now(),
-        });
+        }), toComment);
         return toComment(row);
       } catch (error) {
         // The post went away after the check, or the caller's account no longer exists.
@@ -82,6 +85,7 @@ export function createCommentsService(db: Db) {
         const allowed = isAdmin(principal) || comment.author_id === principal.userId || post?.author_id === principal.userId;
         if (!allowed) throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
         await repo.deleteCommentById(trx, commentId);
+        await events.record(trx, 'comment.deleted', { id: commentId, postId });
       });
     },
 

@@ -1,10 +1,20 @@
-import { defineModule, restRoutes } from '../module.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toLikeView } from './likes.presenter.ts';
 import { likesRoutes } from './likes.routes.ts';
-import { createLikesService } from './likes.service.ts';
+import { createLikesService, type LikeEvents } from './likes.service.ts';
 
 /** Likes: REST `/comments/{id}/likes`. */
 export const likesModule = defineModule({
   name: 'likes',
-  createService: ({ db }) => createLikesService(db),
+  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+    createLikesService(
+      db,
+      services.events.recorderFor<LikeEvents>({
+        'like.created': (like) => toLikeView(like, EVENT_LINK_PREFIX),
+        'like.deleted': (deleted) => deleted,
+      }),
+    ),
   routes: restRoutes(likesRoutes, ({ likes }) => ({ likes })),
 });

@@ -14,6 +14,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { findCommentById } from '../comments/comments.queries.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { toLike, type Like } from './like.ts';
 import * as repo from './likes.repository.ts';
 
@@ -21,7 +22,9 @@ export const LIKE_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
 const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
 
-export function createLikesService(db: Db) {
+export type LikeEvents = { 'like.created': Like; 'like.deleted': { commentId: number; userId: number } };
+
+export function createLikesService(db: Db, events: EventRecorder<LikeEvents> = noEvents()) {
   async function assertCommentExists(commentId: number): Promise<void> {
     if (!(await findCommentById(db, commentId))) throw commentNotFound(commentId);
   }
@@ -48,7 +51,8 @@ export function createLikesService(db: Db) {
       for (let attempt = 0; attempt < 3; attempt += 1) {
         let inserted;
         try {
-          inserted = await repo.insertLikeIfAbsent(db, { comment_id: commentId, user_id: principal.userId, created_at: now() });
+          const like = { comment_id: commentId, user_id: principal.userId, created_at: now() };
+          inserted = await events.recordWith(db, 'like.created', (trx) => repo.insertLikeIfAbsent(trx, like), toLike);
         } catch (error) {
           // The comment was deleted after the check, or the caller's account no longer exists:
           // say which one is missing.
@@ -69,7 +73,8 @@ export function createLikesService(db: Db) {
     async unlikeComment(actor: Principal | null, commentId: number): Promise<boolean> {
       const principal = requireSignedIn(actor);
       await assertCommentExists(commentId);
-      return repo.deleteLike(db, commentId, principal.userId);
+      const like = { commentId, userId: principal.userId };
+      return events.recordWith(db, 'like.deleted', (trx) => repo.deleteLike(trx, commentId, principal.userId), () => like);
     },
   };
 }

@@ -38,7 +38,13 @@ function checkRequest(actor: Principal, input: CreateOrderInput, storeCurrency: 
  * conditional update (`stock >= quantity`), so concurrent orders never oversell; if any line is
  * short the whole transaction rolls back and the 409 lists every short line.
  */
-export async function placeOrder(db: Db, actor: Principal, input: CreateOrderInput, storeCurrency: string): Promise<OrderRow> {
+export async function placeOrder(
+  db: Db,
+  actor: Principal,
+  input: CreateOrderInput,
+  storeCurrency: string,
+  placed: (trx: Db, order: OrderRow) => Promise<void> = async () => {},
+): Promise<OrderRow> {
   const customerId = checkRequest(actor, input, storeCurrency);
   // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
   const lines: Line[] = input.items.map((item, index) => ({ index, ...item })).sort((a, b) => a.productId - b.productId);
@@ -75,12 +81,14 @@ export async function placeOrder(db: Db, actor: Principal, input: CreateOrderInp
       const product = products.get(item.productId)!;
       return { product_id: product.id, name: product.name, quantity: item.quantity, unit_price_cents: product.price_cents };
     });
-    return repo.insertOrder(trx, {
+    const order = await repo.insertOrder(trx, {
       customer_id: customerId,
       amount_cents: priced.reduce((sum, line) => sum + line.unit_price_cents * line.quantity, 0),
       currency: storeCurrency,
       created_at: now(),
       lines: priced,
     });
+    await placed(trx, order);
+    return order;
   });
 }

@@ -1,13 +1,24 @@
-import { defineModule, restRoutes } from '../module.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toOrderView } from './orders.presenter.ts';
+import type { Order } from './order.ts';
 import { createOrderHoldWorker } from './order-hold-worker.ts';
 import { ordersRoutes } from './orders.routes.ts';
-import { createOrdersService, type OrdersService } from './orders.service.ts';
+import { createOrdersService, type OrderEvents, type OrdersService } from './orders.service.ts';
+
+const view = (order: Order) => toOrderView(order, EVENT_LINK_PREFIX);
 
 /** Orders: REST `/orders` (with Idempotency-Key), the state machine, and the order-hold sweep. */
 export const ordersModule = defineModule({
   name: 'orders',
-  createService: ({ db, config }) =>
-    createOrdersService(db, { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 }),
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
+    createOrdersService(db, { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 }, services.events.recorderFor<OrderEvents>({
+      'order.created': view,
+      'order.paid': view,
+      'order.cancelled': view,
+      'order.refunded': view,
+    })),
   routes: restRoutes(ordersRoutes, ({ orders, idempotency }) => ({ orders, idempotency })),
   // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
   workers: ({ orders }: { orders: OrdersService }, { config, log }) =>

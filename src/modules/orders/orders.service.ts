@@ -20,6 +20,7 @@ import { placeOrder } from './order-placement.service.ts';
 import * as repo from './orders.repository.ts';
 import { CreateOrderInput } from './orders.schemas.ts';
 import { inTransaction } from '../../core/db/transaction.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 
 export interface ListOrdersOptions extends PageRequest {
   status?: OrderStatus | undefined;
@@ -68,7 +69,12 @@ function invalidState(what: string, status: OrderStatus): AppError {
 const receiptNumberOf = (order: Order, paidAt: string) =>
   `R-${paidAt.slice(0, 10).replaceAll('-', '')}-${String(order.id).padStart(8, '0')}`;
 
-export function createOrdersService(db: Db, options: OrdersOptions) {
+export type OrderEvents = Record<'order.created' | 'order.paid' | 'order.cancelled' | 'order.refunded', Order>;
+
+/** The event of each state a transition reaches. */
+const EVENT_OF_STATUS: Partial<Record<OrderStatus, keyof OrderEvents>> = { paid: 'order.paid', cancelled: 'order.cancelled', refunded: 'order.refunded' };
+
+export function createOrdersService(db: Db, options: OrdersOptions, events: EventRecorder<OrderEvents> = noEvents()) {
   async function loadOrder(reader: Db, row: OrderRow): Promise<Order> {
     const items = await repo.findItemsByOrderIds(reader, [row.id]);
     return toOrder(row, items.get(row.id) ?? []);
@@ -95,6 +101,8 @@ export function createOrdersService(db: Db, options: OrdersOptions) {
       const lines = [...order.items].sort((a, b) => a.productId - b.productId);
       for (const line of lines) await repo.returnStock(trx, line.productId, line.quantity);
     }
+    const type = EVENT_OF_STATUS[transition.to];
+    if (type) await events.record(trx, type, order);
     return order;
   }
 
@@ -122,7 +130,7 @@ export function createOrdersService(db: Db, options: OrdersOptions) {
     async createOrder(actor: Principal | null, raw: unknown): Promise<Order> {
       const principal = requireSignedIn(actor);
       const input = checkCreate(raw);
-      const row = await placeOrder(db, principal, input, options.currency);
+      const row = await placeOrder(db, principal, input, options.currency, async (trx, placed) => events.record(trx, 'order.created', await loadOrder(trx, placed)));
       return loadOrder(db, row);
     },
 

@@ -1,13 +1,17 @@
-import { defineModule, restRoutes } from '../module.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toPostView } from './posts.presenter.ts';
 import { postsTypeDefs } from './posts.graphql.ts';
 import { postsResolvers } from './posts.resolvers.ts';
 import { postsRoutes } from './posts.routes.ts';
-import { createPostsService } from './posts.service.ts';
+import { createPostsService, type PostEvents } from './posts.service.ts';
 
 /** Posts: REST `/posts` and `/users/{id}/posts`, GraphQL `Post`, `post`, `posts` and `createPost`. */
 export const postsModule = defineModule({
   name: 'posts',
-  createService: ({ db }) => createPostsService(db),
+  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+    createPostsService(db, services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) })),
   routes: restRoutes(postsRoutes, ({ posts }) => ({ posts })),
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
 });

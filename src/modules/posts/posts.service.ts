@@ -23,6 +23,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findUserById } from '../users/users.queries.ts';
 import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
 import { POST_COLUMN_OF, toPost, type Post } from './post.ts';
@@ -50,7 +51,9 @@ const checkCreate = createChecker<CreatePostInput>(CreatePostInput);
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
 const userNotFound = (id: number) => AppError.notFound(`User ${id}`);
 
-export function createPostsService(db: Db) {
+export type PostEvents = { 'post.created': Post };
+
+export function createPostsService(db: Db, events: EventRecorder<PostEvents> = noEvents()) {
   async function assertUserExists(userId: number): Promise<void> {
     if (!(await findUserById(db, userId))) throw userNotFound(userId);
   }
@@ -103,13 +106,13 @@ export function createPostsService(db: Db) {
       await assertUserExists(input.authorId);
       const timestamp = now();
       try {
-        const row = await repo.insertPost(db, {
+        const row = await events.recordWith(db, 'post.created', (trx) => repo.insertPost(trx, {
           author_id: input.authorId,
           title: input.title,
           content: input.content,
           created_at: timestamp,
           updated_at: timestamp,
-        });
+        }), toPost);
         return toPost(row);
       } catch (error) {
         // The author was deleted between the check and the insert.

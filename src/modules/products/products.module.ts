@@ -1,12 +1,23 @@
-import { defineModule, restRoutes } from '../module.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toProductView } from './products.presenter.ts';
 import { productsMigrations } from './products.migrations.ts';
 import { productsRoutes } from './products.routes.ts';
-import { createProductsService } from './products.service.ts';
+import { createProductsService, type ProductEvents } from './products.service.ts';
 
 /** Products: REST `/products`, the catalogue with its filters, sorts and exact counts. */
 export const productsModule = defineModule({
   name: 'products',
-  createService: ({ db }) => createProductsService(db),
+  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+    createProductsService(
+      db,
+      services.events.recorderFor<ProductEvents>({
+        'product.created': (product) => toProductView(product, EVENT_LINK_PREFIX, 2),
+        'product.updated': (product) => toProductView(product, EVENT_LINK_PREFIX, 2),
+        'product.deleted': (deleted) => deleted,
+      }),
+    ),
   routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
   migrations: productsMigrations,
 });

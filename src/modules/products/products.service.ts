@@ -7,6 +7,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, upperBoundCents } from './money.ts';
 import { toProduct, type Product, type ProductSort } from './product.ts';
 import { listProductsPage } from './products.list.repository.ts';
@@ -51,7 +52,9 @@ function rowChanges(input: UpdateProductInput): ProductRowUpdate {
   return changes;
 }
 
-export function createProductsService(db: Db) {
+export type ProductEvents = { 'product.created': Product; 'product.updated': Product; 'product.deleted': { id: number } };
+
+export function createProductsService(db: Db, events: EventRecorder<ProductEvents> = noEvents()) {
   async function change(actor: Principal | null, id: number, input: UpdateProductInput, precondition?: Precondition<Product>) {
     requireAdmin(actor);
     const changes = rowChanges(input);
@@ -61,6 +64,7 @@ export function createProductsService(db: Db) {
       precondition?.(toProduct(current));
       if (Object.keys(changes).length === 0) return toProduct(current);
       const row = await repo.updateProductById(trx, id, { ...changes, updated_at: now() });
+      await events.record(trx, 'product.updated', toProduct(row ?? current));
       return toProduct(row ?? current);
     });
   }
@@ -90,7 +94,7 @@ export function createProductsService(db: Db) {
       requireAdmin(actor);
       const input = assertPriceHasCents(checkCreate(raw));
       const timestamp = now();
-      const row = await repo.insertProduct(db, {
+      const row = await events.recordWith(db, 'product.created', (trx) => repo.insertProduct(trx, {
         name: input.name.trim(),
         category: input.category.trim(),
         price_cents: centsOf(input.price),
@@ -99,7 +103,7 @@ export function createProductsService(db: Db) {
         description: input.description ?? null,
         created_at: timestamp,
         updated_at: timestamp,
-      });
+      }), toProduct);
       return toProduct(row);
     },
 
@@ -124,7 +128,9 @@ export function createProductsService(db: Db) {
           const current = await repo.lockProductById(trx, id);
           if (!current) return false;
           precondition?.(toProduct(current));
-          return repo.deleteProductById(trx, id);
+          const deleted = await repo.deleteProductById(trx, id);
+          if (deleted) await events.record(trx, 'product.deleted', { id });
+          return deleted;
         });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw AppError.conflict('A product that appears in orders cannot be deleted');

@@ -1,12 +1,20 @@
-import { defineModule, restRoutes } from '../module.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toReportJobView } from './reports.presenter.ts';
 import { createReportWorker } from './report-worker.ts';
 import { reportsRoutes } from './reports.routes.ts';
-import { createReportsService, type ReportsService } from './reports.service.ts';
+import { createReportsService, type ReportEvents, type ReportsService } from './reports.service.ts';
 
 /** Reports: REST `/reports`, jobs queued in `report_jobs` and run by the report worker. */
 export const reportsModule = defineModule({
   name: 'reports',
-  createService: ({ db, config }) => createReportsService(db, { currency: config.STORE_CURRENCY, leaseMs: config.REPORT_LEASE_MS }),
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
+    createReportsService(
+      db,
+      { currency: config.STORE_CURRENCY, leaseMs: config.REPORT_LEASE_MS },
+      services.events.recorderFor<ReportEvents>({ 'report.completed': (job) => toReportJobView(job, EVENT_LINK_PREFIX) }),
+    ),
   routes: restRoutes(reportsRoutes, ({ reports }) => ({ reports })),
   workers: ({ reports }: { reports: ReportsService }, { config, log }) =>
     config.REPORT_WORKER ? [createReportWorker(reports, { pollMs: config.REPORT_POLL_MS, log })] : [],

@@ -8,6 +8,7 @@ import { toReportJob, type ReportJob, type ReportRange } from './report.ts';
 import { buildReport } from './report-builders.service.ts';
 import * as repo from './reports.repository.ts';
 import { GenerateReportInput } from './reports.schemas.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 
 const checkGenerate = createChecker<GenerateReportInput>(GenerateReportInput);
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -38,7 +39,13 @@ export interface ReportsOptions {
   leaseMs: number;
 }
 
-export function createReportsService(db: Db, options: ReportsOptions) {
+export type ReportEvents = { 'report.completed': ReportJob };
+
+export function createReportsService(db: Db, options: ReportsOptions, events: EventRecorder<ReportEvents> = noEvents()) {
+  /** Records the outcome (done or failed) with its `report.completed`, if the job is still this worker's. */
+  const finish = (id: number, workerId: string, outcome: Parameters<typeof repo.finishJob>[3]) =>
+    events.recordWith(db, 'report.completed', async (trx) => ((await repo.finishJob(trx, id, workerId, outcome)) ? repo.findJobById(trx, id) : undefined), toReportJob);
+
   return {
     /** Queues a report; a worker picks it up. Admin only. */
     async requestReport(actor: Principal | null, raw: unknown): Promise<ReportJob> {
@@ -66,11 +73,11 @@ export function createReportsService(db: Db, options: ReportsOptions) {
       const job = toReportJob(row);
       try {
         const result = await buildReport(db, job.type, job.params, options.currency);
-        await repo.finishJob(db, job.id, workerId, { status: 'done', result: JSON.stringify(result), error: null, at: now() });
+        await finish(job.id, workerId, { status: 'done', result: JSON.stringify(result), error: null, at: now() });
       } catch (error) {
         // The stored error is shown to admins: our own errors are safe to show, anything else is masked.
         const message = error instanceof AppError ? error.message : 'Report generation failed';
-        await repo.finishJob(db, job.id, workerId, { status: 'failed', result: null, error: message, at: now() });
+        await finish(job.id, workerId, { status: 'failed', result: null, error: message, at: now() });
       }
       return true;
     },

@@ -1,13 +1,24 @@
-import { defineModule, restRoutes } from '../module.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { toUserView } from './users.presenter.ts';
 import { usersTypeDefs } from './users.graphql.ts';
 import { usersResolvers } from './users.resolvers.ts';
 import { usersRoutes } from './users.routes.ts';
-import { createUsersService } from './users.service.ts';
+import { createUsersService, type UserEvents } from './users.service.ts';
 
 /** Users: REST `/users`, GraphQL `User`, `user`, `users` and the user mutations. */
 export const usersModule = defineModule({
   name: 'users',
-  createService: ({ db }) => createUsersService(db),
+  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+    createUsersService(
+      db,
+      services.events.recorderFor<UserEvents>({
+        'user.created': (user) => toUserView(user, EVENT_LINK_PREFIX),
+        'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX),
+        'user.deleted': (deleted) => deleted,
+      }),
+    ),
   routes: restRoutes(usersRoutes, ({ users }) => ({ users })),
   graphql: { typeDefs: usersTypeDefs, resolvers: usersResolvers },
 });

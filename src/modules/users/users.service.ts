@@ -6,6 +6,7 @@ import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
 import type { UserRowUpdate } from './users.table.ts';
+import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -61,7 +62,10 @@ async function rowChanges(input: UpdateUserInput): Promise<UserRowUpdate> {
   return changes;
 }
 
-export function createUsersService(db: Db) {
+/** The events users emit, by the value their data is built from. */
+export type UserEvents = { 'user.created': User; 'user.updated': User; 'user.deleted': { id: number } };
+
+export function createUsersService(db: Db, events: EventRecorder<UserEvents> = noEvents()) {
   async function write<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     try {
       return await db.transaction().execute(work);
@@ -84,6 +88,7 @@ export function createUsersService(db: Db) {
       // differs only in case is the same address and keeps its verification.
       const verification = changes.email !== undefined && changes.email !== current.email ? { email_verified: false } : {};
       const row = await repo.updateUserById(trx, id, { ...changes, ...verification, updated_at: now() });
+      await events.record(trx, 'user.updated', toUser(row ?? current));
       return toUser(row ?? current);
     });
   }
@@ -134,8 +139,8 @@ export function createUsersService(db: Db) {
       assertMayChangeRoleOrStatus(actor, input);
       const timestamp = now();
       const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-      const row = await write((trx) =>
-        repo.insertUser(trx, {
+      const row = await write(async (trx) => {
+        const inserted = await repo.insertUser(trx, {
           name: input.name.trim(),
           email: input.email.toLowerCase(),
           age: input.age ?? null,
@@ -145,8 +150,10 @@ export function createUsersService(db: Db) {
           password_hash: passwordHash,
           created_at: timestamp,
           updated_at: timestamp,
-        }),
-      );
+        });
+        await events.record(trx, 'user.created', toUser(inserted));
+        return inserted;
+      });
       return toUser(row);
     },
 
@@ -171,7 +178,9 @@ export function createUsersService(db: Db) {
           if (!current) return false;
           precondition?.(toUser(current));
           if (await repo.userHasOrders(trx, id)) throw hasOrders();
-          return repo.deleteUserById(trx, id);
+          const deleted = await repo.deleteUserById(trx, id);
+          if (deleted) await events.record(trx, 'user.deleted', { id });
+          return deleted;
         });
       } catch (error) {
         // An order placed between the check and the delete still blocks it, through the foreign key.
@@ -199,7 +208,7 @@ export function createUsersService(db: Db) {
       (changes.email_verified === undefined || Boolean(current.email_verified) === changes.email_verified) &&
       (changes.role === undefined || current.role === changes.role);
     if (unchanged) return toUser(current);
-    const row = await repo.updateUserById(db, id, { ...changes, updated_at: now() });
+    const row = await events.recordWith(db, 'user.updated', (trx) => repo.updateUserById(trx, id, { ...changes, updated_at: now() }), toUser);
     return toUser(row ?? current);
   }
 }

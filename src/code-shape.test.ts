@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+
+/**
+ * The shape of the runtime code that the dependency rules (.dependency-cruiser.cjs) cannot see:
+ * small files, libraries through their public entry points only, no test support among runtime
+ * files, a floor (src/core) that names no module's table, and a README in every top-level folder.
+ */
+
+const SRC = resolve(import.meta.dirname);
+const MAX_LINES = 300;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+const isTest = (path: string) => /\.test\.ts$/.test(path);
+const runtimeFiles = filesUnder(SRC).filter((path) => path.endsWith('.ts') && !isTest(path));
+const rel = (path: string) => relative(SRC, path);
+
+describe('the shape of the runtime code under src/', () => {
+  it(`has no file over ${MAX_LINES} lines`, () => {
+    const long = runtimeFiles.map((path) => [rel(path), readFileSync(path, 'utf8').split('\n').length] as const).filter(([, lines]) => lines > MAX_LINES);
+    assert.deepEqual(long, []);
+  });
+
+  it("imports no dependency's private dist/ or lib/ path", () => {
+    const privatePath = /(?:from\s+|import\(\s*|require\(\s*)['"](?:@[^/'"]+\/)?[^./'"][^/'"]*\/(?:dist|lib)\//;
+    assert.deepEqual(runtimeFiles.filter((path) => privatePath.test(readFileSync(path, 'utf8'))).map(rel), []);
+  });
+
+  it('holds no test support (it lives under test/support/)', () => {
+    const support = filesUnder(SRC).filter((path) => /test-support|fixture/.test(path) && !isTest(path));
+    assert.deepEqual(support.map(rel), []);
+  });
+
+  it("keeps src/core free of every module's table names", () => {
+    const moduleTables = filesUnder(join(SRC, 'modules'))
+      .filter((path) => path.endsWith('.table.ts'))
+      .flatMap((path) => {
+        const block = /interface Tables \{([^}]*)\}/.exec(readFileSync(path, 'utf8'))?.[1] ?? '';
+        return [...block.matchAll(/^\s*(\w+)\s*:/gm)].map((m) => m[1]!);
+      });
+    assert.ok(moduleTables.includes('users') && moduleTables.includes('orders'), `module tables found: ${moduleTables.join(', ')}`);
+    const named = runtimeFiles
+      .filter((path) => rel(path).startsWith('core/') && !rel(path).startsWith('core/db/migrations/'))
+      .flatMap((path) => {
+        const text = readFileSync(path, 'utf8');
+        return moduleTables.filter((table) => new RegExp(`['"\`]${table}['"\`]`).test(text)).map((table) => `${rel(path)}: ${table}`);
+      });
+    assert.deepEqual(named, []);
+  });
+
+  it('has a README in every top-level folder', () => {
+    const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
+    assert.deepEqual(
+      folders.filter((name) => !readdirSync(join(SRC, name)).includes('README.md')),
+      [],
+    );
+  });
+});

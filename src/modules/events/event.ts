@@ -1,0 +1,116 @@
+import { AppError } from '../../core/errors/app-error.ts';
+import type { EventRow } from './events.table.ts';
+
+/** DECISIONS §10's catalogue: every type the service emits. */
+export const EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'post.created',
+  'comment.created',
+  'comment.deleted',
+  'like.created',
+  'like.deleted',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'order.created',
+  'order.paid',
+  'order.cancelled',
+  'order.refunded',
+  'report.completed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The resources of the catalogue, for `order.*` filters. */
+const RESOURCES = new Set(EVENT_TYPES.map((type) => type.split('.')[0]!));
+
+/** The event as every consumer sees it (feed, stream, and later webhooks and the broker). */
+export interface DomainEvent {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** An event with its place in the feed. */
+export interface FeedEvent {
+  event: DomainEvent;
+  cursor: string;
+  position: FeedPosition;
+}
+
+/** A place in the feed: after the event `(tx, seq)`. */
+export interface FeedPosition {
+  tx: number;
+  seq: number;
+}
+
+export function toFeedEvent(row: EventRow): FeedEvent {
+  return {
+    event: { id: row.event_id, type: row.type as EventType, timestamp: row.created_at, data: JSON.parse(row.data) as Record<string, unknown> },
+    cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
+    position: { tx: row.tx, seq: row.seq },
+  };
+}
+
+const CURSOR_PREFIX = 'ev1.';
+const BASE64URL = /^[A-Za-z0-9_-]{1,64}$/;
+const EVENT_ID = /^evt_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Opaque to clients: base64url of `ev1.<tx>.<seq>`. */
+export function encodeEventCursor(position: FeedPosition): string {
+  return Buffer.from(`${CURSOR_PREFIX}${position.tx}.${position.seq}`, 'utf8').toString('base64url');
+}
+
+const notOurs = (field: string) => AppError.validation([{ field, message: 'is not a cursor or an event id of this feed' }], 'Unknown cursor');
+
+/** A cursor we issued, or undefined when `text` is not one (it may still be an event id). */
+export function decodeEventCursor(text: string): FeedPosition | undefined {
+  if (!BASE64URL.test(text)) return undefined;
+  const match = /^ev1\.(\d{1,19})\.(\d{1,19})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!match) return undefined;
+  const position = { tx: Number(match[1]), seq: Number(match[2]) };
+  return Number.isSafeInteger(position.tx) && Number.isSafeInteger(position.seq) && position.seq >= 1 ? position : undefined;
+}
+
+/** Where `after` (a cursor, or an event id looked up by `findEventId`) points; 422 when neither. */
+export async function resolveAfter(
+  text: string | undefined,
+  field: string,
+  findEventId: (eventId: string) => Promise<FeedPosition | undefined>,
+): Promise<FeedPosition | undefined> {
+  if (text === undefined || text === '') return undefined;
+  const cursor = decodeEventCursor(text);
+  if (cursor) return cursor;
+  if (EVENT_ID.test(text)) {
+    const position = await findEventId(text);
+    if (position) return position;
+  }
+  throw notOurs(field);
+}
+
+export const newEventId = (uuid: string) => `evt_${uuid}`;
+
+/** `types`: exact types and `<resource>.*` prefixes; `*` (or nothing) is every type. */
+export interface TypeFilter {
+  types: string[];
+  prefixes: string[];
+}
+
+export function parseTypeFilter(text: string | undefined): TypeFilter | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const filter: TypeFilter = { types: [], prefixes: [] };
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '*') return undefined;
+    if (item.endsWith('.*') && RESOURCES.has(item.slice(0, -2))) filter.prefixes.push(item.slice(0, -1));
+    else if ((EVENT_TYPES as readonly string[]).includes(item)) filter.types.push(item);
+    else throw AppError.validation([{ field: 'types', message: `${JSON.stringify(item.slice(0, 100))} is not an event type or a prefix such as order.*` }]);
+  }
+  return filter;
+}
+
+export function matchesFilter(type: string, filter: TypeFilter | undefined): boolean {
+  return !filter || filter.types.includes(type) || filter.prefixes.some((prefix) => type.startsWith(prefix));
+}

@@ -1,0 +1,41 @@
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../../core/db/database.ts';
+
+/**
+ * The outbox tables. On PostgreSQL `tx` is set by the insert (the writing transaction's id as xid8,
+ * which never wraps, or the resource's latest place if higher: events.repository.ts); on SQLite it
+ * is 0 and `seq` (AUTOINCREMENT: never reused, even after the purge) alone orders the feed.
+ */
+export const eventsMigrations = {
+  '0007-events': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const postgres = dialectOf(db) === 'postgres';
+      await db.schema
+        .createTable('events')
+        .addColumn('seq', postgres ? 'bigint' : 'integer', (col) =>
+          postgres ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement(),
+        )
+        .addColumn('tx', postgres ? 'bigint' : 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('event_id', 'text', (col) => col.notNull().unique())
+        .addColumn('type', 'text', (col) => col.notNull())
+        .addColumn('resource', 'text', (col) => col.notNull())
+        .addColumn('data', 'text', (col) => col.notNull())
+        .addColumn('created_at', postgres ? 'timestamptz' : 'text', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('events_feed_order_idx').on('events').columns(['tx', 'seq']).execute();
+      await db.schema.createIndex('events_resource_idx').on('events').columns(['resource', 'tx']).execute();
+      await db.schema.createIndex('events_created_at_idx').on('events').column('created_at').execute();
+      await db.schema
+        .createTable('event_consumers')
+        .addColumn('consumer', 'text', (col) => col.primaryKey())
+        .addColumn('tx', postgres ? 'bigint' : 'integer', (col) => col.notNull())
+        .addColumn('seq', postgres ? 'bigint' : 'integer', (col) => col.notNull())
+        .addColumn('updated_at', postgres ? 'timestamptz' : 'text', (col) => col.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('event_consumers').execute();
+      await db.schema.dropTable('events').execute();
+    },
+  },
+};

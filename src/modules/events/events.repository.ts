@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { FeedPosition, TypeFilter } from './event.ts';
+import type { EventRow, NewEventRow } from './events.table.ts';
+
+/** Namespaces the per-resource advisory locks of `insertEvent` (the first key of the two-key form). */
+const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
+
+/**
+ * Writes one event in `trx`, the change's own transaction.
+ *
+ * PostgreSQL: `tx`, the event's place in the feed, is the writing transaction's id, raised to the
+ * place of the resource's latest event when that is higher. The transaction first takes an advisory
+ * lock on the resource, held until it ends, so a second writer of the same resource waits until
+ * the first has committed (or rolled back) and then sees its event: the resource's events are in
+ * commit order, whatever order their transactions got their ids in (README.md).
+ */
+export async function insertEvent(trx: Db, row: Omit<NewEventRow, 'seq' | 'tx'>): Promise<void> {
+  if (dialectOf(trx) === 'sqlite') {
+    await trx.insertInto('events').values(row).execute();
+    return;
+  }
+  await sql`select pg_advisory_xact_lock(${RESOURCE_LOCK_SPACE}, hashtext(${row.resource}))`.execute(trx);
+  const own = sql<number>`pg_current_xact_id()::text::bigint`;
+  const latest = sql<number>`(select max(tx) from events where resource = ${row.resource})`;
+  await trx
+    .insertInto('events')
+    .values({ ...row, tx: sql<number>`greatest(${own}, coalesce(${latest}, 0))` })
+    .execute();
+}
+
+/**
+ * The next events of the feed after `after`, oldest first, in `(tx, seq)` order.
+ *
+ * PostgreSQL: only events placed below the oldest transaction still running when this statement's
+ * snapshot was taken (`tx < xmin`). An event's place is at least its writer's transaction id, so
+ * every such writer has ended; a transaction still running, or not yet begun, has an id of at least
+ * xmin, so every event it writes sorts after every event returned. A reader that goes on from the
+ * last `(tx, seq)` it saw therefore never skips one (README.md). SQLite has one writer at a time:
+ * insert order is commit order, and `tx` is 0 throughout.
+ */
+export async function listEventsAfter(
+  db: Db,
+  options: { after: FeedPosition | undefined; limit: number; filter: TypeFilter | undefined },
+): Promise<EventRow[]> {
+  let query = db.selectFrom('events').selectAll();
+  if (dialectOf(db) === 'postgres') query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  const { after, filter } = options;
+  if (after) query = query.where((eb) => eb(eb.refTuple('tx', 'seq'), '>', eb.tuple(after.tx, after.seq)));
+  if (filter) {
+    query = query.where((eb) =>
+      eb.or([
+        ...(filter.types.length > 0 ? [eb('type', 'in', filter.types)] : []),
+        ...filter.prefixes.map((prefix) => eb('type', 'like', `${prefix}%`)),
+      ]),
+    );
+  }
+  return query.orderBy('tx').orderBy('seq').limit(options.limit).execute();
+}
+
+export async function findPositionOfEventId(db: Db, eventId: string): Promise<FeedPosition | undefined> {
+  return db.selectFrom('events').select(['tx', 'seq']).where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** The position of the consumer furthest behind, or undefined when none is registered. */
+export async function findSlowestConsumer(db: Db): Promise<FeedPosition | undefined> {
+  return db.selectFrom('event_consumers').select(['tx', 'seq']).orderBy('tx').orderBy('seq').limit(1).executeTakeFirst();
+}
+
+/** Deletes events written before `cutoff`, keeping any a registered consumer has not passed yet. */
+export async function deleteEventsBefore(db: Db, cutoff: string, keepAfter: FeedPosition | undefined): Promise<number> {
+  let query = db.deleteFrom('events').where('created_at', '<', cutoff);
+  if (keepAfter) query = query.where((eb) => eb(eb.refTuple('tx', 'seq'), '<=', eb.tuple(keepAfter.tx, keepAfter.seq)));
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Events kept, for `/metrics`. */
+export async function countEvents(db: Db): Promise<number> {
+  const row = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { requireAdmin } from '../../core/access/guards.ts';
+import type { Principal } from '../../core/access/principal.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import { encodeEventCursor, newEventId, parseTypeFilter, resolveAfter, toFeedEvent, type FeedEvent, type FeedPosition, type TypeFilter } from './event.ts';
+import type { EventRecorder, EventViews } from './event-recorder.ts';
+import * as repo from './events.repository.ts';
+
+export const EVENT_PAGE_RULES = { defaultLimit: 100, maxLimit: 1000 };
+
+export interface EventsOptions {
+  /** How long events are kept (EVENT_RETENTION_HOURS). */
+  retentionHours: number;
+  /** How often an open stream looks for new events (EVENT_STREAM_POLL_MS). */
+  pollMs: number;
+  /** Longest silence on a stream before a heartbeat comment (EVENT_STREAM_HEARTBEAT_MS, at most 15 s). */
+  heartbeatMs: number;
+}
+
+export interface FeedQuery {
+  after?: string | undefined;
+  /** `Last-Event-ID` of a resuming stream: wins over `after`. */
+  lastEventId?: string | undefined;
+  limit?: number | undefined;
+  types?: string | undefined;
+}
+
+/** A checked feed request: where to start, how many, which types. */
+export interface FeedRequest {
+  after: FeedPosition | undefined;
+  limit: number;
+  filter: TypeFilter | undefined;
+}
+
+export interface FeedPage {
+  items: FeedEvent[];
+  /** The last event's cursor; with nothing new, the cursor asked for (null when none was). */
+  nextCursor: string | null;
+}
+
+/** Whose events must stay in order: the resource named by the type and `data`'s ids. */
+function resourceOf(type: string, data: Record<string, unknown>): string {
+  const resource = type.split('.')[0]!;
+  if (data.id !== undefined) return `${resource}:${String(data.id)}`;
+  return `${resource}:${String(data.commentId)}:${String(data.userId)}`;
+}
+
+export function createEventsService(db: Db, options: EventsOptions) {
+  async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
+    await repo.insertEvent(trx, { event_id: newEventId(randomUUID()), type, resource: resourceOf(type, data), data: JSON.stringify(data), created_at: now() });
+  }
+
+  async function checkFeedRequest(actor: Principal | null, query: FeedQuery): Promise<FeedRequest> {
+    requireAdmin(actor);
+    const limit = query.limit ?? EVENT_PAGE_RULES.defaultLimit;
+    if (!Number.isInteger(limit) || limit < 1 || limit > EVENT_PAGE_RULES.maxLimit) {
+      throw AppError.validation([{ field: 'limit', message: `must be an integer from 1 to ${EVENT_PAGE_RULES.maxLimit}` }]);
+    }
+    const filter = parseTypeFilter(query.types);
+    const field = query.lastEventId !== undefined ? 'Last-Event-ID' : 'after';
+    const after = await resolveAfter(query.lastEventId ?? query.after, field, (id) => repo.findPositionOfEventId(db, id));
+    return { after, limit, filter };
+  }
+
+  async function readFeed(request: FeedRequest): Promise<FeedEvent[]> {
+    return (await repo.listEventsAfter(db, request)).map(toFeedEvent);
+  }
+
+  return {
+    streamTiming: { pollMs: options.pollMs, heartbeatMs: options.heartbeatMs },
+
+    /** Records one event in `trx`, the change's own transaction. */
+    record,
+
+    /** A service's recorder: `views` builds each type's `data` from the service's domain value. */
+    recorderFor<M>(views: EventViews<M>): EventRecorder<M> {
+      return {
+        record: (trx, type, value) => record(trx, type, views[type](value)),
+        recordWith: (writer, type, write, valueOf) =>
+          writer.transaction().execute(async (trx) => {
+            const result = await write(trx);
+            if (result !== undefined && result !== null && result !== false) await record(trx, type, views[type](valueOf(result)));
+            return result;
+          }),
+      };
+    },
+
+    /** Admin only; checks `after`/`Last-Event-ID`, `limit` and `types` (422 naming the field). */
+    checkFeedRequest,
+
+    /** The next events after the request's position (the stream calls this again from its last cursor). */
+    readFeed,
+
+    async listEvents(actor: Principal | null, query: FeedQuery): Promise<FeedPage> {
+      const request = await checkFeedRequest(actor, query);
+      const items = await readFeed(request);
+      const last = items.at(-1);
+      const asked = request.after ? encodeEventCursor(request.after) : null;
+      return { items, nextCursor: last ? last.cursor : asked };
+    },
+
+    /** Removes events older than the retention, keeping those a registered consumer has not passed. */
+    async purgeExpired(): Promise<number> {
+      const cutoff = new Date(Date.now() - options.retentionHours * 3_600_000).toISOString();
+      return repo.deleteEventsBefore(db, cutoff, await repo.findSlowestConsumer(db));
+    },
+
+    /** Events kept now, for `/metrics`. */
+    countEvents: () => repo.countEvents(db),
+  };
+}
+
+
+export type EventsService = ReturnType<typeof createEventsService>;
