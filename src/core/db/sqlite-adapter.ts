@@ -37,8 +37,7 @@ function wrap(statement: StatementSync): SqliteStatement {
     };
   }
   // Rows come back as arrays and become objects here: node:sqlite's own row objects are slow to
-  // build and to read (dictionary mode); these share one shape per statement. Reading 380 user rows
-  // and mapping them took 925 µs as objects, 480 µs this way (bench/RESULTS.md).
+  // build and to read (dictionary mode); these share one shape per column list (bench/RESULTS.md).
   statement.setReturnArrays(true);
   const toRow = rowBuilderFor(columns);
   return {
@@ -52,9 +51,8 @@ function wrap(statement: StatementSync): SqliteStatement {
 }
 
 /**
- * Statements of one column list share one builder: a batched read's `in (?, ?, …)` is a new statement
- * for every length of its list, and compiling a builder for each would add a `new Function` to those
- * requests and keep a copy per length. Bounded like the statement cache.
+ * Statements of one column list share one builder, so their rows share one shape: a batched read's
+ * `in (?, ?, …)` is a new statement for every length of its list. Bounded like the statement cache.
  */
 const builders = new Map<string, (values: unknown[]) => Record<string, unknown>>();
 
@@ -69,26 +67,20 @@ function rowBuilderFor(columns: readonly string[]): (values: unknown[]) => Recor
 }
 
 /**
- * Makes objects of one shape from a statement's value arrays: an object literal with the statement's
- * columns, compiled once per column list (`new Function`, as ajv and fast-json-stringify do for their
- * validators and serializers). Setting the keys one by one from the column list made every row
- * building site megamorphic across statements: 80–100 ns a row against 13–30 (bench/RESULTS.md, session
- * 6). The column names come from the statement's own SQL and are written as JSON string literals.
+ * Makes objects of one shape from a statement's value arrays: each row is a copy of a template object
+ * holding the columns in order (a spread keeps the template's shape), then filled in. Adding the keys
+ * one by one to an empty object instead gave every row a chain of shape transitions (bench/RESULTS.md).
+ * Two columns of one name keep the last value, as one assignment after another would.
  */
 export function rowBuilder(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
-  if (new Set(columns).size !== columns.length || columns.includes('__proto__')) {
-    // Duplicate names (a join without aliases: the last one wins, as with one assignment after
-    // another), or a name a literal would take for the prototype: built key by key.
-    return (values) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) {
-        Object.defineProperty(row, columns[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
-      }
-      return row;
-    };
-  }
-  const fields = columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
-  return new Function('v', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
+  const template: Record<string, unknown> = {};
+  // Defined, not assigned: a column named `__proto__` is then a property, never the prototype.
+  for (const name of columns) Object.defineProperty(template, name, { value: undefined, enumerable: true, writable: true, configurable: true });
+  return (values) => {
+    const row = { ...template };
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+    return row;
+  };
 }
 
 /** Keeps at most STATEMENT_CACHE_SIZE entries, the oldest out first (a Map keeps insertion order). */

@@ -1,5 +1,6 @@
 import { sql, type AliasableExpression } from 'kysely';
-import { dialectOf, executeRead, type Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 import { containsPattern } from './like-pattern.ts';
 import { PRICE_BUCKET_CENTS } from './price-bucket.ts';
@@ -26,7 +27,7 @@ export interface ProductListPage {
  */
 export async function listProductsPage(db: Db, query: ProductListQuery): Promise<ProductListPage> {
   const { shape, params } = planOf(query);
-  const { rows } = await executeRead(db, pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }));
+  const rows = await readRows(db, pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }));
   const first = rows[0];
   if (first !== undefined) return { rows, total: Number(first.list_total) };
   // The limit is at least 1 (pageWindow), so an empty first page means nothing matches.
@@ -40,7 +41,7 @@ export function countProducts(db: Db, filter: ProductFilter): Promise<number> {
 }
 
 async function countPlanned(db: Db, shape: FilterShape, params: FilterParams): Promise<number> {
-  const { rows } = await executeRead(db, countStatement(db, shape, params));
+  const rows = await readRows(db, countStatement(db, shape, params));
   return Number(rows[0]?.count ?? 0);
 }
 
