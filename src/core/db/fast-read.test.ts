@@ -6,7 +6,6 @@ import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { rowByIdStatement, type TableName } from './by-id-statements.ts';
 import { createDatabase, observeQueries, poolStatsOf, type Db } from './database.ts';
 import { readRows } from './fast-read.ts';
-import { rowBuilder } from './sqlite-adapter.ts';
 
 const thingById = rowByIdStatement<{ id: number; name: string }>('things' as TableName);
 const findThing = async (db: Db, id: number) => (await readRows(db, thingById(db, id)))[0];
@@ -124,22 +123,5 @@ describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, (
     finish();
     await transaction;
     assert.deepEqual(await outside, { id: 2, name: 'two' });
-  });
-});
-
-describe('rows of a SQLite statement', () => {
-  it('are plain objects with the statement’s columns, in order', () => {
-    const build = rowBuilder(['id', 'name', 'weird "name"']);
-    const row = build([1, 'a', true]);
-    assert.deepEqual(row, { id: 1, name: 'a', 'weird "name"': true });
-    assert.deepEqual(Object.keys(row), ['id', 'name', 'weird "name"']);
-    assert.equal(Object.getPrototypeOf(row), Object.prototype);
-  });
-
-  it('keep the last of two columns of one name, and never take a column for the prototype', () => {
-    assert.deepEqual(rowBuilder(['id', 'id'])([1, 2]), { id: 2 });
-    const row = rowBuilder(['__proto__', 'id'])([{ polluted: true }, 1]);
-    assert.equal((row as { polluted?: boolean }).polluted, undefined);
-    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
   });
 });

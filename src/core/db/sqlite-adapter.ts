@@ -1,5 +1,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { rowBuilder, type RowOf } from './sqlite-rows.ts';
 
 /**
  * Adapts the built-in `node:sqlite` driver to the interface Kysely's SqliteDialect expects
@@ -36,8 +37,7 @@ function wrap(statement: StatementSync): SqliteStatement {
       iterate: (parameters) => statement.iterate(...bind(parameters)),
     };
   }
-  // Rows come back as arrays and become objects here: node:sqlite's own row objects are slow to
-  // build and to read (dictionary mode); these share one shape per column list (bench/RESULTS.md).
+  // Rows come back as arrays and become objects here (sqlite-rows.ts).
   statement.setReturnArrays(true);
   const toRow = rowBuilderFor(columns);
   return {
@@ -51,12 +51,12 @@ function wrap(statement: StatementSync): SqliteStatement {
 }
 
 /**
- * Statements of one column list share one builder, so their rows share one shape: a batched read's
- * `in (?, ?, …)` is a new statement for every length of its list. Bounded like the statement cache.
+ * Statements of one column list share one builder: a batched read's `in (?, ?, …)` is a new statement
+ * for every length of its list. Bounded like the statement cache.
  */
-const builders = new Map<string, (values: unknown[]) => Record<string, unknown>>();
+const builders = new Map<string, RowOf>();
 
-function rowBuilderFor(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+function rowBuilderFor(columns: readonly string[]): RowOf {
   const key = columns.join('\u0000');
   let builder = builders.get(key);
   if (builder === undefined) {
@@ -64,23 +64,6 @@ function rowBuilderFor(columns: readonly string[]): (values: unknown[]) => Recor
     remember(builders, key, builder);
   }
   return builder;
-}
-
-/**
- * Makes objects of one shape from a statement's value arrays: each row is a copy of a template object
- * holding the columns in order (a spread keeps the template's shape), then filled in. Adding the keys
- * one by one to an empty object instead gave every row a chain of shape transitions (bench/RESULTS.md).
- * Two columns of one name keep the last value, as one assignment after another would.
- */
-export function rowBuilder(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
-  const template: Record<string, unknown> = {};
-  // Defined, not assigned: a column named `__proto__` is then a property, never the prototype.
-  for (const name of columns) Object.defineProperty(template, name, { value: undefined, enumerable: true, writable: true, configurable: true });
-  return (values) => {
-    const row = { ...template };
-    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
-    return row;
-  };
 }
 
 /** Keeps at most STATEMENT_CACHE_SIZE entries, the oldest out first (a Map keeps insertion order). */

@@ -150,14 +150,13 @@ const pageStatement = statementCache({
 /**
  * PostgreSQL: the page's ids and sort keys first (an index-only scan where an index holds the filter
  * and the order, as `(category, price_cents desc, id)` of migration 0006 does for a category's price
- * range by price descending), then its rows by primary key, in the page's order. The statement is named (pg-named-statements.ts), so after five
- * runs PostgreSQL plans it once for any values (a generic plan), and a generic plan guesses a price
- * range keeps 0.5% of the rows: with the rows read directly, it chose to read every matching row and
- * sort them (229 rows and 165 pages for a 20-row page of the benchmark's W2) over walking the index in
- * order. Reading keys first is cheap under either plan: 5 index pages and 20 row lookups.
- * Measured with pgbench on the benchmark's data, generic plans, two runs each (14:06 UTC, load 1.1;
- * bench/RESULTS.md, session 4): 529–551 → 293–314 µs of PostgreSQL CPU per page with its total. SQLite plans its own way and keeps the
- * direct read.
+ * range by price descending), then its rows by primary key, in the page's order. The statement is
+ * named (pg-named-statements.ts), so after five runs PostgreSQL plans it once for any values (a generic
+ * plan), and a generic plan guesses a price range keeps a small share of the rows: with the rows read
+ * directly, it chose to read and sort every matching row of the benchmark's W2 over walking the index
+ * in order. Reading keys first is cheap under either plan: a few index pages and one lookup per row of
+ * the page; it about halved PostgreSQL's CPU per page (pgbench, generic plans: bench/RESULTS.md,
+ * session 4). SQLite plans its own way and keeps the direct read.
  */
 function pageByKeys(db: Db, shape: PageShape, params: PageParams) {
   const sortColumns = [...new Set(shape.sort.map(({ key }) => SORT_COLUMNS[key]))];
