@@ -1,8 +1,11 @@
-import type { CompiledQuery, QueryResult } from 'kysely';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { QueryListeners } from './database-observers.ts';
-import type { Db } from './database.ts';
 import type { PgDriver } from './pg-driver.ts';
 import type { SqliteDriver } from './sqlite-driver.ts';
+import type { Tables } from './tables.ts';
+
+/** The database or a transaction of it (`Db` of database.ts, which builds the readers: named here without the cycle). */
+type Db = Kysely<Tables>;
 
 /**
  * A compiled read run on the driver's connection without Kysely's executor around it: on SQLite at
