@@ -68,6 +68,13 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
     assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two', colour: null }]);
   });
 
+  it('after a committed transaction, retries a changed named statement again on the same connection', async () => {
+    await suite.db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx));
+    await byId(2);
+    await sql`alter table item add column weight int`.execute(suite.db);
+    assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two', colour: null, weight: null }]);
+  });
+
   it('inside a transaction fails only that transaction, then serves the statement again', async () => {
     await byId(1);
     await sql`alter table item add column size int`.execute(suite.db);
@@ -75,6 +82,6 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
       suite.db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx)),
       (error: { code?: string }) => error.code === '0A000',
     );
-    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null, size: null }]);
+    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null, weight: null, size: null }]);
   });
 });
