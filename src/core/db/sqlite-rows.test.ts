@@ -11,7 +11,7 @@ describe('rows of a SQLite statement', () => {
     assert.equal(Object.getPrototypeOf(row), Object.prototype);
   });
 
-  it('have every column for any number of columns, wide rows included', () => {
+  it('have every column, in order, for any number of columns', () => {
     for (let count = 0; count <= 20; count += 1) {
       const columns = Array.from({ length: count }, (_, i) => `c${i}`);
       const values = columns.map((_, i) => i * 10);
