@@ -4,9 +4,9 @@ import { dialectOf, type Db } from './database.ts';
 /**
  * A list of ids as a bound value: on PostgreSQL one parameter, the array text `{1,2,3}`, which
  * PostgreSQL reads as the column's array type (pg would build the same text from a JS array one
- * quoted, escaped element at a time: about five strings per id, 112 KB a nested W3 answer for 600 ids,
- * bench/RESULTS.md; ids are integers, so one join says it, and anything else is refused here rather
- * than sent); on SQLite the ids themselves, one parameter each. A `statementCache` param takes it as is.
+ * quoted, escaped element at a time, several strings per id: bench/RESULTS.md; ids are integers, so
+ * one join says it, and anything else is refused here rather than sent); on SQLite the ids
+ * themselves, one parameter each. A `statementCache` param takes it as is.
  */
 export type IdListParam = string | readonly number[];
 

@@ -1,11 +1,12 @@
-import type { Kysely } from 'kysely';
-import { dialectOf, readRows, type Db } from './database.ts';
+import { anyTable, canonicalColumns, type TableName } from './by-id-statements.ts';
+import { dialectOf, type Db } from './database.ts';
+import { readRows } from './fast-read.ts';
 import { columnInParam, idListParam, type IdListParam } from './id-list.ts';
-import { canonicalColumns } from './id-list-statements.ts';
 import { statementCache } from './statement-cache.ts';
 
 export interface PagePerParent<Row> {
-  table: 'posts' | 'comments';
+  /** The children's table, named by its module. */
+  table: TableName;
   /** The column naming the parent (`author_id`, `post_id`), indexed with `id` as `(parent, id)`. */
   parent: keyof Row & string;
   direction: 'asc' | 'desc';
@@ -18,9 +19,9 @@ export interface PagePerParent<Row> {
  * The same page of children for every parent in one statement (the GraphQL list loaders): a window
  * numbers each parent's rows by id and the page is cut per parent, ordered by parent then id.
  * PostgreSQL stops each window early (a run condition) and reads only `columns`; SQLite numbers whole
- * rows slowly (2 ms for the 100 posts of bench W3), so there the window runs over the `(parent, id)`
- * index alone and only the page's rows are read by primary key (1 ms). On PostgreSQL that second
- * form picks a hash join over the whole table instead (26–35 ms), hence one form per database.
+ * rows slowly, so there the window runs over the `(parent, id)` index alone and only the page's rows
+ * are read by primary key. On PostgreSQL that second form picks a hash join over the whole table
+ * instead, several times slower (bench/RESULTS.md), hence one form per database.
  */
 export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Promise<Row[]> {
   if (spec.parentIds.length === 0) return Promise.resolve([]);
@@ -34,7 +35,7 @@ export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Prom
 }
 
 interface PageShape {
-  table: 'posts' | 'comments';
+  table: TableName;
   parent: string;
   direction: 'asc' | 'desc';
   /** `id`, the parent, then the other columns once each, sorted: one shape per set of columns. */
@@ -52,10 +53,8 @@ interface PageParams extends Record<string, unknown> {
 const pageStatement = statementCache({
   keyOf: (shape: PageShape) => `${shape.table} ${shape.parent} ${shape.direction} ${shape.columns.join()}`,
   build: (db, shape, params: PageParams) => {
-    // The tables share this shape; Kysely cannot type one query over "one of several tables".
-    const any = db as unknown as Kysely<{ rows: Record<string, unknown> }>;
-    const table = shape.table as 'rows';
-    const { parent, direction, columns } = shape;
+    const any = anyTable(db);
+    const { table, parent, direction, columns } = shape;
     const numbered = any
       .selectFrom(table)
       .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy(parent).orderBy('id', direction)).as('rn'))

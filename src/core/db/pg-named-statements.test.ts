@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import pg from 'pg';
-import { createNamedStatements, withNamedStatements } from './pg-named-statements.ts';
+import { PgDriver } from './pg-driver.ts';
+import { createNamedStatements } from './pg-named-statements.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
@@ -39,16 +40,15 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
   it('hands out one connection object per pg client, the same on every checkout', async () => {
     // Kysely keys its per-connection state by this object: a new one per checkout made it build a new
     // connection and two weak-table entries for every statement (garbage promoted under load).
-    const pool = new pg.Pool({ connectionString: suite.url, max: 1 });
-    const named = withNamedStatements(pool);
+    const driver = new PgDriver(new pg.Pool({ connectionString: suite.url, max: 1 }));
     try {
-      const first = await named.connect();
-      first.release();
-      const second = await named.connect();
-      second.release();
+      const first = await driver.acquireConnection();
+      await driver.releaseConnection(first);
+      const second = await driver.acquireConnection();
+      await driver.releaseConnection(second);
       assert.equal(second, first);
     } finally {
-      await named.end();
+      await driver.destroy();
     }
   });
 
@@ -68,6 +68,13 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
     assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two', colour: null }]);
   });
 
+  it('after a committed transaction, retries a changed named statement again on the same connection', async () => {
+    await suite.db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx));
+    await byId(2);
+    await sql`alter table item add column weight int`.execute(suite.db);
+    assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two', colour: null, weight: null }]);
+  });
+
   it('inside a transaction fails only that transaction, then serves the statement again', async () => {
     await byId(1);
     await sql`alter table item add column size int`.execute(suite.db);
@@ -75,6 +82,6 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
       suite.db.transaction().execute((trx) => sql`select * from item where id = ${1}`.execute(trx)),
       (error: { code?: string }) => error.code === '0A000',
     );
-    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null, size: null }]);
+    assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one', colour: null, weight: null, size: null }]);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseTimestamptz } from './database.ts';
+import { parseTimestamptz } from './pg-types.ts';
 
 describe('PostgreSQL timestamptz parsing', () => {
   it('gives the same ISO string as Date for every UTC form PostgreSQL prints', () => {

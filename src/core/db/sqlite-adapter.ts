@@ -1,5 +1,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { rowBuilder, type RowOf } from './sqlite-rows.ts';
 
 /**
  * Adapts the built-in `node:sqlite` driver to the interface Kysely's SqliteDialect expects
@@ -36,9 +37,7 @@ function wrap(statement: StatementSync): SqliteStatement {
       iterate: (parameters) => statement.iterate(...bind(parameters)),
     };
   }
-  // Rows come back as arrays and become objects here: node:sqlite's own row objects are slow to
-  // build and to read (dictionary mode); these share one shape per statement. Reading 380 user rows
-  // and mapping them took 925 µs as objects, 480 µs this way (bench/RESULTS.md).
+  // Rows come back as arrays and become objects here (sqlite-rows.ts).
   statement.setReturnArrays(true);
   const toRow = rowBuilderFor(columns);
   return {
@@ -53,12 +52,11 @@ function wrap(statement: StatementSync): SqliteStatement {
 
 /**
  * Statements of one column list share one builder: a batched read's `in (?, ?, …)` is a new statement
- * for every length of its list, and compiling a builder for each would add a `new Function` to those
- * requests and keep a copy per length. Bounded like the statement cache.
+ * for every length of its list. Bounded like the statement cache.
  */
-const builders = new Map<string, (values: unknown[]) => Record<string, unknown>>();
+const builders = new Map<string, RowOf>();
 
-function rowBuilderFor(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+function rowBuilderFor(columns: readonly string[]): RowOf {
   const key = columns.join('\u0000');
   let builder = builders.get(key);
   if (builder === undefined) {
@@ -66,29 +64,6 @@ function rowBuilderFor(columns: readonly string[]): (values: unknown[]) => Recor
     remember(builders, key, builder);
   }
   return builder;
-}
-
-/**
- * Makes objects of one shape from a statement's value arrays: an object literal with the statement's
- * columns, compiled once per column list (`new Function`, as ajv and fast-json-stringify do for their
- * validators and serializers). Setting the keys one by one from the column list made every row
- * building site megamorphic across statements: 80–100 ns a row against 13–30 (bench/RESULTS.md, session
- * 6). The column names come from the statement's own SQL and are written as JSON string literals.
- */
-export function rowBuilder(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
-  if (new Set(columns).size !== columns.length || columns.includes('__proto__')) {
-    // Duplicate names (a join without aliases: the last one wins, as with one assignment after
-    // another), or a name a literal would take for the prototype: built key by key.
-    return (values) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) {
-        Object.defineProperty(row, columns[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
-      }
-      return row;
-    };
-  }
-  const fields = columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
-  return new Function('v', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 
 /** Keeps at most STATEMENT_CACHE_SIZE entries, the oldest out first (a Map keeps insertion order). */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { sql, type AliasedRawBuilder } from 'kysely';
+import { rowByIdStatement, type TableName } from './by-id-statements.ts';
 import { createDatabase, type Db } from './database.ts';
-import { rowById, statementCache } from './statement-cache.ts';
+import { readRows } from './fast-read.ts';
+import { statementCache } from './statement-cache.ts';
 
 interface Params extends Record<string, unknown> {
   a: string;
@@ -93,15 +95,16 @@ describe('statementCache', () => {
     assert.throws(() => whole(db, null, { ids: [1, 2] }), /one element per parameter/);
   });
 
-  it('rowById reads one row by id on every call, inside a transaction too, and nothing for an absent id', async () => {
+  it('rowByIdStatement reads one row by id on every call, inside a transaction too, and nothing for an absent id', async () => {
     await sql`create table things (id integer primary key, name text not null)`.execute(db);
     await sql`insert into things values (1, 'one'), (2, 'two')`.execute(db);
-    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
+    const byId = rowByIdStatement<{ id: number; name: string }>('things' as TableName);
+    const findThing = async (target: Db, id: number) => (await readRows(target, byId(target, id)))[0];
     assert.deepEqual(await findThing(db, 2), { id: 2, name: 'two' });
     assert.deepEqual(await findThing(db, 1), { id: 1, name: 'one' });
     assert.equal(await findThing(db, 3), undefined);
     await db.transaction().execute(async (trx) => assert.deepEqual(await findThing(trx, 1), { id: 1, name: 'one' }));
-    const nameOf = rowById<{ name: string }>('things' as 'users', ['name']);
-    assert.deepEqual(await nameOf(db, 2), { name: 'two' });
+    const nameById = rowByIdStatement<{ name: string }>('things' as TableName, ['name']);
+    assert.deepEqual(await readRows(db, nameById(db, 2)), [{ name: 'two' }]);
   });
 });

@@ -1,13 +1,12 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { dialectOf, executeRead, type Db, type DialectName } from './database.ts';
-import type { Tables } from './tables.ts';
+import { dialectOf, type Db } from './database.ts';
 
 /**
  * Builds and compiles a query once per shape, then reuses its SQL with new parameter values.
  *
  * Kysely builds an operation tree and compiles it to SQL on every call: for the products list
- * (filters, sort, a total from counters) that was 80–130 µs of a request's CPU, more than running
- * the statement on SQLite (bench/PRODUCTS.md). The SQL text depends only on the query's shape (which
+ * (filters, sort, a total from counters) that cost more of a request's CPU than running the statement
+ * on SQLite (bench/PRODUCTS.md). The SQL text depends only on the query's shape (which
  * filters are present, the sort, which parts the total has); the values only fill parameters.
  *
  * `build(db, shape, params)` must branch only on `shape` and on which params are `undefined` (both
@@ -21,6 +20,7 @@ import type { Tables } from './tables.ts';
  * per element: the build sees an array of as many markers, to bind each (`sql.join`), and its length
  * is part of the key, so each length is a shape of its own.
  * At most `maxShapes` shapes per dialect are kept; others are built on each call as before.
+ * The compiled statement is run with `readRows` (fast-read.ts).
  */
 export function statementCache<Shape, Params extends Record<string, unknown>, Row>(options: {
   build: (db: Db, shape: Shape, params: Params) => Compilable<Row>;
@@ -104,32 +104,4 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
     return value.index === undefined ? { param: value.param } : { param: value.param, index: value.index };
   });
   return { sql: compiled.sql, slots };
-}
-
-/**
- * A read of one row by its `id` (all columns, or `columns`), its SQL built once per dialect: the by-id reads are the hottest
- * statements (a REST or GraphQL read of one resource, the rights of a caller), and building and
- * compiling the same query on every call cost ~10-15 µs of CPU per read on PostgreSQL, about as much
- * as pg's own work for the statement (bench/RESULTS.md, "Data path").
- */
-export function rowById<Row>(table: keyof Tables & string, columns?: readonly (keyof Row & string)[]): (db: Db, id: number) => Promise<Row | undefined> {
-  // Kysely cannot type a query over a table chosen at run time; the caller names the row type.
-  const build = (db: Db, id: number) => {
-    const from = db.selectFrom(table as 'users');
-    const selected = columns ? from.select(columns as unknown as 'id'[]) : from.selectAll();
-    return selected.where('id', '=', id).compile();
-  };
-  // Its one parameter is the id: the SQL is all there is to keep, once per dialect.
-  const texts: Partial<Record<DialectName, string>> = {};
-  return async (db, id) => {
-    const dialect = dialectOf(db);
-    let text = texts[dialect];
-    if (text === undefined) {
-      const compiled = build(db, id);
-      if (compiled.parameters.length !== 1 || compiled.parameters[0] !== id) throw new Error(`rowById(${table}): the id must be the only parameter`);
-      text = texts[dialect] = compiled.sql;
-    }
-    const result = executeRead(db, CompiledQuery.raw(text, [id]) as CompiledQuery<Row>);
-    return (result instanceof Promise ? await result : result).rows[0];
-  };
 }

@@ -40,3 +40,26 @@ describe('transactions that PostgreSQL aborts for a deadlock', { skip: !postgres
     assert.equal(runs, 1);
   });
 });
+
+for (const dialect of DIALECTS) {
+  describe(`savepoints in a transaction (${dialect.name})`, { skip: dialect.skip }, () => {
+    const suite = suiteDatabase(dialect, {
+      poolSize: 2,
+      setUp: async (db) => {
+        await sql`create table mark (id int primary key)`.execute(db);
+      },
+    });
+
+    it('roll back to a savepoint and keep what came before it', async () => {
+      const trx = await suite.db.startTransaction().execute();
+      await sql`insert into mark values (1)`.execute(trx);
+      const saved = await trx.savepoint('before two').execute();
+      await sql`insert into mark values (2)`.execute(saved);
+      const back = await saved.rollbackToSavepoint('before two').execute();
+      await back.releaseSavepoint('before two').execute();
+      await trx.commit().execute();
+      const { rows } = await sql<{ id: number }>`select id from mark order by id`.execute(suite.db);
+      assert.deepEqual(rows.map((row) => row.id), [1]);
+    });
+  });
+}

@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { rowById } from '../../core/db/statement-cache.ts';
+import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { CommentsTable } from './comments.table.ts';
 import { COMMENT_COLUMN_OF } from './comment.ts';
@@ -8,11 +9,10 @@ import type { CommentRow } from './comments.table.ts';
 
 /** All SQL of comments. Lists are oldest first by id (ids grow with time and never tie). */
 
-export const findCommentById = rowById<CommentRow>('comments');
+const commentById = rowByIdStatement<CommentRow>('comments');
 
-export function findCommentsByIds(db: Db, ids: readonly number[]): Promise<CommentRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('comments').selectAll().where('id', 'in', ids).execute();
+export async function findCommentById(db: Db, id: number): Promise<CommentRow | undefined> {
+  return (await readRows(db, commentById(db, id)))[0];
 }
 
 export function listCommentsOfPost(db: Db, postId: number, window: { limit: number; offset: number }): Promise<CommentRow[]> {

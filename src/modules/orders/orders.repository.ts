@@ -1,5 +1,6 @@
 import type { Db } from '../../core/db/database.ts';
-import { rowById } from '../../core/db/statement-cache.ts';
+import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import type { OrderStatus } from './order.ts';
 import type { OrderItemRow, OrderRow } from './orders.table.ts';
 import type { OrderTimestamp } from './order-state-machine.ts';
@@ -74,7 +75,11 @@ export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return row;
 }
 
-export const findOrderById = rowById<OrderRow>('orders');
+const orderById = rowByIdStatement<OrderRow>('orders');
+
+export async function findOrderById(db: Db, id: number): Promise<OrderRow | undefined> {
+  return (await readRows(db, orderById(db, id)))[0];
+}
 
 /** Lines of many orders in one query, in their original order. */
 export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderItemRow[]>> {

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { rowsByIds } from '../../core/db/id-list-statements.ts';
-import { rowById } from '../../core/db/statement-cache.ts';
+import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from './posts.table.ts';
 import { POST_COLUMN_OF } from './post.ts';
@@ -11,10 +11,17 @@ const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
 /** All SQL of posts. Every list orders by id, the stable key the cursor relies on. */
 
-export const findPostById = rowById<PostRow>('posts');
+const postById = rowByIdStatement<PostRow>('posts');
+const postsByIds = rowsByIdsStatement<PostRow>('posts');
+
+export async function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
+  return (await readRows(db, postById(db, id)))[0];
+}
 
 /** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
-export const findPostsByIds = rowsByIds<PostRow>('posts');
+export async function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {
+  return ids.length === 0 ? [] : readRows(db, postsByIds(db, ids, columns));
+}
 
 /** Newest first (by id: ids grow with time and never tie). */
 export function listPosts(db: Db, query: { authorId?: number | undefined; limit: number; offset: number }): Promise<PostRow[]> {

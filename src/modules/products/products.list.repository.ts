@@ -1,5 +1,6 @@
 import { sql, type AliasableExpression } from 'kysely';
-import { dialectOf, executeRead, type Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 import { containsPattern } from './like-pattern.ts';
 import { PRICE_BUCKET_CENTS } from './price-bucket.ts';
@@ -26,7 +27,7 @@ export interface ProductListPage {
  */
 export async function listProductsPage(db: Db, query: ProductListQuery): Promise<ProductListPage> {
   const { shape, params } = planOf(query);
-  const { rows } = await executeRead(db, pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }));
+  const rows = await readRows(db, pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }));
   const first = rows[0];
   if (first !== undefined) return { rows, total: Number(first.list_total) };
   // The limit is at least 1 (pageWindow), so an empty first page means nothing matches.
@@ -40,7 +41,7 @@ export function countProducts(db: Db, filter: ProductFilter): Promise<number> {
 }
 
 async function countPlanned(db: Db, shape: FilterShape, params: FilterParams): Promise<number> {
-  const { rows } = await executeRead(db, countStatement(db, shape, params));
+  const rows = await readRows(db, countStatement(db, shape, params));
   return Number(rows[0]?.count ?? 0);
 }
 
@@ -149,13 +150,13 @@ const pageStatement = statementCache({
 /**
  * PostgreSQL: the page's ids and sort keys first (an index-only scan where an index holds the filter
  * and the order, as `(category, price_cents desc, id)` of migration 0006 does for a category's price
- * range by price descending), then its rows by primary key, in the page's order. The statement is named (pg-named-statements.ts), so after five
- * runs PostgreSQL plans it once for any values (a generic plan), and a generic plan guesses a price
- * range keeps 0.5% of the rows (PostgreSQL's default for a range): with the rows read directly, it
- * chose to read every matching row and sort them over walking the index in order. Reading keys first
- * is cheap under either plan: a few index pages and one lookup per row of the page. The pgbench figures
- * are in bench/RESULTS.md (issue 20 session 4, change 27, "A generic plan read every matching
- * product"). SQLite plans its own way and keeps the direct read.
+ * range by price descending), then its rows by primary key, in the page's order. The statement is
+ * named (pg-named-statements.ts), so after five runs PostgreSQL plans it once for any values (a generic
+ * plan), and a generic plan guesses a price range keeps a small share of the rows: with the rows read
+ * directly, it chose to read and sort every matching row of the benchmark's W2 over walking the index
+ * in order. Reading keys first is cheap under either plan: a few index pages and one lookup per row of
+ * the page; it about halved PostgreSQL's CPU per page (pgbench, generic plans: bench/RESULTS.md,
+ * session 4). SQLite plans its own way and keeps the direct read.
  */
 function pageByKeys(db: Db, shape: PageShape, params: PageParams) {
   const sortColumns = [...new Set(shape.sort.map(({ key }) => SORT_COLUMNS[key]))];

@@ -1,8 +1,13 @@
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { rowById } from '../../core/db/statement-cache.ts';
+import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import type { NewProductRow, ProductRow, ProductRowUpdate } from './products.table.ts';
 
-export const findProductById = rowById<ProductRow>('products');
+const productById = rowByIdStatement<ProductRow>('products');
+
+export async function findProductById(db: Db, id: number): Promise<ProductRow | undefined> {
+  return (await readRows(db, productById(db, id)))[0];
+}
 
 export function insertProduct(db: Db, row: NewProductRow): Promise<ProductRow> {
   return db.insertInto('products').values(row).returningAll().executeTakeFirstOrThrow();

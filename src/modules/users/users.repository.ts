@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { dialectOf, readRows, type Db } from '../../core/db/database.ts';
-import { rowsByIds } from '../../core/db/id-list-statements.ts';
-import { rowById, statementCache } from '../../core/db/statement-cache.ts';
+import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import { readRows } from '../../core/db/fast-read.ts';
+import { statementCache } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
 import type { UserSort } from './users.schemas.ts';
 
@@ -25,13 +26,23 @@ const SORT_COLUMNS = {
   createdAt: 'created_at',
 } as const satisfies Record<UserSort, keyof UserRow>;
 
-export const findUserById = rowById<UserRow>('users');
+const userById = rowByIdStatement<UserRow>('users');
+const rightsById = rowByIdStatement<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
+const usersByIds = rowsByIdsStatement<UserRow>('users');
+
+export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return (await readRows(db, userById(db, id)))[0];
+}
 
 /** The caller's current rights (core/access/rights.ts): a primary-key read of two columns. */
-export const findUserRights = rowById<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
+export async function findUserRights(db: Db, id: number): Promise<Pick<UserRow, 'role' | 'status'> | undefined> {
+  return (await readRows(db, rightsById(db, id)))[0];
+}
 
 /** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
-export const findUsersByIds = rowsByIds<UserRow>('users');
+export async function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
+  return ids.length === 0 ? [] : readRows(db, usersByIds(db, ids, columns));
+}
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
@@ -72,7 +83,7 @@ export async function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]
   const shape: UserListShape = { column: SORT_COLUMNS[query.sort], order: query.order };
   // `filtered` leaves out an empty filter as well as an absent one.
   const params: UserListParams = { role: query.role || undefined, status: query.status || undefined, limit: query.limit, offset: query.offset };
-  return (await readRows(db, listStatement(db, shape, params))) as UserRow[];
+  return readRows(db, listStatement(db, shape, params));
 }
 
 export async function countUsers(db: Db, filter: UserFilter): Promise<number> {

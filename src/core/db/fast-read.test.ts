@@ -3,9 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
-import { createDatabase, executeRead, observeQueries } from './database.ts';
-import { rowBuilder } from './sqlite-adapter.ts';
-import { rowById } from './statement-cache.ts';
+import { rowByIdStatement, type TableName } from './by-id-statements.ts';
+import { createDatabase, observeQueries, poolStatsOf, type Db } from './database.ts';
+import { readRows } from './fast-read.ts';
+
+const thingById = rowByIdStatement<{ id: number; name: string }>('things' as TableName);
+const findThing = async (db: Db, id: number) => (await readRows(db, thingById(db, id)))[0];
 
 const byId = (id: number) => CompiledQuery.raw('select id, name from things where id = ?', [id]) as CompiledQuery<{ id: number; name: string }>;
 
@@ -17,23 +20,22 @@ describe('reads on SQLite while its one connection is free', () => {
   });
   after(() => db.destroy());
 
-  it('answer at once, and the statement listeners see them as any other statement', async () => {
+  it('answer, and the statement listeners see them as any other statement', async () => {
     const seen: [string, readonly unknown[], boolean][] = [];
     const stop = observeQueries(db, (text, durationMs, failed, parameters) => {
       assert.ok(durationMs >= 0);
       seen.push([text, parameters, failed]);
     });
-    const result = executeRead(db, byId(1));
+    const rows = await readRows(db, byId(1));
     stop();
-    assert.ok(!(result instanceof Promise), 'a free connection answers without a promise');
-    assert.deepEqual(result.rows, [{ id: 1, name: 'one' }]);
+    assert.deepEqual(rows, [{ id: 1, name: 'one' }]);
     assert.deepEqual(seen, [['select id, name from things where id = ?', [1], false]]);
   });
 
-  it('report a failing statement to the listeners as failed, and throw its error', () => {
+  it('report a failing statement to the listeners as failed, and reject with its error', async () => {
     const seen: boolean[] = [];
     const stop = observeQueries(db, (_text, _ms, failed) => seen.push(failed));
-    assert.throws(() => executeRead(db, CompiledQuery.raw('select no_such_column from things', [])), /no such column/);
+    await assert.rejects(readRows(db, CompiledQuery.raw('select no_such_column from things', [])), /no such column/);
     stop();
     assert.deepEqual(seen, [true]);
   });
@@ -53,22 +55,23 @@ describe('reads on SQLite while its one connection is free', () => {
       })
       .catch(() => 'rolled back');
     await insertedRow;
-    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
-    let read, viaRowById;
+    let read, viaById;
     try {
-      read = executeRead(db, byId(2));
-      viaRowById = findThing(db, 2);
+      read = readRows(db, byId(2));
+      viaById = findThing(db, 2);
+      // Both wait for the connection (the one connection's waiters are counted for metrics).
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(poolStatsOf(db), { total: 1, idle: 0, waiting: 2, max: 1 });
     } finally {
       finish();
     }
-    assert.ok(read instanceof Promise, 'a held connection sends the read through Kysely, which waits');
     assert.equal(await transaction, 'rolled back');
-    assert.deepEqual((await read).rows, []);
-    assert.equal(await viaRowById, undefined);
+    assert.deepEqual(await read, []);
+    assert.equal(await viaById, undefined);
+    assert.deepEqual(poolStatsOf(db), { total: 1, idle: 1, waiting: 0, max: 1 });
   });
 
   it('read through a transaction itself on the transaction’s own connection', async () => {
-    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
     const name = await db.transaction().execute(async (trx) => {
       await sql`insert into things values (3, 'three')`.execute(trx);
       return (await findThing(trx, 3))?.name;
@@ -93,8 +96,8 @@ describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, (
   it('run on the pool as a named statement, and the statement listeners see them', async () => {
     const seen: [string, readonly unknown[], boolean][] = [];
     const stop = observeQueries(suite.db, (text, _ms, failed, parameters) => seen.push([text, parameters, failed]));
-    assert.deepEqual((await executeRead(suite.db, pgById(1))).rows, [{ id: 1, name: 'one' }]);
-    await assert.rejects(async () => executeRead(suite.db, CompiledQuery.raw('select no_such_column from things', [])), /no_such_column/);
+    assert.deepEqual(await readRows(suite.db, pgById(1)), [{ id: 1, name: 'one' }]);
+    await assert.rejects(readRows(suite.db, CompiledQuery.raw('select no_such_column from things', [])), /no_such_column/);
     stop();
     assert.deepEqual(seen, [
       ['select id, name from things where id = $1', [1], false],
@@ -105,7 +108,6 @@ describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, (
   });
 
   it('wait for the connection a transaction holds, and read inside a transaction on its connection', async () => {
-    const findThing = rowById<{ id: number; name: string }>('things' as 'users');
     let finish!: () => void;
     const held = new Promise<void>((resolve) => (finish = resolve));
     let inserted!: () => void;
@@ -121,22 +123,5 @@ describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, (
     finish();
     await transaction;
     assert.deepEqual(await outside, { id: 2, name: 'two' });
-  });
-});
-
-describe('rows of a SQLite statement', () => {
-  it('are plain objects with the statement’s columns, in order', () => {
-    const build = rowBuilder(['id', 'name', 'weird "name"']);
-    const row = build([1, 'a', true]);
-    assert.deepEqual(row, { id: 1, name: 'a', 'weird "name"': true });
-    assert.deepEqual(Object.keys(row), ['id', 'name', 'weird "name"']);
-    assert.equal(Object.getPrototypeOf(row), Object.prototype);
-  });
-
-  it('keep the last of two columns of one name, and never take a column for the prototype', () => {
-    assert.deepEqual(rowBuilder(['id', 'id'])([1, 2]), { id: 2 });
-    const row = rowBuilder(['__proto__', 'id'])([{ polluted: true }, 1]);
-    assert.equal((row as { polluted?: boolean }).polluted, undefined);
-    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
   });
 });

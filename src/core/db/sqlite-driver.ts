@@ -1,0 +1,138 @@
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type SqliteDatabase,
+} from 'kysely';
+
+/** The one connection to a node:sqlite database (sqlite-adapter.ts). Statements run synchronously. */
+export class SqliteConnection implements DatabaseConnection {
+  readonly #db: SqliteDatabase;
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+  }
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return Promise.resolve(this.execute<R>(query));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** The statement itself, as Kysely's own SQLite connection runs it. */
+  execute<R>(query: CompiledQuery): QueryResult<R> {
+    const statement = this.#db.prepare(query.sql);
+    if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(query.parameters);
+    return {
+      insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined,
+      numAffectedRows: changes != null ? BigInt(changes) : undefined,
+      rows: [],
+    };
+  }
+
+  /** A read now, or undefined when the statement is not a read (`execute` runs it). */
+  read<R>(query: CompiledQuery): QueryResult<R> | undefined {
+    const statement = this.#db.prepare(query.sql);
+    return statement.reader ? { rows: statement.all(query.parameters) as R[] } : undefined;
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    for (const row of this.#db.prepare(query.sql).iterate(query.parameters)) yield { rows: [row as R] };
+  }
+}
+
+/**
+ * Kysely's driver over the one SQLite connection, which it lends to one caller at a time (a
+ * transaction holds it until it ends) and which knows its holder and its waiters: the fast reads run
+ * at once only while nobody holds it (fast-read.ts), and metrics report both.
+ */
+export class SqliteDriver implements Driver {
+  readonly #db: SqliteDatabase;
+  readonly connection: SqliteConnection;
+  readonly #waiters: (() => void)[] = [];
+  #held = false;
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+    this.connection = new SqliteConnection(db);
+  }
+
+  get held(): boolean {
+    return this.#held;
+  }
+
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<SqliteConnection> {
+    // Released connections are handed to the first waiter directly: `held` stays true between them.
+    if (this.#held) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    else this.#held = true;
+    return this.connection;
+  }
+
+  async releaseConnection(): Promise<void> {
+    const next = this.#waiters.shift();
+    if (next === undefined) this.#held = false;
+    else next();
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoted(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release ${quoted(name)}`));
+  }
+
+  async destroy(): Promise<void> {
+    this.#db.close();
+  }
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** The one connection is lent by our driver, so Kysely need not serialise acquisitions itself. */
+class OwnLockSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+/** Kysely's SQLite dialect (its compiler and introspector) on our driver. */
+export function sqliteDialect(driver: SqliteDriver): Dialect {
+  return {
+    createAdapter: () => new OwnLockSqliteAdapter(),
+    createDriver: () => driver,
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
+  };
+}
