@@ -50,14 +50,16 @@ module.exports = {
     {
       name: 'no-repository-outside-modules',
       severity: 'error',
-      comment: "Runtime code outside src/modules (entry points, wiring, demo) does not reach a module's repository either.",
+      comment:
+        "Runtime code outside src/modules (entry points, wiring, demo) does not reach a module's repository either.",
       from: { pathNot: ['^src/modules/', ...TEST_ONLY] },
       to: { path: '^src/modules/[^/]+/.*\\.repository\\.ts$' },
     },
     {
       name: 'migrations-are-history',
       severity: 'error',
-      comment: 'Only the migrator reads migrations: a constant two places need lives with its owner (a migration keeps its own copy).',
+      comment:
+        'Only the migrator reads migrations: a constant two places need lives with its owner (a migration keeps its own copy).',
       from: { pathNot: ['^src/core/db/migrate\\.ts$', '^src/core/db/migrations/', ...TEST_ONLY] },
       to: { path: '^src/core/db/migrations/' },
     },

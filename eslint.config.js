@@ -19,14 +19,20 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'test/**/*.ts'],
     ignores: ['src/core/db/**', 'test/support/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ['pg', 'node:sqlite'].map((name) => ({ name, message: 'Drivers are used only in src/core/db.' })) }],
+      'no-restricted-imports': [
+        'error',
+        { paths: ['pg', 'node:sqlite'].map((name) => ({ name, message: 'Drivers are used only in src/core/db.' })) },
+      ],
     },
   },
   {
     // Imports run one way: routes and resolvers call services, never repositories.
     files: ['src/modules/**/*.routes.ts', 'src/modules/**/*.resolvers.ts', 'src/graphql/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/*.repository.ts'], message: 'Call the service; only services use repositories.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/*.repository.ts'], message: 'Call the service; only services use repositories.' }] },
+      ],
     },
   },
   { files: ['eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },

@@ -61,11 +61,17 @@ try {
     for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
       const totals = { A: { ok: 0, seconds: 0, cpu: 0, answered: 0 }, B: { ok: 0, seconds: 0, cpu: 0, answered: 0 } };
       const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
-      for (const side of ['A', 'B'] as const) await runLoad({ url: servers[side].url, connections: CONNECTIONS, seconds: 2, ...prepared[side] });
+      for (const side of ['A', 'B'] as const)
+        await runLoad({ url: servers[side].url, connections: CONNECTIONS, seconds: 2, ...prepared[side] });
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const side of round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
           const cpu = cpuMillis(servers[side].pid);
-          const figures = await runLoad({ url: servers[side].url, connections: CONNECTIONS, seconds: SECONDS, ...prepared[side] });
+          const figures = await runLoad({
+            url: servers[side].url,
+            connections: CONNECTIONS,
+            seconds: SECONDS,
+            ...prepared[side],
+          });
           totals[side].cpu += cpuMillis(servers[side].pid) - cpu;
           totals[side].ok += figures.rps * SECONDS;
           totals[side].seconds += SECONDS;
@@ -79,7 +85,14 @@ try {
       );
 
       async function prepare(server: ServerProcess) {
-        const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: 1, users: 1000, products: 10000, category: 'category-07' };
+        const context: WorkloadContext = {
+          baseUrl: server.url,
+          token,
+          tokenUserId: 1,
+          users: 1000,
+          products: 10000,
+          category: 'category-07',
+        };
         return workload!.prepare(context);
       }
     }

@@ -10,7 +10,20 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median, runLoad, type LoadFigures, type LoadRequest } from './suite/load.ts';
-import { cpuMillis, currentRss, freePort, SERVER_DIR, loadAverage, pinLoadGenerator, PINNING, postgresCpuTracker, sampleRss, startProcess, waitForQuiet, type ServerProcess } from './suite/processes.ts';
+import {
+  cpuMillis,
+  currentRss,
+  freePort,
+  SERVER_DIR,
+  loadAverage,
+  pinLoadGenerator,
+  PINNING,
+  postgresCpuTracker,
+  sampleRss,
+  startProcess,
+  waitForQuiet,
+  type ServerProcess,
+} from './suite/processes.ts';
 import { REFERENCE_WORKLOADS, startReference } from './suite/reference.ts';
 import { CEILING_SHARE_WORKLOADS } from './suite/targets.ts';
 import { serverArgs } from './suite/server-command.ts';
@@ -82,7 +95,13 @@ const soaks: SoakResult[] = [];
 const ceilingRuns: Measured[] = [];
 
 /** `pgDatabase`: also the CPU time of the PostgreSQL processes serving that database, per answer. */
-async function measureRuns(url: string, requests: LoadRequest[], okStatus: ((s: number) => boolean) | undefined, pid: number, pgDatabase?: string): Promise<Measured> {
+async function measureRuns(
+  url: string,
+  requests: LoadRequest[],
+  okStatus: ((s: number) => boolean) | undefined,
+  pid: number,
+  pgDatabase?: string,
+): Promise<Measured> {
   return (await measureInTurn([{ url, pid, requests, okStatus }], pgDatabase))[0]!;
 }
 
@@ -101,14 +120,29 @@ interface Target {
  * loaded) is counted over its own runs only.
  */
 async function measureInTurn(targets: Target[], pgDatabase?: string): Promise<Measured[]> {
-  for (const target of targets) await runLoad({ url: target.url, connections: CONNECTIONS, seconds: WARMUP, requests: target.requests, okStatus: target.okStatus });
+  for (const target of targets)
+    await runLoad({
+      url: target.url,
+      connections: CONNECTIONS,
+      seconds: WARMUP,
+      requests: target.requests,
+      okStatus: target.okStatus,
+    });
   const samplers = targets.map((target) => sampleRss(target.pid));
   const totals = targets.map(() => ({ runs: [] as LoadFigures[], cpuMillis: 0, pgMillis: 0 }));
   for (let i = 0; i < RUNS; i += 1) {
     for (const [k, target] of targets.entries()) {
       const cpuBefore = cpuMillis(target.pid);
       const pgCpu = pgDatabase ? postgresCpuTracker(pgDatabase) : undefined;
-      totals[k]!.runs.push(await runLoad({ url: target.url, connections: CONNECTIONS, seconds: SECONDS, requests: target.requests, okStatus: target.okStatus }));
+      totals[k]!.runs.push(
+        await runLoad({
+          url: target.url,
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          requests: target.requests,
+          okStatus: target.okStatus,
+        }),
+      );
       totals[k]!.cpuMillis += cpuMillis(target.pid) - cpuBefore;
       if (pgCpu) totals[k]!.pgMillis += pgCpu.stop();
     }
@@ -116,7 +150,12 @@ async function measureInTurn(targets: Target[], pgDatabase?: string): Promise<Me
   return totals.map(({ runs, cpuMillis: cpu, pgMillis }, k) => {
     const answered = runs.reduce((sum, r) => sum + r.answered, 0);
     const perAnswer = (millis: number) => (millis * 1000) / answered;
-    return { runs, rssPeak: samplers[k]!(), cpuUs: perAnswer(cpu), ...(pgDatabase ? { pgCpuUs: perAnswer(pgMillis) } : {}) };
+    return {
+      runs,
+      rssPeak: samplers[k]!(),
+      cpuUs: perAnswer(cpu),
+      ...(pgDatabase ? { pgCpuUs: perAnswer(pgMillis) } : {}),
+    };
   });
 }
 
@@ -127,7 +166,13 @@ interface Measured {
   pgCpuUs?: number;
 }
 
-function summarize(dialect: ResultRow['dialect'], workload: string, title: string, { runs, rssPeak, cpuUs, pgCpuUs }: Measured, note?: string): ResultRow {
+function summarize(
+  dialect: ResultRow['dialect'],
+  workload: string,
+  title: string,
+  { runs, rssPeak, cpuUs, pgCpuUs }: Measured,
+  note?: string,
+): ResultRow {
   const row: ResultRow = {
     dialect,
     workload,
@@ -142,7 +187,9 @@ function summarize(dialect: ResultRow['dialect'], workload: string, title: strin
     ...(note ? { note } : {}),
   };
   const statuses = runs.map((r) => JSON.stringify(r.statuses)).join(' ');
-  say(`  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB, CPU ${Math.round(cpuUs)} µs/req${pgCpuUs !== undefined ? `, PostgreSQL CPU ${Math.round(pgCpuUs)} µs/req` : ''}  ${statuses}`);
+  say(
+    `  ${dialect} ${workload}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, RSS ${(rssPeak / 2 ** 20).toFixed(0)} MB, CPU ${Math.round(cpuUs)} µs/req${pgCpuUs !== undefined ? `, PostgreSQL CPU ${Math.round(pgCpuUs)} µs/req` : ''}  ${statuses}`,
+  );
   return row;
 }
 
@@ -153,11 +200,19 @@ const CEILING_REQUESTS: LoadRequest[] = [{ method: 'GET', path: '/' }];
 async function measureCeiling(): Promise<void> {
   if (!ceilingServer) {
     const port = await freePort();
-    ceilingServer = await startProcess(['bench/suite/ceiling-server.ts'], { PORT: String(port) }, port, `${BENCH_DIR}/ceiling.log`, '/');
+    ceilingServer = await startProcess(
+      ['bench/suite/ceiling-server.ts'],
+      { PORT: String(port) },
+      port,
+      `${BENCH_DIR}/ceiling.log`,
+      '/',
+    );
   }
   const measured = await measureRuns(ceilingServer.url, CEILING_REQUESTS, undefined, ceilingServer.pid);
   ceilingRuns.push(measured);
-  say(`  ceiling: ${measured.runs.map((r) => Math.round(r.rps)).join(', ')} req/s (CPU ${Math.round(measured.cpuUs)} µs/req)`);
+  say(
+    `  ceiling: ${measured.runs.map((r) => Math.round(r.rps)).join(', ')} req/s (CPU ${Math.round(measured.cpuUs)} µs/req)`,
+  );
 }
 
 /** A server to load, with the context its workloads are checked and prepared in. */
@@ -184,14 +239,22 @@ async function measureWorkload(subjects: Subject[], workload: Workload, pgDataba
     targets.push({ url: server.url, pid: server.pid, requests: prepared.requests, okStatus: prepared.okStatus });
   }
   // The SQLite targets are shares of the ceiling: it is loaded in turn with those workloads too.
-  const withCeiling = ceilingServer && subjects[0]!.dialect === 'sqlite' && CEILING_SHARE_WORKLOADS.includes(workload.id);
-  if (withCeiling) targets.push({ url: ceilingServer!.url, pid: ceilingServer!.pid, requests: CEILING_REQUESTS, okStatus: undefined });
+  const withCeiling =
+    ceilingServer && subjects[0]!.dialect === 'sqlite' && CEILING_SHARE_WORKLOADS.includes(workload.id);
+  if (withCeiling)
+    targets.push({ url: ceilingServer!.url, pid: ceilingServer!.pid, requests: CEILING_REQUESTS, okStatus: undefined });
   const measured = await measureInTurn(targets, pgDatabase);
-  const measuredRows = subjects.map(({ dialect }, k) => summarize(dialect, workload.id, workload.title, measured[k]!, notes[k]));
+  const measuredRows = subjects.map(({ dialect }, k) =>
+    summarize(dialect, workload.id, workload.title, measured[k]!, notes[k]),
+  );
   // The service against the base it ran in turn with (the reference, or the ceiling): run by run.
   const base = measured.at(-1)!;
-  if (measured.length > 1) measuredRows[0]!.pairedRatio = median(measured[0]!.runs.map((run, i) => run.rps / base.runs[i]!.rps));
-  if (withCeiling) rows.push(summarize('ceiling', workload.id, `fixed JSON, loaded in turn with sqlite ${workload.id}`, measured.at(-1)!));
+  if (measured.length > 1)
+    measuredRows[0]!.pairedRatio = median(measured[0]!.runs.map((run, i) => run.rps / base.runs[i]!.rps));
+  if (withCeiling)
+    rows.push(
+      summarize('ceiling', workload.id, `fixed JSON, loaded in turn with sqlite ${workload.id}`, measured.at(-1)!),
+    );
   return measuredRows;
 }
 
@@ -206,7 +269,9 @@ async function soak(server: ServerProcess, dialect: Dialect, context: WorkloadCo
   clearInterval(timer);
   sample();
   soaks.push({ dialect, seconds: SOAK, rps: figures.rps, p99: figures.p99, errors: figures.errors, rss });
-  say(`  ${dialect} soak ${SOAK}s: ${Math.round(figures.rps)} req/s, p99 ${figures.p99} ms, RSS ${rss.map(([, b]) => (b / 2 ** 20).toFixed(0)).join(' ')} MB`);
+  say(
+    `  ${dialect} soak ${SOAK}s: ${Math.round(figures.rps)} req/s, p99 ${figures.p99} ms, RSS ${rss.map(([, b]) => (b / 2 ** 20).toFixed(0)).join(' ')} MB`,
+  );
 }
 
 async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> {
@@ -224,7 +289,14 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     const log = `${BENCH_DIR}/server-${dialect}.log`;
     const server = await startProcess([...profiling, ...serverArgs(SERVER_DIR)], env, port, log, '/readyz', SERVER_DIR);
     say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
-    const context: WorkloadContext = { baseUrl: server.url, token, tokenUserId: TOKEN_USER, users: 1000, products: 10000, category: 'category-07' };
+    const context: WorkloadContext = {
+      baseUrl: server.url,
+      token,
+      tokenUserId: TOKEN_USER,
+      users: 1000,
+      products: 10000,
+      category: 'category-07',
+    };
     const pgDatabase = dialect === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined;
     const service: Subject = { server, dialect, context };
     // The reference answers W1–W4 in turn with the service, before any write workload has run.
@@ -263,7 +335,13 @@ async function startReferenceBeside(url: string, env: Record<string, string>): P
   const started = Date.now();
   // The service's V8 flags (from `npm start`) and NODE_OPTIONS: the ratio compares code, not runtime settings.
   const nodeFlags = serverArgs(SERVER_DIR).filter((arg) => arg.startsWith('--'));
-  const server = await startReference(url, { ...env, PORT: String(port) }, port, nodeFlags, `${BENCH_DIR}/server-reference.log`);
+  const server = await startReference(
+    url,
+    { ...env, PORT: String(port) },
+    port,
+    nodeFlags,
+    `${BENCH_DIR}/server-reference.log`,
+  );
   say(`## reference (Fastify + pg + Mercurius loaders): server ${server.pid} ready in ${Date.now() - started} ms`);
   return server;
 }
@@ -274,7 +352,9 @@ async function main(): Promise<void> {
   const waitQuiet = Number(values['wait-quiet']);
   const loadBefore = waitQuiet > 0 ? await waitForQuiet(1.5, waitQuiet, say) : loadAverage();
   const started = new Date();
-  say(`# bench: ${workloads.map((w) => w.id).join(',')} on ${dialects.join(',')}; ${RUNS}×${SECONDS}s after ${WARMUP}s warm-up, ${CONNECTIONS} connections; load ${loadBefore.join(' ')}`);
+  say(
+    `# bench: ${workloads.map((w) => w.id).join(',')} on ${dialects.join(',')}; ${RUNS}×${SECONDS}s after ${WARMUP}s warm-up, ${CONNECTIONS} connections; load ${loadBefore.join(' ')}`,
+  );
   const seeding: string[] = [];
   say('## ceiling (raw node:http)');
   await measureCeiling();
@@ -290,14 +370,28 @@ async function main(): Promise<void> {
   rows.unshift(summarize('ceiling', '–', 'fixed JSON (196 bytes)', ceiling));
   const settings = [
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} × ${SECONDS} s per workload`,
-    PINNING ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned' : 'no taskset: processes not pinned',
+    PINNING
+      ? 'server on core 0, autocannon on core 1 (taskset), PostgreSQL unpinned'
+      : 'no taskset: processes not pinned',
     `server: \`node ${values['node-options'] ? `${values['node-options']} ` : ''}${serverArgs(SERVER_DIR).join(' ')}\` (\`npm start\`), NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL} (to a file), token auth on, RATE_LIMIT_MAX raised, ${values.shedding ? 'overload shedding at its default' : 'overload shedding off (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0)'}`,
-    values.reference && dialects.includes('postgres') ? 'reference: bench/reference/reference-server.ts on the same PostgreSQL database, loaded in turn with the service run by run (W1–W4, before the write workloads), same flags, core, token and pool size' : 'no reference',
+    values.reference && dialects.includes('postgres')
+      ? 'reference: bench/reference/reference-server.ts on the same PostgreSQL database, loaded in turn with the service run by run (W1–W4, before the write workloads), same flags, core, token and pool size'
+      : 'no reference',
   ].join('; ');
-  const section = renderResults(rows, soaks, { started, finished: new Date(), loadBefore, loadAfter: loadAverage(), settings, seeding });
+  const section = renderResults(rows, soaks, {
+    started,
+    finished: new Date(),
+    loadBefore,
+    loadAfter: loadAverage(),
+    settings,
+    seeding,
+  });
   writeResults(OUT, section);
   for (const line of ratioLines(rows)) say(line);
-  writeFileSync(`${BENCH_DIR}/results-${started.toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify({ rows, soaks }, null, 2));
+  writeFileSync(
+    `${BENCH_DIR}/results-${started.toISOString().replace(/[:.]/g, '-')}.json`,
+    JSON.stringify({ rows, soaks }, null, 2),
+  );
   say(`\nwrote ${OUT}`);
 }
 

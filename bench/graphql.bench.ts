@@ -26,7 +26,10 @@ const server = await startServer(config);
 const { access_token: token } = await server.app.services.tokens.issue({ userId: 1, role: 'admin' });
 for (let i = 0; i < 10; i += 1) {
   const user = await server.app.services.users.createUser(null, { name: `Bench ${i}`, email: `bench${i}@example.com` });
-  await server.app.services.posts.createPost({ userId: user.id, role: 'user' }, { title: `Post ${i}`, content: 'Body', authorId: user.id });
+  await server.app.services.posts.createPost(
+    { userId: user.id, role: 'user' },
+    { title: `Post ${i}`, content: 'Body', authorId: user.id },
+  );
 }
 
 const cases: [string, string][] = [
@@ -45,7 +48,9 @@ for (const [name, query] of cases) {
     body: JSON.stringify({ query }),
   });
   const failed = result.non2xx + result.errors;
-  console.log(`${name.padEnd(28)} ${String(Math.round(result.requests.average)).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  failed ${failed}`);
+  console.log(
+    `${name.padEnd(28)} ${String(Math.round(result.requests.average)).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  failed ${failed}`,
+  );
 }
 await server.close();
 await rm(dir, { recursive: true, force: true });

@@ -90,7 +90,10 @@ async function productCount(dialect: string, url: string): Promise<number> {
   }
   const db = createDatabase(url);
   try {
-    const row = await db.selectFrom('products').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await db
+      .selectFrom('products')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   } catch {
     return 0; // no schema yet
@@ -159,15 +162,21 @@ async function drain(url: string): Promise<void> {
 }
 
 const rows: string[] = [];
-console.log(`# products list, ${PRODUCTS.toLocaleString('en-US')} products, ${CONNECTIONS} connections, ${RUNS}×${DURATION}s per scenario`);
-console.log(`# ${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · node ${process.version}`);
+console.log(
+  `# products list, ${PRODUCTS.toLocaleString('en-US')} products, ${CONNECTIONS} connections, ${RUNS}×${DURATION}s per scenario`,
+);
+console.log(
+  `# ${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · node ${process.version}`,
+);
 for (const dialect of values.dialects.split(',')) {
   const url = databaseUrl(dialect);
   const existing = await productCount(dialect, url);
   if (existing < PRODUCTS) {
     if (existing > 0) throw new Error(`${url} holds ${existing} products; drop it to reseed`);
     console.log(`\n## seeding ${dialect}`);
-    run(['src/cli.ts', 'seed', '--users', '0', '--orders', '0', '--products', String(PRODUCTS), '--categories', '50'], { DATABASE_URL: url });
+    run(['src/cli.ts', 'seed', '--users', '0', '--orders', '0', '--products', String(PRODUCTS), '--categories', '50'], {
+      DATABASE_URL: url,
+    });
   }
   const port = await freePort();
   const server = await startServer(url, port);

@@ -37,17 +37,30 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'search, common substring',
     query: '?search=steel',
-    sql: (like) => page(`name ${like} '%steel%' escape '\\'`, 'id asc', 0, `select count(*) from products where name ${like} '%steel%' escape '\\'`),
+    sql: (like) =>
+      page(
+        `name ${like} '%steel%' escape '\\'`,
+        'id asc',
+        0,
+        `select count(*) from products where name ${like} '%steel%' escape '\\'`,
+      ),
   },
   {
     name: 'search, rare substring',
     query: '?search=zzq',
-    sql: (like) => page(`name ${like} '%zzq%' escape '\\'`, 'id asc', 0, `select count(*) from products where name ${like} '%zzq%' escape '\\'`),
+    sql: (like) =>
+      page(
+        `name ${like} '%zzq%' escape '\\'`,
+        'id asc',
+        0,
+        `select count(*) from products where name ${like} '%zzq%' escape '\\'`,
+      ),
   },
   {
     name: 'in_stock=true, sort=name',
     query: '?in_stock=true&sort=name',
-    sql: () => page('stock > 0', 'name asc, id asc', 0, 'select coalesce(sum(n), 0) from product_counts where in_stock = true'),
+    sql: () =>
+      page('stock > 0', 'name asc, id asc', 0, 'select coalesce(sum(n), 0) from product_counts where in_stock = true'),
   },
   {
     name: 'deep page (page=2000)',
@@ -67,7 +80,13 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'category only',
     query: '?category=category-23',
-    sql: () => page(`category = 'category-23'`, 'id asc', 0, `select coalesce(sum(n), 0) from product_counts where category = 'category-23'`),
+    sql: () =>
+      page(
+        `category = 'category-23'`,
+        'id asc',
+        0,
+        `select coalesce(sum(n), 0) from product_counts where category = 'category-23'`,
+      ),
   },
 ];
 

@@ -18,7 +18,10 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' } },
+});
 const top = Number(values.top);
 const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as Profile;
 
@@ -70,10 +73,18 @@ profile.samples.forEach((id, i) => {
 const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)}%`;
 const print = (title: string, map: Map<string, number>, filter: (name: string) => boolean = () => true) => {
   console.log(`\n## ${title}`);
-  for (const [name, time] of [...map].filter(([n]) => filter(n)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(time)}  ${name}`);
+  for (const [name, time] of [...map]
+    .filter(([n]) => filter(n))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top))
+    console.log(`${pct(time)}  ${name}`);
 };
 
 console.log(`${positionals[0]}: ${(total / 1e6).toFixed(1)} s sampled`);
 print('self time by package', selfByPackage);
 print('self time by function', selfByFunction);
-print('inclusive time (excluding idle and the event loop entry points)', inclusive, (n) => !/^\((root|program|idle|garbage collector)\)/.test(n));
+print(
+  'inclusive time (excluding idle and the event loop entry points)',
+  inclusive,
+  (n) => !/^\((root|program|idle|garbage collector)\)/.test(n),
+);

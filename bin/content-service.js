@@ -7,7 +7,7 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major < REQUIRED_MAJOR) {
   console.error(
     `content-service needs Node ${REQUIRED_MAJOR} or newer; this is Node ${process.versions.node} (${process.execPath}). ` +
-      'Run it through npm (npm start, npm run cli -- <command>), which uses the project\'s Node from node_modules/.bin.',
+      "Run it through npm (npm start, npm run cli -- <command>), which uses the project's Node from node_modules/.bin.",
   );
   process.exit(1);
 }

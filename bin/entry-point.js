@@ -19,11 +19,18 @@ export function entryPoint(root, env = process.env) {
     statSync(new URL('dist/cli.js', root));
     builtAt = statSync(new URL('dist/.built', root)).mtimeMs;
   } catch {
-    return { url: source, warning: 'No compiled build in dist/: running the TypeScript sources (`npm run build` compiles them; they use less memory).' };
+    return {
+      url: source,
+      warning:
+        'No compiled build in dist/: running the TypeScript sources (`npm run build` compiles them; they use less memory).',
+    };
   }
   const newest = newestSource(fileURLToPath(new URL('src', root)));
   if (newest.mtimeMs > builtAt) {
-    return { url: source, warning: `dist/ is older than ${relative(fileURLToPath(root), newest.path)}: running the TypeScript sources (\`npm run build\` compiles them again).` };
+    return {
+      url: source,
+      warning: `dist/ is older than ${relative(fileURLToPath(root), newest.path)}: running the TypeScript sources (\`npm run build\` compiles them again).`,
+    };
   }
   return { url: new URL('dist/cli.js', root).href };
 }

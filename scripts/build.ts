@@ -9,6 +9,10 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 rmSync(`${ROOT}dist`, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`],
+  { stdio: 'inherit' },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 writeFileSync(`${ROOT}dist/.built`, `${new Date().toISOString()}\n`);

@@ -71,17 +71,26 @@ async function post(url: string, query: string, token?: string): Promise<{ ms: n
 async function measure(name: string, databaseUrl: string): Promise<void> {
   const server = await start(databaseUrl);
   try {
-    const signIn = await fetch(`${server.url}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const signIn = await fetch(`${server.url}/api/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const token = ((await signIn.json()) as { access_token: string }).access_token;
     await post(server.url, '{ __typename }');
-    for (const [caller, bearer] of [['anonymous', undefined], ['signed in', token]] as const) {
+    for (const [caller, bearer] of [
+      ['anonymous', undefined],
+      ['signed in', token],
+    ] as const) {
       const times: number[] = [];
       for (let i = 0; i < rounds; i += 1) {
         const answer = await post(server.url, fanOut(30), bearer);
         if (answer.guard !== 'fields') throw new Error(`not refused by the fields guard: ${String(answer.guard)}`);
         times.push(answer.ms);
       }
-      console.log(`${name}: 30-level fan-out, ${caller}: median ${median(times).toFixed(1)} ms, max ${max(times).toFixed(1)} ms (${rounds} requests)`);
+      console.log(
+        `${name}: 30-level fan-out, ${caller}: median ${median(times).toFixed(1)} ms, max ${max(times).toFixed(1)} ms (${rounds} requests)`,
+      );
     }
     const slowestProbe: number[] = [];
     for (let i = 0; i < rounds; i += 1) {
@@ -95,7 +104,9 @@ async function measure(name: string, databaseUrl: string): Promise<void> {
       await Promise.all(attacks);
       slowestProbe.push(await probe);
     }
-    console.log(`${name}: /healthz with 20 fan-outs in flight: median ${median(slowestProbe).toFixed(1)} ms, max ${max(slowestProbe).toFixed(1)} ms (${rounds} rounds)`);
+    console.log(
+      `${name}: /healthz with 20 fan-outs in flight: median ${median(slowestProbe).toFixed(1)} ms, max ${max(slowestProbe).toFixed(1)} ms (${rounds} rounds)`,
+    );
   } finally {
     await server.stop();
   }

@@ -10,9 +10,12 @@ import * as typescriptPlugin from '@graphql-codegen/typescript';
 import { buildSchema, parse, printSchema } from 'graphql';
 import { typeDefs } from '../src/graphql/schema.ts';
 
-export const GENERATED_TYPES_FILE = fileURLToPath(new URL('../src/modules/graphql-types.generated.ts', import.meta.url));
+export const GENERATED_TYPES_FILE = fileURLToPath(
+  new URL('../src/modules/graphql-types.generated.ts', import.meta.url),
+);
 
-const HEADER = '// Generated from the GraphQL SDL by `npm run graphql:types` (scripts/graphql-types.ts). Do not edit.\n';
+const HEADER =
+  '// Generated from the GraphQL SDL by `npm run graphql:types` (scripts/graphql-types.ts). Do not edit.\n';
 
 export async function generateGraphQLTypes(): Promise<string> {
   const output = await codegen({

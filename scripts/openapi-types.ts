@@ -11,7 +11,8 @@ import { generateOpenApiDocuments } from '../src/contract-documents.ts';
 
 export const OPENAPI_TYPES_FILE = fileURLToPath(new URL('../test/client/api-v2.generated.ts', import.meta.url));
 
-const HEADER = '// Generated from the REST v2 OpenAPI document by `npm run openapi:types` (scripts/openapi-types.ts). Do not edit.\n';
+const HEADER =
+  '// Generated from the REST v2 OpenAPI document by `npm run openapi:types` (scripts/openapi-types.ts). Do not edit.\n';
 
 export async function generateOpenApiTypes(): Promise<string> {
   const document = (await generateOpenApiDocuments([2])).get(2)!;

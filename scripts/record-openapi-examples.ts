@@ -16,7 +16,10 @@ import { startServer } from '../src/server.ts';
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-for-examples' };
 const ALICE = { email: 'alice@example.com', password: 'demo-password' };
 /** The smallest valid PNG (1×1, transparent). */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 interface Call {
   method: string;
@@ -63,57 +66,210 @@ async function recordVersion(version: ApiVersion): Promise<RecordedExamples> {
     return answer;
   }
   try {
-    const alice = (await call({ method: 'POST', template: '/auth/token', path: '/auth/token', body: ALICE })).access_token as string;
-    const adminToken = (await fetch(`${server.url}/api/v${version}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }).then((r) => r.json()) as { access_token: string }).access_token;
+    const alice = (await call({ method: 'POST', template: '/auth/token', path: '/auth/token', body: ALICE }))
+      .access_token as string;
+    const adminToken = (
+      (await fetch(`${server.url}/api/v${version}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ADMIN),
+      }).then((r) => r.json())) as { access_token: string }
+    ).access_token;
     const users = await call({ method: 'GET', template: '/users', path: '/users?limit=10&sort=id', token: alice });
     const me = users.data.find((u: { email: string | null }) => u.email === ALICE.email);
     const aliceId = me.id as number;
     await call({ method: 'GET', template: '/users/{userId}', path: `/users/${aliceId}`, token: alice });
 
-    const grace = await call({ method: 'POST', template: '/users', path: '/users', body: { name: 'Grace Hopper', email: 'grace@example.com', age: 85, password: 'a-long-password' } });
-    await call({ method: 'PUT', template: '/users/{userId}', path: `/users/${grace.id}`, token: adminToken, body: { name: 'Grace Brewster Hopper', email: 'grace@example.com', age: 85 } });
-    await call({ method: 'PATCH', template: '/users/{userId}', path: `/users/${grace.id}`, token: adminToken, body: { age: 86 } });
-    await call({ method: 'POST', template: '/users/{userId}/verify-email', path: `/users/${grace.id}/verify-email`, token: adminToken });
-    await call({ method: 'POST', template: '/users/{userId}/actions/promote-to-admin', path: `/users/${grace.id}/actions/promote-to-admin`, token: adminToken });
-    await call({ method: 'PUT', template: '/users/{userId}/avatar', path: `/users/${aliceId}/avatar`, token: alice, image: PNG });
+    const grace = await call({
+      method: 'POST',
+      template: '/users',
+      path: '/users',
+      body: { name: 'Grace Hopper', email: 'grace@example.com', age: 85, password: 'a-long-password' },
+    });
+    await call({
+      method: 'PUT',
+      template: '/users/{userId}',
+      path: `/users/${grace.id}`,
+      token: adminToken,
+      body: { name: 'Grace Brewster Hopper', email: 'grace@example.com', age: 85 },
+    });
+    await call({
+      method: 'PATCH',
+      template: '/users/{userId}',
+      path: `/users/${grace.id}`,
+      token: adminToken,
+      body: { age: 86 },
+    });
+    await call({
+      method: 'POST',
+      template: '/users/{userId}/verify-email',
+      path: `/users/${grace.id}/verify-email`,
+      token: adminToken,
+    });
+    await call({
+      method: 'POST',
+      template: '/users/{userId}/actions/promote-to-admin',
+      path: `/users/${grace.id}/actions/promote-to-admin`,
+      token: adminToken,
+    });
+    await call({
+      method: 'PUT',
+      template: '/users/{userId}/avatar',
+      path: `/users/${aliceId}/avatar`,
+      token: alice,
+      image: PNG,
+    });
 
-    const products = await call({ method: 'GET', template: '/products', path: '/products?category=books&sort=-price&limit=2', token: alice });
-    const productId = (products.data[0] ?? (await call({ method: 'GET', template: '/products', path: '/products?limit=2', token: alice })).data[0]).id as number;
+    const products = await call({
+      method: 'GET',
+      template: '/products',
+      path: '/products?category=books&sort=-price&limit=2',
+      token: alice,
+    });
+    const productId = (
+      products.data[0] ??
+      (await call({ method: 'GET', template: '/products', path: '/products?limit=2', token: alice })).data[0]
+    ).id as number;
     await call({ method: 'GET', template: '/products/{productId}', path: `/products/${productId}`, token: alice });
-    const lamp = await call({ method: 'POST', template: '/products', path: '/products', token: adminToken, body: { name: 'Desk lamp', category: 'home', price: 39.9, stock: 12, description: 'Warm light, dimmable' } });
-    await call({ method: 'PUT', template: '/products/{productId}', path: `/products/${lamp.id}`, token: adminToken, body: { name: 'Desk lamp', category: 'home', price: 34.9, stock: 12, description: 'Warm light, dimmable' } });
-    await call({ method: 'PATCH', template: '/products/{productId}', path: `/products/${lamp.id}`, token: adminToken, body: { stock: 10 } });
+    const lamp = await call({
+      method: 'POST',
+      template: '/products',
+      path: '/products',
+      token: adminToken,
+      body: { name: 'Desk lamp', category: 'home', price: 39.9, stock: 12, description: 'Warm light, dimmable' },
+    });
+    await call({
+      method: 'PUT',
+      template: '/products/{productId}',
+      path: `/products/${lamp.id}`,
+      token: adminToken,
+      body: { name: 'Desk lamp', category: 'home', price: 34.9, stock: 12, description: 'Warm light, dimmable' },
+    });
+    await call({
+      method: 'PATCH',
+      template: '/products/{productId}',
+      path: `/products/${lamp.id}`,
+      token: adminToken,
+      body: { stock: 10 },
+    });
 
-    const order = await call({ method: 'POST', template: '/orders', path: '/orders', token: alice, body: { items: [{ productId: lamp.id, quantity: 2 }] } });
+    const order = await call({
+      method: 'POST',
+      template: '/orders',
+      path: '/orders',
+      token: alice,
+      body: { items: [{ productId: lamp.id, quantity: 2 }] },
+    });
     await call({ method: 'GET', template: '/orders/{orderId}', path: `/orders/${order.id}`, token: alice });
     await call({ method: 'POST', template: '/orders/{orderId}/pay', path: `/orders/${order.id}/pay`, token: alice });
-    await call({ method: 'GET', template: '/orders/{orderId}/receipt', path: `/orders/${order.id}/receipt`, token: alice });
-    await call({ method: 'POST', template: '/orders/{orderId}/refund', path: `/orders/${order.id}/refund`, token: adminToken });
-    const second = await call({ method: 'POST', template: '/orders', path: '/orders', token: alice, body: { items: [{ productId: lamp.id, quantity: 1 }] } });
-    await call({ method: 'POST', template: '/orders/{orderId}/cancel', path: `/orders/${second.id}/cancel`, token: alice });
+    await call({
+      method: 'GET',
+      template: '/orders/{orderId}/receipt',
+      path: `/orders/${order.id}/receipt`,
+      token: alice,
+    });
+    await call({
+      method: 'POST',
+      template: '/orders/{orderId}/refund',
+      path: `/orders/${order.id}/refund`,
+      token: adminToken,
+    });
+    const second = await call({
+      method: 'POST',
+      template: '/orders',
+      path: '/orders',
+      token: alice,
+      body: { items: [{ productId: lamp.id, quantity: 1 }] },
+    });
+    await call({
+      method: 'POST',
+      template: '/orders/{orderId}/cancel',
+      path: `/orders/${second.id}/cancel`,
+      token: alice,
+    });
     await call({ method: 'GET', template: '/orders', path: '/orders?limit=2', token: alice });
     await call({ method: 'GET', template: '/customers/{customerId}', path: `/customers/${aliceId}`, token: alice });
 
-    const job = await call({ method: 'POST', template: '/reports/generate', path: '/reports/generate', token: adminToken, body: { type: 'sales' } });
+    const job = await call({
+      method: 'POST',
+      template: '/reports/generate',
+      path: '/reports/generate',
+      token: adminToken,
+      body: { type: 'sales' },
+    });
     for (let i = 0; i < 100; i += 1) {
-      const report = await fetch(`${server.url}/api/v${version}/reports/${job.id}`, { headers: { authorization: `Bearer ${adminToken}` } }).then((r) => r.json()) as { status: string };
+      const report = (await fetch(`${server.url}/api/v${version}/reports/${job.id}`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      }).then((r) => r.json())) as { status: string };
       if (report.status === 'done') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await call({ method: 'GET', template: '/reports/{reportId}', path: `/reports/${job.id}`, token: adminToken });
 
     await call({ method: 'GET', template: '/posts', path: '/posts?limit=2', token: alice });
-    const post = await call({ method: 'POST', template: '/users/{userId}/posts', path: `/users/${aliceId}/posts`, token: alice, body: { title: 'Notes on batching', content: 'One query per level, not one per parent.' } });
+    const post = await call({
+      method: 'POST',
+      template: '/users/{userId}/posts',
+      path: `/users/${aliceId}/posts`,
+      token: alice,
+      body: { title: 'Notes on batching', content: 'One query per level, not one per parent.' },
+    });
     await call({ method: 'GET', template: '/posts/{postId}', path: `/posts/${post.id}`, token: alice });
-    await call({ method: 'GET', template: '/users/{userId}/posts', path: `/users/${aliceId}/posts?limit=2`, token: alice });
-    await call({ method: 'GET', template: '/users/{userId}/posts/{postId}', path: `/users/${aliceId}/posts/${post.id}`, token: alice });
-    const comment = await call({ method: 'POST', template: '/posts/{postId}/comments', path: `/posts/${post.id}/comments`, token: adminToken, body: { text: 'Measured it: five statements for the whole tree.' } });
-    await call({ method: 'GET', template: '/posts/{postId}/comments', path: `/posts/${post.id}/comments?limit=2`, token: alice });
-    await call({ method: 'GET', template: '/posts/{postId}/comments/{commentId}', path: `/posts/${post.id}/comments/${comment.id}`, token: alice });
-    await call({ method: 'POST', template: '/comments/{commentId}/likes', path: `/comments/${comment.id}/likes`, token: alice });
-    await call({ method: 'POST', template: '/comments/{commentId}/likes', path: `/comments/${comment.id}/likes`, token: alice });
-    await call({ method: 'GET', template: '/comments/{commentId}/likes', path: `/comments/${comment.id}/likes`, token: alice });
-    await call({ method: 'GET', template: '/comments/{commentId}/likes/{userId}', path: `/comments/${comment.id}/likes/${aliceId}`, token: alice });
+    await call({
+      method: 'GET',
+      template: '/users/{userId}/posts',
+      path: `/users/${aliceId}/posts?limit=2`,
+      token: alice,
+    });
+    await call({
+      method: 'GET',
+      template: '/users/{userId}/posts/{postId}',
+      path: `/users/${aliceId}/posts/${post.id}`,
+      token: alice,
+    });
+    const comment = await call({
+      method: 'POST',
+      template: '/posts/{postId}/comments',
+      path: `/posts/${post.id}/comments`,
+      token: adminToken,
+      body: { text: 'Measured it: five statements for the whole tree.' },
+    });
+    await call({
+      method: 'GET',
+      template: '/posts/{postId}/comments',
+      path: `/posts/${post.id}/comments?limit=2`,
+      token: alice,
+    });
+    await call({
+      method: 'GET',
+      template: '/posts/{postId}/comments/{commentId}',
+      path: `/posts/${post.id}/comments/${comment.id}`,
+      token: alice,
+    });
+    await call({
+      method: 'POST',
+      template: '/comments/{commentId}/likes',
+      path: `/comments/${comment.id}/likes`,
+      token: alice,
+    });
+    await call({
+      method: 'POST',
+      template: '/comments/{commentId}/likes',
+      path: `/comments/${comment.id}/likes`,
+      token: alice,
+    });
+    await call({
+      method: 'GET',
+      template: '/comments/{commentId}/likes',
+      path: `/comments/${comment.id}/likes`,
+      token: alice,
+    });
+    await call({
+      method: 'GET',
+      template: '/comments/{commentId}/likes/{userId}',
+      path: `/comments/${comment.id}/likes/${aliceId}`,
+      token: alice,
+    });
     return recorded;
   } finally {
     await server.close();
@@ -123,4 +279,6 @@ async function recordVersion(version: ApiVersion): Promise<RecordedExamples> {
 const examples: Partial<Record<ApiVersion, RecordedExamples>> = {};
 for (const version of [1, 2] as const) examples[version] = await recordVersion(version);
 writeFileSync(OPENAPI_EXAMPLES_FILE, `${JSON.stringify(examples, null, 2)}\n`);
-console.log(`wrote ${fileURLToPath(OPENAPI_EXAMPLES_FILE)}: ${Object.keys(examples[2] ?? {}).length} operations per version`);
+console.log(
+  `wrote ${fileURLToPath(OPENAPI_EXAMPLES_FILE)}: ${Object.keys(examples[2] ?? {}).length} operations per version`,
+);

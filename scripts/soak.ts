@@ -46,7 +46,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void Promise.allSettled([db.destroy(), database.drop()]).then(() => process.exit(130));
   });
 }
-const world = await prepareWorld(server.url, db, { users: 20, products: 50, stock: 1_000_000_000, tag: `soak-${Date.now()}` });
+const world = await prepareWorld(server.url, db, {
+  users: 20,
+  products: 50,
+  stock: 1_000_000_000,
+  tag: `soak-${Date.now()}`,
+});
 const adminToken = await tokenFor(1, 'admin');
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
 
@@ -60,7 +65,11 @@ async function oneRequest(): Promise<{ status: number; ms: number; kind: string 
   let answer;
   if (roll < 0.3) {
     kind = 'GET products';
-    answer = await call(server.url, 'GET', `/api/products?limit=20&page=${1 + Math.floor(Math.random() * 3)}&sort=${pick(['price', 'name', '-price'])}`);
+    answer = await call(
+      server.url,
+      'GET',
+      `/api/products?limit=20&page=${1 + Math.floor(Math.random() * 3)}&sort=${pick(['price', 'name', '-price'])}`,
+    );
   } else if (roll < 0.45) {
     kind = 'GET posts';
     answer = await call(server.url, 'GET', '/api/posts?limit=20', { token: user.token });
@@ -79,16 +88,25 @@ async function oneRequest(): Promise<{ status: number; ms: number; kind: string 
       headers: { 'idempotency-key': randomUUID() },
     });
     answer = placed;
-    if (placed.status === 201 && Math.random() < 0.5) answer = await call(server.url, 'POST', `/api/orders/${placed.body.id}/${pick(['pay', 'cancel'])}`, { token: user.token });
+    if (placed.status === 201 && Math.random() < 0.5)
+      answer = await call(server.url, 'POST', `/api/orders/${placed.body.id}/${pick(['pay', 'cancel'])}`, {
+        token: user.token,
+      });
   } else if (roll < 0.87) {
     kind = 'POST post';
-    answer = await call(server.url, 'POST', `/api/users/${user.id}/posts`, { token: user.token, body: { title: 'Soak', content: 'A steady write.' } });
+    answer = await call(server.url, 'POST', `/api/users/${user.id}/posts`, {
+      token: user.token,
+      body: { title: 'Soak', content: 'A steady write.' },
+    });
   } else if (roll < 0.97) {
     kind = 'POST like';
     answer = await call(server.url, 'POST', `/api/comments/${pick(world.commentIds)}/likes`, { token: user.token });
   } else {
     kind = 'report';
-    answer = await call(server.url, 'POST', '/api/reports/generate', { token: adminToken, body: { type: pick(['sales', 'users', 'content']) } });
+    answer = await call(server.url, 'POST', '/api/reports/generate', {
+      token: adminToken,
+      body: { type: pick(['sales', 'users', 'content']) },
+    });
   }
   return { status: answer.status, ms: answer.ms, kind };
 }
@@ -135,7 +153,9 @@ const started = Date.now();
 const loadAtStart = loadavg();
 let sent = 0;
 let nextSample = started + sampleSeconds * 1000;
-console.log(`soak: ${minutes} min at ${rate} req/s on ${dialect.name}, server pid ${server.process.pid}, load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `soak: ${minutes} min at ${rate} req/s on ${dialect.name}, server pid ${server.process.pid}, load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+);
 console.log('minute  rss MiB  heap MiB  requests  p50 ms  p99 ms  errors  load1');
 
 while (Date.now() - started < minutes * 60_000) {
@@ -166,7 +186,16 @@ while (Date.now() - started < minutes * 60_000) {
     };
     samples.push(sample);
     console.log(
-      [sample.minute.toFixed(2).padStart(6), sample.rssMiB.toFixed(1).padStart(8), sample.heapMiB.toFixed(1).padStart(9), String(sample.requests).padStart(9), String(sample.p50).padStart(7), String(sample.p99).padStart(7), String(sample.errors).padStart(7), sample.load1.toFixed(2).padStart(6)].join(' '),
+      [
+        sample.minute.toFixed(2).padStart(6),
+        sample.rssMiB.toFixed(1).padStart(8),
+        sample.heapMiB.toFixed(1).padStart(9),
+        String(sample.requests).padStart(9),
+        String(sample.p50).padStart(7),
+        String(sample.p99).padStart(7),
+        String(sample.errors).padStart(7),
+        sample.load1.toFixed(2).padStart(6),
+      ].join(' '),
     );
     window = [];
     windowErrors = 0;
@@ -219,8 +248,10 @@ await database.drop();
 
 const failures = [
   totalErrors > 0 && `${totalErrors} error answers`,
-  rssPeakLast > rssPeakFirst * (1 + maxRssGrowth) && `resident memory peaks grew from ${rssPeakFirst} to ${rssPeakLast} MiB (limit +${maxRssGrowth * 100} %)`,
-  heapSlope > maxHeapSlope && `V8 heap in use grows ${heapSlope.toFixed(2)} MiB/min after warm-up (limit ${maxHeapSlope})`,
+  rssPeakLast > rssPeakFirst * (1 + maxRssGrowth) &&
+    `resident memory peaks grew from ${rssPeakFirst} to ${rssPeakLast} MiB (limit +${maxRssGrowth * 100} %)`,
+  heapSlope > maxHeapSlope &&
+    `V8 heap in use grows ${heapSlope.toFixed(2)} MiB/min after warm-up (limit ${maxHeapSlope})`,
   p99Late > 2 * p99Early + 50 && `p99 drifted from ${p99Early} ms to ${p99Late} ms`,
 ].filter(Boolean);
 if (failures.length > 0) {

@@ -92,7 +92,11 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     },
     { v1Sunset: config.API_V1_SUNSET, examples: loadOpenApiExamples() },
   );
-  await app.register(graphqlPlugin, { config, services, charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight) });
+  await app.register(graphqlPlugin, {
+    config,
+    services,
+    charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
+  });
 
   // Each module's workers start once listening (after migrations) and stop on close, before the database goes.
   for (const module of modules) {

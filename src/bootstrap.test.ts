@@ -11,7 +11,11 @@ for (const dialect of DIALECTS) {
     async function demoCounts(env: Record<string, string>) {
       const t = await startTestServer(dialect, { REPORT_WORKER: 'false', ...env });
       try {
-        const demoUsers = await t.server.db.selectFrom('users').select('id').where('email', '=', 'alice@example.com').execute();
+        const demoUsers = await t.server.db
+          .selectFrom('users')
+          .select('id')
+          .where('email', '=', 'alice@example.com')
+          .execute();
         const products = await t.request('GET', '/api/products');
         return { demoUsers: demoUsers.length, products: products.body.pagination.total as number };
       } finally {

@@ -25,7 +25,9 @@ const rel = (path: string) => relative(SRC, path);
 
 describe('the shape of the runtime code under src/', () => {
   it(`has no file over ${MAX_LINES} lines`, () => {
-    const long = runtimeFiles.map((path) => [rel(path), readFileSync(path, 'utf8').split('\n').length] as const).filter(([, lines]) => lines > MAX_LINES);
+    const long = runtimeFiles
+      .map((path) => [rel(path), readFileSync(path, 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > MAX_LINES);
     assert.deepEqual(long, []);
   });
 
@@ -46,12 +48,17 @@ describe('the shape of the runtime code under src/', () => {
         const block = /interface Tables \{([^}]*)\}/.exec(readFileSync(path, 'utf8'))?.[1] ?? '';
         return [...block.matchAll(/^\s*(\w+)\s*:/gm)].map((m) => m[1]!);
       });
-    assert.ok(moduleTables.includes('users') && moduleTables.includes('orders'), `module tables found: ${moduleTables.join(', ')}`);
+    assert.ok(
+      moduleTables.includes('users') && moduleTables.includes('orders'),
+      `module tables found: ${moduleTables.join(', ')}`,
+    );
     const named = runtimeFiles
       .filter((path) => rel(path).startsWith('core/') && !rel(path).startsWith('core/db/migrations/'))
       .flatMap((path) => {
         const text = readFileSync(path, 'utf8');
-        return moduleTables.filter((table) => new RegExp(`['"\`]${table}['"\`]`).test(text)).map((table) => `${rel(path)}: ${table}`);
+        return moduleTables
+          .filter((table) => new RegExp(`['"\`]${table}['"\`]`).test(text))
+          .map((table) => `${rel(path)}: ${table}`);
       });
     assert.deepEqual(named, []);
   });

@@ -10,7 +10,9 @@ import { typeDefs } from './graphql/schema.ts';
  * (from the route schemas, through the app itself) and the GraphQL SDL. Used by `cli openapi`,
  * `cli schema`, the contract tests and `npm run contract:update`.
  */
-export async function generateOpenApiDocuments(versions: readonly ApiVersion[] = [1, 2]): Promise<Map<ApiVersion, Record<string, unknown>>> {
+export async function generateOpenApiDocuments(
+  versions: readonly ApiVersion[] = [1, 2],
+): Promise<Map<ApiVersion, Record<string, unknown>>> {
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: 'sqlite::memory:',
@@ -27,7 +29,8 @@ export async function generateOpenApiDocuments(versions: readonly ApiVersion[] =
       const documents = new Map<ApiVersion, Record<string, unknown>>();
       for (const version of versions) {
         const response = await app.http.inject({ method: 'GET', url: `/api/v${version}/openapi.json` });
-        if (response.statusCode !== 200) throw new Error(`OpenAPI v${version}: HTTP ${response.statusCode} ${response.body}`);
+        if (response.statusCode !== 200)
+          throw new Error(`OpenAPI v${version}: HTTP ${response.statusCode} ${response.body}`);
         documents.set(version, response.json());
       }
       return documents;

@@ -44,13 +44,23 @@ const TREE: Record<string, string[]> = {
   'src/core/circle/a.ts': ['./b.ts'],
   'src/core/circle/b.ts': ['type:./a.ts'],
   // core-is-the-floor
-  'src/core/floor.ts': ['../config/config.ts', '../modules/users/users.service.ts', '../graphql/schema.ts', '../app.ts', './clock.ts'],
+  'src/core/floor.ts': [
+    '../config/config.ts',
+    '../modules/users/users.service.ts',
+    '../graphql/schema.ts',
+    '../app.ts',
+    './clock.ts',
+  ],
   'src/core/clock.ts': [],
   'src/config/config.ts': [],
   'src/graphql/schema.ts': ['../modules/users/users.service.ts'],
   'src/app.ts': ['./core/clock.ts', './config/config.ts'],
   // no-foreign-repository: posts reads users' repository; users' own service may
-  'src/modules/posts/posts.service.ts': ['../users/users.repository.ts', '../users/users.queries.ts', './posts.repository.ts'],
+  'src/modules/posts/posts.service.ts': [
+    '../users/users.repository.ts',
+    '../users/users.queries.ts',
+    './posts.repository.ts',
+  ],
   'src/modules/posts/posts.repository.ts': [],
   'src/modules/users/users.service.ts': ['./users.repository.ts', '../../core/clock.ts'],
   'src/modules/users/users.queries.ts': ['./users.repository.ts'],
@@ -64,7 +74,11 @@ const TREE: Record<string, string[]> = {
   'src/core/db/db.test-support.ts': [],
   'src/modules/users/users.fixture.ts': [],
   'src/modules/users/users.test-support.ts': ['./users.repository.ts'],
-  'src/modules/users/users.service.test.ts': ['./users.test-support.ts', '../../test-support/test-server.ts', './users.service.ts'],
+  'src/modules/users/users.service.test.ts': [
+    './users.test-support.ts',
+    '../../test-support/test-server.ts',
+    './users.service.ts',
+  ],
   'src/test-support/test-server.ts': ['../app.ts'],
   'test/helpers.ts': ['../src/test-support/test-server.ts'],
 };
@@ -72,9 +86,13 @@ const TREE: Record<string, string[]> = {
 function writeTree(dir: string): void {
   for (const [file, imports] of Object.entries(TREE)) {
     const lines = imports.map((spec, index) =>
-      spec.startsWith('type:') ? `import type { T${index} } from '${spec.slice(5)}';` : `import { v${index} } from '${spec}';`,
+      spec.startsWith('type:')
+        ? `import type { T${index} } from '${spec.slice(5)}';`
+        : `import { v${index} } from '${spec}';`,
     );
-    const used = imports.map((spec, index) => (spec.startsWith('type:') ? `export type U${index} = T${index};` : `export const u${index} = v${index};`));
+    const used = imports.map((spec, index) =>
+      spec.startsWith('type:') ? `export type U${index} = T${index};` : `export const u${index} = v${index};`,
+    );
     const path = join(dir, file);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, [...lines, ...used, 'export const v = 1;', 'export type T = number;', ''].join('\n'));
@@ -103,7 +121,10 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     const circles = violations.filter((v) => v.rule.name === 'no-circular');
     assert.ok(circles.length > 0, 'no circle reported');
     for (const circle of circles) {
-      assert.deepEqual(new Set(circle.cycle?.map((step) => step.name) ?? []), new Set(['src/core/circle/a.ts', 'src/core/circle/b.ts']));
+      assert.deepEqual(
+        new Set(circle.cycle?.map((step) => step.name) ?? []),
+        new Set(['src/core/circle/a.ts', 'src/core/circle/b.ts']),
+      );
     }
   });
 
@@ -135,8 +156,17 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
   });
 
   it('reports nothing beyond those', () => {
-    const known = new Set(['no-circular', 'core-is-the-floor', 'no-foreign-repository', 'no-repository-outside-modules', 'runtime-not-test']);
-    assert.deepEqual(violations.filter((v) => !known.has(v.rule.name)), []);
+    const known = new Set([
+      'no-circular',
+      'core-is-the-floor',
+      'no-foreign-repository',
+      'no-repository-outside-modules',
+      'runtime-not-test',
+    ]);
+    assert.deepEqual(
+      violations.filter((v) => !known.has(v.rule.name)),
+      [],
+    );
   });
 
   it('passes on the project itself, seeing its .ts imports', () => {
@@ -150,7 +180,9 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
   });
 
   it('finds no test support among the runtime code under src/ (it lives in test/support/)', () => {
-    const support = globSync(['src/**/*.test-support.ts', 'src/**/test-support/**', 'src/**/*.fixture.ts'], { cwd: ROOT });
+    const support = globSync(['src/**/*.test-support.ts', 'src/**/test-support/**', 'src/**/*.fixture.ts'], {
+      cwd: ROOT,
+    });
     assert.deepEqual(support, []);
   });
 });

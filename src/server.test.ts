@@ -45,7 +45,12 @@ for (const dialect of DIALECTS) {
         );
         assert.equal(tokenResponse.status, 200);
         const { access_token } = tokenResponse.body as { access_token: string };
-        const users = (await checkFetched('GET', await fetch(`${first.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } }))).body as {
+        const users = (
+          await checkFetched(
+            'GET',
+            await fetch(`${first.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } }),
+          )
+        ).body as {
           pagination: { total: number };
         };
         assert.ok(users.pagination.total >= 4, 'the demo users are there');
@@ -57,7 +62,16 @@ for (const dialect of DIALECTS) {
           .find((line) => line.msg?.startsWith('Serving '));
         assert.ok(startup, 'a start-up line');
         assert.equal(startup.database, dialect.name);
-        for (const part of [`on ${dialect.name} `, `${first.url}/api `, `${first.url}/docs`, `${first.url}/graphiql`, `POST ${first.url}/api/auth/token`, 'admin@example.com', 'alice@example.com', 'demo-password']) {
+        for (const part of [
+          `on ${dialect.name} `,
+          `${first.url}/api `,
+          `${first.url}/docs`,
+          `${first.url}/graphiql`,
+          `POST ${first.url}/api/auth/token`,
+          'admin@example.com',
+          'alice@example.com',
+          'demo-password',
+        ]) {
           assert.ok(startup.msg!.includes(part), `${part} in ${startup.msg}`);
         }
         assert.ok(!startup.msg!.includes(password!), 'never the admin password');
@@ -68,7 +82,12 @@ for (const dialect of DIALECTS) {
         assert.ok(!second.lines.some((line) => line.includes('Applied migrations')));
         assert.ok(!second.lines.some((line) => line.includes('generated password')));
         assert.ok(!second.lines.some((line) => line.includes('demo data')));
-        const again = (await checkFetched('GET', await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } }))).body as {
+        const again = (
+          await checkFetched(
+            'GET',
+            await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${access_token}` } }),
+          )
+        ).body as {
           pagination: { total: number };
         };
         assert.equal(again.pagination.total, users.pagination.total, 'no demo data twice');
@@ -83,7 +102,10 @@ for (const dialect of DIALECTS) {
       const database = await dialect.createDatabase();
       try {
         const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
-        const inFlight = slowPost(server.url, '/api/users', undefined, { name: 'Slow Sender', email: 'slow@example.com' });
+        const inFlight = slowPost(server.url, '/api/users', undefined, {
+          name: 'Slow Sender',
+          email: 'slow@example.com',
+        });
         await sleep(200);
         server.process.kill('SIGTERM');
         await sleep(150);
@@ -109,7 +131,9 @@ for (const dialect of DIALECTS) {
         assert.equal(listening(), 2);
         assert.equal(server.lines.filter((line) => line.includes('Applied migrations')).length, 1);
         assert.equal(server.lines.filter((line) => line.includes('generated password')).length, 1);
-        const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await fetch(`${server.url}/healthz`)).status));
+        const statuses = await Promise.all(
+          Array.from({ length: 20 }, async () => (await fetch(`${server.url}/healthz`)).status),
+        );
         assert.ok(statuses.every((status) => status === 200));
         server.process.kill('SIGTERM');
         assert.equal(await server.exited, 0);
@@ -122,12 +146,16 @@ for (const dialect of DIALECTS) {
       const database = await dialect.createDatabase();
       try {
         const env = { ...process.env, DATABASE_URL: database.url, JWT_SECRET: SECRET, LOG_LEVEL: 'silent' };
-        const run = (...args: string[]) => execFileSync(process.execPath, ['src/cli.ts', ...args], { env, encoding: 'utf8' }).trim();
+        const run = (...args: string[]) =>
+          execFileSync(process.execPath, ['src/cli.ts', ...args], { env, encoding: 'utf8' }).trim();
         assert.match(run('migrate'), /Applied: 0001-initial-schema/);
         assert.equal(run('migrate'), 'Database is up to date');
         const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
         const token = run('token', '--user', '1');
-        const res = await checkFetched('GET', await fetch(`${server.url}/api/users/1`, { headers: { authorization: `Bearer ${token}` } }));
+        const res = await checkFetched(
+          'GET',
+          await fetch(`${server.url}/api/users/1`, { headers: { authorization: `Bearer ${token}` } }),
+        );
         assert.equal(res.status, 200);
         assert.equal((res.body as { role: string }).role, 'admin');
         server.process.kill('SIGTERM');
@@ -141,13 +169,21 @@ for (const dialect of DIALECTS) {
 
 describe('the start-up line', () => {
   it('names the database without credentials', () => {
-    assert.equal(describeDatabase('postgres://app:s3cret@db.internal:5432/content'), 'postgres db.internal:5432/content');
+    assert.equal(
+      describeDatabase('postgres://app:s3cret@db.internal:5432/content'),
+      'postgres db.internal:5432/content',
+    );
     assert.equal(describeDatabase('sqlite:./data/content.db'), 'sqlite ./data/content.db');
     assert.equal(describeDatabase('sqlite::memory:'), 'sqlite :memory:');
   });
 
   it('leaves GraphiQL out when it is off, names the admin-token rule for /metrics in production, and demo accounts only when present', () => {
-    const production = loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, ADMIN_PASSWORD: 'a-secret-admin-password', DATABASE_URL: 'sqlite::memory:' });
+    const production = loadConfig({
+      NODE_ENV: 'production',
+      JWT_SECRET: SECRET,
+      ADMIN_PASSWORD: 'a-secret-admin-password',
+      DATABASE_URL: 'sqlite::memory:',
+    });
     const line = startupMessage(production, 'http://127.0.0.1:3000', undefined, []);
     assert.doesNotMatch(line, /graphiql|demo|a-secret-admin-password/i);
     assert.match(line, /\/metrics \(admin token\)/);

@@ -45,7 +45,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     // Not at LOG_LEVEL=silent (tests): the demo-account lookup would be wasted.
     if (config.LOG_LEVEL !== 'silent') {
-      app.http.log.info({ database: dialectOf(db) }, startupMessage(config, url, metrics?.url, await demoAccountsIn(db).catch(() => [])));
+      app.http.log.info(
+        { database: dialectOf(db) },
+        startupMessage(config, url, metrics?.url, await demoAccountsIn(db).catch(() => [])),
+      );
     }
     return {
       app,
@@ -80,7 +83,12 @@ export function describeDatabase(databaseUrl: string): string {
  * where the API, its docs, GraphQL and GraphiQL are, and how to get a token. Never a password but
  * the published demo one.
  */
-export function startupMessage(config: Config, url: string, metricsUrl: string | undefined, demoAccounts: string[]): string {
+export function startupMessage(
+  config: Config,
+  url: string,
+  metricsUrl: string | undefined,
+  demoAccounts: string[],
+): string {
   const parts = [
     `Serving ${url} on ${describeDatabase(config.DATABASE_URL)}`,
     `REST API ${url}/api (also /api/v1, /api/v2)`,
@@ -88,8 +96,12 @@ export function startupMessage(config: Config, url: string, metricsUrl: string |
     `GraphQL ${url}/graphql`,
   ];
   if (graphqlSwitches(config).graphiql) parts.push(`GraphiQL ${url}/graphiql`);
-  parts.push(`metrics ${metricsUrl ?? url}/metrics${metricsUrl === undefined && config.NODE_ENV === 'production' ? ' (admin token)' : ''}`);
-  const password = config.ADMIN_PASSWORD ? 'password from ADMIN_PASSWORD' : 'password as printed once when the account was created';
+  parts.push(
+    `metrics ${metricsUrl ?? url}/metrics${metricsUrl === undefined && config.NODE_ENV === 'production' ? ' (admin token)' : ''}`,
+  );
+  const password = config.ADMIN_PASSWORD
+    ? 'password from ADMIN_PASSWORD'
+    : 'password as printed once when the account was created';
   let signIn = `sign in: POST ${url}/api/auth/token {"email","password"} → Bearer token; administrator ${config.ADMIN_EMAIL.toLowerCase()} (${password})`;
   if (demoAccounts.length > 0) signIn += `; demo accounts ${demoAccounts.join(', ')} (password ${DEMO_PASSWORD})`;
   parts.push(signIn);
@@ -149,17 +161,19 @@ function handleSignals(server: RunningServer, config: Config): void {
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     timer.unref();
-    drain(server).then(() => server.close()).then(
-      () => {
-        // The line a supervisor's log shows that the stop was clean (pino flushes it on exit).
-        server.app.http.log.info(`Shutdown complete after ${signal}`);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        server.app.http.log.error({ err: error }, 'Shutdown failed');
-        process.exit(1);
-      },
-    );
+    drain(server)
+      .then(() => server.close())
+      .then(
+        () => {
+          // The line a supervisor's log shows that the stop was clean (pino flushes it on exit).
+          server.app.http.log.info(`Shutdown complete after ${signal}`);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          server.app.http.log.error({ err: error }, 'Shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -44,7 +44,10 @@ interface Page {
 }
 type Queries<Parent> = { obj: Parent; params: Page }[];
 
-const clamp = ({ limit, offset }: Page): Page => ({ limit: Math.min(100, Math.max(1, limit)), offset: Math.max(0, offset) });
+const clamp = ({ limit, offset }: Page): Page => ({
+  limit: Math.min(100, Math.max(1, limit)),
+  offset: Math.max(0, offset),
+});
 
 /** Children grouped under their parents' order; siblings share the field's arguments (the first query's). */
 function groupBy<Child>(parents: number[], children: Child[], parentOf: (child: Child) => number): Child[][] {
@@ -65,7 +68,10 @@ export function graphqlOptions(pool: pg.Pool) {
         },
       },
       // Another user's email is hidden (as the service: "" in GraphQL) unless the caller is an admin.
-      User: { email: (user: { id: number; email: string }, _: unknown, { caller }: MercuriusContext) => (caller.admin || caller.id === user.id ? user.email : '') },
+      User: {
+        email: (user: { id: number; email: string }, _: unknown, { caller }: MercuriusContext) =>
+          caller.admin || caller.id === user.id ? user.email : '',
+      },
     },
     loaders: {
       User: {

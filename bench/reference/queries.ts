@@ -18,13 +18,27 @@ export interface UserRow {
 }
 
 export const findUser = async (pool: pg.Pool, id: number) =>
-  (await pool.query<UserRow>('select id, name, email, age, role, status, email_verified, created_at, updated_at from users where id = $1', [id])).rows[0];
+  (
+    await pool.query<UserRow>(
+      'select id, name, email, age, role, status, email_verified, created_at, updated_at from users where id = $1',
+      [id],
+    )
+  ).rows[0];
 
 export const listUsers = async (pool: pg.Pool, limit: number, offset: number) =>
-  (await pool.query<Pick<UserRow, 'id' | 'name' | 'email'>>('select id, name, email from users order by id limit $1 offset $2', [limit, offset])).rows;
+  (
+    await pool.query<Pick<UserRow, 'id' | 'name' | 'email'>>(
+      'select id, name, email from users order by id limit $1 offset $2',
+      [limit, offset],
+    )
+  ).rows;
 
 export const usersByIds = async (pool: pg.Pool, ids: number[]) =>
-  (await pool.query<Pick<UserRow, 'id' | 'name' | 'email'>>('select id, name, email from users where id = any($1)', [ids])).rows;
+  (
+    await pool.query<Pick<UserRow, 'id' | 'name' | 'email'>>('select id, name, email from users where id = any($1)', [
+      ids,
+    ])
+  ).rows;
 
 /** A user's posts, newest first (by id, as the service). */
 export const postsByAuthors = async (pool: pg.Pool, authorIds: number[], limit: number, offset: number) =>
@@ -61,7 +75,13 @@ const SORTS: Record<string, string> = {
 };
 
 /** One page of products and the exact total, counted the straightforward way (`count(*)`). */
-export async function listProducts(pool: pg.Pool, filter: ProductFilter, sort: string | undefined, limit: number, offset: number) {
+export async function listProducts(
+  pool: pg.Pool,
+  filter: ProductFilter,
+  sort: string | undefined,
+  limit: number,
+  offset: number,
+) {
   const where: string[] = [];
   const values: unknown[] = [];
   const add = (condition: string, value: unknown) => where.push(condition.replace('?', `$${values.push(value)}`));
@@ -72,7 +92,11 @@ export async function listProducts(pool: pg.Pool, filter: ProductFilter, sort: s
   const order = [SORTS[sort ?? ''], 'id asc'].filter(Boolean).join(', ');
   const n = values.length;
   const [page, count] = await Promise.all([
-    pool.query(`select * from products ${whereSql} order by ${order} limit $${n + 1} offset $${n + 2}`, [...values, limit, offset]),
+    pool.query(`select * from products ${whereSql} order by ${order} limit $${n + 1} offset $${n + 2}`, [
+      ...values,
+      limit,
+      offset,
+    ]),
     pool.query<{ total: string }>(`select count(*) as total from products ${whereSql}`, values),
   ]);
   return { rows: page.rows as Record<string, unknown>[], total: Number(count.rows[0]!.total) };

@@ -13,7 +13,11 @@ import pino from 'pino';
 import { graphqlOptions, type Caller } from './graphql.ts';
 import { findUser, isSort, listProducts, type UserRow } from './queries.ts';
 
-const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is required`); })();
+const env = (name: string) =>
+  process.env[name] ??
+  (() => {
+    throw new Error(`${name} is required`);
+  })();
 const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 const secret = new TextEncoder().encode(env('JWT_SECRET'));
 const level = process.env.LOG_LEVEL ?? 'info';
@@ -37,7 +41,11 @@ app.addHook('onRequest', async (request, reply) => {
   if (request.url === '/readyz') return;
   const token = request.headers.authorization?.startsWith('Bearer ') ? request.headers.authorization.slice(7) : '';
   try {
-    const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], issuer: 'content-service', audience: 'content-service' });
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      issuer: 'content-service',
+      audience: 'content-service',
+    });
     request.caller = { id: Number(payload.sub), admin: payload.role === 'admin' };
   } catch {
     return reply.code(401).send({ error: 'unauthorized' });
@@ -72,11 +80,14 @@ function userView(user: UserRow, caller: Caller) {
 app.get<{ Params: { id: string } }>('/api/users/:id', async (request, reply) => {
   const { id } = request.params;
   const user = /^\d+$/.test(id) ? await findUser(pool, Number(id)) : undefined;
-  return user ? userView(user, request.caller) : reply.code(404).send({ error: { code: 'NOT_FOUND', message: `User ${id} not found` } });
+  return user
+    ? userView(user, request.caller)
+    : reply.code(404).send({ error: { code: 'NOT_FOUND', message: `User ${id} not found` } });
 });
 
 type ProductsQuery = Partial<Record<'category' | 'min_price' | 'max_price' | 'sort' | 'limit' | 'page', string>>;
-const numberOr = (value: string | undefined, fallback: number) => (value !== undefined && Number.isFinite(Number(value)) ? Number(value) : fallback);
+const numberOr = (value: string | undefined, fallback: number) =>
+  value !== undefined && Number.isFinite(Number(value)) ? Number(value) : fallback;
 const cents = (price: string | undefined) => (price === undefined ? undefined : Math.round(numberOr(price, 0) * 100));
 
 app.get<{ Querystring: ProductsQuery }>('/api/products', async (request, reply) => {
@@ -98,7 +109,14 @@ app.get<{ Querystring: ProductsQuery }>('/api/products', async (request, reply) 
     updatedAt: p.updated_at,
     _links: { self: { href: `/api/products/${p.id}` } },
   }));
-  const pagination = { page, limit, total, totalPages: Math.ceil(total / limit), hasNext: page * limit < total, hasPrev: page > 1 };
+  const pagination = {
+    page,
+    limit,
+    total,
+    totalPages: Math.ceil(total / limit),
+    hasNext: page * limit < total,
+    hasPrev: page > 1,
+  };
   return { data, pagination };
 });
 

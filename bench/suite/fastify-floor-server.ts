@@ -6,7 +6,10 @@
 import Fastify from 'fastify';
 import { FIXED_USER } from './fixed-user.ts';
 
-const user = FIXED_USER;const properties = Object.fromEntries(Object.entries(user).map(([key, value]) => [key, { type: typeof value === 'number' ? 'number' : typeof value }]));
+const user = FIXED_USER;
+const properties = Object.fromEntries(
+  Object.entries(user).map(([key, value]) => [key, { type: typeof value === 'number' ? 'number' : typeof value }]),
+);
 
 const app = Fastify({ logger: false });
 app.get('/api/users/:id', { schema: { response: { 200: { type: 'object', properties } } } }, async () => user);

@@ -75,8 +75,14 @@ export async function startProcess(
 
 /** Runs a CLI command to completion (seed, token) and returns its standard output. */
 export function runCli(args: string[], env: Record<string, string>): string {
-  const result = spawnSync(NODE, ['src/cli.ts', ...args], { cwd: SERVER_DIR, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`cli ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  const result = spawnSync(NODE, ['src/cli.ts', ...args], {
+    cwd: SERVER_DIR,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`cli ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
   return result.stdout;
 }
 
@@ -124,7 +130,11 @@ export function loadAverage(): [number, number, number] {
 }
 
 /** Waits (up to `maxSeconds`) for the 1-minute load average to fall to `threshold`; returns the last reading. */
-export async function waitForQuiet(threshold: number, maxSeconds: number, say: (line: string) => void): Promise<[number, number, number]> {
+export async function waitForQuiet(
+  threshold: number,
+  maxSeconds: number,
+  say: (line: string) => void,
+): Promise<[number, number, number]> {
   const deadline = Date.now() + maxSeconds * 1000;
   let load = loadAverage();
   while (load[0] > threshold && Date.now() < deadline) {

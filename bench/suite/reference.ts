@@ -8,7 +8,19 @@ import { startProcess, type ServerProcess } from './processes.ts';
 export const REFERENCE_WORKLOADS = ['W1', 'W2', 'W3', 'W4'];
 
 /** The reference server, pinned and logged like the service; `nodeFlags` are the service's V8 flags. */
-export function startReference(url: string, env: Record<string, string>, port: number, nodeFlags: string[], logFile: string): Promise<ServerProcess> {
+export function startReference(
+  url: string,
+  env: Record<string, string>,
+  port: number,
+  nodeFlags: string[],
+  logFile: string,
+): Promise<ServerProcess> {
   // DATABASE_POOL_SIZE, when set, reaches both servers from this process's environment (default 10 in both).
-  return startProcess([...nodeFlags, 'bench/reference/reference-server.ts'], { ...env, DATABASE_URL: url, PORT: String(port) }, port, logFile, '/readyz');
+  return startProcess(
+    [...nodeFlags, 'bench/reference/reference-server.ts'],
+    { ...env, DATABASE_URL: url, PORT: String(port) },
+    port,
+    logFile,
+    '/readyz',
+  );
 }

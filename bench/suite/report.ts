@@ -21,7 +21,8 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
  * ran), every other row to the ceiling. Returns the base row and its name.
  */
 function baseOf(row: ResultRow, rows: ResultRow[]): [ResultRow | undefined, string] {
-  const reference = row.dialect === 'postgres' ? rows.find((r) => r.dialect === 'reference' && r.workload === row.workload) : undefined;
+  const reference =
+    row.dialect === 'postgres' ? rows.find((r) => r.dialect === 'reference' && r.workload === row.workload) : undefined;
   return reference ? [reference, 'reference'] : [ceilingOf(rows, row), 'ceiling'];
 }
 
@@ -34,10 +35,16 @@ function table(rows: ResultRow[]): string[] {
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
-    const name = row.dialect === 'ceiling' ? 'raw node:http' : row.dialect === 'reference' ? 'reference (Fastify + pg)' : row.dialect;
+    const name =
+      row.dialect === 'ceiling'
+        ? 'raw node:http'
+        : row.dialect === 'reference'
+          ? 'reference (Fastify + pg)'
+          : row.dialect;
     const title = `${row.workload} ${row.title}${row.note ? ` (${row.note})` : ''}`;
     const [base, baseName] = baseOf(row, rows);
-    const rpsRatio = row.dialect === 'ceiling' ? '1' : `${base ? pairedRatio(row, base).toFixed(3) : '–'} × ${baseName}`;
+    const rpsRatio =
+      row.dialect === 'ceiling' ? '1' : `${base ? pairedRatio(row, base).toFixed(3) : '–'} × ${baseName}`;
     const p99Ratio = baseName === 'reference' ? `${ratio(row.p99, base?.p99, 2)} × reference` : '–';
     lines.push(
       `| ${name} | ${title} | ${fmt(row.rps)} | ${rpsRatio} | ${row.p50} | ${row.p99} | ${p99Ratio} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} | ${micros(row.pgCpuUs)} |`,
@@ -78,22 +85,31 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     'the same workload in this run, loaded in turn with the service run by run (p99 ratio above 1: slower);',
     'SQLite W1 and W4 are compared to the raw node:http ceiling loaded in turn with them (its own rows), every',
     'other row to the ceiling measured before and after. Measured in turn, the req/s ratio is the median over',
-    'the runs of each run\'s ratio to the base\'s run just after it. Server CPU µs/req is the server process\'s user + system CPU time over the',
+    "the runs of each run's ratio to the base's run just after it. Server CPU µs/req is the server process's user + system CPU time over the",
     'measured runs divided by the answers: it moves little with machine load. PostgreSQL CPU µs/req is the',
-    'same for the PostgreSQL processes (the bench database\'s backends and the shared background processes).',
+    "same for the PostgreSQL processes (the bench database's backends and the shared background processes).",
     '',
   ];
   if (soaks.length) {
-    lines.push('### Soak (W8 for a long run, RSS sampled)', '', '| database | seconds | req/s | p99 ms | errors | RSS MB over time |', '|---|---:|---:|---:|---:|---|');
+    lines.push(
+      '### Soak (W8 for a long run, RSS sampled)',
+      '',
+      '| database | seconds | req/s | p99 ms | errors | RSS MB over time |',
+      '|---|---:|---:|---:|---:|---|',
+    );
     for (const soak of soaks) {
       const samples = soak.rss.map(([t, rss]) => `${t}s ${(rss / MB).toFixed(0)}`).join(', ');
-      lines.push(`| ${soak.dialect} | ${soak.seconds} | ${fmt(soak.rps)} | ${soak.p99} | ${soak.errors} | ${samples} |`);
+      lines.push(
+        `| ${soak.dialect} | ${soak.seconds} | ${fmt(soak.rps)} | ${soak.p99} | ${soak.errors} | ${samples} |`,
+      );
     }
     lines.push('');
   }
   lines.push('### Targets of issue 20', '', '| target | measured | met |', '|---|---|---|');
   for (const check of checkTargets(rows, ceilingRps, soaks)) {
-    lines.push(`| ${check.target} | ${check.measured} | ${check.met === null ? '–' : check.met ? 'met' : '**not met**'} |`);
+    lines.push(
+      `| ${check.target} | ${check.measured} | ${check.met === null ? '–' : check.met ? 'met' : '**not met**'} |`,
+    );
   }
   lines.push('', END);
   return lines.join('\n');

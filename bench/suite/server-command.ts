@@ -8,7 +8,10 @@ import { join } from 'node:path';
 export function serverArgs(dir = '.'): string[] {
   const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } };
   // `exec node ...`: the shell hands its process to node (so signals reach the server); same command.
-  const [command, ...args] = scripts.start.trim().replace(/^exec\s+/, '').split(/\s+/);
+  const [command, ...args] = scripts.start
+    .trim()
+    .replace(/^exec\s+/, '')
+    .split(/\s+/);
   if (command !== 'node') throw new Error(`The start script must run node, not ${command}`);
   return args;
 }

@@ -55,7 +55,8 @@ export function rpsRatio(row: ResultRow, base: ResultRow): number {
 
 /** The ceiling a row is compared to: the one loaded in turn with its workload, else the run's. */
 export function ceilingOf(rows: ResultRow[], row: ResultRow): ResultRow | undefined {
-  const beside = row.dialect === 'sqlite' ? rows.find((r) => r.dialect === 'ceiling' && r.workload === row.workload) : undefined;
+  const beside =
+    row.dialect === 'sqlite' ? rows.find((r) => r.dialect === 'ceiling' && r.workload === row.workload) : undefined;
   return beside ?? rows.find((r) => r.dialect === 'ceiling' && r.workload === '–');
 }
 /** Issue 20: PostgreSQL against the hand-written reference of the same run (requests/s ratio). */
@@ -70,17 +71,23 @@ const W3_TAIL = 3;
 
 /** Every target of issue 20 (and issue 9's error and soak checks) the measured rows can decide; `met: null` when not measured. */
 export function checkTargets(rows: ResultRow[], ceilingRps: number, soaks: SoakResult[]): TargetCheck[] {
-  const find = (dialect: string, workload: string) => rows.find((r) => r.dialect === dialect && r.workload === workload);
+  const find = (dialect: string, workload: string) =>
+    rows.find((r) => r.dialect === dialect && r.workload === workload);
   const checks: TargetCheck[] = [];
-  const add = (target: string, row: ResultRow | undefined, measured: (r: ResultRow) => string, met: (r: ResultRow) => boolean) =>
-    checks.push({ target, measured: row ? measured(row) : 'not measured', met: row ? met(row) : null });
+  const add = (
+    target: string,
+    row: ResultRow | undefined,
+    measured: (r: ResultRow) => string,
+    met: (r: ResultRow) => boolean,
+  ) => checks.push({ target, measured: row ? measured(row) : 'not measured', met: row ? met(row) : null });
 
   for (const [workload, want] of Object.entries(REFERENCE_RATIO)) {
     const reference = find('reference', workload);
     add(
       `PostgreSQL ${workload} ≥ ${want.rps}× the hand-written reference${want.p99 ? ', p99 no higher than its' : ''}`,
       reference && find('postgres', workload),
-      (r) => `${rpsRatio(r, reference!).toFixed(2)}× (${Math.round(r.rps)} vs ${Math.round(reference!.rps)} req/s), p99 ${r.p99} vs ${reference!.p99} ms`,
+      (r) =>
+        `${rpsRatio(r, reference!).toFixed(2)}× (${Math.round(r.rps)} vs ${Math.round(reference!.rps)} req/s), p99 ${r.p99} vs ${reference!.p99} ms`,
       (r) => rpsRatio(r, reference!) >= want.rps && (!want.p99 || r.p99 <= reference!.p99),
     );
   }
@@ -90,12 +97,18 @@ export function checkTargets(rows: ResultRow[], ceilingRps: number, soaks: SoakR
     add(
       `SQLite ${workload} ≥ ${share * 100}% of the ceiling`,
       find('sqlite', workload),
-      (r) => `${(shareOf(r) * 100).toFixed(1)}% (${Math.round(r.rps)} vs ${Math.round(base(r))} req/s${r.pairedRatio === undefined ? '' : ', median of paired runs'})`,
+      (r) =>
+        `${(shareOf(r) * 100).toFixed(1)}% (${Math.round(r.rps)} vs ${Math.round(base(r))} req/s${r.pairedRatio === undefined ? '' : ', median of paired runs'})`,
       (r) => shareOf(r) >= share,
     );
   }
   for (const dialect of ['sqlite', 'postgres']) {
-    add(`${dialect}: W3 p99 ≤ ${W3_TAIL}× p50`, find(dialect, 'W3'), (r) => `${r.p99} / ${r.p50} ms = ${(r.p99 / Math.max(r.p50, 1)).toFixed(1)}`, (r) => r.p99 <= W3_TAIL * r.p50);
+    add(
+      `${dialect}: W3 p99 ≤ ${W3_TAIL}× p50`,
+      find(dialect, 'W3'),
+      (r) => `${r.p99} / ${r.p50} ms = ${(r.p99 / Math.max(r.p50, 1)).toFixed(1)}`,
+      (r) => r.p99 <= W3_TAIL * r.p50,
+    );
   }
   for (const dialect of ['sqlite', 'postgres']) {
     const served = rows.filter((r) => r.dialect === dialect);
@@ -105,14 +118,26 @@ export function checkTargets(rows: ResultRow[], ceilingRps: number, soaks: SoakR
       met: served.length ? served.every((r) => r.rssPeak < RSS_LIMIT) : null,
     });
     for (const workload of ['W5', 'W8']) {
-      add(`${dialect}: ${workload} without errors`, find(dialect, workload), (r) => `${r.errors} errors`, (r) => r.errors === 0);
+      add(
+        `${dialect}: ${workload} without errors`,
+        find(dialect, workload),
+        (r) => `${r.errors} errors`,
+        (r) => r.errors === 0,
+      );
     }
-    add(`${dialect}: W8 p99 < 50 ms`, find(dialect, 'W8'), (r) => `${r.p99} ms`, (r) => r.p99 < 50);
+    add(
+      `${dialect}: W8 p99 < 50 ms`,
+      find(dialect, 'W8'),
+      (r) => `${r.p99} ms`,
+      (r) => r.p99 < 50,
+    );
     const soak = soaks.find((s) => s.dialect === dialect);
     const growth = soak ? rssGrowth(soak) : 0;
     checks.push({
       target: `${dialect}: no RSS growth across a 5-minute W8 run`,
-      measured: soak ? `${soak.seconds} s: RSS ${(growth / MB).toFixed(1)} MB from minute 1 to the end, ${soak.errors} errors` : 'not measured (run with --soak 300)',
+      measured: soak
+        ? `${soak.seconds} s: RSS ${(growth / MB).toFixed(1)} MB from minute 1 to the end, ${soak.errors} errors`
+        : 'not measured (run with --soak 300)',
       met: soak ? growth < 10 * MB && soak.seconds >= 300 : null,
     });
   }

@@ -47,8 +47,15 @@ const unique = () => `${RUN}-${(counter += 1)}`;
 const json = { 'content-type': 'application/json' };
 const auth = (context: WorkloadContext) => ({ authorization: `Bearer ${context.token}` });
 
-async function call(context: WorkloadContext, path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown; etag: string | null }> {
-  const response = await fetch(context.baseUrl + path, { ...init, headers: { ...auth(context), ...(init.headers as Record<string, string>) } });
+async function call(
+  context: WorkloadContext,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: unknown; etag: string | null }> {
+  const response = await fetch(context.baseUrl + path, {
+    ...init,
+    headers: { ...auth(context), ...(init.headers as Record<string, string>) },
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null, etag: response.headers.get('etag') };
 }
@@ -60,7 +67,8 @@ function expect(condition: unknown, message: string): asserts condition {
 const usersQuery = '{ users(limit: 10) { id name posts { id title comments { id text author { id name } } } } }';
 const userQuery = 'query($id: ID!) { user(id: $id) { id name email } }';
 const createPostMutation = 'mutation($input: CreatePostInput!) { createPost(input: $input) { id title } }';
-const productsListPath = (category: string) => `/api/products?category=${category}&min_price=100&max_price=500&sort=-price&limit=20&page=2`;
+const productsListPath = (category: string) =>
+  `/api/products?category=${category}&min_price=100&max_price=500&sort=-price&limit=20&page=2`;
 
 const graphql = (context: WorkloadContext, query: string, variables?: Record<string, unknown>) =>
   call(context, '/graphql', { method: 'POST', headers: json, body: JSON.stringify({ query, variables }) });
@@ -69,7 +77,15 @@ const W1: Workload = {
   id: 'W1',
   title: 'GET /api/users/{random id}',
   async prepare(context) {
-    return { requests: [{ method: 'GET', headers: auth(context), setupRequest: (r) => ({ ...r, path: `/api/users/${randomId(context.users)}` }) }] };
+    return {
+      requests: [
+        {
+          method: 'GET',
+          headers: auth(context),
+          setupRequest: (r) => ({ ...r, path: `/api/users/${randomId(context.users)}` }),
+        },
+      ],
+    };
   },
   async check(context) {
     const { status, body } = await call(context, '/api/users/7');
@@ -87,7 +103,10 @@ const W2: Workload = {
     const { status, body } = await call(context, productsListPath(context.category));
     const items = (body as { data: { price: number; category: string }[] }).data;
     expect(status === 200 && items.length === 20, `products page 2 has ${items?.length} items (status ${status})`);
-    expect(items.every((p, i) => p.category === context.category && (i === 0 || p.price <= items[i - 1]!.price)), 'products are of the category, by price descending');
+    expect(
+      items.every((p, i) => p.category === context.category && (i === 0 || p.price <= items[i - 1]!.price)),
+      'products are of the category, by price descending',
+    );
   },
 };
 
@@ -95,7 +114,16 @@ const W3: Workload = {
   id: 'W3',
   title: 'GraphQL users(limit 10) → posts → comments → author',
   async prepare(context) {
-    return { requests: [{ method: 'POST', path: '/graphql', headers: { ...json, ...auth(context) }, body: JSON.stringify({ query: usersQuery }) }] };
+    return {
+      requests: [
+        {
+          method: 'POST',
+          path: '/graphql',
+          headers: { ...json, ...auth(context) },
+          body: JSON.stringify({ query: usersQuery }),
+        },
+      ],
+    };
   },
   async check(context) {
     const { status, body } = await graphql(context, usersQuery);
@@ -103,8 +131,14 @@ const W3: Workload = {
     const users = (body as Users).data?.users ?? [];
     const posts = users.flatMap((u) => u.posts);
     const comments = posts.flatMap((p) => p.comments);
-    expect(status === 200 && users.length === 10 && posts.length === 100 && comments.length === 500, `nested query gave ${users.length}/${posts.length}/${comments.length}`);
-    expect(comments.every((c) => typeof c.author?.name === 'string'), 'every comment has its author');
+    expect(
+      status === 200 && users.length === 10 && posts.length === 100 && comments.length === 500,
+      `nested query gave ${users.length}/${posts.length}/${comments.length}`,
+    );
+    expect(
+      comments.every((c) => typeof c.author?.name === 'string'),
+      'every comment has its author',
+    );
   },
 };
 
@@ -118,7 +152,10 @@ const W4: Workload = {
           method: 'POST',
           path: '/graphql',
           headers: { ...json, ...auth(context) },
-          setupRequest: (r) => ({ ...r, body: JSON.stringify({ query: userQuery, variables: { id: String(randomId(context.users)) } }) }),
+          setupRequest: (r) => ({
+            ...r,
+            body: JSON.stringify({ query: userQuery, variables: { id: String(randomId(context.users)) } }),
+          }),
         },
       ],
     };
@@ -127,7 +164,10 @@ const W4: Workload = {
     const { status, body } = await graphql(context, userQuery, { id: '7' });
     const user = (body as { data: { user: { id: string; email: string } } }).data?.user;
     // Another user's email is "" unless the caller is an admin (DECISIONS §5); the field is still read.
-    expect(status === 200 && user?.id === '7' && typeof user.email === 'string', `user(id: 7) answered ${status} ${JSON.stringify(body)}`);
+    expect(
+      status === 200 && user?.id === '7' && typeof user.email === 'string',
+      `user(id: 7) answered ${status} ${JSON.stringify(body)}`,
+    );
   },
 };
 
@@ -136,11 +176,25 @@ const W5: Workload = {
   title: 'POST /api/users (unique emails)',
   async prepare(context) {
     const request: LoadRequest = { method: 'POST', path: '/api/users', headers: { ...json, ...auth(context) } };
-    return { requests: [{ ...request, setupRequest: (r) => ({ ...r, body: JSON.stringify({ name: 'Bench User', email: `bench-${unique()}@example.com` }) }) }] };
+    return {
+      requests: [
+        {
+          ...request,
+          setupRequest: (r) => ({
+            ...r,
+            body: JSON.stringify({ name: 'Bench User', email: `bench-${unique()}@example.com` }),
+          }),
+        },
+      ],
+    };
   },
   async check(context) {
     const email = `bench-${unique()}@example.com`;
-    const { status, body } = await call(context, '/api/users', { method: 'POST', headers: json, body: JSON.stringify({ name: 'Bench User', email }) });
+    const { status, body } = await call(context, '/api/users', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'Bench User', email }),
+    });
     expect(status === 201 && (body as { email: string }).email === email, `sign-up answered ${status}`);
   },
 };
@@ -165,15 +219,29 @@ const W6: Workload = {
   async prepare(context) {
     const paths = await postCursorPaths(context, 200);
     let next = 0;
-    return { requests: [{ method: 'GET', headers: auth(context), setupRequest: (r) => ({ ...r, path: paths[(next += 1) % paths.length]! }) }] };
+    return {
+      requests: [
+        {
+          method: 'GET',
+          headers: auth(context),
+          setupRequest: (r) => ({ ...r, path: paths[(next += 1) % paths.length]! }),
+        },
+      ],
+    };
   },
   async check(context) {
     const first = await call(context, '/api/posts');
     const page = first.body as { data: { id: number }[]; nextCursor: string };
-    expect(first.status === 200 && page.data.length === 20 && typeof page.nextCursor === 'string', 'first posts page with a cursor');
+    expect(
+      first.status === 200 && page.data.length === 20 && typeof page.nextCursor === 'string',
+      'first posts page with a cursor',
+    );
     const second = await call(context, `/api/posts?cursor=${encodeURIComponent(page.nextCursor)}`);
     const ids = (second.body as { data: { id: number }[] }).data.map((p) => p.id);
-    expect(second.status === 200 && ids.length === 20 && !ids.some((id) => page.data.some((p) => p.id === id)), 'second page continues the first');
+    expect(
+      second.status === 200 && ids.length === 20 && !ids.some((id) => page.data.some((p) => p.id === id)),
+      'second page continues the first',
+    );
   },
 };
 
@@ -202,7 +270,9 @@ const W7: Workload = {
   async check(context) {
     const first = await call(context, '/api/products/7');
     expect(first.status === 200 && first.etag, 'product 7 has an ETag');
-    const second = await fetch(`${context.baseUrl}/api/products/7`, { headers: { ...auth(context), 'if-none-match': first.etag } });
+    const second = await fetch(`${context.baseUrl}/api/products/7`, {
+      headers: { ...auth(context), 'if-none-match': first.etag },
+    });
     expect(second.status === 304 && (await second.text()) === '', `If-None-Match answered ${second.status}`);
   },
 };
@@ -210,18 +280,28 @@ const W7: Workload = {
 /** W8: per ten requests, eight reads (REST and GraphQL) and two writes (a REST post, a GraphQL post). */
 function mixedRequests(context: WorkloadContext): LoadRequest[] {
   const headers = { ...json, ...auth(context) };
-  const get = (path: () => string): LoadRequest => ({ method: 'GET', headers: auth(context), setupRequest: (r) => ({ ...r, path: path() }) });
+  const get = (path: () => string): LoadRequest => ({
+    method: 'GET',
+    headers: auth(context),
+    setupRequest: (r) => ({ ...r, path: path() }),
+  });
   const userRead: LoadRequest = {
     method: 'POST',
     path: '/graphql',
     headers,
-    setupRequest: (r) => ({ ...r, body: JSON.stringify({ query: userQuery, variables: { id: String(randomId(context.users)) } }) }),
+    setupRequest: (r) => ({
+      ...r,
+      body: JSON.stringify({ query: userQuery, variables: { id: String(randomId(context.users)) } }),
+    }),
   };
   const restWrite: LoadRequest = {
     method: 'POST',
     path: `/api/users/${context.tokenUserId}/posts`,
     headers,
-    setupRequest: (r) => ({ ...r, body: JSON.stringify({ title: `Bench post ${unique()}`, content: 'Written under load.' }) }),
+    setupRequest: (r) => ({
+      ...r,
+      body: JSON.stringify({ title: `Bench post ${unique()}`, content: 'Written under load.' }),
+    }),
   };
   const graphqlWrite: LoadRequest = {
     method: 'POST',
@@ -229,7 +309,16 @@ function mixedRequests(context: WorkloadContext): LoadRequest[] {
     headers,
     setupRequest: (r) => ({
       ...r,
-      body: JSON.stringify({ query: createPostMutation, variables: { input: { title: `Bench post ${unique()}`, content: 'Written under load.', authorId: String(context.tokenUserId) } } }),
+      body: JSON.stringify({
+        query: createPostMutation,
+        variables: {
+          input: {
+            title: `Bench post ${unique()}`,
+            content: 'Written under load.',
+            authorId: String(context.tokenUserId),
+          },
+        },
+      }),
     }),
   };
   return [
@@ -253,11 +342,18 @@ const W8: Workload = {
     return { requests: mixedRequests(context) };
   },
   async check(context) {
-    const rest = await call(context, `/api/users/${context.tokenUserId}/posts`, { method: 'POST', headers: json, body: JSON.stringify({ title: 'Check', content: 'Check.' }) });
+    const rest = await call(context, `/api/users/${context.tokenUserId}/posts`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ title: 'Check', content: 'Check.' }),
+    });
     expect(rest.status === 201, `REST post answered ${rest.status}`);
     const input = { title: 'Check', content: 'Check.', authorId: String(context.tokenUserId) };
     const { status, body } = await graphql(context, createPostMutation, { input });
-    expect(status === 200 && (body as { data?: { createPost?: { id: string } } }).data?.createPost?.id, `createPost answered ${JSON.stringify(body)}`);
+    expect(
+      status === 200 && (body as { data?: { createPost?: { id: string } } }).data?.createPost?.id,
+      `createPost answered ${JSON.stringify(body)}`,
+    );
   },
 };
 

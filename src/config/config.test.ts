@@ -51,16 +51,22 @@ describe('configuration', () => {
       [{ ORDER_HOLD_MINUTES: '0' }, 'ORDER_HOLD_MINUTES'],
       [{ ORDER_HOLD_MINUTES: 'soon' }, 'ORDER_HOLD_MINUTES'],
     ] as const) {
-      assert.throws(() => loadConfig(env), (error: Error) => {
-        assert.match(error.message, new RegExp(`^Invalid configuration: ${name} `));
-        assert.doesNotMatch(error.message, /\n/);
-        return true;
-      });
+      assert.throws(
+        () => loadConfig(env),
+        (error: Error) => {
+          assert.match(error.message, new RegExp(`^Invalid configuration: ${name} `));
+          assert.doesNotMatch(error.message, /\n/);
+          return true;
+        },
+      );
     }
   });
 
   it('refuses production without a JWT secret', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /JWT_SECRET or JWT_JWKS_URL must be set when NODE_ENV=production/);
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production' }),
+      /JWT_SECRET or JWT_JWKS_URL must be set when NODE_ENV=production/,
+    );
     assert.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).jwtSecretGenerated, false);
   });
 

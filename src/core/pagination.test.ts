@@ -24,7 +24,8 @@ describe('page arithmetic', () => {
   });
 
   it('derives totalPages, hasNext (page*limit < total) and hasPrev (page > 1)', () => {
-    const at = (page: number, total: number) => paginationOf({ items: [], total, window: { page, limit: 10, offset: 0 } });
+    const at = (page: number, total: number) =>
+      paginationOf({ items: [], total, window: { page, limit: 10, offset: 0 } });
     assert.deepEqual(at(1, 25), { page: 1, limit: 10, total: 25, totalPages: 3, hasNext: true, hasPrev: false });
     assert.deepEqual(at(3, 25), { page: 3, limit: 10, total: 25, totalPages: 3, hasNext: false, hasPrev: true });
     assert.deepEqual(at(2, 20), { page: 2, limit: 10, total: 20, totalPages: 2, hasNext: false, hasPrev: true });
@@ -41,12 +42,15 @@ describe('fields selection', () => {
   });
 
   it('rejects unknown names with a 422 naming them', () => {
-    assert.throws(() => parseFields('name,secret', allowed), (error: { status: number; details: { field: string; message: string }[] }) => {
-      assert.equal(error.status, 422);
-      assert.equal(error.details[0]?.field, 'fields');
-      assert.match(error.details[0]?.message ?? '', /secret/);
-      return true;
-    });
+    assert.throws(
+      () => parseFields('name,secret', allowed),
+      (error: { status: number; details: { field: string; message: string }[] }) => {
+        assert.equal(error.status, 422);
+        assert.equal(error.details[0]?.field, 'fields');
+        assert.match(error.details[0]?.message ?? '', /secret/);
+        return true;
+      },
+    );
   });
 
   it('picks only the selected fields', () => {

@@ -47,7 +47,12 @@ export interface PageReads<Row> {
 }
 
 /** One page of a list: the window from the request, then its rows and the total, read side by side. */
-export async function readPage<Row, T>(request: PageRequest, rules: PageRules, reads: PageReads<Row>, toItem: (row: Row) => T): Promise<Page<T>> {
+export async function readPage<Row, T>(
+  request: PageRequest,
+  rules: PageRules,
+  reads: PageReads<Row>,
+  toItem: (row: Row) => T,
+): Promise<Page<T>> {
   const window = pageWindow(request, rules);
   const [rows, total] = await Promise.all([reads.rows(window), reads.total()]);
   return { items: rows.map(toItem), total, window };

@@ -62,10 +62,34 @@ export async function insertDemoData(db: Db): Promise<void> {
     const posts = await trx
       .insertInto('posts')
       .values([
-        { author_id: alice, title: 'Hello, world', content: 'First post on the new content service.', created_at: at(4000), updated_at: at(4000) },
-        { author_id: alice, title: 'Cursor pagination', content: 'Why ids beat offsets for feeds.', created_at: at(3000), updated_at: at(3000) },
-        { author_id: bob, title: 'GraphQL and REST, one store', content: 'Both interfaces read the same tables.', created_at: at(2000), updated_at: at(2000) },
-        { author_id: carol, title: 'Notes on caching', content: 'ETags make conditional requests cheap.', created_at: at(1000), updated_at: at(1000) },
+        {
+          author_id: alice,
+          title: 'Hello, world',
+          content: 'First post on the new content service.',
+          created_at: at(4000),
+          updated_at: at(4000),
+        },
+        {
+          author_id: alice,
+          title: 'Cursor pagination',
+          content: 'Why ids beat offsets for feeds.',
+          created_at: at(3000),
+          updated_at: at(3000),
+        },
+        {
+          author_id: bob,
+          title: 'GraphQL and REST, one store',
+          content: 'Both interfaces read the same tables.',
+          created_at: at(2000),
+          updated_at: at(2000),
+        },
+        {
+          author_id: carol,
+          title: 'Notes on caching',
+          content: 'ETags make conditional requests cheap.',
+          created_at: at(1000),
+          updated_at: at(1000),
+        },
       ])
       .returning('id')
       .execute();
@@ -107,7 +131,12 @@ export async function insertDemoData(db: Db): Promise<void> {
       .returning(['id', 'name', 'price_cents'])
       .execute();
 
-    const order = async (customer: number, status: 'pending' | 'paid' | 'cancelled', lines: [number, number][], minutesAgo: number) => {
+    const order = async (
+      customer: number,
+      status: 'pending' | 'paid' | 'cancelled',
+      lines: [number, number][],
+      minutesAgo: number,
+    ) => {
       const items = lines.map(([index, quantity]) => ({ product: products[index]!, quantity }));
       const amount = items.reduce((sum, { product, quantity }) => sum + product.price_cents * quantity, 0);
       const created = await trx
@@ -148,7 +177,15 @@ export async function insertDemoData(db: Db): Promise<void> {
           .execute();
       }
     };
-    await order(alice, 'paid', [[0, 1], [4, 2]], 900);
+    await order(
+      alice,
+      'paid',
+      [
+        [0, 1],
+        [4, 2],
+      ],
+      900,
+    );
     // Placed moments ago: it holds its stock for ORDER_HOLD_MINUTES, then the sweep cancels it.
     await order(alice, 'pending', [[8, 1]], 2);
     await order(bob, 'cancelled', [[13, 1]], 200);

@@ -92,7 +92,8 @@ for (const dialect of DIALECTS) {
     it('gives different rows for a different --seed', async () => {
       const other = await freshDatabase(dialect, cleanup);
       await seedDatabase(other.db, { ...SMALL, seed: 8 });
-      const names = async (d: Db) => (await d.selectFrom('products').select('name').orderBy('id').execute()).map((p) => p.name);
+      const names = async (d: Db) =>
+        (await d.selectFrom('products').select('name').orderBy('id').execute()).map((p) => p.name);
       assert.notDeepEqual(await names(other.db), await names(db));
     });
 
@@ -123,7 +124,11 @@ for (const dialect of DIALECTS) {
         assert.ok(['pending', 'paid', 'cancelled', 'refunded'].includes(o.status));
         assert.equal(o.currency, 'USD');
         assert.ok(userIds.has(o.customer_id));
-        assert.equal(o.paid_at !== null, o.status === 'paid' || o.status === 'refunded', `paid_at of a ${o.status} order`);
+        assert.equal(
+          o.paid_at !== null,
+          o.status === 'paid' || o.status === 'refunded',
+          `paid_at of a ${o.status} order`,
+        );
         assert.equal(o.cancelled_at !== null, o.status === 'cancelled', `cancelled_at of a ${o.status} order`);
         assert.equal(o.refunded_at !== null, o.status === 'refunded', `refunded_at of a ${o.status} order`);
       }
@@ -166,60 +171,71 @@ for (const dialect of DIALECTS) {
       assert.ok(rows.every((p) => p.name.endsWith(` ${p.id}`)));
     });
 
-    if (dialect.name === 'postgres') it('leaves the counter tables compact and in key order after a bulk load, older transactions elsewhere included', async () => {
-      // CLUSTER keeps every row version some running transaction may still see, and a transaction
-      // running in any database holds that horizon back (see compactAfterBulkLoad). Under load another
-      // suite's (or another CI run's) write often spanned the load's end: 24 pages, a flake. Here such a
-      // transaction, in another database, is open from before the load until 500 ms after its last
-      // table: the seed must wait for it instead of clustering while it runs.
-      let holding!: () => void;
-      let loaded!: () => void;
-      const held = new Promise<void>((resolve) => (holding = resolve));
-      const ended = new Promise<void>((resolve) => (loaded = resolve)).then(() => delay(500));
-      const elsewhere = db.transaction().execute(async (trx) => {
-        await sql`select pg_current_xact_id()`.execute(trx); // a transaction id: a write in progress
-        holding();
-        await ended;
-      });
-      await held;
-      try {
-        const other = await freshDatabase(dialect, cleanup);
-        const progress: SeedProgress = {
-          // order_items is the last table loaded; the compaction follows.
-          table: (name) => ({
-            increment() {},
-            stop() {
-              if (name === 'order_items') loaded();
-            },
-          }),
-          close() {},
-        };
-        await seedDatabase(other.db, { ...SMALL, users: 0, orders: 0, products: 20_000, categories: 50 }, { progress });
-        const one = async <Row>(query: RawBuilder<Row>) => (await query.execute(other.db)).rows[0]!;
-        // 100 counters fit in two half-filled pages; the load's 20 statements left 20 versions of each.
-        const { pages } = await one(sql<{ pages: number }>`select pg_relation_size('product_counts') / 8192 as pages`);
-        assert.ok(Number(pages) <= 2, `product_counts spans ${pages} pages`);
-        // One category's price counters (up to 400) lie together, not one per page.
-        const category = await one(
-          sql<{ pages: number }>`select count(distinct (ctid::text::point)[0]) as pages from product_price_counts where category = 'category-07'`,
-        );
-        assert.ok(Number(category.pages) <= 4, `one category's price counters span ${category.pages} pages`);
-        // In key order: the rows' physical order (ctid) is their primary key's.
-        for (const [table, key] of [
-          ['product_counts', sql`category, in_stock`],
-          ['product_price_counts', sql`category, in_stock, bucket`],
-        ] as const) {
-          const { ordered } = await one(
-            sql<{ ordered: boolean }>`select array_agg(row(${key})::text order by ctid) = array_agg(row(${key})::text order by ${key}) as ordered
-                                      from ${sql.table(table)}`,
+    if (dialect.name === 'postgres')
+      it('leaves the counter tables compact and in key order after a bulk load, older transactions elsewhere included', async () => {
+        // CLUSTER keeps every row version some running transaction may still see, and a transaction
+        // running in any database holds that horizon back (see compactAfterBulkLoad). Under load another
+        // suite's (or another CI run's) write often spanned the load's end: 24 pages, a flake. Here such a
+        // transaction, in another database, is open from before the load until 500 ms after its last
+        // table: the seed must wait for it instead of clustering while it runs.
+        let holding!: () => void;
+        let loaded!: () => void;
+        const held = new Promise<void>((resolve) => (holding = resolve));
+        const ended = new Promise<void>((resolve) => (loaded = resolve)).then(() => delay(500));
+        const elsewhere = db.transaction().execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx); // a transaction id: a write in progress
+          holding();
+          await ended;
+        });
+        await held;
+        try {
+          const other = await freshDatabase(dialect, cleanup);
+          const progress: SeedProgress = {
+            // order_items is the last table loaded; the compaction follows.
+            table: (name) => ({
+              increment() {},
+              stop() {
+                if (name === 'order_items') loaded();
+              },
+            }),
+            close() {},
+          };
+          await seedDatabase(
+            other.db,
+            { ...SMALL, users: 0, orders: 0, products: 20_000, categories: 50 },
+            { progress },
           );
-          assert.equal(ordered, true, `${table} in key order`);
+          const one = async <Row>(query: RawBuilder<Row>) => (await query.execute(other.db)).rows[0]!;
+          // 100 counters fit in two half-filled pages; the load's 20 statements left 20 versions of each.
+          const { pages } = await one(
+            sql<{ pages: number }>`select pg_relation_size('product_counts') / 8192 as pages`,
+          );
+          assert.ok(Number(pages) <= 2, `product_counts spans ${pages} pages`);
+          // One category's price counters (up to 400) lie together, not one per page.
+          const category = await one(
+            sql<{
+              pages: number;
+            }>`select count(distinct (ctid::text::point)[0]) as pages from product_price_counts where category = 'category-07'`,
+          );
+          assert.ok(Number(category.pages) <= 4, `one category's price counters span ${category.pages} pages`);
+          // In key order: the rows' physical order (ctid) is their primary key's.
+          for (const [table, key] of [
+            ['product_counts', sql`category, in_stock`],
+            ['product_price_counts', sql`category, in_stock, bucket`],
+          ] as const) {
+            const { ordered } = await one(
+              sql<{
+                ordered: boolean;
+              }>`select array_agg(row(${key})::text order by ctid) = array_agg(row(${key})::text order by ${key}) as ordered
+                                      from ${sql.table(table)}`,
+            );
+            assert.equal(ordered, true, `${table} in key order`);
+          }
+        } finally {
+          loaded();
+          await elsewhere;
         }
-      } finally {
-        loaded();
-        await elsewhere;
-      }
-    });
+      });
 
     it('seeds again into a database that already has data, with new unique emails', async () => {
       const other = await freshDatabase(dialect, cleanup);
@@ -250,7 +266,10 @@ for (const dialect of DIALECTS) {
 describe('seed command line', () => {
   it('fails with one clear line and a non-zero exit for a bad option', async () => {
     const env = { ...process.env, DATABASE_URL: 'sqlite::memory:', DEMO_DATA: 'false' };
-    const error = await run('node_modules/.bin/node', ['src/cli.ts', 'seed', '--users', 'many'], { cwd: ROOT, env }).then(
+    const error = await run('node_modules/.bin/node', ['src/cli.ts', 'seed', '--users', 'many'], {
+      cwd: ROOT,
+      env,
+    }).then(
       () => assert.fail('expected a failure'),
       (e: { code: number; stderr: string }) => e,
     );

@@ -18,7 +18,8 @@ describe('seed options', () => {
   });
 
   it('reads every option', () => {
-    const args = '--users 3 --posts-per-user 4 --comments-per-post 5 --likes-per-comment 1 --products 6 --categories 7 --orders 8 --seed 9';
+    const args =
+      '--users 3 --posts-per-user 4 --comments-per-post 5 --likes-per-comment 1 --products 6 --categories 7 --orders 8 --seed 9';
     assert.deepEqual(parseSeedOptions(args.split(' ')), {
       users: 3,
       postsPerUser: 4,
@@ -46,7 +47,11 @@ describe('seed options', () => {
       [['--seed', '4294967296'], /--seed must be an integer from 0 to 4294967295/],
     ];
     for (const [args, message] of cases) {
-      assert.throws(() => parseSeedOptions(args), (e: Error) => e instanceof SeedOptionsError && message.test(e.message), args.join(' '));
+      assert.throws(
+        () => parseSeedOptions(args),
+        (e: Error) => e instanceof SeedOptionsError && message.test(e.message),
+        args.join(' '),
+      );
     }
   });
 
@@ -54,7 +59,10 @@ describe('seed options', () => {
     for (const args of [['--colour', 'red'], ['--users'], ['extra']]) {
       assert.throws(
         () => parseSeedOptions(args),
-        (e: Error) => e instanceof SeedOptionsError && /^seed: .+ \(see seed --help\)$/.test(e.message) && !e.message.includes('\n'),
+        (e: Error) =>
+          e instanceof SeedOptionsError &&
+          /^seed: .+ \(see seed --help\)$/.test(e.message) &&
+          !e.message.includes('\n'),
         args.join(' '),
       );
     }
@@ -63,7 +71,10 @@ describe('seed options', () => {
   it('rejects combinations that cannot be generated', () => {
     assert.throws(() => parseSeedOptions(['--products', '5', '--categories', '0']), /--categories must be at least 1/);
     assert.throws(() => parseSeedOptions(['--users', '0']), /--orders needs at least one seeded user/);
-    assert.throws(() => parseSeedOptions(['--products', '0']), /--orders needs at least one seeded user and one seeded product/);
+    assert.throws(
+      () => parseSeedOptions(['--products', '0']),
+      /--orders needs at least one seeded user and one seeded product/,
+    );
     assert.throws(() => parseSeedOptions(['--users', '20000000']), /that makes 200000000 posts/);
     assert.ok(parseSeedOptions(['--users', '0', '--orders', '0', '--products', '1000000']));
   });
@@ -72,7 +83,9 @@ describe('seed options', () => {
 describe('seed rows', () => {
   it('prices products from 1.00 to 999.99 in cents with about one in ten out of stock', () => {
     const products = Array.from({ length: 5000 }, (_, i) => productRow(1, i, 20));
-    assert.ok(products.every((p) => p.price_cents >= 100 && p.price_cents <= 99_999 && Number.isInteger(p.price_cents)));
+    assert.ok(
+      products.every((p) => p.price_cents >= 100 && p.price_cents <= 99_999 && Number.isInteger(p.price_cents)),
+    );
     const outOfStock = products.filter((p) => p.stock === 0).length / products.length;
     assert.ok(outOfStock > 0.07 && outOfStock < 0.13, `${outOfStock}`);
     assert.equal(new Set(products.map((p) => p.category)).size, 20);

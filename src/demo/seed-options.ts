@@ -70,7 +70,9 @@ export function parseSeedOptions(args: string[]): SeedOptions | undefined {
     const max = key === 'seed' ? 0xffffffff : MAX_ROWS;
     const value = /^\d+$/.test(String(raw)) ? Number(raw) : NaN;
     if (!(value <= max)) {
-      throw new SeedOptionsError(`seed: --${FLAGS[key][0]} must be an integer from 0 to ${max} (got ${JSON.stringify(raw)})`);
+      throw new SeedOptionsError(
+        `seed: --${FLAGS[key][0]} must be an integer from 0 to ${max} (got ${JSON.stringify(raw)})`,
+      );
     }
     parsed[key] = value;
   }
@@ -79,14 +81,20 @@ export function parseSeedOptions(args: string[]): SeedOptions | undefined {
 }
 
 function checkConsistency(o: SeedOptions): void {
-  if (o.products > 0 && o.categories === 0) throw new SeedOptionsError('seed: --categories must be at least 1 when products are generated');
+  if (o.products > 0 && o.categories === 0)
+    throw new SeedOptionsError('seed: --categories must be at least 1 when products are generated');
   if (o.orders > 0 && (o.users === 0 || o.products === 0)) {
     throw new SeedOptionsError('seed: --orders needs at least one seeded user and one seeded product');
   }
   const posts = o.users * o.postsPerUser;
   const comments = posts * o.commentsPerPost;
   const likes = comments * Math.min(o.likesPerComment, o.users);
-  for (const [name, rows] of [['posts', posts], ['comments', comments], ['likes', likes]] as const) {
-    if (rows > MAX_ROWS) throw new SeedOptionsError(`seed: that makes ${rows} ${name}; at most ${MAX_ROWS} rows per table`);
+  for (const [name, rows] of [
+    ['posts', posts],
+    ['comments', comments],
+    ['likes', likes],
+  ] as const) {
+    if (rows > MAX_ROWS)
+      throw new SeedOptionsError(`seed: that makes ${rows} ${name}; at most ${MAX_ROWS} rows per table`);
   }
 }

@@ -1,6 +1,12 @@
 import type { Insertable } from 'kysely';
 import type { OrderItemsTable, OrdersTable } from '../modules/orders/orders.table.ts';
-import { rowsPerStatement, statementsPerTransaction, yieldToEventLoop, type Loader, type TableSummary } from './seed-batches.ts';
+import {
+  rowsPerStatement,
+  statementsPerTransaction,
+  yieldToEventLoop,
+  type Loader,
+  type TableSummary,
+} from './seed-batches.ts';
 import { findProductsForItems, insertSeedOrderItems, insertSeedOrders } from './seed.repository.ts';
 import { orderPlan, type OrderPlan } from './seed-rows.ts';
 
@@ -45,7 +51,8 @@ export async function seedOrders(loader: Loader, input: OrderSeed): Promise<Tabl
           ...p.row,
           customer_id: input.userIds[p.customerIndex]!,
           amount_cents: p.items.reduce(
-            (sum, item) => sum + item.quantity * Number(products.get(input.productIds[item.productIndex]!)!.price_cents),
+            (sum, item) =>
+              sum + item.quantity * Number(products.get(input.productIds[item.productIndex]!)!.price_cents),
             0,
           ),
         }));

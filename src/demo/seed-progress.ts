@@ -32,7 +32,10 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): S
 
 /** A table with nothing to insert (e.g. `--users 0`) gets no bar; the summary still lists it. */
 function skipEmptyTables(progress: SeedProgress): SeedProgress {
-  return { table: (name, total) => (total > 0 ? progress : silentProgress).table(name, total), close: () => progress.close() };
+  return {
+    table: (name, total) => (total > 0 ? progress : silentProgress).table(name, total),
+    close: () => progress.close(),
+  };
 }
 
 const label = (name: string) => ({ table: name.padEnd(13) });

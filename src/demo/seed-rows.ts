@@ -73,7 +73,10 @@ export function postRow(seed: number, index: number, perUser: number, authorId: 
   const paragraphs: string[] = [];
   for (let i = intBetween(random, 1, 4); i > 0; i--) paragraphs.push(paragraph(random));
   const at = iso(createdAt);
-  return { createdAt, row: { author_id: authorId, title, content: paragraphs.join('\n\n'), created_at: at, updated_at: at } };
+  return {
+    createdAt,
+    row: { author_id: authorId, title, content: paragraphs.join('\n\n'), created_at: at, updated_at: at },
+  };
 }
 
 /** Comment `index` overall is comment number `index % perPost` of its post, by a random seeded user. */
@@ -144,7 +147,13 @@ const STATUSES = [
 const HOLD_MINUTES = 30;
 
 /** An order of 1–3 distinct products; its status decides which of paid/cancelled/refunded_at are set. */
-export function orderPlan(seed: number, index: number, userCount: number, productCount: number, currency: string): OrderPlan {
+export function orderPlan(
+  seed: number,
+  index: number,
+  userCount: number,
+  productCount: number,
+  currency: string,
+): OrderPlan {
   const random = rowRandom(seed, STREAM.orders, index);
   const itemCount = Math.min(intBetween(random, 1, 3), productCount);
   const items: OrderPlan['items'] = [];
@@ -160,7 +169,11 @@ export function orderPlan(seed: number, index: number, userCount: number, produc
   const created = BASE_TIME + 60 * DAY + index * MINUTE + Math.floor(random() * MINUTE);
   const paid = status === 'paid' || status === 'refunded' ? created + intBetween(random, 1, 30) * MINUTE : null;
   const cancelled =
-    rolled === 'expired' ? created + HOLD_MINUTES * MINUTE : status === 'cancelled' ? created + intBetween(random, 1, 48) * HOUR : null;
+    rolled === 'expired'
+      ? created + HOLD_MINUTES * MINUTE
+      : status === 'cancelled'
+        ? created + intBetween(random, 1, 48) * HOUR
+        : null;
   const refunded = status === 'refunded' ? paid! + intBetween(random, 1, 14) * DAY : null;
   const updated = Math.max(created, paid ?? 0, cancelled ?? 0, refunded ?? 0);
   return {

@@ -37,9 +37,16 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
   const runTag = await findMaxUserId(db);
   const userIds = new Int32Array(options.users);
   summaries.push(
-    await loadTable(load, 'users', options.users, 9, (i) => userRow(seed, i, runTag), async (trx, rows, first) => {
-      userIds.set(await insertSeedUsers(trx, rows), first);
-    }),
+    await loadTable(
+      load,
+      'users',
+      options.users,
+      9,
+      (i) => userRow(seed, i, runTag),
+      async (trx, rows, first) => {
+        userIds.set(await insertSeedUsers(trx, rows), first);
+      },
+    ),
   );
 
   const perUser = options.postsPerUser;
@@ -54,7 +61,13 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
       5,
       (i) => postRow(seed, i, perUser, userIds[Math.floor(i / perUser)]!),
       async (trx, posts, first) => {
-        postIds.set(await insertSeedPosts(trx, posts.map((p) => p.row)), first);
+        postIds.set(
+          await insertSeedPosts(
+            trx,
+            posts.map((p) => p.row),
+          ),
+          first,
+        );
         posts.forEach((p, k) => (postTimes[first + k] = p.createdAt));
       },
     ),
@@ -75,7 +88,13 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
         return commentRow(seed, i, perPost, { id: postIds[post]!, createdAt: postTimes[post]! }, userIds);
       },
       async (trx, comments, first) => {
-        commentIds.set(await insertSeedComments(trx, comments.map((c) => c.row)), first);
+        commentIds.set(
+          await insertSeedComments(
+            trx,
+            comments.map((c) => c.row),
+          ),
+          first,
+        );
         comments.forEach((c, k) => (commentTimes[first + k] = c.createdAt));
       },
     ),
@@ -103,12 +122,27 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
 
   const productIds = new Int32Array(options.products);
   summaries.push(
-    await loadTable(load, 'products', options.products, 8, (i) => productRow(seed, i, options.categories), async (trx, rows, first) => {
-      productIds.set(await insertSeedProducts(trx, rows), first);
-    }),
+    await loadTable(
+      load,
+      'products',
+      options.products,
+      8,
+      (i) => productRow(seed, i, options.categories),
+      async (trx, rows, first) => {
+        productIds.set(await insertSeedProducts(trx, rows), first);
+      },
+    ),
   );
 
-  summaries.push(...(await seedOrders(load, { seed, count: options.orders, userIds, productIds, currency: context.currency ?? 'USD' })));
+  summaries.push(
+    ...(await seedOrders(load, {
+      seed,
+      count: options.orders,
+      userIds,
+      productIds,
+      currency: context.currency ?? 'USD',
+    })),
+  );
   await compactAfterBulkLoad(db);
   return summaries;
 }

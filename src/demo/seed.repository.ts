@@ -85,11 +85,14 @@ const ORDER_ITEM_COLUMNS = [
 
 /** `select * from unnest($1::text[], $2::integer[], ...)`: one array parameter per column. */
 function unnest<Row>(rows: Row[], columns: Columns<Row>): RawBuilder<unknown> {
-  const arrays = columns.map(([name, type]) => sql`${sql.val(rows.map((row) => row[name] ?? null))}::${sql.raw(type)}[]`);
+  const arrays = columns.map(
+    ([name, type]) => sql`${sql.val(rows.map((row) => row[name] ?? null))}::${sql.raw(type)}[]`,
+  );
   return sql`select * from unnest(${sql.join(arrays)})`;
 }
 
-const names = <const C extends readonly (readonly [string, PgType])[]>(columns: C) => columns.map(([name]) => name) as C[number][0][];
+const names = <const C extends readonly (readonly [string, PgType])[]>(columns: C) =>
+  columns.map(([name]) => name) as C[number][0][];
 const isPostgres = (db: Db) => dialectOf(db) === 'postgres';
 const sortedIds = (rows: { id: number }[]): number[] => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 
@@ -103,13 +106,17 @@ export async function findMaxUserId(db: Db): Promise<number> {
 
 export async function insertSeedUsers(db: Db, rows: Insertable<UsersTable>[]): Promise<number[]> {
   const insert = db.insertInto('users');
-  const query = isPostgres(db) ? insert.columns(names(USER_COLUMNS)).expression(unnest(rows, USER_COLUMNS)) : insert.values(rows);
+  const query = isPostgres(db)
+    ? insert.columns(names(USER_COLUMNS)).expression(unnest(rows, USER_COLUMNS))
+    : insert.values(rows);
   return sortedIds(await query.returning('id').execute());
 }
 
 export async function insertSeedPosts(db: Db, rows: Insertable<PostsTable>[]): Promise<number[]> {
   const insert = db.insertInto('posts');
-  const query = isPostgres(db) ? insert.columns(names(POST_COLUMNS)).expression(unnest(rows, POST_COLUMNS)) : insert.values(rows);
+  const query = isPostgres(db)
+    ? insert.columns(names(POST_COLUMNS)).expression(unnest(rows, POST_COLUMNS))
+    : insert.values(rows);
   return sortedIds(await query.returning('id').execute());
 }
 
@@ -123,7 +130,9 @@ export async function insertSeedComments(db: Db, rows: Insertable<CommentsTable>
 
 export async function insertSeedLikes(db: Db, rows: Insertable<CommentLikesTable>[]): Promise<void> {
   const insert = db.insertInto('comment_likes');
-  await (isPostgres(db) ? insert.columns(names(LIKE_COLUMNS)).expression(unnest(rows, LIKE_COLUMNS)) : insert.values(rows)).execute();
+  await (
+    isPostgres(db) ? insert.columns(names(LIKE_COLUMNS)).expression(unnest(rows, LIKE_COLUMNS)) : insert.values(rows)
+  ).execute();
 }
 
 export async function insertSeedProducts(db: Db, rows: Insertable<ProductsTable>[]): Promise<number[]> {
@@ -136,20 +145,26 @@ export async function insertSeedProducts(db: Db, rows: Insertable<ProductsTable>
 
 export async function insertSeedOrders(db: Db, rows: Insertable<OrdersTable>[]): Promise<number[]> {
   const insert = db.insertInto('orders');
-  const query = isPostgres(db) ? insert.columns(names(ORDER_COLUMNS)).expression(unnest(rows, ORDER_COLUMNS)) : insert.values(rows);
+  const query = isPostgres(db)
+    ? insert.columns(names(ORDER_COLUMNS)).expression(unnest(rows, ORDER_COLUMNS))
+    : insert.values(rows);
   return sortedIds(await query.returning('id').execute());
 }
 
 export async function insertSeedOrderItems(db: Db, rows: Insertable<OrderItemsTable>[]): Promise<void> {
   const insert = db.insertInto('order_items');
-  await (isPostgres(db)
-    ? insert.columns(names(ORDER_ITEM_COLUMNS)).expression(unnest(rows, ORDER_ITEM_COLUMNS))
-    : insert.values(rows)
+  await (
+    isPostgres(db)
+      ? insert.columns(names(ORDER_ITEM_COLUMNS)).expression(unnest(rows, ORDER_ITEM_COLUMNS))
+      : insert.values(rows)
   ).execute();
 }
 
 /** Name and price of the products an order batch refers to: items copy both. */
-export function findProductsForItems(db: Db, ids: number[]): Promise<{ id: number; name: string; price_cents: number }[]> {
+export function findProductsForItems(
+  db: Db,
+  ids: number[],
+): Promise<{ id: number; name: string; price_cents: number }[]> {
   return db.selectFrom('products').select(['id', 'name', 'price_cents']).where('id', 'in', ids).execute();
 }
 
@@ -189,7 +204,8 @@ const OLDER_TRANSACTIONS_POLL_MS = 50;
 export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
   await waitForOlderTransactions(db, OLDER_TRANSACTIONS_MAX_WAIT_MS);
-  for (const { table, key } of PRODUCT_COUNTER_TABLES) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
+  for (const { table, key } of PRODUCT_COUNTER_TABLES)
+    await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
   await sql`vacuum analyze`.execute(db);
 }
 

@@ -3,7 +3,12 @@ import type { LoaderQuery } from '../core/resolving/loaders.ts';
 import { requestedFields, subfieldNodes } from './requested-fields.ts';
 
 type Loader = (queries: LoaderQuery<unknown>[], context: object) => Promise<unknown[]>;
-type FieldResolver = (parent: unknown, params: Record<string, unknown>, context: object, info: GraphQLResolveInfo) => Promise<unknown>;
+type FieldResolver = (
+  parent: unknown,
+  params: Record<string, unknown>,
+  context: object,
+  info: GraphQLResolveInfo,
+) => Promise<unknown>;
 type Relations = ReadonlyMap<string, ReadonlyMap<string, Loader>>;
 
 interface Batch {
@@ -34,7 +39,8 @@ export function batchedResolvers(
   readWithList: ReadonlySet<string> = new Set(),
 ): Record<string, Record<string, FieldResolver>> {
   const relations = new Map<string, Map<string, Loader>>();
-  for (const type of readWithList) relations.set(type, new Map(Object.entries(batched[type] ?? {}) as [string, Loader][]));
+  for (const type of readWithList)
+    relations.set(type, new Map(Object.entries(batched[type] ?? {}) as [string, Loader][]));
   const resolvers: Record<string, Record<string, FieldResolver>> = {};
   for (const [type, fields] of Object.entries(batched)) {
     if (readWithList.has(type)) continue;
@@ -104,7 +110,8 @@ function relationReader(relations: Relations): RelationReader {
       const reads: Plan['reads'] = [];
       for (const [field, load] of loaders ?? []) {
         const nodes: FieldNode[] = subfieldNodes(info, field);
-        if (nodes.length > 0) reads.push({ field, load, fields: requestedFields({ fieldNodes: nodes, fragments: info.fragments }) });
+        if (nodes.length > 0)
+          reads.push({ field, load, fields: requestedFields({ fieldNodes: nodes, fragments: info.fragments }) });
       }
       plans.set(info.fieldNodes, (plan = reads.length > 0 ? { reads } : null));
     }
@@ -121,7 +128,10 @@ function relationReader(relations: Relations): RelationReader {
     if (objects.length === 0) return undefined;
     return Promise.all(
       plan.reads.map(async ({ field, load, fields }) => {
-        const values = await load(objects.map((obj) => ({ obj, params: NO_ARGS, fields })), context);
+        const values = await load(
+          objects.map((obj) => ({ obj, params: NO_ARGS, fields })),
+          context,
+        );
         objects.forEach((obj, i) => (obj[field] = values[i]));
       }),
     ).then(() => undefined);
@@ -132,22 +142,31 @@ function relationReader(relations: Relations): RelationReader {
  * A type read with lists must be reached only through batched fields (or its relations would be
  * missing), and its relations take no arguments (one read serves every selection of the field).
  */
-export function assertReadWithList(schema: GraphQLSchema, batched: Record<string, Record<string, unknown>>, readWithList: ReadonlySet<string>): void {
+export function assertReadWithList(
+  schema: GraphQLSchema,
+  batched: Record<string, Record<string, unknown>>,
+  readWithList: ReadonlySet<string>,
+): void {
   for (const type of readWithList) {
     const object = schema.getType(type);
-    if (!object || !('getFields' in object)) throw new Error(`readWithList: ${type} is not an object type of the schema`);
+    if (!object || !('getFields' in object))
+      throw new Error(`readWithList: ${type} is not an object type of the schema`);
     for (const field of Object.keys(batched[type] ?? {})) {
       const definition = object.getFields()[field];
       if (!definition) throw new Error(`readWithList: ${type}.${field} is not in the schema`);
-      if ('args' in definition && definition.args.length > 0) throw new Error(`readWithList: ${type}.${field} takes arguments`);
-      if (readWithList.has(getNamedType(definition.type).name)) throw new Error(`readWithList: ${type}.${field} returns a type read with lists`);
+      if ('args' in definition && definition.args.length > 0)
+        throw new Error(`readWithList: ${type}.${field} takes arguments`);
+      if (readWithList.has(getNamedType(definition.type).name))
+        throw new Error(`readWithList: ${type}.${field} returns a type read with lists`);
     }
     for (const parent of Object.values(schema.getTypeMap())) {
       if (parent.name.startsWith('__') || !('getFields' in parent)) continue;
       for (const [name, definition] of Object.entries(parent.getFields())) {
         if (getNamedType(definition.type as GraphQLType).name !== type) continue;
         if (!batched[parent.name]?.[name] || readWithList.has(parent.name)) {
-          throw new Error(`readWithList: ${parent.name}.${name} returns ${type} but is not a batched field, so ${type}'s relations would not be read`);
+          throw new Error(
+            `readWithList: ${parent.name}.${name} returns ${type} but is not a batched field, so ${type}'s relations would not be read`,
+          );
         }
       }
     }

@@ -93,14 +93,17 @@ for (const dialect of DIALECTS) {
       const large = await statementsOf('{ users(limit: 50) { posts { comments { author { name } } } } }');
       assert.equal(small.data.users!.length, 10);
       assert.equal(large.data.users!.length, 50);
-      const comments = (large.data.users as { posts: { comments: unknown[] }[] }[]).flatMap((u) => u.posts.flatMap((p) => p.comments));
+      const comments = (large.data.users as { posts: { comments: unknown[] }[] }[]).flatMap((u) =>
+        u.posts.flatMap((p) => p.comments),
+      );
       // The first user is the bootstrap admin, who has written nothing.
       assert.equal(comments.length, 49 * POSTS_PER_USER * COMMENTS_PER_POST);
       assert.equal(large.statements.length, small.statements.length, large.statements.join('\n'));
       // users (the page, and its total from the shared users service), posts, comments, authors:
       // at most one statement for each of the query's five field levels, however many objects come back.
       assert.ok(large.statements.length <= 5, large.statements.join('\n'));
-      const from = (table: string) => large.statements.filter((sql) => new RegExp(`from "${table}"`, 'i').test(sql)).length;
+      const from = (table: string) =>
+        large.statements.filter((sql) => new RegExp(`from "${table}"`, 'i').test(sql)).length;
       assert.equal(from('posts'), 1);
       assert.equal(from('comments'), 1);
     });
@@ -113,7 +116,9 @@ for (const dialect of DIALECTS) {
       assert.equal(large.data.posts!.length, 60);
       assert.equal(large.statements.length, small.statements.length, large.statements.join('\n'));
       assert.ok(large.statements.length <= 5, large.statements.join('\n'));
-      const post = (large.data.posts as { title: string; author: { name: string }; comments: { post: { title: string } }[] }[])[0]!;
+      const post = (
+        large.data.posts as { title: string; author: { name: string }; comments: { post: { title: string } }[] }[]
+      )[0]!;
       assert.ok(post.author.name.startsWith('Batch'));
       assert.ok(post.comments.every((c) => c.post.title === post.title));
     });
@@ -122,7 +127,15 @@ for (const dialect of DIALECTS) {
       const { statements, data } = await statementsOf(
         '{ posts(limit: 20) { id comments { text writer: author { name } author { email } ... on Comment { post { id title } } } } }',
       );
-      const posts = data.posts as { id: string; comments: { text: string; writer: { name: string }; author: { email: string }; post: { id: string; title: string } }[] }[];
+      const posts = data.posts as {
+        id: string;
+        comments: {
+          text: string;
+          writer: { name: string };
+          author: { email: string };
+          post: { id: string; title: string };
+        }[];
+      }[];
       assert.equal(posts.length, 20);
       for (const post of posts) {
         assert.equal(post.comments.length, COMMENTS_PER_POST);
@@ -138,8 +151,13 @@ for (const dialect of DIALECTS) {
     });
 
     it('reads only the columns of the fields a query selects', async () => {
-      const { statements } = await statementsOf('{ users(limit: 5) { posts { title comments { text author { name } } } } }');
-      const of = (table: string) => statements.find((sql) => new RegExp(`^select .* from "${table}" where "(id|author_id|post_id)" (in \\(|= any\\()`, 'i').test(sql)) ?? '';
+      const { statements } = await statementsOf(
+        '{ users(limit: 5) { posts { title comments { text author { name } } } } }',
+      );
+      const of = (table: string) =>
+        statements.find((sql) =>
+          new RegExp(`^select .* from "${table}" where "(id|author_id|post_id)" (in \\(|= any\\()`, 'i').test(sql),
+        ) ?? '';
       const posts = of('posts');
       const comments = of('comments');
       const authors = of('users');
@@ -160,7 +178,16 @@ for (const dialect of DIALECTS) {
         }
       }
       fragment PostBody on Post { id content createdAt }`);
-      type Answer = { id: string; posts: { id: string; content: string; createdAt: string; withText: { text: string; author: { email: string } }[] }[]; short: { title: string }[] };
+      type Answer = {
+        id: string;
+        posts: {
+          id: string;
+          content: string;
+          createdAt: string;
+          withText: { text: string; author: { email: string } }[];
+        }[];
+        short: { title: string }[];
+      };
       const users = data.users as Answer[];
       assert.equal(users.length, 3);
       for (const user of users) {

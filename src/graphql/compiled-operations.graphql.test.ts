@@ -28,7 +28,8 @@ function deeplyNested(depth: number): unknown {
 
 const USER_POSTS = 'query UserPosts($id: ID!, $n: Int) { user(id: $id) { id name posts(limit: $n) { id } } }';
 /** Cost 100 × (1 + 100 × (1 + 100 × 2)) with `$n: 100`: refused by the cost guard (limit 50,000). */
-const NESTED = 'query Nested($n: Int) { users(limit: $n) { posts(limit: $n) { comments(limit: $n) { author { name } } } } }';
+const NESTED =
+  'query Nested($n: Int) { users(limit: $n) { posts(limit: $n) { comments(limit: $n) { author { name } } } } }';
 const RENAME = 'mutation Rename($id: ID!, $name: String!) { updateUser(id: $id, input: { name: $name }) { id name } }';
 
 for (const dialect of DIALECTS) {
@@ -56,10 +57,16 @@ for (const dialect of DIALECTS) {
       // compiled: the same answers.
       const first = [];
       for (const options of refusals) first.push(await answer(t, USER_POSTS, options));
-      assert.ok(first.every((a) => a.status < 500), JSON.stringify(first.map((a) => a.status)));
+      assert.ok(
+        first.every((a) => a.status < 500),
+        JSON.stringify(first.map((a) => a.status)),
+      );
       const nestedFirst = await answer(t, NESTED, { token: t.adminToken, variables: { n: 100 } });
       assert.equal(nestedFirst.status, 200);
-      assert.equal((nestedFirst.body as { errors: { extensions: { guard: string } }[] }).errors[0]!.extensions.guard, 'cost');
+      assert.equal(
+        (nestedFirst.body as { errors: { extensions: { guard: string } }[] }).errors[0]!.extensions.guard,
+        'cost',
+      );
 
       await compile(t, USER_POSTS, { token, variables: { id: String(id), n: 2 } });
       await compile(t, NESTED, { token: t.adminToken, variables: { n: 1 } });
@@ -82,7 +89,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(known.body, { data: { user: { id: String(id), name: 'Compiled Reader', posts: [] } } });
     });
 
-    it("keeps another user's e-mail private (\"\") and shows the caller's own, as on its first runs", async () => {
+    it('keeps another user\'s e-mail private ("") and shows the caller\'s own, as on its first runs', async () => {
       const reader = await t.createUser();
       const other = await t.createUser();
       const EMAIL = 'query Email($id: ID!) { user(id: $id) { email } }';

@@ -19,7 +19,10 @@ describe('compiled operations', () => {
     assert.equal(operations.get(HELLO, undefined), undefined, 'another operation name is another entry');
     assert.deepEqual(await compiled.execute({}, { name: 'you' }), { data: { hello: 'hello you' } });
     assert.equal(compiled.variableErrors({ name: 'you' }), undefined);
-    assert.deepEqual(compiled.variableErrors({})?.map((e) => e.message), ['Variable "$name" of required type "String!" was not provided.']);
+    assert.deepEqual(
+      compiled.variableErrors({})?.map((e) => e.message),
+      ['Variable "$name" of required type "String!" was not provided.'],
+    );
   });
 
   it('words refused variables as graphql-js does, and checks nothing for an operation without variables', () => {
@@ -49,7 +52,10 @@ describe('compiled operations', () => {
       operations.executed(text, undefined);
     };
     for (const text of texts.slice(0, 3)) twice(text);
-    assert.ok(texts.slice(0, 3).every((text) => operations.get(text, undefined)), 'three texts fit');
+    assert.ok(
+      texts.slice(0, 3).every((text) => operations.get(text, undefined)),
+      'three texts fit',
+    );
     twice(texts[3]!);
     assert.equal(operations.get(texts[0]!, undefined), undefined, 'the oldest text made room');
     assert.ok(texts.slice(1).every((text) => operations.get(text, undefined)));

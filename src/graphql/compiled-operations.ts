@@ -1,4 +1,10 @@
-import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLError,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { DocumentParser } from './document-parser.ts';
 import { variableCheck } from './variable-check.ts';

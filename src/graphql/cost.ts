@@ -20,8 +20,13 @@ import { guardError } from './document-limits.ts';
 export const MAX_LIST_LIMIT = 100;
 
 /** The operation a request runs: the named one, or the document's first. */
-function findOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+function findOperation(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   return operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
 }
 

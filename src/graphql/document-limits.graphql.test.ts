@@ -30,12 +30,22 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 200);
         assert.equal(res.body.data, undefined, res.text);
         assert.ok(res.body.errors.length > 0);
-        assert.ok(errorCodes(res).every((code) => code === 'GRAPHQL_VALIDATION_FAILED'), res.text);
+        assert.ok(
+          errorCodes(res).every((code) => code === 'GRAPHQL_VALIDATION_FAILED'),
+          res.text,
+        );
         assert.deepEqual(statements, [], 'a resolver ran');
-        const strict = await gql(t, query, { token: t.adminToken, accept: GRAPHQL_RESPONSE, ...(variables ? { variables } : {}) });
+        const strict = await gql(t, query, {
+          token: t.adminToken,
+          accept: GRAPHQL_RESPONSE,
+          ...(variables ? { variables } : {}),
+        });
         assert.equal(strict.status, 400);
         // The first error of the guard under test (another guard may object too).
-        return res.body.errors.find((e: { extensions: { guard?: string } }) => e.extensions.guard === guard) ?? res.body.errors[0];
+        return (
+          res.body.errors.find((e: { extensions: { guard?: string } }) => e.extensions.guard === guard) ??
+          res.body.errors[0]
+        );
       } finally {
         stop();
       }
@@ -58,7 +68,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses an operation whose list sizes multiply past the cost limit, with literal or variable limits', async () => {
-      const literal = await refused('{ users(limit: 100) { posts(limit: 100) { comments(limit: 100) { author { name } } } } }');
+      const literal = await refused(
+        '{ users(limit: 100) { posts(limit: 100) { comments(limit: 100) { author { name } } } } }',
+      );
       assert.equal(literal.extensions.guard, 'cost');
       assert.equal(literal.extensions.actual, 100 * (1 + 100 * (1 + 100 * 2)));
       assert.equal(literal.extensions.limit, 50000);
@@ -70,10 +82,14 @@ for (const dialect of DIALECTS) {
     });
 
     it('accepts the same shape when its limits keep the cost under the limit', async () => {
-      const res = await gql(t, 'query ($n: Int) { users(limit: $n) { posts(limit: $n) { comments(limit: $n) { author { name } } } } }', {
-        token: t.adminToken,
-        variables: { n: 20 },
-      });
+      const res = await gql(
+        t,
+        'query ($n: Int) { users(limit: $n) { posts(limit: $n) { comments(limit: $n) { author { name } } } } }',
+        {
+          token: t.adminToken,
+          variables: { n: 20 },
+        },
+      );
       assert.equal(res.body.errors, undefined, res.text);
     });
 
@@ -109,16 +125,30 @@ for (const dialect of DIALECTS) {
     });
 
     it('declares exactly the seed schema plus limit/offset and Comment.post', async () => {
-      const res = await gql(t, '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } c: __type(name: "Comment") { fields { name } } }');
-      const queries = Object.fromEntries(
-        res.body.data.__schema.queryType.fields.map((f: { name: string; args: { name: string }[] }) => [f.name, f.args.map((a) => a.name)]),
+      const res = await gql(
+        t,
+        '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } c: __type(name: "Comment") { fields { name } } }',
       );
-      assert.deepEqual(queries, { user: ['id'], users: ['limit', 'offset'], post: ['id'], posts: ['authorId', 'limit', 'offset'] });
+      const queries = Object.fromEntries(
+        res.body.data.__schema.queryType.fields.map((f: { name: string; args: { name: string }[] }) => [
+          f.name,
+          f.args.map((a) => a.name),
+        ]),
+      );
+      assert.deepEqual(queries, {
+        user: ['id'],
+        users: ['limit', 'offset'],
+        post: ['id'],
+        posts: ['authorId', 'limit', 'offset'],
+      });
       assert.deepEqual(
         res.body.data.__schema.mutationType.fields.map((f: { name: string }) => f.name),
         ['createUser', 'updateUser', 'deleteUser', 'createPost'],
       );
-      assert.deepEqual(res.body.data.c.fields.map((f: { name: string }) => f.name), ['id', 'text', 'author', 'post']);
+      assert.deepEqual(
+        res.body.data.c.fields.map((f: { name: string }) => f.name),
+        ['id', 'text', 'author', 'post'],
+      );
     });
   });
 
@@ -132,7 +162,10 @@ for (const dialect of DIALECTS) {
     it('refuses introspection and hides GraphiQL, while __typename still works', async () => {
       const res = await gql(t, '{ __schema { types { name } } }');
       assert.ok(errorCodes(res).length > 0);
-      assert.ok(errorCodes(res).every((code) => code === 'GRAPHQL_VALIDATION_FAILED'), res.text);
+      assert.ok(
+        errorCodes(res).every((code) => code === 'GRAPHQL_VALIDATION_FAILED'),
+        res.text,
+      );
       assert.match(res.body.errors[0].message, /introspection/i);
       assert.equal(res.body.data, undefined);
       const typename = await gql(t, '{ __typename }');

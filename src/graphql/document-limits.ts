@@ -29,7 +29,13 @@ export interface DocumentLimits {
  */
 export const MAX_EXPANDED_FIELDS = MAX_TOKENS;
 
-export function guardError(message: string, node: ASTNode | undefined, guard: string, limit: number, actual: number): GraphQLError {
+export function guardError(
+  message: string,
+  node: ASTNode | undefined,
+  guard: string,
+  limit: number,
+  actual: number,
+): GraphQLError {
   return new GraphQLError(message, {
     ...(node ? { nodes: [node] } : {}),
     extensions: { code: 'GRAPHQL_VALIDATION_FAILED', guard, limit, actual },
@@ -86,7 +92,10 @@ export function shapeMeasurer(fragment: FragmentLookup): (set: SelectionSetNode)
         topFields = add(topFields, 1);
         fields = add(fields, add(1, below.fields));
       } else {
-        const inner = selection.kind === Kind.INLINE_FRAGMENT ? measure(selection.selectionSet) : fragmentShape(selection.name.value);
+        const inner =
+          selection.kind === Kind.INLINE_FRAGMENT
+            ? measure(selection.selectionSet)
+            : fragmentShape(selection.name.value);
         depth = Math.max(depth, inner.depth);
         topFields = add(topFields, inner.topFields);
         fields = add(fields, inner.fields);
@@ -117,7 +126,15 @@ export function operationShapeRule(limits: DocumentLimits): ValidationRule {
           );
         }
         if (depth > limits.maxDepth) {
-          context.reportError(guardError(`Query depth ${depth} exceeds the maximum depth of ${limits.maxDepth}`, operation, 'depth', limits.maxDepth, depth));
+          context.reportError(
+            guardError(
+              `Query depth ${depth} exceeds the maximum depth of ${limits.maxDepth}`,
+              operation,
+              'depth',
+              limits.maxDepth,
+              depth,
+            ),
+          );
         }
         if (topFields > limits.maxRootFields) {
           context.reportError(
@@ -146,7 +163,13 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
         leave(document) {
           if (aliases > maxAliases) {
             context.reportError(
-              guardError(`The document uses ${aliases} aliases; at most ${maxAliases} are allowed`, document.definitions[0], 'aliases', maxAliases, aliases),
+              guardError(
+                `The document uses ${aliases} aliases; at most ${maxAliases} are allowed`,
+                document.definitions[0],
+                'aliases',
+                maxAliases,
+                aliases,
+              ),
             );
           }
         },

@@ -25,7 +25,10 @@ describe('the GraphQL document parser', () => {
 
   it('refuses nesting past 100 levels and a text that is no GraphQL with a syntax error, never a stack overflow', () => {
     const parser = createDocumentParser();
-    assert.throws(() => parser.parse(`${'{ a '.repeat(5000)}${'}'.repeat(5000)}`), /Syntax Error: The document nests deeper than 100 levels/);
+    assert.throws(
+      () => parser.parse(`${'{ a '.repeat(5000)}${'}'.repeat(5000)}`),
+      /Syntax Error: The document nests deeper than 100 levels/,
+    );
     assert.throws(() => parser.parse('{"kind":"Document","definitions":[]}'), /Syntax Error/);
     assert.throws(() => parser.parse('\u0000'), /Syntax Error/);
   });

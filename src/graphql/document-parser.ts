@@ -31,11 +31,18 @@ function assertNesting(source: Source): number {
   const lexer = new Lexer(source);
   let depth = 0;
   let tokens = 0;
-  for (let token = lexer.advance(); token.kind !== TokenKind.EOF && tokens < MAX_TOKENS; token = lexer.advance(), tokens += 1) {
+  for (
+    let token = lexer.advance();
+    token.kind !== TokenKind.EOF && tokens < MAX_TOKENS;
+    token = lexer.advance(), tokens += 1
+  ) {
     if (OPENING.has(token.kind)) {
       depth += 1;
       if (depth > MAX_NESTING) {
-        throw new GraphQLError(`Syntax Error: The document nests deeper than ${MAX_NESTING} levels.`, { source, positions: [token.start] });
+        throw new GraphQLError(`Syntax Error: The document nests deeper than ${MAX_NESTING} levels.`, {
+          source,
+          positions: [token.start],
+        });
       }
     } else if (CLOSING.has(token.kind)) depth -= 1;
   }

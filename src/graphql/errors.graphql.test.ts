@@ -38,7 +38,11 @@ describe('GraphQL error mapping', () => {
     const logged: unknown[] = [];
     const secret = new Error('relation "users" does not exist at SELECT * FROM users WHERE password_hash = ...');
     const json = formatGraphQLError(raised(secret), (e) => logged.push(e));
-    assert.deepEqual(json, { message: 'Internal server error', path: at.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    assert.deepEqual(json, {
+      message: 'Internal server error',
+      path: at.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
     assert.deepEqual(logged, [secret]);
     const server = formatGraphQLError(raised(new AppError('INTERNAL', 'pool exhausted')), () => {});
     assert.equal(server.extensions.code, 'INTERNAL_SERVER_ERROR');
@@ -59,8 +63,14 @@ describe('GraphQL response media type', () => {
     assert.equal(negotiateResponseType('*/*'), 'application/json');
     assert.equal(negotiateResponseType('application/json'), 'application/json');
     assert.equal(negotiateResponseType('application/graphql-response+json'), 'application/graphql-response+json');
-    assert.equal(negotiateResponseType('application/graphql-response+json, application/json;q=0.9'), 'application/graphql-response+json');
-    assert.equal(negotiateResponseType('application/json, application/graphql-response+json'), 'application/graphql-response+json');
+    assert.equal(
+      negotiateResponseType('application/graphql-response+json, application/json;q=0.9'),
+      'application/graphql-response+json',
+    );
+    assert.equal(
+      negotiateResponseType('application/json, application/graphql-response+json'),
+      'application/graphql-response+json',
+    );
     assert.equal(negotiateResponseType('application/graphql-response+json;q=0.1, */*'), 'application/json');
     assert.equal(negotiateResponseType('text/html, application/*;q=0.8'), 'application/json');
     assert.equal(negotiateResponseType('text/html'), null);

@@ -57,7 +57,8 @@ export function requestError(error: AppError): GraphQLErrorJson {
 }
 
 // Variable values that do not fit their declared types (graphql-js and graphql-jit word them alike).
-const VARIABLE_COERCION = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" (got invalid value|of required type .* was not provided|of non-null type .* must not be null)/;
+const VARIABLE_COERCION =
+  /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" (got invalid value|of required type .* was not provided|of non-null type .* must not be null)/;
 
 /** The code of an error raised before execution: parse, document validation, variables or a guard. */
 function requestPhaseCode(error: GraphQLError): string {
@@ -98,7 +99,11 @@ export function formatGraphQLError(error: unknown, logUnexpected: ErrorLogger, r
     return { message: INTERNAL_MESSAGE, ...located(error), extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
   if (requestPhase) {
-    return { message: error.message, ...located(error), extensions: { ...error.extensions, code: requestPhaseCode(error) } };
+    return {
+      message: error.message,
+      ...located(error),
+      extensions: { ...error.extensions, code: requestPhaseCode(error) },
+    };
   }
   // Raised by the executor itself (a non-null field that resolved to null): a server fault.
   logUnexpected(error);

@@ -5,7 +5,8 @@ import { DIALECTS } from '../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 import { GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
 
-const version = (name: string) => (JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+const version = (name: string) =>
+  (JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
 
 /** The files the page names, in the order it names them. */
 function filesOf(html: string): string[] {
@@ -23,20 +24,35 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     it('names React, ReactDOM and GraphiQL by their installed versions, under /graphiql/assets/', () => {
-      assert.ok(files.every((file) => file.startsWith('/graphiql/assets/')), files.join(', '));
-      for (const name of [`react-${version('react')}.min.js`, `react-dom-${version('react-dom')}.min.js`, `graphiql-${version('graphiql')}.min.js`, `graphiql-${version('graphiql')}.min.css`]) {
+      assert.ok(
+        files.every((file) => file.startsWith('/graphiql/assets/')),
+        files.join(', '),
+      );
+      for (const name of [
+        `react-${version('react')}.min.js`,
+        `react-dom-${version('react-dom')}.min.js`,
+        `graphiql-${version('graphiql')}.min.js`,
+        `graphiql-${version('graphiql')}.min.css`,
+      ]) {
         assert.ok(files.includes(`/graphiql/assets/${name}`), `${name} in ${files.join(', ')}`);
       }
       // React before ReactDOM before GraphiQL before the start script: each UMD build needs the previous globals.
       const scripts = files.filter((file) => file.endsWith('.js'));
-      assert.deepEqual(scripts.map((file) => file.replace(/^\/graphiql\/assets\/|-[\w.]+\.js$/g, '')), ['react', 'react-dom', 'graphiql', 'start']);
+      assert.deepEqual(
+        scripts.map((file) => file.replace(/^\/graphiql\/assets\/|-[\w.]+\.js$/g, '')),
+        ['react', 'react-dom', 'graphiql', 'start'],
+      );
     });
 
     it('serves each file with its type, an ETag and a year-long immutable Cache-Control', async () => {
       for (const file of files) {
         const res = await t.request('GET', file);
         assert.equal(res.status, 200, file);
-        assert.match(res.headers.get('content-type') ?? '', file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/, file);
+        assert.match(
+          res.headers.get('content-type') ?? '',
+          file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/,
+          file,
+        );
         assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable', file);
         assert.match(res.headers.get('etag') ?? '', /^"[\w-]+"$/, file);
         assert.ok(res.text.length > 0, file);
@@ -61,7 +77,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers 404 in the error envelope for a file it does not have', async () => {
-      for (const path of ['/graphiql/assets/react-0.0.1.min.js', '/graphiql/assets/..%2Fpackage.json', '/graphiql/assets/']) {
+      for (const path of [
+        '/graphiql/assets/react-0.0.1.min.js',
+        '/graphiql/assets/..%2Fpackage.json',
+        '/graphiql/assets/',
+      ]) {
         const res = await t.request('GET', path);
         assert.equal(res.status, 404, path);
         assert.equal(res.body.error.code, 'NOT_FOUND', path);

@@ -57,7 +57,10 @@ function packageFile(name: string, file: string): { version: string; body: Buffe
   const manifestPath = require.resolve(`${name}/package.json`);
   const { version } = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version: string };
   // The builds end by naming a source map that is not served: the comment would only make devtools ask for it.
-  const text = readFileSync(join(dirname(manifestPath), file), 'utf8').replace(/\n\/[/*]# sourceMappingURL=\S+(?: \*\/)?\s*$/, '\n');
+  const text = readFileSync(join(dirname(manifestPath), file), 'utf8').replace(
+    /\n\/[/*]# sourceMappingURL=\S+(?: \*\/)?\s*$/,
+    '\n',
+  );
   return { version, body: Buffer.from(text) };
 }
 

@@ -38,14 +38,22 @@ export function registerGraphiQL(app: FastifyInstance): void {
   const html = graphiqlHtml(files);
   app.get(
     '/graphiql',
-    { config: { access: 'public' }, schema: { hide: true, tags: ['GraphQL'], summary: 'GraphiQL, the in-browser GraphQL IDE' } },
+    {
+      config: { access: 'public' },
+      schema: { hide: true, tags: ['GraphQL'], summary: 'GraphiQL, the in-browser GraphQL IDE' },
+    },
     (_request, reply) => reply.type('text/html; charset=utf-8').send(html),
   );
   app.get(
     `${GRAPHIQL_ASSETS_PREFIX}:file`,
     {
       config: { access: 'public', cacheControl: ASSET_CACHE_CONTROL },
-      schema: { hide: true, tags: ['GraphQL'], summary: 'A script or style sheet of the GraphiQL page', params: AssetParams },
+      schema: {
+        hide: true,
+        tags: ['GraphQL'],
+        summary: 'A script or style sheet of the GraphiQL page',
+        params: AssetParams,
+      },
     },
     (request, reply) => {
       const asset = files.assets.get((request.params as { file: string }).file);

@@ -102,7 +102,9 @@ for (const dialect of DIALECTS) {
 
     it('refuses mutations over GET with 405 and Allow: POST, and runs nothing', async () => {
       const before = await gql(t, '{ users(limit: 100) { id } }', { token: t.adminToken });
-      const res = await gqlGet(t, { query: 'mutation { createUser(input: {name: "Nope", email: "nope@example.com"}) { id } }' });
+      const res = await gqlGet(t, {
+        query: 'mutation { createUser(input: {name: "Nope", email: "nope@example.com"}) { id } }',
+      });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get('allow'), 'POST');
       assert.deepEqual(errorCodes(res), ['METHOD_NOT_ALLOWED']);
@@ -114,14 +116,21 @@ for (const dialect of DIALECTS) {
       const unknown = await gqlGet(t, { query: '{ __typename }', operationName: 'Missing' });
       assert.equal(unknown.status, 200);
       assert.deepEqual(errorCodes(unknown), ['GRAPHQL_VALIDATION_FAILED']);
-      const ambiguous = await gqlGet(t, { query: 'query A { __typename } query B { __typename }' }, { accept: GRAPHQL_RESPONSE });
+      const ambiguous = await gqlGet(
+        t,
+        { query: 'query A { __typename } query B { __typename }' },
+        { accept: GRAPHQL_RESPONSE },
+      );
       assert.equal(ambiguous.status, 400);
       const posted = await gql(t, 'query A { __typename } query B { __typename }');
       assert.deepEqual(errorCodes(posted), ['GRAPHQL_VALIDATION_FAILED']);
     });
 
     it('answers 400 BAD_REQUEST to invalid JSON, a missing query, non-object variables and bad GET variables', async () => {
-      const badJson = await t.request('POST', '/graphql', { raw: '{"query": ', headers: { 'content-type': 'application/json' } });
+      const badJson = await t.request('POST', '/graphql', {
+        raw: '{"query": ',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(badJson.status, 400);
       assert.deepEqual(errorCodes(badJson), ['BAD_REQUEST']);
       const noQuery = await t.request('POST', '/graphql', { body: { variables: {} } });
@@ -141,12 +150,17 @@ for (const dialect of DIALECTS) {
         body: { query: '{ __typename }', variables: null, operationName: null, extensions: null },
       });
       assert.equal(res.status, 200);
-      const ext = await t.request('POST', '/graphql', { body: { query: '{ __typename }', extensions: { tracing: true } } });
+      const ext = await t.request('POST', '/graphql', {
+        body: { query: '{ __typename }', extensions: { tracing: true } },
+      });
       assert.equal(ext.status, 200);
     });
 
     it('answers 415 to a body that is not JSON', async () => {
-      const res = await t.request('POST', '/graphql', { raw: 'query { __typename }', headers: { 'content-type': 'application/graphql' } });
+      const res = await t.request('POST', '/graphql', {
+        raw: 'query { __typename }',
+        headers: { 'content-type': 'application/graphql' },
+      });
       assert.equal(res.status, 415);
       assert.deepEqual(errorCodes(res), ['UNSUPPORTED_MEDIA_TYPE']);
     });

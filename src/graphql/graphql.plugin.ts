@@ -46,13 +46,21 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  * the later ones (compiled-operations.ts; both chosen by measurement, docs/GRAPHQL.md); the HTTP layer
  * (media types, status codes, GET rules) is ours, so it meets GraphQL-over-HTTP.
  */
-export async function graphqlPlugin(app: FastifyInstance, { config, services, charge }: GraphQLPluginOptions): Promise<void> {
+export async function graphqlPlugin(
+  app: FastifyInstance,
+  { config, services, charge }: GraphQLPluginOptions,
+): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
   const { resolvers: fieldResolvers, batched, readWithList } = buildResolvers(services);
   // Relations are batched per level by our own resolvers, not Mercurius' loaders (see batched-resolvers.ts).
   const resolvers = { ...fieldResolvers };
-  for (const [type, fields] of Object.entries(batchedResolvers(batched, readWithList))) resolvers[type] = { ...resolvers[type], ...fields };
-  const limits = { maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS };
+  for (const [type, fields] of Object.entries(batchedResolvers(batched, readWithList)))
+    resolvers[type] = { ...resolvers[type], ...fields };
+  const limits = {
+    maxDepth: config.GRAPHQL_MAX_DEPTH,
+    maxAliases: config.GRAPHQL_MAX_ALIASES,
+    maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS,
+  };
   await app.register(mercurius, {
     schema: typeDefs,
     resolvers: resolvers as never,

@@ -60,11 +60,15 @@ function settleOutcome(request: FastifyRequest, body: GraphQLBody): void {
 function sendRequestFailure(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const validation = (error as FastifyError).validation;
   const appError = validation
-    ? new AppError('BAD_REQUEST', 'Invalid GraphQL request parameters', { details: toErrorDetails(validation as never) })
+    ? new AppError('BAD_REQUEST', 'Invalid GraphQL request parameters', {
+        details: toErrorDetails(validation as never),
+      })
     : toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, 'GraphQL request failed');
   if (appError.headers) reply.headers(appError.headers);
-  return send(reply, negotiateResponseType(request.headers.accept) ?? JSON_TYPE, appError.status, { errors: [requestError(appError)] });
+  return send(reply, negotiateResponseType(request.headers.accept) ?? JSON_TYPE, appError.status, {
+    errors: [requestError(appError)],
+  });
 }
 
 /** What graphql-js appends to a message when a name is close to one the schema has. */
@@ -75,8 +79,15 @@ const SUGGESTION = / Did you mean .*\?$/s;
  * With introspection off, "Did you mean ...?" would reveal the schema's names one guess at a time,
  * so the suggestions are cut.
  */
-function sendDocumentFailure(endpoint: GraphQLEndpoint, reply: FastifyReply, type: ResponseType, errors: GraphQLErrorJson[]): FastifyReply {
-  const shown = endpoint.hideSuggestions ? errors.map((e) => ({ ...e, message: e.message.replace(SUGGESTION, '') })) : errors;
+function sendDocumentFailure(
+  endpoint: GraphQLEndpoint,
+  reply: FastifyReply,
+  type: ResponseType,
+  errors: GraphQLErrorJson[],
+): FastifyReply {
+  const shown = endpoint.hideSuggestions
+    ? errors.map((e) => ({ ...e, message: e.message.replace(SUGGESTION, '') }))
+    : errors;
   // The seed: 200 for application/json; the GraphQL-over-HTTP spec: 400 for its own media type.
   return send(reply, type, type === JSON_TYPE ? 200 : 400, { errors: shown });
 }
@@ -90,7 +101,8 @@ function parseJsonObject(text: string | undefined, name: string): Record<string,
     throw new AppError('BAD_REQUEST', `The ${name} parameter is not valid JSON`);
   }
   if (value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new AppError('BAD_REQUEST', `The ${name} parameter must be a JSON object`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new AppError('BAD_REQUEST', `The ${name} parameter must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -105,13 +117,20 @@ function refusesOverGet(parser: DocumentParser, params: GraphQLParams): GraphQLE
   const operation = getOperationAST(document, params.operationName ?? undefined);
   if (!operation) {
     return new GraphQLError(
-      params.operationName ? `Unknown operation named "${params.operationName}".` : 'Must provide operation name if query contains multiple operations.',
+      params.operationName
+        ? `Unknown operation named "${params.operationName}".`
+        : 'Must provide operation name if query contains multiple operations.',
     );
   }
   return operation.operation === 'query' ? null : 'mutation';
 }
 
-async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, reply: FastifyReply, params: GraphQLParams): Promise<FastifyReply> {
+async function runGraphQL(
+  endpoint: GraphQLEndpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: GraphQLParams,
+): Promise<FastifyReply> {
   const type = negotiateResponseType(request.headers.accept);
   if (!type) {
     const error = new AppError('NOT_ACCEPTABLE', `Accept must allow ${JSON_TYPE} or application/graphql-response+json`);
@@ -147,14 +166,24 @@ async function runGraphQL(endpoint: GraphQLEndpoint, request: FastifyRequest, re
   } catch (error) {
     const rejected = rejectedBeforeExecution(error);
     if (!rejected) throw error;
-    return sendDocumentFailure(endpoint, reply, type, rejected.map((e) => formatGraphQLError(e, logUnexpected, true)));
+    return sendDocumentFailure(
+      endpoint,
+      reply,
+      type,
+      rejected.map((e) => formatGraphQLError(e, logUnexpected, true)),
+    );
   } finally {
     // An expensive operation held an execution slot from its last pre-execution hook (graphql.plugin.ts).
     leaveGate(context);
   }
   if (result.data === undefined || (result.data === null && !result.errors?.some((e) => (e as GraphQLError).path))) {
     // No execution happened (an unknown operation, variables that do not fit): a request error.
-    return sendDocumentFailure(endpoint, reply, type, (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)));
+    return sendDocumentFailure(
+      endpoint,
+      reply,
+      type,
+      (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)),
+    );
   }
   const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
   // Not a spread of a conditional object: V8 clones it generically (bench/RESULTS.md, session 8, change 49).
@@ -191,7 +220,8 @@ async function runCompiled(
 function rejectedBeforeExecution(error: unknown): readonly GraphQLError[] | null {
   if (error instanceof GraphQLError) return [error];
   const errors = (error as { errors?: unknown } | null)?.errors;
-  if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => e instanceof GraphQLError)) return errors as GraphQLError[];
+  if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => e instanceof GraphQLError))
+    return errors as GraphQLError[];
   return null;
 }
 
@@ -210,7 +240,10 @@ export interface GraphQLRoutesOptions extends GraphQLEndpoint {
   graphiql: boolean;
 }
 
-export async function graphqlRoutes(app: FastifyInstance, { graphiql, ...endpoint }: GraphQLRoutesOptions): Promise<void> {
+export async function graphqlRoutes(
+  app: FastifyInstance,
+  { graphiql, ...endpoint }: GraphQLRoutesOptions,
+): Promise<void> {
   const common = {
     url: '/graphql',
     config: { access: 'public' as const },

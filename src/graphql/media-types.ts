@@ -38,7 +38,8 @@ export function negotiateResponseType(accept: string | undefined): ResponseType 
   const json = match(ranges, JSON_TYPE);
   const graphql = match(ranges, GRAPHQL_RESPONSE_TYPE);
   if (json.q <= 0 && graphql.q <= 0) return null;
-  if (graphql.q > json.q || (graphql.q === json.q && graphql.specificity > json.specificity)) return GRAPHQL_RESPONSE_TYPE;
+  if (graphql.q > json.q || (graphql.q === json.q && graphql.specificity > json.specificity))
+    return GRAPHQL_RESPONSE_TYPE;
   if (graphql.q === json.q && graphql.specificity === 2 && json.specificity === 2) return GRAPHQL_RESPONSE_TYPE;
   return JSON_TYPE;
 }

@@ -14,7 +14,7 @@ const heapUsedMB = () => {
   return process.memoryUsage().heapUsed / 2 ** 20;
 };
 
-describe("GraphQL parse caches are bounded in bytes, not entries", () => {
+describe('GraphQL parse caches are bounded in bytes, not entries', () => {
   let t: TestServer;
   before(async () => {
     t = await startTestServer(dialect, GRAPHQL_TEST_ENV);

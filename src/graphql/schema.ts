@@ -5,9 +5,9 @@ import { modules } from '../modules/index.ts';
  * `extend type Mutation { ... }` in its `<resource>.graphql.ts`.
  */
 export const rootTypeDefs = /* GraphQL */ `
-type Query
+  type Query
 
-type Mutation
+  type Mutation
 `;
 
 /**
@@ -16,4 +16,7 @@ type Mutation
  * DECISIONS §6 (`limit`/`offset` on every list field, `Comment.post`).
  * Defaults are declared in the slices so introspection shows them; resolvers clamp to at most 100.
  */
-export const typeDefs = [...modules.flatMap((module) => (module.graphql ? [module.graphql.typeDefs] : [])), rootTypeDefs].join('');
+export const typeDefs = [
+  ...modules.flatMap((module) => (module.graphql ? [module.graphql.typeDefs] : [])),
+  rootTypeDefs,
+].join('');

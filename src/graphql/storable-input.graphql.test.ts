@@ -12,29 +12,58 @@ for (const dialect of DIALECTS) {
     let t: TestServer;
     let owner: { id: number; token: string };
     let postId: number;
-    const userCount = async () => String((await t.server.db.selectFrom('users').select(t.server.db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const userCount = async () =>
+      String(
+        (await t.server.db.selectFrom('users').select(t.server.db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n,
+      );
 
     before(async () => {
       t = await startTestServer(dialect, GRAPHQL_TEST_ENV);
       for (let i = 0; i < 10; i += 1) await t.createUser();
       owner = await t.createUser();
-      postId = (await t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body: { title: 'T', content: 'C' } })).body.id;
+      postId = (
+        await t.request('POST', `/api/users/${owner.id}/posts`, {
+          token: owner.token,
+          body: { title: 'T', content: 'C' },
+        })
+      ).body.id;
     });
     after(() => t?.close());
 
     it('reads an ID that is not canonical decimal or beyond the integer range as naming nothing, as REST path ids', async () => {
-      const spellings = (id: number) => [`0${id}`, `0x${id.toString(16)}`, ` ${id}`, `${id}e0`, `+${id}`, `${id}.0`, '2147483648', '99999999999999999999'];
+      const spellings = (id: number) => [
+        `0${id}`,
+        `0x${id.toString(16)}`,
+        ` ${id}`,
+        `${id}e0`,
+        `+${id}`,
+        `${id}.0`,
+        '2147483648',
+        '99999999999999999999',
+      ];
       for (const spelling of spellings(owner.id)) {
-        const res = await gql(t, 'query ($id: ID!) { user(id: $id) { id } }', { variables: { id: spelling }, token: t.adminToken });
+        const res = await gql(t, 'query ($id: ID!) { user(id: $id) { id } }', {
+          variables: { id: spelling },
+          token: t.adminToken,
+        });
         assert.deepEqual(res.body, { data: { user: null } }, spelling);
-        const update = await gql(t, 'mutation ($id: ID!) { updateUser(id: $id, input: {name: "X"}) { id } }', { variables: { id: spelling }, token: t.adminToken });
+        const update = await gql(t, 'mutation ($id: ID!) { updateUser(id: $id, input: {name: "X"}) { id } }', {
+          variables: { id: spelling },
+          token: t.adminToken,
+        });
         assert.deepEqual(errorCodes(update), ['NOT_FOUND'], spelling);
         assert.equal(update.body.errors[0].message, 'User not found', spelling);
-        const removed = await gql(t, 'mutation ($id: ID!) { deleteUser(id: $id) }', { variables: { id: spelling }, token: t.adminToken });
+        const removed = await gql(t, 'mutation ($id: ID!) { deleteUser(id: $id) }', {
+          variables: { id: spelling },
+          token: t.adminToken,
+        });
         assert.deepEqual(removed.body, { data: { deleteUser: false } }, spelling);
       }
       for (const spelling of spellings(postId)) {
-        const res = await gql(t, 'query ($id: ID!) { post(id: $id) { id } }', { variables: { id: spelling }, token: t.adminToken });
+        const res = await gql(t, 'query ($id: ID!) { post(id: $id) { id } }', {
+          variables: { id: spelling },
+          token: t.adminToken,
+        });
         assert.deepEqual(res.body, { data: { post: null } }, spelling);
       }
       const plain = await gql(t, `{ user(id: "${owner.id}") { name } }`, { token: t.adminToken });
@@ -50,8 +79,15 @@ for (const dialect of DIALECTS) {
         await gql(t, CREATE, { variables: { input: { name: 'a\u0000', email: 'g1@example.com' } } }),
         await gql(t, CREATE, { variables: { input: { name: '\ud800', email: 'g2@example.com' } } }),
         await gql(t, 'mutation { createUser(input: {name: "a\\u0000b", email: "g3@example.com"}) { id } }'),
-        await gql(t, 'mutation ($e: String! = "g4@example.com\\u0000") { createUser(input: {name: "N", email: $e}) { id } }'),
-        await gqlGet(t, { query: '{ users { id } }', variables: JSON.stringify({ x: 'a\u0000' }) }, { authorization: `Bearer ${owner.token}` }),
+        await gql(
+          t,
+          'mutation ($e: String! = "g4@example.com\\u0000") { createUser(input: {name: "N", email: $e}) { id } }',
+        ),
+        await gqlGet(
+          t,
+          { query: '{ users { id } }', variables: JSON.stringify({ x: 'a\u0000' }) },
+          { authorization: `Bearer ${owner.token}` },
+        ),
       ];
       const fields = ['$input.name', '$input.name', 'input.name', '$e', '$x'];
       for (const [index, res] of cases.entries()) {
@@ -60,7 +96,11 @@ for (const dialect of DIALECTS) {
         assert.equal('data' in res.body, false);
       }
       assert.equal(await userCount(), before);
-      const update = await gql(t, 'mutation ($id: ID!, $name: String) { updateUser(id: $id, input: {name: $name}) { id } }', { variables: { id: String(owner.id), name: 'x\u0000' }, token: owner.token });
+      const update = await gql(
+        t,
+        'mutation ($id: ID!, $name: String) { updateUser(id: $id, input: {name: $name}) { id } }',
+        { variables: { id: String(owner.id), name: 'x\u0000' }, token: owner.token },
+      );
       assert.deepEqual(errorCodes(update), ['BAD_USER_INPUT']);
       const fine = await gql(t, CREATE, { variables: { input: { name: 'Emoji 😀', email: 'g5@example.com' } } });
       assert.equal(typeof fine.body.data.createUser.id, 'string');
@@ -68,16 +108,31 @@ for (const dialect of DIALECTS) {
 
     it('refuses limit, offset and ID variables beyond the integer range with BAD_USER_INPUT', async () => {
       for (const value of [2147483648, 1e20, 2 ** 53 + 2]) {
-        const res = await gql(t, 'query ($n: Int) { users(limit: $n) { id } }', { variables: { n: value }, token: owner.token });
+        const res = await gql(t, 'query ($n: Int) { users(limit: $n) { id } }', {
+          variables: { n: value },
+          token: owner.token,
+        });
         assert.deepEqual(errorCodes(res), ['BAD_USER_INPUT'], String(value));
-        const offset = await gql(t, 'query ($n: Int) { posts(offset: $n) { id } }', { variables: { n: value }, token: owner.token });
+        const offset = await gql(t, 'query ($n: Int) { posts(offset: $n) { id } }', {
+          variables: { n: value },
+          token: owner.token,
+        });
         assert.deepEqual(errorCodes(offset), ['BAD_USER_INPUT'], String(value));
       }
-      const far = await gql(t, '{ users(offset: 2147483647) { id } posts(authorId: "2147483648") { id } }', { token: owner.token });
+      const far = await gql(t, '{ users(offset: 2147483647) { id } posts(authorId: "2147483648") { id } }', {
+        token: owner.token,
+      });
       assert.deepEqual(far.body, { data: { users: [], posts: [] } });
-      const author = await gql(t, 'mutation { createPost(input: {title: "T", content: "C", authorId: "2147483648"}) { id } }', { token: t.adminToken });
+      const author = await gql(
+        t,
+        'mutation { createPost(input: {title: "T", content: "C", authorId: "2147483648"}) { id } }',
+        { token: t.adminToken },
+      );
       assert.deepEqual(errorCodes(author), ['BAD_USER_INPUT']);
-      assert.deepEqual(author.body.errors[0].extensions.details.map((d: { field: string }) => d.field), ['authorId']);
+      assert.deepEqual(
+        author.body.errors[0].extensions.details.map((d: { field: string }) => d.field),
+        ['authorId'],
+      );
     });
   });
 }

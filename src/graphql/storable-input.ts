@@ -9,14 +9,19 @@ import { inputProblems, isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../core/
  * literals are bounded by the parser's nesting cap). Otherwise nothing runs and the answer is BAD_USER_INPUT naming the argument
  * (`input.name`) or the variable (`$input.name`), as REST answers 422 naming the field.
  */
-export function assertStorableInput(document: DocumentNode, variables: Record<string, unknown> | null | undefined): void {
+export function assertStorableInput(
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+): void {
   const details: ErrorDetail[] = [];
   for (const path of literalPaths(document)) details.push({ field: path, message: UNSTORABLE_TEXT_MESSAGE });
   if (variables && typeof variables === 'object') {
     for (const { path, message } of inputProblems(variables)) details.push({ field: `$${path}`, message });
   }
   if (details.length > 0) {
-    throw new GraphQLError('Request validation failed', { extensions: { code: 'BAD_USER_INPUT', details: details.slice(0, 10) } });
+    throw new GraphQLError('Request validation failed', {
+      extensions: { code: 'BAD_USER_INPUT', details: details.slice(0, 10) },
+    });
   }
 }
 
@@ -46,7 +51,8 @@ function walkLiterals(document: DocumentNode): string[] {
     enter(node) {
       const name = named(node);
       if (name !== undefined) names.push(name);
-      if (node.kind === Kind.STRING && !isStorableText(node.value) && found.length < 10) found.push(names.join('.') || 'query');
+      if (node.kind === Kind.STRING && !isStorableText(node.value) && found.length < 10)
+        found.push(names.join('.') || 'query');
     },
     leave(node) {
       if (named(node) !== undefined) names.pop();

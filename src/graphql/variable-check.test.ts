@@ -23,7 +23,15 @@ function deeplyNested(depth: number): unknown {
 const FITTING = { id: '7', x: 1.5, list: [1] };
 const CASES: Record<string, unknown>[] = [
   FITTING,
-  { ...FITTING, id: 7, n: null, yes: true, s: null, role: 'ADMIN', filter: { name: 'a', roles: ['USER'], inner: { name: 'b' } } },
+  {
+    ...FITTING,
+    id: 7,
+    n: null,
+    yes: true,
+    s: null,
+    role: 'ADMIN',
+    filter: { name: 'a', roles: ['USER'], inner: { name: 'b' } },
+  },
   { ...FITTING, list: 3 }, // a single value for a list
   { ...FITTING, extra: { anything: [] } }, // undeclared variables are ignored
   {},
@@ -59,8 +67,14 @@ describe('the variable check of a compiled operation', () => {
     const check = variableCheck(schema, definitions);
     let fitting = 0;
     for (const variables of CASES) {
-      const expected = getVariableValues(schema, definitions, variables, { maxErrors: 50 }).errors?.map((e) => e.message);
-      assert.deepEqual(check(variables)?.map((e) => e.message), expected, JSON.stringify(variables).slice(0, 200));
+      const expected = getVariableValues(schema, definitions, variables, { maxErrors: 50 }).errors?.map(
+        (e) => e.message,
+      );
+      assert.deepEqual(
+        check(variables)?.map((e) => e.message),
+        expected,
+        JSON.stringify(variables).slice(0, 200),
+      );
       if (expected === undefined) fitting += 1;
     }
     assert.equal(fitting, 5, 'the first four cases and the nulls of nullable input fields fit');

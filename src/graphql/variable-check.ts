@@ -27,12 +27,18 @@ export type VariableCheck = (variables: Record<string, unknown>) => readonly Gra
  */
 export function variableCheck(schema: GraphQLSchema, definitions: readonly VariableDefinitionNode[]): VariableCheck {
   if (definitions.length === 0) return () => undefined;
-  const describe: VariableCheck = (variables) => getVariableValues(schema, definitions, variables, { maxErrors: 50 }).errors;
+  const describe: VariableCheck = (variables) =>
+    getVariableValues(schema, definitions, variables, { maxErrors: 50 }).errors;
   const checks: { name: string; type: GraphQLInputType; nonNull: boolean; defaulted: boolean }[] = [];
   for (const definition of definitions) {
     const type = typeFromAST(schema, definition.type);
     if (!isInputType(type)) return describe; // refused by validation already; graphql-js words it
-    checks.push({ name: definition.variable.name.value, type, nonNull: isNonNullType(type), defaulted: definition.defaultValue !== undefined });
+    checks.push({
+      name: definition.variable.name.value,
+      type,
+      nonNull: isNonNullType(type),
+      defaulted: definition.defaultValue !== undefined,
+    });
   }
   let fits = true;
   const refuse = () => {

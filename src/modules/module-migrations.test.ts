@@ -8,7 +8,11 @@ import { defineModule, moduleMigrations } from './module.ts';
 
 const createWidgets = {
   up: async (db: Kysely<unknown>) => {
-    await db.schema.createTable('widgets').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute();
+    await db.schema
+      .createTable('widgets')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .execute();
   },
   down: async (db: Kysely<unknown>) => {
     await db.schema.dropTable('widgets').execute();
@@ -16,7 +20,11 @@ const createWidgets = {
 };
 
 /** A resource as a new one would arrive: its own folder's descriptor, its table in its own migration. */
-const widgetsModule = defineModule({ name: 'widgets', createService: () => ({}), migrations: { '0100-widgets': createWidgets } });
+const widgetsModule = defineModule({
+  name: 'widgets',
+  createService: () => ({}),
+  migrations: { '0100-widgets': createWidgets },
+});
 
 for (const dialect of DIALECTS) {
   describe(`a module's own migrations (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -40,7 +48,11 @@ for (const dialect of DIALECTS) {
 
 describe('module migrations', () => {
   it('refuse a name core’s history or another module already uses', async () => {
-    const clash = defineModule({ name: 'clash', createService: () => ({}), migrations: { '0100-widgets': createWidgets } });
+    const clash = defineModule({
+      name: 'clash',
+      createService: () => ({}),
+      migrations: { '0100-widgets': createWidgets },
+    });
     assert.throws(() => moduleMigrations([widgetsModule, clash]), /declared by two modules/);
     const db = createDatabase('sqlite::memory:');
     try {

@@ -50,7 +50,10 @@ for (const dialect of DIALECTS) {
       assert.equal(user?.email, email);
       const token = await client.POST('/auth/token', { body: { email, password: 'typed-password' } });
       assert.equal(token.data?.token_type, 'Bearer');
-      const read = await client.GET('/users/{userId}', { params: { path: { userId: user!.id } }, headers: auth(token.data!.access_token) });
+      const read = await client.GET('/users/{userId}', {
+        params: { path: { userId: user!.id } },
+        headers: auth(token.data!.access_token),
+      });
       assert.equal(read.data?._links.self.href, `/api/v2/users/${user!.id}`);
     });
 
@@ -66,7 +69,10 @@ for (const dialect of DIALECTS) {
         body: { text: 'Nice' },
         headers: auth(token),
       });
-      const like = await client.POST('/comments/{commentId}/likes', { params: { path: { commentId: comment.data!.id } }, headers: auth(token) });
+      const like = await client.POST('/comments/{commentId}/likes', {
+        params: { path: { commentId: comment.data!.id } },
+        headers: auth(token),
+      });
       assert.equal(like.response.status, 201);
       assert.equal(like.data?.userId, id);
     });
@@ -82,7 +88,11 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(upload.response.status, 201);
       assert.equal(upload.data?.contentType, 'image/png');
-      const image = await client.GET('/users/{userId}/avatar', { params: { path: { userId: id } }, headers: auth(token), parseAs: 'arrayBuffer' });
+      const image = await client.GET('/users/{userId}/avatar', {
+        params: { path: { userId: id } },
+        headers: auth(token),
+        parseAs: 'arrayBuffer',
+      });
       assert.equal(image.response.headers.get('content-type'), 'image/png');
       assert.deepEqual(Buffer.from(image.data as unknown as ArrayBuffer), PNG_BYTES);
     });

@@ -19,7 +19,9 @@ describe('cli openapi and cli schema', () => {
   });
 
   it('refuses an unknown version with exit code 2', { timeout: 60_000 }, async () => {
-    const failure = await run(process.execPath, [CLI, 'openapi', '--version', '3']).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run(process.execPath, [CLI, 'openapi', '--version', '3']).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     assert.equal('code' in failure ? failure.code : 0, 2);
     assert.match('stderr' in failure ? failure.stderr : '', /--version must be 1 or 2/);
   });

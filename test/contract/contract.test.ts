@@ -10,15 +10,22 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const REFRESH = 'If the change is intended, refresh the snapshots with `npm run contract:update` and commit them.';
 
 function report(changes: ContractChange[]): string {
-  return changes.map((change) => `  ${change.breaking ? 'BREAKING' : 'note'}  ${change.where}: ${change.message}`).join('\n');
+  return changes
+    .map((change) => `  ${change.breaking ? 'BREAKING' : 'note'}  ${change.where}: ${change.message}`)
+    .join('\n');
 }
 
 /** Fails on breaking changes only; additions are printed as a note asking for a snapshot refresh. */
 function assertCompatible(changes: ContractChange[], what: string, t: { diagnostic(message: string): void }): void {
   const breaking = changes.filter((change) => change.breaking);
   const notes = changes.filter((change) => !change.breaking);
-  if (notes.length > 0) t.diagnostic(`${what}: ${notes.length} compatible change(s) not in the snapshot yet. ${REFRESH}\n${report(notes)}`);
-  assert.equal(breaking.length, 0, `${what} has breaking changes against the committed snapshot:\n${report(breaking)}\n${REFRESH}`);
+  if (notes.length > 0)
+    t.diagnostic(`${what}: ${notes.length} compatible change(s) not in the snapshot yet. ${REFRESH}\n${report(notes)}`);
+  assert.equal(
+    breaking.length,
+    0,
+    `${what} has breaking changes against the committed snapshot:\n${report(breaking)}\n${REFRESH}`,
+  );
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -45,8 +52,14 @@ describe('contract: OpenAPI documents against the committed snapshots', () => {
     user.required = user.required.filter((name: string) => name !== 'email');
     const breaking = breakingOf(diffOpenApi(current, changed));
     // Every operation answering a User loses the field.
-    assert.ok(breaking.some((change) => /^GET \/users\/\{userId\} 200\.email$/.test(change.where)), report(breaking));
-    assert.ok(breaking.every((change) => /200\.email$|201\.email$/.test(change.where) && /removed/.test(change.message)), report(breaking));
+    assert.ok(
+      breaking.some((change) => /^GET \/users\/\{userId\} 200\.email$/.test(change.where)),
+      report(breaking),
+    );
+    assert.ok(
+      breaking.every((change) => /200\.email$|201\.email$/.test(change.where) && /removed/.test(change.message)),
+      report(breaking),
+    );
   });
 
   it('fails on a removed path, a changed type, tightened validation and a new required input', () => {
@@ -86,7 +99,10 @@ describe('contract: OpenAPI documents against the committed snapshots', () => {
   it('sees the v1 → v2 product rename as the breaking change it is', () => {
     const changes = breakingOf(diffOpenApi(documents.get(1)!, documents.get(2)!));
     assert.ok(changes.length > 0);
-    assert.ok(changes.some((change) => /created_at$/.test(change.where) && /removed/.test(change.message)), report(changes));
+    assert.ok(
+      changes.some((change) => /created_at$/.test(change.where) && /removed/.test(change.message)),
+      report(changes),
+    );
   });
 });
 

@@ -39,6 +39,11 @@ describe('documentation links', () => {
   it('every top-level folder of src/ has a README.md saying what lives there', () => {
     const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
     assert.ok(folders.length > 0);
-    assert.deepEqual(folders.filter((folder) => !existsSync(join(ROOT, 'src', folder.name, 'README.md'))).map((folder) => `src/${folder.name}/`), []);
+    assert.deepEqual(
+      folders
+        .filter((folder) => !existsSync(join(ROOT, 'src', folder.name, 'README.md')))
+        .map((folder) => `src/${folder.name}/`),
+      [],
+    );
   });
 });

@@ -32,7 +32,10 @@ function resolver(document: Json) {
       const target = ($ref as string)
         .replace(/^#\//, '')
         .split('/')
-        .reduce<unknown>((at, key) => (isObject(at) ? at[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), document);
+        .reduce<unknown>(
+          (at, key) => (isObject(at) ? at[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+          document,
+        );
       current = { ...(isObject(target) ? target : {}), ...siblings };
     }
     return isObject(current) ? current : {};
@@ -67,7 +70,8 @@ class SchemaComparer {
     this.compareEnums(before, after, direction, where);
     if (direction === 'request') this.compareLimits(before, after, where);
     this.compareProperties(before, after, direction, where, depth);
-    if (before.items !== undefined && after.items !== undefined) this.compare(before.items, after.items, direction, `${where}[]`, depth + 1);
+    if (before.items !== undefined && after.items !== undefined)
+      this.compare(before.items, after.items, direction, `${where}[]`, depth + 1);
     for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
       const a = before[keyword];
       const b = after[keyword];
@@ -75,7 +79,12 @@ class SchemaComparer {
         a.forEach((member, index) => {
           if (index < b.length) this.compare(member, b[index], direction, `${where}<${keyword}${index}>`, depth + 1);
         });
-        if (a.length !== b.length) this.add(direction === 'request' ? b.length < a.length : b.length > a.length, where, `${keyword} has ${a.length} → ${b.length} alternatives`);
+        if (a.length !== b.length)
+          this.add(
+            direction === 'request' ? b.length < a.length : b.length > a.length,
+            where,
+            `${keyword} has ${a.length} → ${b.length} alternatives`,
+          );
       }
     }
   }
@@ -92,13 +101,20 @@ class SchemaComparer {
     const accepts = (set: Set<string>, type: string) => set.has(type) || (type === 'integer' && set.has('number'));
     const lost = [...a].filter((type) => !accepts(b, type));
     const gained = [...b].filter((type) => !accepts(a, type));
-    if (direction === 'request' && lost.length > 0) this.add(true, where, `type changed ${[...a].join('|')} → ${[...b].join('|')}`);
-    else if (direction === 'response' && gained.length > 0) this.add(true, where, `type changed ${[...a].join('|')} → ${[...b].join('|')}`);
-    else if (lost.length > 0 || gained.length > 0) this.add(false, where, `type ${[...a].join('|')} → ${[...b].join('|')}`);
+    if (direction === 'request' && lost.length > 0)
+      this.add(true, where, `type changed ${[...a].join('|')} → ${[...b].join('|')}`);
+    else if (direction === 'response' && gained.length > 0)
+      this.add(true, where, `type changed ${[...a].join('|')} → ${[...b].join('|')}`);
+    else if (lost.length > 0 || gained.length > 0)
+      this.add(false, where, `type ${[...a].join('|')} → ${[...b].join('|')}`);
   }
 
   private compareEnums(before: Json, after: Json, direction: Direction, where: string): void {
-    const a = Array.isArray(before.enum) ? (before.enum as unknown[]) : before.const !== undefined ? [before.const] : null;
+    const a = Array.isArray(before.enum)
+      ? (before.enum as unknown[])
+      : before.const !== undefined
+        ? [before.const]
+        : null;
     const b = Array.isArray(after.enum) ? (after.enum as unknown[]) : after.const !== undefined ? [after.const] : null;
     if (!b) return;
     if (!a) {
@@ -107,7 +123,8 @@ class SchemaComparer {
     }
     const removed = a.filter((value) => !b.some((other) => JSON.stringify(other) === JSON.stringify(value)));
     const added = b.filter((value) => !a.some((other) => JSON.stringify(other) === JSON.stringify(value)));
-    if (removed.length > 0) this.add(direction === 'request', where, `allowed values removed: ${JSON.stringify(removed)}`);
+    if (removed.length > 0)
+      this.add(direction === 'request', where, `allowed values removed: ${JSON.stringify(removed)}`);
     if (added.length > 0) this.add(false, where, `allowed values added: ${JSON.stringify(added)}`);
   }
 
@@ -124,9 +141,14 @@ class SchemaComparer {
     }
     for (const key of ['pattern', 'format', 'multipleOf']) {
       if (before[key] === after[key]) continue;
-      this.add(after[key] !== undefined, where, `${key} ${JSON.stringify(before[key])} → ${JSON.stringify(after[key])}`);
+      this.add(
+        after[key] !== undefined,
+        where,
+        `${key} ${JSON.stringify(before[key])} → ${JSON.stringify(after[key])}`,
+      );
     }
-    if (before.additionalProperties !== false && after.additionalProperties === false) this.add(true, where, 'unknown properties are now refused');
+    if (before.additionalProperties !== false && after.additionalProperties === false)
+      this.add(true, where, 'unknown properties are now refused');
   }
 
   private compareProperties(before: Json, after: Json, direction: Direction, where: string, depth: number): void {
@@ -142,13 +164,18 @@ class SchemaComparer {
         this.add(breaking, at, `property removed`);
         continue;
       }
-      if (direction === 'response' && requiredBefore.has(name) && !requiredAfter.has(name)) this.add(true, at, 'may now be absent');
+      if (direction === 'response' && requiredBefore.has(name) && !requiredAfter.has(name))
+        this.add(true, at, 'may now be absent');
       this.compare(a[name], b[name], direction, at, depth + 1);
     }
     for (const name of Object.keys(b)) {
       if (name in a) continue;
       const required = requiredAfter.has(name);
-      this.add(direction === 'request' && required, `${where}.${name}`, required ? 'required property added' : 'property added');
+      this.add(
+        direction === 'request' && required,
+        `${where}.${name}`,
+        required ? 'required property added' : 'property added',
+      );
     }
     if (direction === 'request') {
       for (const name of requiredAfter) {
@@ -220,7 +247,12 @@ export function diffOpenApi(oldDocument: Json, newDocument: Json): ContractChang
       }
     }
     for (const [id, param] of paramsAfter) {
-      if (!paramsBefore.has(id)) comparer.add(Boolean(param.required), `${key} ${id}`, param.required ? 'required parameter added' : 'optional parameter added');
+      if (!paramsBefore.has(id))
+        comparer.add(
+          Boolean(param.required),
+          `${key} ${id}`,
+          param.required ? 'required parameter added' : 'optional parameter added',
+        );
     }
 
     const bodyBefore = operation.requestBody ? resolveOld(operation.requestBody) : undefined;
@@ -228,7 +260,12 @@ export function diffOpenApi(oldDocument: Json, newDocument: Json): ContractChang
     if (!bodyBefore && bodyAfter?.required) comparer.add(true, `${key} body`, 'request body now required');
     if (bodyBefore && bodyAfter) {
       if (!bodyBefore.required && bodyAfter.required) comparer.add(true, `${key} body`, 'request body now required');
-      comparer.compare(jsonSchemaOf(bodyBefore, resolveOld), jsonSchemaOf(bodyAfter, resolveNew), 'request', `${key} body`);
+      comparer.compare(
+        jsonSchemaOf(bodyBefore, resolveOld),
+        jsonSchemaOf(bodyAfter, resolveNew),
+        'request',
+        `${key} body`,
+      );
     }
 
     const responsesBefore = isObject(operation.responses) ? operation.responses : {};
@@ -240,7 +277,8 @@ export function diffOpenApi(oldDocument: Json, newDocument: Json): ContractChang
       }
       const schemaBefore = jsonSchemaOf(response, resolveOld);
       const schemaAfter = jsonSchemaOf(responsesAfter[status], resolveNew);
-      if (schemaBefore !== undefined && schemaAfter === undefined) comparer.add(true, `${key} ${status}`, 'response body removed');
+      if (schemaBefore !== undefined && schemaAfter === undefined)
+        comparer.add(true, `${key} ${status}`, 'response body removed');
       else if (schemaBefore !== undefined) comparer.compare(schemaBefore, schemaAfter, 'response', `${key} ${status}`);
     }
     for (const status of Object.keys(responsesAfter)) {

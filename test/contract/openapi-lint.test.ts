@@ -28,11 +28,15 @@ describe('OpenAPI documents lint clean with Redocly CLI', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const lint = async (paths: string[]) => {
-    const result = await run(process.execPath, [REDOCLY, 'lint', '--config', join(ROOT, '.redocly.yaml'), '--format', 'stylish', ...paths], {
-      cwd: ROOT,
-      // No telemetry and no update check: the linter must work offline.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-    }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const result = await run(
+      process.execPath,
+      [REDOCLY, 'lint', '--config', join(ROOT, '.redocly.yaml'), '--format', 'stylish', ...paths],
+      {
+        cwd: ROOT,
+        // No telemetry and no update check: the linter must work offline.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      },
+    ).catch((error: { stdout: string; stderr: string; code: number }) => error);
     return { code: 'code' in result ? result.code : 0, output: `${result.stdout}\n${result.stderr}` };
   };
 

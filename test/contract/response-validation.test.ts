@@ -7,7 +7,9 @@ import { contractChecker, ContractViolation, type ObservedExchange } from '../su
  * fail on what the document does not say (these exchanges are made up; every real one the suites
  * see passes it).
  */
-function exchange(overrides: Partial<Omit<ObservedExchange, 'headers'>> & { headers?: Record<string, string> }): ObservedExchange {
+function exchange(
+  overrides: Partial<Omit<ObservedExchange, 'headers'>> & { headers?: Record<string, string> },
+): ObservedExchange {
   const user = {
     id: 1,
     name: 'Ada',
@@ -34,7 +36,15 @@ function exchange(overrides: Partial<Omit<ObservedExchange, 'headers'>> & { head
     ...overrides.headers,
   });
   const body = 'body' in overrides ? overrides.body : user;
-  return { method: 'GET', path: '/api/v2/users/1', status: 200, text: JSON.stringify(body) ?? '', ...overrides, body, headers };
+  return {
+    method: 'GET',
+    path: '/api/v2/users/1',
+    status: 200,
+    text: JSON.stringify(body) ?? '',
+    ...overrides,
+    body,
+    headers,
+  };
 }
 
 describe('OpenAPI response validation (test/support/openapi-validator.ts)', () => {
@@ -53,7 +63,10 @@ describe('OpenAPI response validation (test/support/openapi-validator.ts)', () =
     const checker = await contractChecker();
     const violations = checker.violations(exchange({ headers: { 'content-type': 'text/html; charset=utf-8' } })) ?? [];
     assert.match(violations.join('\n'), /media type "text\/html" is not listed/);
-    const avatar = checker.violations(exchange({ path: '/api/v2/users/1/avatar', headers: { 'content-type': 'application/json' } })) ?? [];
+    const avatar =
+      checker.violations(
+        exchange({ path: '/api/v2/users/1/avatar', headers: { 'content-type': 'application/json' } }),
+      ) ?? [];
     assert.match(avatar.join('\n'), /media type "application\/json" is not listed \(image\/svg\+xml/);
   });
 
@@ -70,27 +83,47 @@ describe('OpenAPI response validation (test/support/openapi-validator.ts)', () =
 
   it('fails on a success for an operation the document lacks, and on an error outside the envelope', async () => {
     const checker = await contractChecker();
-    assert.match((checker.violations(exchange({ method: 'PATCH', path: '/api/v2/users' })) ?? []).join('\n'), /operation the document does not have/);
+    assert.match(
+      (checker.violations(exchange({ method: 'PATCH', path: '/api/v2/users' })) ?? []).join('\n'),
+      /operation the document does not have/,
+    );
     const notFound = exchange({ path: '/api/v2/nothing', status: 404, body: { message: 'not found' } });
-    assert.match((checker.violations(notFound) ?? []).join('\n'), /error body: \(root\) must have required property 'error'/);
+    assert.match(
+      (checker.violations(notFound) ?? []).join('\n'),
+      /error body: \(root\) must have required property 'error'/,
+    );
   });
 
   it('names an operation only where the service routes one: /api, /api/v1 and /api/v2, decoded as its router does', async () => {
     const checker = await contractChecker();
     const error = (path: string, status: number, method = 'GET') =>
-      exchange({ method, path, status, body: { error: { code: 'NOT_FOUND', message: `Route ${method} ${path} not found` } } });
+      exchange({
+        method,
+        path,
+        status,
+        body: { error: { code: 'NOT_FOUND', message: `Route ${method} ${path} not found` } },
+      });
     // Not a version prefix: an unknown route, whatever follows.
     assert.deepEqual(checker.violations(error('/api/vNaN/products', 404)), []);
     assert.deepEqual(checker.violations(error('/api/v/products', 404, 'PATCH')), []);
     assert.deepEqual(checker.violations(error('/api/v%F2%AE%BA%AB/products', 404)), []);
-    assert.match((checker.violations(exchange({ path: '/api/v3/users/1' })) ?? []).join('\n'), /operation the document does not have/);
+    assert.match(
+      (checker.violations(exchange({ path: '/api/v3/users/1' })) ?? []).join('\n'),
+      /operation the document does not have/,
+    );
     // A real prefix names the operation, also percent-encoded, and its statuses are the document's.
-    assert.match((checker.violations(error('/api/v2/products', 404)) ?? []).join('\n'), /status 404 is not listed for GET \/products/);
+    assert.match(
+      (checker.violations(error('/api/v2/products', 404)) ?? []).join('\n'),
+      /status 404 is not listed for GET \/products/,
+    );
     assert.deepEqual(checker.violations(exchange({ path: '/api/%75sers/1' })), []);
     // A parameter over the router's 100 characters is routed nowhere.
     const long = `/api/v2/users/${'1'.repeat(101)}`;
     assert.deepEqual(checker.violations(error(long, 414)), []);
-    assert.match((checker.violations(exchange({ path: long })) ?? []).join('\n'), /operation the document does not have/);
+    assert.match(
+      (checker.violations(exchange({ path: long })) ?? []).join('\n'),
+      /operation the document does not have/,
+    );
   });
 
   it('leaves non-REST paths alone and reports violations as one error', async () => {

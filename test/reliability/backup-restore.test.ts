@@ -24,7 +24,12 @@ const hasPgDump = (() => {
  * database; returns its URL. SQLite: `VACUUM INTO` (a consistent snapshot from a live database).
  * PostgreSQL: `pg_dump -Fc` (one snapshot transaction), then `pg_restore` into an empty database.
  */
-async function backupAndRestore(dialect: TestDialect, sourceUrl: string, dir: string, target: { url: string }): Promise<void> {
+async function backupAndRestore(
+  dialect: TestDialect,
+  sourceUrl: string,
+  dir: string,
+  target: { url: string },
+): Promise<void> {
   if (dialect.name === 'sqlite') {
     const source = openDatabase(sourceUrl);
     try {
@@ -50,7 +55,12 @@ for (const dialect of DIALECTS) {
       const db = openDatabase(source.url);
       try {
         const server = await startProcess({ DATABASE_URL: source.url });
-        const world = await prepareWorld(server.url, db, { users: 4, products: 3, stock: 500, tag: `backup-${dialect.name}` });
+        const world = await prepareWorld(server.url, db, {
+          users: 4,
+          products: 3,
+          stock: 500,
+          tag: `backup-${dialect.name}`,
+        });
         const load = startWriteLoad(world, { bases: [server.url], concurrency: 6 });
         await load.answered(100);
         if (dialect.name === 'sqlite') await rm(restored.url.replace(/^sqlite:/, ''), { force: true });
@@ -61,7 +71,10 @@ for (const dialect of DIALECTS) {
 
         const copy = openDatabase(restored.url);
         try {
-          const orders = await copy.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+          const orders = await copy
+            .selectFrom('orders')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
           assert.ok(Number(orders.n) > 0, 'the copy holds the orders');
           // A snapshot taken mid-load is still consistent: stock accounting and order shapes hold.
           assert.deepEqual(await stockProblems(copy, world.products), []);
@@ -70,7 +83,10 @@ for (const dialect of DIALECTS) {
           await copy.destroy();
         }
         const onCopy = await startProcess({ DATABASE_URL: restored.url });
-        assert.ok(!onCopy.lines.some((line) => line.includes('Applied migrations')), 'the copy carries its schema version');
+        assert.ok(
+          !onCopy.lines.some((line) => line.includes('Applied migrations')),
+          'the copy carries its schema version',
+        );
         assert.equal((await call(onCopy.url, 'GET', '/readyz')).status, 200);
         const user = world.users[0]!;
         assert.equal((await call(onCopy.url, 'GET', `/api/users/${user.id}`, { token: user.token })).status, 200);

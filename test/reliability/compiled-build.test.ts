@@ -54,9 +54,14 @@ describe('the CLI runs the compiled build while it is current, the sources other
 describe('the compiled build (dist/, what `npm start` runs after `npm ci`)', () => {
   it('serves the API, its documents with the recorded examples, and GraphQL', async () => {
     // `npm ci` built it (`prepare`); a working tree with newer sources builds it again here.
-    if (!choose(ROOT).url.endsWith('/dist/cli.js')) execFileSync(process.execPath, ['scripts/build.ts'], { cwd: fileURLToPath(ROOT), stdio: 'ignore' });
+    if (!choose(ROOT).url.endsWith('/dist/cli.js'))
+      execFileSync(process.execPath, ['scripts/build.ts'], { cwd: fileURLToPath(ROOT), stdio: 'ignore' });
     assert.ok(choose(ROOT).url.endsWith('/dist/cli.js'), 'npm run build makes the build current');
-    const server = await spawnServer({ DATABASE_URL: 'sqlite::memory:', NODE_ENV: 'development' }, ['serve'], 'dist/cli.js');
+    const server = await spawnServer(
+      { DATABASE_URL: 'sqlite::memory:', NODE_ENV: 'development' },
+      ['serve'],
+      'dist/cli.js',
+    );
     try {
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
       const product = await fetch(`${server.url}/api/v2/products/2`);
@@ -65,10 +70,18 @@ describe('the compiled build (dist/, what `npm start` runs after `npm ci`)', () 
       const document = JSON.stringify(await (await fetch(`${server.url}/api/v2/openapi.json`)).json());
       assert.match(document, /"examples?":/, 'the recorded examples (src/openapi-examples.json) are found from dist/');
       // The demo data (a new database outside production) signs in and reads through GraphQL.
-      const signIn = await fetch(`${server.url}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'alice@example.com', password: 'demo-password' }) });
+      const signIn = await fetch(`${server.url}/api/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'alice@example.com', password: 'demo-password' }),
+      });
       assert.equal(signIn.status, 200);
       const { access_token: token } = (await signIn.json()) as { access_token: string };
-      const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ posts(limit: 1) { id title } }' }) });
+      const graphql = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: '{ posts(limit: 1) { id title } }' }),
+      });
       assert.equal(graphql.status, 200);
       assert.equal(((await graphql.json()) as { data: { posts: unknown[] } }).data.posts.length, 1);
     } finally {

@@ -32,16 +32,30 @@ for (const dialect of DIALECTS) {
       try {
         // `debug` adds the arrival line of each request (core/http/access-log.ts).
         const server = await startProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'debug' });
-        const world = await prepareWorld(server.url, db, { users: 6, products: 4, stock: 500, tag: `term-${dialect.name}` });
+        const world = await prepareWorld(server.url, db, {
+          users: 6,
+          products: 4,
+          stock: 500,
+          tag: `term-${dialect.name}`,
+        });
         const author = world.users[0]!;
         // Half the loops open a connection per request, half keep theirs alive (as a load balancer does).
-        const loads = [true, false].map((close) => startWriteLoad(world, { bases: [server.url], concurrency: 6, close }));
+        const loads = [true, false].map((close) =>
+          startWriteLoad(world, { bases: [server.url], concurrency: 6, close }),
+        );
         await Promise.all(loads.map((load) => load.answered(75)));
         const inFlight = Array.from({ length: 5 }, (_, i) =>
-          slowPost(server.url, `/api/users/${author.id}/posts`, author.token, { title: `In flight ${i}`, content: 'Body finished after SIGTERM.' }),
+          slowPost(server.url, `/api/users/${author.id}/posts`, author.token, {
+            title: `In flight ${i}`,
+            content: 'Body finished after SIGTERM.',
+          }),
         );
         // Accepted means the server has logged the request as incoming (a busy server accepts late).
-        await waitFor(() => inFlight.every((request) => server.lines.some((line) => line.includes(request.id))), 30_000, 'the slow requests to be accepted');
+        await waitFor(
+          () => inFlight.every((request) => server.lines.some((line) => line.includes(request.id))),
+          30_000,
+          'the slow requests to be accepted',
+        );
 
         const signalledAt = Date.now();
         server.process.kill('SIGTERM');
@@ -56,7 +70,9 @@ for (const dialect of DIALECTS) {
         assert.ok(exitMs < 10_000, `exited ${exitMs} ms after SIGTERM`);
         const slow = await Promise.all(inFlight.map((request) => request.answer));
         for (const answer of slow) assert.equal(answer.status, 201, answer.text);
-        const titles = (await db.selectFrom('posts').select('title').where('title', 'like', 'In flight %').execute()).map((row) => row.title);
+        const titles = (
+          await db.selectFrom('posts').select('title').where('title', 'like', 'In flight %').execute()
+        ).map((row) => row.title);
         assert.equal(titles.length, 5, 'every in-flight post was written');
 
         // The server logs every request it accepted; each of them must have been answered, and every
@@ -74,12 +90,29 @@ for (const dialect of DIALECTS) {
           `exit ${exitMs} ms; ${ledger.trace.length - after.length} requests before the signal, ${after.length} after; ` +
             `statuses ${JSON.stringify([...ledger.statuses])}; errors ${JSON.stringify([...ledger.errors])}`,
         );
-        assert.deepEqual([...accepted].filter((id) => !completed.has(id)), [], 'every accepted request completed');
-        assert.deepEqual(cutOff.filter((entry) => accepted.has(entry.id)), [], 'no accepted request lost its connection');
-        assert.deepEqual(cutOff.filter((entry) => !['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(entry.error ?? '')), [], 'no request hung');
-        const badRefusals = ledger.trace.filter((entry) => entry.status === 503 && entry.code !== 'SERVICE_UNAVAILABLE');
+        assert.deepEqual(
+          [...accepted].filter((id) => !completed.has(id)),
+          [],
+          'every accepted request completed',
+        );
+        assert.deepEqual(
+          cutOff.filter((entry) => accepted.has(entry.id)),
+          [],
+          'no accepted request lost its connection',
+        );
+        assert.deepEqual(
+          cutOff.filter((entry) => !['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(entry.error ?? '')),
+          [],
+          'no request hung',
+        );
+        const badRefusals = ledger.trace.filter(
+          (entry) => entry.status === 503 && entry.code !== 'SERVICE_UNAVAILABLE',
+        );
         assert.deepEqual(badRefusals, [], 'a 503 while closing is in the error envelope');
-        assert.ok(after.some((entry) => entry.status === 0 || entry.status === 503), 'new requests were refused');
+        assert.ok(
+          after.some((entry) => entry.status === 0 || entry.status === 503),
+          'new requests were refused',
+        );
         assert.deepEqual(ledger.failures, []);
         assert.deepEqual(await allProblems(db, ledger, world.products), []);
       } finally {

@@ -44,7 +44,12 @@ export async function startProcess(env: Record<string, string>): Promise<ChildSe
   return server;
 }
 
-const tokens = createTokenService({ secret: SECRET, issuer: 'content-service', audience: 'content-service', ttlSeconds: 3600 });
+const tokens = createTokenService({
+  secret: SECRET,
+  issuer: 'content-service',
+  audience: 'content-service',
+  ttlSeconds: 3600,
+});
 
 /** A token every server of the suite accepts, as `cli token` would print. */
 export async function tokenFor(userId: number, role: 'user' | 'admin' = 'user'): Promise<string> {
@@ -109,10 +114,17 @@ export function slowPost(base: string, path: string, token: string | undefined, 
   const text = JSON.stringify(body);
   const id = randomUUID();
   const { hostname, port } = new URL(base);
-  const headers = { 'x-request-id': id, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  const headers = {
+    'x-request-id': id,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
   let finish = () => {};
   const answer = new Promise<CheckedAnswer>((resolve, reject) => {
-    const req = request({ hostname, port, path, method: 'POST', headers }, (res) => checkIncoming('POST', path, res).then(resolve, reject));
+    const req = request({ hostname, port, path, method: 'POST', headers }, (res) =>
+      checkIncoming('POST', path, res).then(resolve, reject),
+    );
     req.on('error', reject);
     req.write(text.slice(0, 5));
     finish = () => req.end(text.slice(5));
@@ -156,7 +168,9 @@ export async function insertProducts(db: Db, count: number, stock: number): Prom
 export async function signUpUsers(base: string, count: number, tag: string): Promise<{ id: number; token: string }[]> {
   const users = [];
   for (let i = 0; i < count; i += 1) {
-    const res = await call(base, 'POST', '/api/users', { body: { name: `Load ${i}`, email: `load-${tag}-${i}@example.com` } });
+    const res = await call(base, 'POST', '/api/users', {
+      body: { name: `Load ${i}`, email: `load-${tag}-${i}@example.com` },
+    });
     if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
     users.push({ id: res.body.id as number, token: await tokenFor(res.body.id as number) });
   }

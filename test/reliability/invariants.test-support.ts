@@ -23,7 +23,8 @@ export async function stockProblems(db: Db, initial: { id: number; stock: number
       .executeTakeFirstOrThrow();
     const stock = Number(row.stock);
     const units = Number(held.units);
-    if (stock < 0 || stock + units !== product.stock) problems.push(`product ${product.id}: stock ${stock} + held ${units} != ${product.stock}`);
+    if (stock < 0 || stock + units !== product.stock)
+      problems.push(`product ${product.id}: stock ${stock} + held ${units} != ${product.stock}`);
   }
   return problems;
 }
@@ -52,11 +53,18 @@ export async function orderProblems(db: Db): Promise<string[]> {
     const id = Number(order.id);
     const sum = lines.get(id);
     if (!sum) problems.push(`order ${id} has no items`);
-    else if (sum.cents !== Number(order.amount_cents)) problems.push(`order ${id}: amount ${order.amount_cents} != items ${sum.cents}`);
+    else if (sum.cents !== Number(order.amount_cents))
+      problems.push(`order ${id}: amount ${order.amount_cents} != items ${sum.cents}`);
     const shape = expected[order.status];
     if (!shape) problems.push(`order ${id} is in an unknown state ${order.status}`);
-    else if (set(order.paid_at) !== shape[0] || set(order.cancelled_at) !== shape[1] || set(order.refunded_at) !== shape[2]) {
-      problems.push(`order ${id} is ${order.status} with paid_at=${order.paid_at} cancelled_at=${order.cancelled_at} refunded_at=${order.refunded_at}`);
+    else if (
+      set(order.paid_at) !== shape[0] ||
+      set(order.cancelled_at) !== shape[1] ||
+      set(order.refunded_at) !== shape[2]
+    ) {
+      problems.push(
+        `order ${id} is ${order.status} with paid_at=${order.paid_at} cancelled_at=${order.cancelled_at} refunded_at=${order.refunded_at}`,
+      );
     }
   }
   const orphans = [...lines.keys()].filter((id) => !orders.some((order) => Number(order.id) === id));
@@ -67,16 +75,29 @@ export async function orderProblems(db: Db): Promise<string[]> {
 /** Every write the ledger says was acknowledged is in the database, in (at least) its acknowledged state. */
 export async function missingAcknowledged(db: Db, ledger: Ledger): Promise<string[]> {
   const problems: string[] = [];
-  const orders = new Map((await db.selectFrom('orders').select(['id', 'status']).execute()).map((row) => [Number(row.id), row.status as string]));
+  const orders = new Map(
+    (await db.selectFrom('orders').select(['id', 'status']).execute()).map((row) => [
+      Number(row.id),
+      row.status as string,
+    ]),
+  );
   for (const [id, acked] of ledger.orders) {
     const actual = orders.get(id);
     const allowed = [acked.status, ...(acked.unanswered ? [acked.unanswered] : [])];
     if (!actual) problems.push(`acknowledged order ${id} is missing`);
-    else if (!allowed.includes(actual as never)) problems.push(`order ${id} acknowledged as ${allowed.join('/')} is ${actual}`);
+    else if (!allowed.includes(actual as never))
+      problems.push(`order ${id} acknowledged as ${allowed.join('/')} is ${actual}`);
   }
-  const posts = new Map((await db.selectFrom('posts').select(['id', 'title']).execute()).map((row) => [Number(row.id), row.title]));
-  for (const [id, title] of ledger.posts) if (posts.get(id) !== title) problems.push(`acknowledged post ${id} is missing`);
-  const likes = new Set((await db.selectFrom('comment_likes').select(['comment_id', 'user_id']).execute()).map((row) => `${row.comment_id}:${row.user_id}`));
+  const posts = new Map(
+    (await db.selectFrom('posts').select(['id', 'title']).execute()).map((row) => [Number(row.id), row.title]),
+  );
+  for (const [id, title] of ledger.posts)
+    if (posts.get(id) !== title) problems.push(`acknowledged post ${id} is missing`);
+  const likes = new Set(
+    (await db.selectFrom('comment_likes').select(['comment_id', 'user_id']).execute()).map(
+      (row) => `${row.comment_id}:${row.user_id}`,
+    ),
+  );
   for (const like of ledger.likes) if (!likes.has(like)) problems.push(`acknowledged like ${like} is missing`);
   if (ledger.reports.length > 0) {
     const jobs = new Set((await db.selectFrom('report_jobs').select('id').execute()).map((row) => Number(row.id)));
@@ -86,5 +107,9 @@ export async function missingAcknowledged(db: Db, ledger: Ledger): Promise<strin
 }
 
 export async function allProblems(db: Db, ledger: Ledger, initial: { id: number; stock: number }[]): Promise<string[]> {
-  return [...(await missingAcknowledged(db, ledger)), ...(await stockProblems(db, initial)), ...(await orderProblems(db))];
+  return [
+    ...(await missingAcknowledged(db, ledger)),
+    ...(await stockProblems(db, initial)),
+    ...(await orderProblems(db)),
+  ];
 }

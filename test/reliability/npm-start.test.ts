@@ -22,7 +22,10 @@ async function npmStart(env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
-  const exited = once(npm, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as string | null }));
+  const exited = once(npm, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as string | null,
+  }));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${lines.join('\n')}`)), 90_000);
     for (const stream of [npm.stdout, npm.stderr]) {
@@ -55,11 +58,22 @@ for (const dialect of DIALECTS) {
     it("stops, whole process tree, on SIGTERM to npm's pid alone: in-flight request answered, completion logged", async () => {
       const database = await dialect.createDatabase();
       // `debug` logs each request's arrival (core/http/access-log.ts).
-      const server = await npmStart({ DATABASE_URL: database.url, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
+      const server = await npmStart({
+        DATABASE_URL: database.url,
+        LOG_LEVEL: 'debug',
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      });
       try {
         const [author] = await signUpUsers(server.url, 1, `npm-${dialect.name}-${Date.now()}`);
-        const inFlight = slowPost(server.url, `/api/users/${author!.id}/posts`, author!.token, { title: 'In flight', content: 'Finished after SIGTERM.' });
-        await waitFor(() => server.lines.some((line) => line.includes(inFlight.id)), 30_000, 'the slow request to be accepted');
+        const inFlight = slowPost(server.url, `/api/users/${author!.id}/posts`, author!.token, {
+          title: 'In flight',
+          content: 'Finished after SIGTERM.',
+        });
+        await waitFor(
+          () => server.lines.some((line) => line.includes(inFlight.id)),
+          30_000,
+          'the slow request to be accepted',
+        );
 
         const signalledAt = Date.now();
         process.kill(server.pid, 'SIGTERM');
@@ -72,8 +86,15 @@ for (const dialect of DIALECTS) {
         const exitMs = Date.now() - signalledAt;
         assert.ok(exitMs < SHUTDOWN_TIMEOUT_MS, `the tree exited ${exitMs} ms after the signal`);
         assert.equal((await server.exited).code, 0, server.lines.slice(-5).join('\n'));
-        assert.ok(server.lines.some((line) => line.includes('Shutdown complete after SIGTERM')), server.lines.slice(-5).join('\n'));
-        assert.equal((await call(server.url, 'GET', '/healthz', { timeoutMs: 2000 })).status, 0, 'nothing answers on the port any more');
+        assert.ok(
+          server.lines.some((line) => line.includes('Shutdown complete after SIGTERM')),
+          server.lines.slice(-5).join('\n'),
+        );
+        assert.equal(
+          (await call(server.url, 'GET', '/healthz', { timeoutMs: 2000 })).status,
+          0,
+          'nothing answers on the port any more',
+        );
       } finally {
         if (groupAlive(server.pid)) process.kill(-server.pid, 'SIGKILL');
         await database.drop();
@@ -83,11 +104,15 @@ for (const dialect of DIALECTS) {
 }
 
 describe('the command-line entry', () => {
-  const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as {
+    bin: Record<string, string>;
+    scripts: Record<string, string>;
+  };
 
   it('is bin/content-service.js for `bin` and every script that runs the CLI; start execs node so signals reach it', () => {
     assert.equal(pkg.bin['content-service'], 'bin/content-service.js');
-    for (const name of ['start', 'dev', 'cli', 'db:migrate', 'seed']) assert.match(pkg.scripts[name]!, /\bbin\/content-service\.js\b/, name);
+    for (const name of ['start', 'dev', 'cli', 'db:migrate', 'seed'])
+      assert.match(pkg.scripts[name]!, /\bbin\/content-service\.js\b/, name);
     assert.match(pkg.scripts.start!, /^exec node /);
     const usage = spawnSync(process.execPath, ['bin/content-service.js', 'help'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(usage.status, 0, usage.stderr);
@@ -102,7 +127,11 @@ describe('the command-line entry', () => {
       assert.ok(flags.includes(flag), `${flag} in ${pkg.scripts.start}`);
     }
     const limitOf = (env: NodeJS.ProcessEnv) => {
-      const run = spawnSync(process.execPath, [...flags, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"], { env, encoding: 'utf8' });
+      const run = spawnSync(
+        process.execPath,
+        [...flags, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"],
+        { env, encoding: 'utf8' },
+      );
       assert.equal(run.status, 0, run.stderr);
       return Number(run.stdout) / 2 ** 20;
     };
@@ -120,12 +149,16 @@ describe('the command-line entry', () => {
     const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();
     return Number(/^v(\d+)/.exec(version)?.[1] ?? 99) < 24;
   });
-  it('stops an older Node with one clear line instead of ERR_UNKNOWN_FILE_EXTENSION', { skip: older ? false : 'no Node older than 24 on this machine' }, () => {
-    const result = spawnSync(older!, ['bin/content-service.js', 'serve'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(result.status, 1);
-    const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
-    assert.equal(lines.length, 1, result.stderr);
-    assert.match(lines[0]!, /needs Node 24 or newer; this is Node 2?\d\./);
-    assert.equal(result.stdout, '');
-  });
+  it(
+    'stops an older Node with one clear line instead of ERR_UNKNOWN_FILE_EXTENSION',
+    { skip: older ? false : 'no Node older than 24 on this machine' },
+    () => {
+      const result = spawnSync(older!, ['bin/content-service.js', 'serve'], { cwd: ROOT, encoding: 'utf8' });
+      assert.equal(result.status, 1);
+      const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(lines[0]!, /needs Node 24 or newer; this is Node 2?\d\./);
+      assert.equal(result.stdout, '');
+    },
+  );
 });

@@ -32,10 +32,18 @@ export async function hit(url: string, timeoutMs: number): Promise<OpenLoopAnswe
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     const bytes = keepOnce(Buffer.from(await response.arrayBuffer()));
-    const code = response.status === 200 ? undefined : (JSON.parse(bytes.toString()) as { error?: { code?: string } }).error?.code;
+    const code =
+      response.status === 200 ? undefined : (JSON.parse(bytes.toString()) as { error?: { code?: string } }).error?.code;
     const { pathname, search } = new URL(response.url);
     const received = { path: `${pathname}${search}`, headers: response.headers, bytes };
-    return { start, ms: Date.now() - start, status: response.status, retryAfter: response.headers.get('retry-after'), code, received };
+    return {
+      start,
+      ms: Date.now() - start,
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      code,
+      received,
+    };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
     return { start, ms: Date.now() - start, status: 0, retryAfter: null, error: cause?.code ?? (error as Error).name };
@@ -45,7 +53,8 @@ export async function hit(url: string, timeoutMs: number): Promise<OpenLoopAnswe
 /** Checks every answer `hit` received against the OpenAPI document (a violation throws `ContractViolation`). */
 export async function checkOpenLoopAnswers(answers: OpenLoopAnswer[]): Promise<void> {
   for (const { status, received } of answers) {
-    if (received) await checkAnswer('GET', received.path, { status, headers: received.headers, text: received.bytes.toString() });
+    if (received)
+      await checkAnswer('GET', received.path, { status, headers: received.headers, text: received.bytes.toString() });
   }
 }
 

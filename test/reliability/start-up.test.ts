@@ -45,12 +45,15 @@ for (const dialect of DIALECTS) {
             figures.other.set(key, (figures.other.get(key) ?? 0) + 1);
           }
           const statuses = answers.map((answer) => answer.status).join(',');
-          if (statuses !== '200,201,200,200,200,201,200,200') unexpected.push(`start ${round}: ${statuses} ${JSON.stringify(answers.map((answer) => answer.body))}`);
+          if (statuses !== '200,201,200,200,200,201,200,200')
+            unexpected.push(`start ${round}: ${statuses} ${JSON.stringify(answers.map((answer) => answer.body))}`);
         } finally {
           await database.drop();
         }
       }
-      t.diagnostic(`${figures.starts} fresh starts, ${figures.requests} first requests, ${figures.shed} shed; statuses ${JSON.stringify([...figures.other])}`);
+      t.diagnostic(
+        `${figures.starts} fresh starts, ${figures.requests} first requests, ${figures.shed} shed; statuses ${JSON.stringify([...figures.other])}`,
+      );
       assert.equal(figures.shed, 0);
       assert.deepEqual(unexpected, []);
     });

@@ -30,11 +30,30 @@ export interface Ledger {
   failures: string[];
   latencies: number[];
   /** Every request with its start and end (ms since the epoch) and outcome, in order of answer. */
-  trace: { id: string; method: string; path: string; start: number; end: number; status: number; error?: string; code?: string }[];
+  trace: {
+    id: string;
+    method: string;
+    path: string;
+    start: number;
+    end: number;
+    status: number;
+    error?: string;
+    code?: string;
+  }[];
 }
 
 export function emptyLedger(): Ledger {
-  return { orders: new Map(), posts: new Map(), likes: new Set(), reports: [], statuses: new Map(), errors: new Map(), failures: [], latencies: [], trace: [] };
+  return {
+    orders: new Map(),
+    posts: new Map(),
+    likes: new Set(),
+    reports: [],
+    statuses: new Map(),
+    errors: new Map(),
+    failures: [],
+    latencies: [],
+    trace: [],
+  };
 }
 
 export interface LoadOptions {
@@ -64,19 +83,42 @@ export function startWriteLoad(world: LoadWorld, options: LoadOptions): RunningL
   const waiters: { count: number; resolve: () => void }[] = [];
   let turn = 0;
 
-  async function send(method: string, path: string, token: string, body?: unknown, headers?: Record<string, string>): Promise<Answer> {
+  async function send(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer> {
     const base = options.bases[turn++ % options.bases.length]!;
     const start = Date.now();
     // Our own request id: the server logs it, so a test can tell which requests the server accepted.
     const id = randomUUID();
-    const answer = await call(base, method, path, { token, body, headers: { ...headers, 'x-request-id': id }, timeoutMs: options.timeoutMs ?? 30_000, close: options.close });
+    const answer = await call(base, method, path, {
+      token,
+      body,
+      headers: { ...headers, 'x-request-id': id },
+      timeoutMs: options.timeoutMs ?? 30_000,
+      close: options.close,
+    });
     total += 1;
-    ledger.trace.push({ id, method, path, start, end: Date.now(), status: answer.status, error: answer.error, code: answer.body?.error?.code });
+    ledger.trace.push({
+      id,
+      method,
+      path,
+      start,
+      end: Date.now(),
+      status: answer.status,
+      error: answer.error,
+      code: answer.body?.error?.code,
+    });
     ledger.statuses.set(answer.status, (ledger.statuses.get(answer.status) ?? 0) + 1);
     if (answer.error) ledger.errors.set(answer.error, (ledger.errors.get(answer.error) ?? 0) + 1);
     else ledger.latencies.push(answer.ms);
-    if (answer.status >= 500 && answer.status !== 503) ledger.failures.push(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-    if (answer.status >= 200 && answer.status < 300 && answer.body?.error) ledger.failures.push(`${method} ${path}: 2xx with an error`);
+    if (answer.status >= 500 && answer.status !== 503)
+      ledger.failures.push(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    if (answer.status >= 200 && answer.status < 300 && answer.body?.error)
+      ledger.failures.push(`${method} ${path}: 2xx with an error`);
     for (const waiter of waiters.filter((w) => total >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
@@ -87,7 +129,13 @@ export function startWriteLoad(world: LoadWorld, options: LoadOptions): RunningL
   async function orderStep(): Promise<void> {
     const user = pick(world.users);
     const product = pick(world.products);
-    const placed = await send('POST', '/api/orders', user.token, { items: [{ productId: product.id, quantity: 1 + Math.floor(Math.random() * 3) }] }, { 'idempotency-key': randomUUID() });
+    const placed = await send(
+      'POST',
+      '/api/orders',
+      user.token,
+      { items: [{ productId: product.id, quantity: 1 + Math.floor(Math.random() * 3) }] },
+      { 'idempotency-key': randomUUID() },
+    );
     if (placed.status !== 201) return;
     const id = placed.body.id as number;
     const entry: { status: OrderState; unanswered?: OrderState } = { status: 'pending' };
@@ -110,7 +158,10 @@ export function startWriteLoad(world: LoadWorld, options: LoadOptions): RunningL
   async function postStep(): Promise<void> {
     const user = pick(world.users);
     const title = `Load post ${randomUUID()}`;
-    const res = await send('POST', `/api/users/${user.id}/posts`, user.token, { title, content: 'Written under load.' });
+    const res = await send('POST', `/api/users/${user.id}/posts`, user.token, {
+      title,
+      content: 'Written under load.',
+    });
     if (res.status === 201) ledger.posts.set(res.body.id as number, title);
   }
 
@@ -122,7 +173,9 @@ export function startWriteLoad(world: LoadWorld, options: LoadOptions): RunningL
   }
 
   async function reportStep(): Promise<void> {
-    const res = await send('POST', '/api/reports/generate', world.adminToken, { type: pick(['sales', 'users', 'content']) });
+    const res = await send('POST', '/api/reports/generate', world.adminToken, {
+      type: pick(['sales', 'users', 'content']),
+    });
     if (res.status === 202) ledger.reports.push(res.body.id as number);
   }
 
@@ -164,11 +217,17 @@ export async function prepareWorld(
   const users = await signUpUsers(base, options.users, options.tag);
   const products = await insertProducts(db, options.products, options.stock);
   const author = users[0]!;
-  const post = await call(base, 'POST', `/api/users/${author.id}/posts`, { token: author.token, body: { title: 'Likes live here', content: 'Comment me.' } });
+  const post = await call(base, 'POST', `/api/users/${author.id}/posts`, {
+    token: author.token,
+    body: { title: 'Likes live here', content: 'Comment me.' },
+  });
   if (post.status !== 201) throw new Error(`post failed: ${post.status} ${JSON.stringify(post.body)}`);
   const commentIds: number[] = [];
   for (let i = 0; i < 5; i += 1) {
-    const comment = await call(base, 'POST', `/api/posts/${post.body.id}/comments`, { token: author.token, body: { text: `Comment ${i}` } });
+    const comment = await call(base, 'POST', `/api/posts/${post.body.id}/comments`, {
+      token: author.token,
+      body: { text: `Comment ${i}` },
+    });
     if (comment.status !== 201) throw new Error(`comment failed: ${comment.status} ${JSON.stringify(comment.body)}`);
     commentIds.push(comment.body.id as number);
   }

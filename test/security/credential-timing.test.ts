@@ -40,7 +40,11 @@ for (const dialect of DIALECTS) {
         const times = { unknown: [] as number[], wrong: [] as number[], passwordless: [] as number[] };
         // Interleaved, so drift in machine load hits every kind equally.
         for (let i = 0; i < SAMPLES; i++) {
-          for (const [kind, email] of [['unknown', `nobody-${round}-${i}@example.com`], ['wrong', known.email], ['passwordless', passwordless]] as const) {
+          for (const [kind, email] of [
+            ['unknown', `nobody-${round}-${i}@example.com`],
+            ['wrong', known.email],
+            ['passwordless', passwordless],
+          ] as const) {
             const attempt = await timeAttempt(email, `wrong-password-${i}`);
             assert.equal(attempt.status, 401, attempt.body);
             bodies.add(attempt.body);
@@ -49,7 +53,12 @@ for (const dialect of DIALECTS) {
         }
         assert.equal(bodies.size, 1, `one answer for every failure: ${[...bodies].join(' | ')}`);
         // Medians and lower quartiles: load only ever adds time, so the low end shows the work done.
-        const stats = Object.fromEntries(Object.entries(times).map(([kind, values]) => [kind, { median: quantile(values, 0.5), low: quantile(values, 0.25) }]));
+        const stats = Object.fromEntries(
+          Object.entries(times).map(([kind, values]) => [
+            kind,
+            { median: quantile(values, 0.5), low: quantile(values, 0.25) },
+          ]),
+        );
         const medians = Object.values(stats).map((s) => s.median);
         const lows = Object.values(stats).map((s) => s.low);
         // Every kind pays for a real password hash (scrypt, tens of milliseconds), not a quick refusal.

@@ -11,28 +11,36 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const missing = !existsSync(CHROMIUM);
 const skip = missing && !process.env.CI ? `no browser at ${CHROMIUM}` : false;
 
-describe('the API docs page under the security headers, in headless Chromium', { skip: DIALECTS[0]!.skip || skip }, () => {
-  let t: TestServer;
-  let browser: Browser;
-  before(async () => {
-    t = await startTestServer(DIALECTS[0]!, SECURITY_TEST_ENV);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 60_000 });
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  it('renders /docs with no Content-Security-Policy violation', { timeout: 60_000 }, async () => {
-    const page = await browser.newPage();
-    const violations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+describe(
+  'the API docs page under the security headers, in headless Chromium',
+  { skip: DIALECTS[0]!.skip || skip },
+  () => {
+    let t: TestServer;
+    let browser: Browser;
+    before(async () => {
+      t = await startTestServer(DIALECTS[0]!, SECURITY_TEST_ENV);
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+        timeout: 60_000,
+      });
     });
-    const response = await page.goto(`${t.url}/docs`);
-    assert.equal(response?.status(), 200);
-    assert.match(response?.headers()['content-security-policy'] ?? '', /frame-ancestors 'none'/);
-    await page.getByRole('heading', { name: 'content-service REST API' }).waitFor({ timeout: 30_000 });
-    assert.deepEqual(violations, []);
-  });
-});
+    after(async () => {
+      await browser?.close();
+      await t?.close();
+    });
+
+    it('renders /docs with no Content-Security-Policy violation', { timeout: 60_000 }, async () => {
+      const page = await browser.newPage();
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+      });
+      const response = await page.goto(`${t.url}/docs`);
+      assert.equal(response?.status(), 200);
+      assert.match(response?.headers()['content-security-policy'] ?? '', /frame-ancestors 'none'/);
+      await page.getByRole('heading', { name: 'content-service REST API' }).waitFor({ timeout: 30_000 });
+      assert.deepEqual(violations, []);
+    });
+  },
+);

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { buildSchema, getNamedType, isInputObjectType, isListType, isNonNullType, isScalarType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import {
+  buildSchema,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+} from 'graphql';
 import { typeDefs } from '../../src/graphql/schema.ts';
 import { DIALECTS } from '../support/dialects.ts';
 import { servedRoutes } from '../support/served-routes.ts';
@@ -31,7 +40,14 @@ interface Operation {
 
 /** Keys that are not fields: prototype poisoning (refused by the JSON parser) and an unknown name. */
 const ODD_KEYS = [['__proto__'], ['constructor', 'prototype'], ['unknownField']];
-const ODD_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'image/png', 'application/xml'];
+const ODD_CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  'multipart/form-data; boundary=x',
+  'image/png',
+  'application/xml',
+];
 const RAW = Symbol('raw JSON text');
 type Raw = { [RAW]: string };
 
@@ -41,7 +57,8 @@ function operationsOf(t: TestServer, document: Json): Operation[] {
     .map((route) => route.split(' ') as [string, string])
     .filter(([, url]) => url.startsWith('/api/') && !/^\/api\/v\d+\//.test(url) && !url.endsWith('/openapi.json'))
     .map(([method, url]) => {
-      const operation = document.paths[url.slice('/api'.length).replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()] as Json | undefined;
+      const operation = document.paths[url.slice('/api'.length).replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()] as
+        Json | undefined;
       assert.ok(operation, `${method} ${url} is served but not documented, so it cannot be fuzzed`);
       const parameters = (operation.parameters ?? []) as Json[];
       const [contentType, media] = (Object.entries(operation.requestBody?.content ?? {})[0] ?? []) as [string?, Json?];
@@ -55,7 +72,9 @@ function operationsOf(t: TestServer, document: Json): Operation[] {
         url,
         pathParams: [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!),
         queryParams: parameters.filter((p) => p.in === 'query').map((p) => p.name as string),
-        body: contentType ? { example: media?.example ?? {}, fields: fields.length > 0 ? fields : [['unknownField']], contentType } : undefined,
+        body: contentType
+          ? { example: media?.example ?? {}, fields: fields.length > 0 ? fields : [['unknownField']], contentType }
+          : undefined,
       };
     });
 }
@@ -66,17 +85,27 @@ function mutatedBody(example: unknown, changes: [string[], string | null][]): st
   for (const [path, raw] of changes) {
     let node: Json = tree;
     for (const key of path.slice(0, -1)) {
-      if (node[key] === null || typeof node[key] !== 'object') Object.defineProperty(node, key, { value: {}, enumerable: true, writable: true, configurable: true });
+      if (node[key] === null || typeof node[key] !== 'object')
+        Object.defineProperty(node, key, { value: {}, enumerable: true, writable: true, configurable: true });
       node = node[key];
     }
     const last = path.at(-1)!;
     if (raw === null) delete node[last];
-    else Object.defineProperty(node, last, { value: { [RAW]: raw } satisfies Raw, enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(node, last, {
+        value: { [RAW]: raw } satisfies Raw,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   const write = (value: unknown): string => {
     if (value !== null && typeof value === 'object' && RAW in value) return (value as Raw)[RAW];
     if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
-    if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`).join(',')}}`;
+    if (value !== null && typeof value === 'object')
+      return `{${Object.entries(value)
+        .map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`)
+        .join(',')}}`;
     return JSON.stringify(value) ?? 'null';
   };
   return write(tree);
@@ -114,7 +143,10 @@ function graphqlOperations(schema: GraphQLSchema): GraphQLOperation[] {
 function variableValue(type: GraphQLInputType, name: string, leaf: (name: string) => unknown): unknown {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) return [variableValue(inner.ofType, name, leaf)];
-  if (isInputObjectType(inner)) return Object.fromEntries(Object.values(inner.getFields()).map((f) => [f.name, variableValue(f.type, f.name, leaf)]));
+  if (isInputObjectType(inner))
+    return Object.fromEntries(
+      Object.values(inner.getFields()).map((f) => [f.name, variableValue(f.type, f.name, leaf)]),
+    );
   return leaf(name);
 }
 
@@ -130,19 +162,43 @@ for (const dialect of DIALECTS) {
     before(async () => {
       t = await startTestServer(dialect, { ...FUZZ_ENV, REPORT_WORKER: 'false' });
       const owner = await t.createUser();
-      const product = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Fuzz', category: 'fuzz', price: 5, stock: 1_000_000 } });
-      const post = await t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body: { title: 'Fuzz', content: 'Fuzz' } });
-      const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, { token: owner.token, body: { text: 'Fuzz' } });
+      const product = await t.request('POST', '/api/products', {
+        token: t.adminToken,
+        body: { name: 'Fuzz', category: 'fuzz', price: 5, stock: 1_000_000 },
+      });
+      const post = await t.request('POST', `/api/users/${owner.id}/posts`, {
+        token: owner.token,
+        body: { title: 'Fuzz', content: 'Fuzz' },
+      });
+      const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, {
+        token: owner.token,
+        body: { text: 'Fuzz' },
+      });
       await t.request('POST', `/api/comments/${comment.body.id}/likes`, { token: owner.token });
-      const order = await t.request('POST', '/api/orders', { token: owner.token, body: { items: [{ productId: product.body.id, quantity: 1 }] } });
+      const order = await t.request('POST', '/api/orders', {
+        token: owner.token,
+        body: { items: [{ productId: product.body.id, quantity: 1 }] },
+      });
       const report = await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'users' } });
-      const ids = { userId: owner.id, customerId: owner.id, productId: product.body.id, postId: post.body.id, commentId: comment.body.id, orderId: order.body.id, reportId: report.headers.get('location')!.split('/').pop() };
+      const ids = {
+        userId: owner.id,
+        customerId: owner.id,
+        productId: product.body.id,
+        postId: post.body.id,
+        commentId: comment.body.id,
+        orderId: order.body.id,
+        reportId: report.headers.get('location')!.split('/').pop(),
+      };
       fixtures = Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, String(v)]));
       tokens = [undefined, owner.token, t.adminToken];
       operations = operationsOf(t, (await t.request('GET', '/api/v2/openapi.json')).body);
       restoreFixtures = async () => {
         // A successful admin write may suspend, demote or rename the owner: put it back so later runs still get past the access check.
-        await t.server.db.updateTable('users').set({ status: 'active', role: 'user' }).where('id', '=', owner.id).execute();
+        await t.server.db
+          .updateTable('users')
+          .set({ status: 'active', role: 'user' })
+          .where('id', '=', owner.id)
+          .execute();
         await checker.reset();
       };
       checker = createChecker(t);
@@ -151,8 +207,11 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     it('answers every served REST operation with hostile path, query and body values without a 5xx, with the error envelope, and stays up', async (context) => {
-      context.diagnostic(`fast-check seed ${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED}); ${operations.length} operations`);
-      const auth = (token: string | undefined): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+      context.diagnostic(
+        `fast-check seed ${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED}); ${operations.length} operations`,
+      );
+      const auth = (token: string | undefined): Record<string, string> =>
+        token ? { authorization: `Bearer ${token}` } : {};
       await fc.assert(
         fc.asyncProperty(fc.gen(), fc.nat(9), async (g, caller) => {
           // Mostly callers who pass the access check, so values reach validation, services and SQL.
@@ -164,24 +223,47 @@ for (const dialect of DIALECTS) {
             path = path.replace(`:${name}`, value);
           }
           // One or two parameters at a time, so a hostile value is not hidden behind another one's 422.
-          const query = g(fc.subarray, operation.queryParams, { maxLength: Math.min(2, operation.queryParams.length) }).map((name) => `${name}=${g(() => hostileText)}`);
+          const query = g(fc.subarray, operation.queryParams, {
+            maxLength: Math.min(2, operation.queryParams.length),
+          }).map((name) => `${name}=${g(() => hostileText)}`);
           const headers: Record<string, string> = auth(tokens[who]);
           let body: string | Uint8Array | undefined;
           if (!operation.body && operation.method !== 'GET' && operation.method !== 'DELETE') {
             // A body the document does not describe (an image upload): bytes and text under any type.
             body = g(fc.boolean) ? g(fc.uint8Array, { maxLength: 4096 }) : g(() => anyBody);
-            headers['content-type'] = g(fc.constantFrom, 'image/png', 'image/jpeg', 'image/webp', 'image/svg+xml', ...ODD_CONTENT_TYPES);
+            headers['content-type'] = g(
+              fc.constantFrom,
+              'image/png',
+              'image/jpeg',
+              'image/webp',
+              'image/svg+xml',
+              ...ODD_CONTENT_TYPES,
+            );
           } else if (operation.body) {
-            const key = fc.oneof({ arbitrary: fc.constantFrom(...operation.body.fields), weight: 8 }, { arbitrary: fc.constantFrom(...ODD_KEYS), weight: 1 });
-            const changes = g(fc.array, fc.tuple(key, fc.option(hostileJson, { nil: null, freq: 6 })), { minLength: 1, maxLength: 2 });
+            const key = fc.oneof(
+              { arbitrary: fc.constantFrom(...operation.body.fields), weight: 8 },
+              { arbitrary: fc.constantFrom(...ODD_KEYS), weight: 1 },
+            );
+            const changes = g(fc.array, fc.tuple(key, fc.option(hostileJson, { nil: null, freq: 6 })), {
+              minLength: 1,
+              maxLength: 2,
+            });
             body = g(fc.nat, 7) === 0 ? g(() => anyBody) : mutatedBody(operation.body.example, changes);
-            headers['content-type'] = g(fc.nat, 5) === 0 ? g(fc.constantFrom, ...ODD_CONTENT_TYPES) : operation.body.contentType;
+            headers['content-type'] =
+              g(fc.nat, 5) === 0 ? g(fc.constantFrom, ...ODD_CONTENT_TYPES) : operation.body.contentType;
           }
           // A GET is sometimes sent as a conditional HEAD, as caches and CDNs send them (`*`, or a tag of any shape).
           let method = operation.method;
           if (method === 'GET' && g(fc.nat, 3) === 0) {
             method = 'HEAD';
-            headers['if-none-match'] = g(fc.constantFrom, '*', '"x"', 'W/"x"', '"a", *', g(() => hostileText).replace(/[^\x20-\x7e]/g, ''));
+            headers['if-none-match'] = g(
+              fc.constantFrom,
+              '*',
+              '"x"',
+              'W/"x"',
+              '"a", *',
+              g(() => hostileText).replace(/[^\x20-\x7e]/g, ''),
+            );
           }
           const request = { method, path: `${path}${query.length > 0 ? `?${query.join('&')}` : ''}`, headers, body };
           const answer = await send(t, request);
@@ -198,7 +280,10 @@ for (const dialect of DIALECTS) {
       const gets = operations.filter((o) => o.method === 'GET');
       assert.ok(gets.length >= 10, `only ${gets.length} GET routes found`);
       for (const operation of gets) {
-        const path = operation.pathParams.reduce((url, name) => url.replace(`:${name}`, fixtures[name] ?? '1'), operation.url);
+        const path = operation.pathParams.reduce(
+          (url, name) => url.replace(`:${name}`, fixtures[name] ?? '1'),
+          operation.url,
+        );
         const headers = { authorization: `Bearer ${t.adminToken}` };
         const first = await fetch(`${t.url}${path}`, { headers });
         // An event stream never ends and has no tag to revalidate.
@@ -213,7 +298,11 @@ for (const dialect of DIALECTS) {
           for (const method of ['HEAD', 'GET']) {
             const answer = await fetch(`${t.url}${path}`, { method, headers: { ...headers, 'if-none-match': tag } });
             const text = await answer.text();
-            assert.equal(answer.status, 304, `${method} ${path} with If-None-Match ${tag}: ${answer.status} ${text.slice(0, 200)}`);
+            assert.equal(
+              answer.status,
+              304,
+              `${method} ${path} with If-None-Match ${tag}: ${answer.status} ${text.slice(0, 200)}`,
+            );
             assert.equal(text, '', `${method} ${path}: a 304 has no body`);
             assert.equal(answer.headers.get('etag'), etag, `${method} ${path}: the 304 names the tag`);
           }
@@ -228,11 +317,21 @@ for (const dialect of DIALECTS) {
         const body = `{"query":"mutation M($input: CreateUserInput!) { createUser(input: $input) { id } }","variables":{"input":${deep}}}`;
         // The first run is refused by variable coercion; later runs take the compiled path, whose checks run first.
         for (let run = 1; run <= 4; run += 1) {
-          const request = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', ...(who ? { authorization: `Bearer ${who}` } : {}) }, body };
+          const request = {
+            method: 'POST',
+            path: '/graphql',
+            headers: { 'content-type': 'application/json', ...(who ? { authorization: `Bearer ${who}` } : {}) },
+            body,
+          };
           const answer = await send(t, request);
           await checker.check(request, answer, 'graphql');
-          const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
-          assert.ok(codes.length > 0 && codes.every((code) => code === 'BAD_USER_INPUT'), `run ${run}: ${answer.status} ${answer.text.slice(0, 300)}`);
+          const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map(
+            (e) => e.extensions?.code,
+          );
+          assert.ok(
+            codes.length > 0 && codes.every((code) => code === 'BAD_USER_INPUT'),
+            `run ${run}: ${answer.status} ${answer.text.slice(0, 300)}`,
+          );
           assert.ok(!('data' in answer.body), `run ${run}: nothing executes`);
         }
       }
@@ -267,17 +366,39 @@ for (const dialect of DIALECTS) {
           };
           // Scalar arguments are sometimes written into the document (JSON strings and numbers are GraphQL literals).
           const literals: Record<string, string> = {};
-          for (const arg of operation.args) if (literal && !isInputObjectType(getNamedType(arg.type)) && g(fc.boolean)) literals[arg.name] = g(() => hostileJson);
-          const variables = Object.fromEntries(operation.args.filter((a) => literals[a.name] === undefined).map((a) => [a.name, variableValue(a.type, a.name, leaf)]));
+          for (const arg of operation.args)
+            if (literal && !isInputObjectType(getNamedType(arg.type)) && g(fc.boolean))
+              literals[arg.name] = g(() => hostileJson);
+          const variables = Object.fromEntries(
+            operation.args
+              .filter((a) => literals[a.name] === undefined)
+              .map((a) => [a.name, variableValue(a.type, a.name, leaf)]),
+          );
           const query = operation.build(literals);
-          const body = JSON.stringify({ query, variables }).replace(/"\\u0000deep(\d+)"/g, (_, index: string) => deepTexts[Number(index)]!);
-          const request = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', ...(tokens[who] ? { authorization: `Bearer ${tokens[who]}` } : {}) }, body };
+          const body = JSON.stringify({ query, variables }).replace(
+            /"\\u0000deep(\d+)"/g,
+            (_, index: string) => deepTexts[Number(index)]!,
+          );
+          const request = {
+            method: 'POST',
+            path: '/graphql',
+            headers: {
+              'content-type': 'application/json',
+              ...(tokens[who] ? { authorization: `Bearer ${tokens[who]}` } : {}),
+            },
+            body,
+          };
           // Three times: the first and second runs of a text take other paths than the third and later.
           for (let run = 1; run <= 3; run += 1) {
             const answer = await send(t, request);
             await checker.check(request, answer, 'graphql');
-            const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
-            assert.ok(!codes.includes('INTERNAL_SERVER_ERROR'), `INTERNAL_SERVER_ERROR on run ${run} for ${body.slice(0, 300)}: ${answer.text.slice(0, 300)}`);
+            const codes = ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).map(
+              (e) => e.extensions?.code,
+            );
+            assert.ok(
+              !codes.includes('INTERNAL_SERVER_ERROR'),
+              `INTERNAL_SERVER_ERROR on run ${run} for ${body.slice(0, 300)}: ${answer.text.slice(0, 300)}`,
+            );
             if (!refusedOutright(answer)) break; // an executed mutation is not repeated: it may not be repeatable
           }
         }),

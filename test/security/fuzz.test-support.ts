@@ -16,13 +16,26 @@ export const ANSWER_BOUND_MS = 5000;
 
 export const FUZZ_ENV = { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '100000000', RATE_LIMIT_AUTH_MAX: '100000000' };
 
-const TABLES = ['users', 'user_avatars', 'posts', 'comments', 'comment_likes', 'products', 'orders', 'order_items', 'idempotency_keys', 'report_jobs'];
+const TABLES = [
+  'users',
+  'user_avatars',
+  'posts',
+  'comments',
+  'comment_likes',
+  'products',
+  'orders',
+  'order_items',
+  'idempotency_keys',
+  'report_jobs',
+];
 const UPDATED = ['users', 'user_avatars', 'posts', 'products', 'orders', 'report_jobs'];
 
 /** Row counts and latest update times: any insert, delete or update moves one of them. */
 export async function fingerprint(db: Db): Promise<string> {
   const parts = TABLES.map((table) => sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(db));
-  const stamps = UPDATED.map((table) => sql<{ n: string }>`select max(updated_at) as n from ${sql.table(table)}`.execute(db));
+  const stamps = UPDATED.map((table) =>
+    sql<{ n: string }>`select max(updated_at) as n from ${sql.table(table)}`.execute(db),
+  );
   const stock = sql<{ n: string }>`select coalesce(sum(stock), 0) as n from products`.execute(db);
   const results = await Promise.all([...parts, ...stamps, stock]);
   return results.map((r) => String(r.rows[0]?.n)).join('|');
@@ -55,7 +68,8 @@ export async function send(t: TestServer, request: FuzzRequest): Promise<FuzzAns
     signal: AbortSignal.timeout(ANSWER_BOUND_MS),
   });
   // An event stream never ends: its status and headers are the answer; the client hangs up.
-  const streaming = response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  const streaming =
+    response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
   if (streaming) await response.body?.cancel();
   const text = streaming ? '' : await response.text();
   let body: unknown;
@@ -64,7 +78,14 @@ export async function send(t: TestServer, request: FuzzRequest): Promise<FuzzAns
   } catch {
     body = undefined;
   }
-  await checkContract({ method: request.method, path: `${url.pathname}${url.search}`, status: response.status, headers: response.headers, text, body });
+  await checkContract({
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    status: response.status,
+    headers: response.headers,
+    text,
+    body,
+  });
   return { status: response.status, body, text };
 }
 
@@ -87,16 +108,30 @@ export function createChecker(t: TestServer) {
       // A HEAD answer has no body to carry the envelope.
       if (answer.status >= 400 && request.method !== 'HEAD') {
         if (shape === 'rest' || !Array.isArray(answer.body?.errors)) {
-          assert.equal(typeof answer.body?.error?.code, 'string', `no error envelope for ${where}: ${answer.text.slice(0, 300)}`);
+          assert.equal(
+            typeof answer.body?.error?.code,
+            'string',
+            `no error envelope for ${where}: ${answer.text.slice(0, 300)}`,
+          );
           assert.equal(typeof answer.body?.error?.message, 'string', `no error message for ${where}`);
         } else {
-          assert.ok(answer.body.errors.every((e: { message?: unknown }) => typeof e.message === 'string'), `GraphQL errors without message for ${where}`);
+          assert.ok(
+            answer.body.errors.every((e: { message?: unknown }) => typeof e.message === 'string'),
+            `GraphQL errors without message for ${where}`,
+          );
         }
       }
       const now = await fingerprint(t.server.db);
       // GraphQL: refused when nothing executed (no `data` key); a partly executed mutation may have acted.
-      const refused = answer.status >= 400 || (shape === 'graphql' && Array.isArray(answer.body?.errors) && !('data' in (answer.body ?? {})));
-      if (refused) assert.equal(now, last, `a refused request changed the database: ${where} → ${answer.status} ${answer.text.slice(0, 200)}`);
+      const refused =
+        answer.status >= 400 ||
+        (shape === 'graphql' && Array.isArray(answer.body?.errors) && !('data' in (answer.body ?? {})));
+      if (refused)
+        assert.equal(
+          now,
+          last,
+          `a refused request changed the database: ${where} → ${answer.status} ${answer.text.slice(0, 200)}`,
+        );
       last = now;
     },
   };

@@ -49,7 +49,11 @@ const cycle = (n: number) =>
 
 /** Every kind of hostile document, sized from harmless to far past every limit. */
 const hostileDocument = fc.oneof(
-  fc.record({ kind: fc.constant('fragment fan-out'), size: fc.integer({ min: 1, max: 40 }), width: fc.integer({ min: 2, max: 4 }) }),
+  fc.record({
+    kind: fc.constant('fragment fan-out'),
+    size: fc.integer({ min: 1, max: 40 }),
+    width: fc.integer({ min: 2, max: 4 }),
+  }),
   fc.record({ kind: fc.constant('inline fan-out'), size: fc.integer({ min: 1, max: 12 }), width: fc.constant(2) }),
   fc.record({ kind: fc.constant('deep nesting'), size: fc.integer({ min: 1, max: 5000 }), width: fc.constant(0) }),
   fc.record({ kind: fc.constant('deep input'), size: fc.integer({ min: 1, max: 5000 }), width: fc.constant(0) }),
@@ -106,7 +110,13 @@ async function timedPost(t: TestServer, query: string, token: string | undefined
   const ms = performance.now() - started;
   const spent = process.cpuUsage(cpu);
   histogram.disable();
-  return { status: response.status, body: JSON.parse(text), ms, blockedMs: histogram.max / 1e6, cpuMs: (spent.user + spent.system) / 1000 };
+  return {
+    status: response.status,
+    body: JSON.parse(text),
+    ms,
+    blockedMs: histogram.max / 1e6,
+    cpuMs: (spent.user + spent.system) / 1000,
+  };
 }
 
 /**
@@ -126,8 +136,14 @@ const withinBound = (answer: Timed, boundMs: number) =>
 
 function assertWithinBound(answer: Timed, boundMs: number, label: string): void {
   assert.ok(answer.cpuMs < boundMs, `${label}: ${answer.cpuMs.toFixed(1)} ms of CPU`);
-  assert.ok(answer.ms < wallBound(answer, boundMs), `${label}: answered in ${answer.ms.toFixed(1)} ms (${answer.cpuMs.toFixed(1)} ms of CPU)`);
-  assert.ok(answer.blockedMs < wallBound(answer, boundMs), `${label}: event loop blocked ${answer.blockedMs.toFixed(1)} ms (${answer.cpuMs.toFixed(1)} ms of CPU)`);
+  assert.ok(
+    answer.ms < wallBound(answer, boundMs),
+    `${label}: answered in ${answer.ms.toFixed(1)} ms (${answer.cpuMs.toFixed(1)} ms of CPU)`,
+  );
+  assert.ok(
+    answer.blockedMs < wallBound(answer, boundMs),
+    `${label}: event loop blocked ${answer.blockedMs.toFixed(1)} ms (${answer.cpuMs.toFixed(1)} ms of CPU)`,
+  );
 }
 
 /** The best of up to five attempts (see above). */
@@ -143,7 +159,8 @@ async function bestOf(t: TestServer, query: string, token: string | undefined, b
   return best!;
 }
 
-const codes = (body: { errors?: { extensions?: { code?: string } }[] }) => (body.errors ?? []).map((e) => e.extensions?.code);
+const codes = (body: { errors?: { extensions?: { code?: string } }[] }) =>
+  (body.errors ?? []).map((e) => e.extensions?.code);
 
 for (const dialect of DIALECTS) {
   describe(`GraphQL abuse (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -176,7 +193,9 @@ for (const dialect of DIALECTS) {
     it('answers /healthz within 50 ms while the fan-out is sent 20 times in parallel', async (test) => {
       /** The slowest of 5 /healthz probes sent while 20 copies of `query` are in flight. */
       const slowestProbe = async (query: () => string, expected: string[]) => {
-        const posts = Array.from({ length: 20 }, (_, i) => timedPost(t, query(), i % 2 ? callers[1]!.token : undefined));
+        const posts = Array.from({ length: 20 }, (_, i) =>
+          timedPost(t, query(), i % 2 ? callers[1]!.token : undefined),
+        );
         const probes = Array.from({ length: 5 }, async (_, i) => {
           await new Promise((resolve) => setTimeout(resolve, i * 2));
           const started = performance.now();
@@ -200,8 +219,13 @@ for (const dialect of DIALECTS) {
         control = Math.min(control, await slowestProbe(() => fragmentChain(30), ['GRAPHQL_VALIDATION_FAILED']));
         attack = Math.min(attack, await slowestProbe(() => fragmentFanOut(30), ['GRAPHQL_VALIDATION_FAILED']));
       }
-      test.diagnostic(`slowest /healthz: ${attack.toFixed(1)} ms behind 20 fan-outs, ${control.toFixed(1)} ms behind 20 fragment chains of the same size`);
-      assert.ok(attack < Math.max(REFUSAL_BOUND_MS, 2 * control), `/healthz took ${attack.toFixed(1)} ms (control ${control.toFixed(1)} ms)`);
+      test.diagnostic(
+        `slowest /healthz: ${attack.toFixed(1)} ms behind 20 fan-outs, ${control.toFixed(1)} ms behind 20 fragment chains of the same size`,
+      );
+      assert.ok(
+        attack < Math.max(REFUSAL_BOUND_MS, 2 * control),
+        `/healthz took ${attack.toFixed(1)} ms (control ${control.toFixed(1)} ms)`,
+      );
     });
 
     it('answers every generated hostile document within 100 ms without blocking the event loop, with no internal error', async () => {
@@ -214,7 +238,10 @@ for (const dialect of DIALECTS) {
           const label = `${spec.kind} ${spec.size}×${spec.width}, ${name}, ${query.length} bytes`;
           seen.set(spec.kind, (seen.get(spec.kind) ?? 0) + 1);
           assert.ok(answer.status === 200 || answer.status === 413, `${label}: ${answer.status}`);
-          assert.ok(!codes(answer.body).includes('INTERNAL_SERVER_ERROR'), `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+          assert.ok(
+            !codes(answer.body).includes('INTERNAL_SERVER_ERROR'),
+            `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`,
+          );
           assertWithinBound(answer, ANSWER_BOUND_MS, label);
         }),
         { seed: FUZZ_SEED, numRuns: runs(60) },
@@ -234,7 +261,16 @@ for (const dialect of DIALECTS) {
     it('reads the query only as GraphQL text, never as a JSON-encoded syntax tree', async () => {
       const tree = JSON.stringify({
         kind: 'Document',
-        definitions: [{ kind: 'OperationDefinition', operation: 'query', selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: '__typename' } }] } }],
+        definitions: [
+          {
+            kind: 'OperationDefinition',
+            operation: 'query',
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: '__typename' } }],
+            },
+          },
+        ],
       });
       for (const query of [tree, 'true', '[1]', 'null', '{"kind":"Document"}']) {
         const answer = await timedPost(t, query, undefined, false);
@@ -252,7 +288,12 @@ for (const dialect of DIALECTS) {
 
     it('does not suggest field, argument or enum names ("Did you mean ...?")', async () => {
       const { token } = await t.createUser();
-      for (const query of ['{ user(id: 1) { nme } }', '{ users(limt: 1) { id } }', '{ users(role: ADMN) { id } }', '{ usr(id: 1) { id } }']) {
+      for (const query of [
+        '{ user(id: 1) { nme } }',
+        '{ users(limt: 1) { id } }',
+        '{ users(role: ADMN) { id } }',
+        '{ usr(id: 1) { id } }',
+      ]) {
         const answer = await timedPost(t, query, token);
         assert.deepEqual(codes(answer.body), ['GRAPHQL_VALIDATION_FAILED'], JSON.stringify(answer.body));
         assert.doesNotMatch(answer.body.errors[0].message, /Did you mean/, query);
@@ -260,7 +301,10 @@ for (const dialect of DIALECTS) {
       const variable = await fetch(`${t.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: 'mutation ($u: CreateUserInput!) { createUser(input: $u) { id } }', variables: { u: { nme: 'x', email: 'x@example.com' } } }),
+        body: JSON.stringify({
+          query: 'mutation ($u: CreateUserInput!) { createUser(input: $u) { id } }',
+          variables: { u: { nme: 'x', email: 'x@example.com' } },
+        }),
       });
       const body = (await variable.json()) as { errors: { message: string }[] };
       assert.ok(body.errors.length > 0);

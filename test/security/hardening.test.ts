@@ -15,7 +15,11 @@ import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
  * or request timeout), outside every route and hook, with no request to name an operation or version
  * (like Node's bare 431 beyond its header limit, docs/SECURITY.md).
  */
-function rawExchange(url: string, bytes: string, limitMs: number): Promise<{ response: string; closedAfterMs: number }> {
+function rawExchange(
+  url: string,
+  bytes: string,
+  limitMs: number,
+): Promise<{ response: string; closedAfterMs: number }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -35,16 +39,28 @@ function rawExchange(url: string, bytes: string, limitMs: number): Promise<{ res
 }
 
 /** Helmet's headers for a rendered HTML document (opener isolation, agent cluster, DNS prefetch, IE8, Flash, the XSS auditor). */
-const DOCUMENT_ONLY_HEADERS = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+const DOCUMENT_ONLY_HEADERS = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
 
 /** Anything that would tell an attacker about the code or the database. */
-const LEAKS = /select |insert |update |from "|sqlite|postgres|relation|syntax error at|\.ts:\d|node_modules|\bat \S+ \(|stack/i;
+const LEAKS =
+  /select |insert |update |from "|sqlite|postgres|relation|syntax error at|\.ts:\d|node_modules|\bat \S+ \(|stack/i;
 
 for (const dialect of DIALECTS) {
   describe(`HTTP hardening (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
+      t = await startTestServer(dialect, {
+        ...SECURITY_TEST_ENV,
+        HEADERS_TIMEOUT_MS: '1000',
+        REQUEST_TIMEOUT_MS: '2000',
+      });
     });
     after(() => t?.close());
 
@@ -66,7 +82,8 @@ for (const dialect of DIALECTS) {
           assert.equal(res.headers.get('x-powered-by'), null);
           assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin');
           // Headers that act only on a rendered HTML document: a JSON answer goes without (each costs every answer).
-          for (const name of DOCUMENT_ONLY_HEADERS) assert.equal(res.headers.get(name), null, `${name} on ${res.status}`);
+          for (const name of DOCUMENT_ONLY_HEADERS)
+            assert.equal(res.headers.get(name), null, `${name} on ${res.status}`);
         }
       });
 
@@ -75,7 +92,12 @@ for (const dialect of DIALECTS) {
           const res = await t.request('GET', path);
           assert.equal(res.status, 200, path);
           assert.match(res.headers.get('content-type') ?? '', /text\/html/, path);
-          for (const name of ['x-content-type-options', 'strict-transport-security', 'cross-origin-resource-policy', ...DOCUMENT_ONLY_HEADERS]) {
+          for (const name of [
+            'x-content-type-options',
+            'strict-transport-security',
+            'cross-origin-resource-policy',
+            ...DOCUMENT_ONLY_HEADERS,
+          ]) {
             assert.ok(res.headers.get(name), `${name} on ${path}`);
           }
         }
@@ -85,7 +107,11 @@ for (const dialect of DIALECTS) {
         const res = await t.request('GET', '/graphiql');
         assert.equal(res.status, 200);
         const csp = res.headers.get('content-security-policy') ?? '';
-        const directive = (name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `)) ?? '';
+        const directive = (name: string) =>
+          csp
+            .split(';')
+            .map((d) => d.trim())
+            .find((d) => d.startsWith(`${name} `)) ?? '';
         assert.equal(directive('script-src'), "script-src 'self'", 'no inline script, no CDN');
         assert.doesNotMatch(res.text, /<script(?![^>]*\ssrc=)[^>]*>/, 'every script is a file');
         const files = [...res.text.matchAll(/<(?:script|link)[^>]*\s(?:src|href)="([^"]+)"/g)].map(([, url]) => url!);
@@ -110,10 +136,17 @@ for (const dialect of DIALECTS) {
       });
 
       it('allows exactly the origins in CORS_ORIGINS, with preflight, and keeps 404 and 405 intact', async () => {
-        const cors = await startTestServer(dialect, { ...SECURITY_TEST_ENV, CORS_ORIGINS: 'https://app.example, https://admin.example/' });
+        const cors = await startTestServer(dialect, {
+          ...SECURITY_TEST_ENV,
+          CORS_ORIGINS: 'https://app.example, https://admin.example/',
+        });
         try {
           const preflight = await cors.request('OPTIONS', '/api/users/1', {
-            headers: { origin: 'https://admin.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type, if-match' },
+            headers: {
+              origin: 'https://admin.example',
+              'access-control-request-method': 'PATCH',
+              'access-control-request-headers': 'authorization, content-type, if-match',
+            },
           });
           assert.equal(preflight.status, 204);
           assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://admin.example');
@@ -152,22 +185,33 @@ for (const dialect of DIALECTS) {
 
       it('answers 413 PAYLOAD_TOO_LARGE for a body over 1 MiB, on REST and GraphQL', async () => {
         const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024), email: 'big@example.com' });
-        const rest = await t.request('POST', '/api/users', { raw: big, headers: { 'content-type': 'application/json' } });
+        const rest = await t.request('POST', '/api/users', {
+          raw: big,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(rest.status, 413);
         assert.equal(rest.body.error.code, 'PAYLOAD_TOO_LARGE');
-        const graphql = await t.request('POST', '/graphql', { raw: JSON.stringify({ query: `{ __typename }${' '.repeat(1024 * 1024)}` }), headers: { 'content-type': 'application/json' } });
+        const graphql = await t.request('POST', '/graphql', {
+          raw: JSON.stringify({ query: `{ __typename }${' '.repeat(1024 * 1024)}` }),
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(graphql.status, 413);
       });
 
       it('closes a connection whose headers never finish (slowloris) after the headers timeout', async () => {
-        const { response, closedAfterMs } = await rawExchange(t.url, 'GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n', 6000);
+        const { response, closedAfterMs } = await rawExchange(
+          t.url,
+          'GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n',
+          6000,
+        );
         assert.ok(closedAfterMs >= 900, `closed after ${Math.round(closedAfterMs)} ms`);
         assert.ok(closedAfterMs < 4000, `closed after ${Math.round(closedAfterMs)} ms`);
         assert.match(response, /^(HTTP\/1\.1 408|$)/);
       });
 
       it('ends a request whose body never finishes after the request timeout', async () => {
-        const head = 'POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":';
+        const head =
+          'POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":';
         const { closedAfterMs } = await rawExchange(t.url, head, 8000);
         assert.ok(closedAfterMs >= 1500 && closedAfterMs < 5000, `closed after ${Math.round(closedAfterMs)} ms`);
       });
@@ -184,7 +228,10 @@ for (const dialect of DIALECTS) {
         await once(target, 'listening');
         try {
           const image = `http://127.0.0.1:${(target.address() as AddressInfo).port}/internal/metadata`;
-          const created = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'SSRF probe', category: 'probe', price: 1, stock: 1, image } });
+          const created = await t.request('POST', '/api/products', {
+            token: t.adminToken,
+            body: { name: 'SSRF probe', category: 'probe', price: 1, stock: 1, image },
+          });
           assert.equal(created.status, 201, created.text);
           const read = await t.request('GET', `/api/products/${created.body.id}`);
           assert.equal(read.body.image, image);
@@ -205,7 +252,10 @@ for (const dialect of DIALECTS) {
           const rest = await broken.request('GET', '/api/posts', { token: broken.adminToken });
           assert.equal(rest.status, 500);
           assert.deepEqual(rest.body, { error: { code: 'INTERNAL', message: 'Internal server error' } });
-          const graphql = await broken.request('POST', '/graphql', { token: broken.adminToken, body: { query: '{ posts { id title } }' } });
+          const graphql = await broken.request('POST', '/graphql', {
+            token: broken.adminToken,
+            body: { query: '{ posts { id title } }' },
+          });
           assert.equal(graphql.status, 200);
           assert.equal(graphql.body.errors[0].extensions.code, 'INTERNAL_SERVER_ERROR');
           assert.doesNotMatch(graphql.text, LEAKS);
@@ -217,8 +267,14 @@ for (const dialect of DIALECTS) {
 
       it('answers malformed input without echoing parser internals', async () => {
         const responses = [
-          await t.request('POST', '/api/users', { raw: '{"name": "x", "email": ', headers: { 'content-type': 'application/json' } }),
-          await t.request('POST', '/api/users', { raw: '{"__proto__": {"admin": true}}', headers: { 'content-type': 'application/json' } }),
+          await t.request('POST', '/api/users', {
+            raw: '{"name": "x", "email": ',
+            headers: { 'content-type': 'application/json' },
+          }),
+          await t.request('POST', '/api/users', {
+            raw: '{"__proto__": {"admin": true}}',
+            headers: { 'content-type': 'application/json' },
+          }),
           await t.request('GET', '/api/products?limit=1e309&page=-0x10'),
           await t.request('POST', '/graphql', { body: { query: '{ users { id ' } }),
         ];

@@ -21,11 +21,17 @@ export async function generateIdpKey(kid: string, alg = 'RS256'): Promise<IdpKey
 }
 
 /** Signs a token as the identity provider would; `claims` override the valid defaults (undefined removes one). */
-export async function signIdpToken(key: IdpKey, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
+export async function signIdpToken(
+  key: IdpKey,
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload: Record<string, unknown> = { iss: IDP_ISSUER, aud: IDP_AUDIENCE, iat: now, exp: now + 300, ...claims };
   for (const [name, value] of Object.entries(payload)) if (value === undefined) delete payload[name];
-  return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header }).sign(key.privateKey);
+  return new SignJWT(payload as JWTPayload)
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header })
+    .sign(key.privateKey);
 }
 
 /**
@@ -53,7 +59,9 @@ export async function startJwksServer(keys: IdpKey[]): Promise<JwksServer> {
       response.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: state.keys.map((k) => k.jwk) }));
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ keys: state.keys.map((k) => k.jwk) }));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

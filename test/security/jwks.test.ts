@@ -4,7 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { DIALECTS } from '../support/dialects.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { generateIdpKey, IDP_AUDIENCE, IDP_ISSUER, signIdpToken, startJwksServer, type IdpKey, type JwksServer } from './jwks-server.test-support.ts';
+import {
+  generateIdpKey,
+  IDP_AUDIENCE,
+  IDP_ISSUER,
+  signIdpToken,
+  startJwksServer,
+  type IdpKey,
+  type JwksServer,
+} from './jwks-server.test-support.ts';
 
 const idpEnv = (url: string, extra: Record<string, string> = {}) => ({
   JWT_JWKS_URL: url,
@@ -50,12 +58,16 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.body.id, userId);
       }
-      const asUser = await t.request('GET', '/api/reports/999', { token: await signIdpToken(rsa, { sub: String(userId) }) });
+      const asUser = await t.request('GET', '/api/reports/999', {
+        token: await signIdpToken(rsa, { sub: String(userId) }),
+      });
       assert.equal(asUser.status, 403);
     });
 
     it('takes the role from the role claim', async () => {
-      const res = await t.request('GET', '/api/reports/999', { token: await signIdpToken(rsa, { sub: '1', role: 'admin' }) });
+      const res = await t.request('GET', '/api/reports/999', {
+        token: await signIdpToken(rsa, { sub: '1', role: 'admin' }),
+      });
       assert.equal(res.status, 404);
       await assertRefused(await signIdpToken(rsa, { sub: '1', role: 'root' }), /claims are malformed/);
     });
@@ -85,11 +97,17 @@ for (const dialect of DIALECTS) {
       await assertRefused(await signIdpToken(rsa, { sub: String(userId), aud: undefined }), /aud/);
       await assertRefused(await signIdpToken(rsa, { sub: String(userId), exp: undefined }), /exp/);
       // Our own issuer on an RS256 token is still an external token: the IdP's issuer is required.
-      await assertRefused(await signIdpToken(rsa, { sub: String(userId), iss: t.config.JWT_ISSUER, aud: t.config.JWT_AUDIENCE }), /iss/);
+      await assertRefused(
+        await signIdpToken(rsa, { sub: String(userId), iss: t.config.JWT_ISSUER, aud: t.config.JWT_AUDIENCE }),
+        /iss/,
+      );
     });
 
     it('refuses alg none, unlisted algorithms and HS256 signed with the public key', async () => {
-      const none = new UnsecuredJWT({ sub: String(userId), iss: IDP_ISSUER, aud: IDP_AUDIENCE }).setIssuedAt().setExpirationTime('5m').encode();
+      const none = new UnsecuredJWT({ sub: String(userId), iss: IDP_ISSUER, aud: IDP_AUDIENCE })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .encode();
       await assertRefused(none, /algorithm is not allowed/);
       // RS384, PS256 and ES384 keys published in the JWKS itself: still not on the list.
       for (const alg of ['RS384', 'PS256', 'ES384']) {
@@ -128,13 +146,20 @@ describe('JWKS key rotation, cooldown and outages', () => {
     const t = await startTestServer(dialect, idpEnv(jwks.url));
     try {
       const id = (await t.createUser()).id;
-      assert.equal((await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(oldKey, { sub: String(id) }) })).status, 200);
+      assert.equal(
+        (await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(oldKey, { sub: String(id) }) })).status,
+        200,
+      );
       const fetchesBefore = jwks.fetches;
       jwks.keys = [newKey];
-      const fresh = await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(newKey, { sub: String(id) }) });
+      const fresh = await t.request('GET', `/api/users/${id}`, {
+        token: await signIdpToken(newKey, { sub: String(id) }),
+      });
       assert.equal(fresh.status, 200, fresh.text);
       assert.ok(jwks.fetches > fetchesBefore, 'the unknown kid made the service refetch the JWKS');
-      const stale = await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(oldKey, { sub: String(id), jti: 'after-removal' }) });
+      const stale = await t.request('GET', `/api/users/${id}`, {
+        token: await signIdpToken(oldKey, { sub: String(id), jti: 'after-removal' }),
+      });
       assert.equal(stale.status, 401);
     } finally {
       await t.close();
@@ -148,11 +173,16 @@ describe('JWKS key rotation, cooldown and outages', () => {
     const t = await startTestServer(dialect, idpEnv(jwks.url, { JWT_JWKS_COOLDOWN_MS: '60000' }));
     try {
       const id = (await t.createUser()).id;
-      assert.equal((await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(key, { sub: String(id) }) })).status, 200);
+      assert.equal(
+        (await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(key, { sub: String(id) }) })).status,
+        200,
+      );
       const fetches = jwks.fetches;
       for (let i = 0; i < 20; i++) {
         const forged = await generateIdpKey(`forged-${i}`, 'ES256');
-        const res = await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(forged, { sub: String(id) }) });
+        const res = await t.request('GET', `/api/users/${id}`, {
+          token: await signIdpToken(forged, { sub: String(id) }),
+        });
         assert.equal(res.status, 401);
       }
       assert.ok(jwks.fetches <= fetches + 1, `at most one refetch in the cooldown, saw ${jwks.fetches - fetches}`);
@@ -171,7 +201,9 @@ describe('JWKS key rotation, cooldown and outages', () => {
       for (const mode of ['slow', 'error'] as const) {
         jwks.mode = mode;
         const started = performance.now();
-        const res = await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(key, { sub: String(id), jti: mode }) });
+        const res = await t.request('GET', `/api/users/${id}`, {
+          token: await signIdpToken(key, { sub: String(id), jti: mode }),
+        });
         const elapsed = performance.now() - started;
         assert.equal(res.status, 401, `${mode}: ${res.text}`);
         assert.match(res.headers.get('www-authenticate') ?? '', /could not be fetched/);
@@ -179,7 +211,9 @@ describe('JWKS key rotation, cooldown and outages', () => {
       }
       await jwks.close();
       const started = performance.now();
-      const res = await t.request('GET', `/api/users/${id}`, { token: await signIdpToken(key, { sub: String(id), jti: 'down' }) });
+      const res = await t.request('GET', `/api/users/${id}`, {
+        token: await signIdpToken(key, { sub: String(id), jti: 'down' }),
+      });
       assert.equal(res.status, 401);
       assert.ok(performance.now() - started < 2000);
     } finally {
@@ -199,10 +233,22 @@ describe('JWKS key rotation, cooldown and outages', () => {
     try {
       const id = (await t.createUser()).id;
       const sign = (alg: string, key: Parameters<SignJWT['sign']>[0]) =>
-        new SignJWT({ sub: String(id) }).setProtectedHeader({ alg }).setIssuer(IDP_ISSUER).setAudience(IDP_AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(key);
-      assert.equal((await t.request('GET', `/api/users/${id}`, { token: await sign('ES256', privateKey) })).status, 200);
+        new SignJWT({ sub: String(id) })
+          .setProtectedHeader({ alg })
+          .setIssuer(IDP_ISSUER)
+          .setAudience(IDP_AUDIENCE)
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(key);
+      assert.equal(
+        (await t.request('GET', `/api/users/${id}`, { token: await sign('ES256', privateKey) })).status,
+        200,
+      );
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      assert.equal((await t.request('GET', `/api/users/${id}`, { token: await sign('RS256', other.privateKey) })).status, 401);
+      assert.equal(
+        (await t.request('GET', `/api/users/${id}`, { token: await sign('RS256', other.privateKey) })).status,
+        401,
+      );
     } finally {
       await t.close();
     }

@@ -9,7 +9,12 @@ import { PNG_1X1, type Role, type World } from './permission-world.test-support.
  */
 
 export type Expected = Record<Role, number>;
-const e = (anonymous: number, user: number, owner: number, admin: number): Expected => ({ anonymous, user, owner, admin });
+const e = (anonymous: number, user: number, owner: number, admin: number): Expected => ({
+  anonymous,
+  user,
+  owner,
+  admin,
+});
 
 export interface RestRequest {
   path: string;
@@ -27,9 +32,15 @@ export interface RestRule {
 }
 
 const path = (p: string) => async () => ({ path: p });
-const userPath = (suffix = '') => async (w: World) => ({ path: `/api/users/${(await w.owner()).id}${suffix}` });
-const postPath = (suffix = '') => async (w: World) => ({ path: `/api/posts/${await w.postId()}${suffix}` });
-const orderPath = (which: 'pendingOrderId' | 'paidOrderId', suffix = '') => async (w: World) => ({ path: `/api/orders/${await w[which]()}${suffix}` });
+const userPath =
+  (suffix = '') =>
+  async (w: World) => ({ path: `/api/users/${(await w.owner()).id}${suffix}` });
+const postPath =
+  (suffix = '') =>
+  async (w: World) => ({ path: `/api/posts/${await w.postId()}${suffix}` });
+const orderPath =
+  (which: 'pendingOrderId' | 'paidOrderId', suffix = '') =>
+  async (w: World) => ({ path: `/api/orders/${await w[which]()}${suffix}` });
 
 export const REST_RULES: Record<string, RestRule> = {
   // Operations and documentation: public.
@@ -37,7 +48,10 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /readyz': { expect: e(200, 200, 200, 200), request: path('/readyz') },
   'GET /metrics': { expect: e(200, 200, 200, 200), request: path('/metrics') },
   'GET /graphiql': { expect: e(200, 200, 200, 200), request: path('/graphiql') },
-  'GET /graphiql/assets/:file': { expect: e(200, 200, 200, 200), request: async () => ({ path: `${GRAPHIQL_ASSETS_PREFIX}${graphiqlFiles().scripts[0]}` }) },
+  'GET /graphiql/assets/:file': {
+    expect: e(200, 200, 200, 200),
+    request: async () => ({ path: `${GRAPHIQL_ASSETS_PREFIX}${graphiqlFiles().scripts[0]}` }),
+  },
   // The API reference (Scalar) and the generated OpenAPI documents: public.
   'GET /docs': { expect: e(200, 200, 200, 200), request: path('/docs') },
   'GET /docs/': { expect: e(200, 200, 200, 200), request: path('/docs/') },
@@ -45,12 +59,18 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /openapi.json': { expect: e(200, 200, 200, 200), request: path('/openapi.json?version=2') },
   'GET /api/openapi.json': { expect: e(200, 200, 200, 200), request: path('/api/openapi.json') },
   // The GraphQL endpoint itself is public; its operations have their own rows below.
-  'POST /graphql': { expect: e(200, 200, 200, 200), request: async () => ({ path: '/graphql', body: { query: '{ __typename }' } }) },
+  'POST /graphql': {
+    expect: e(200, 200, 200, 200),
+    request: async () => ({ path: '/graphql', body: { query: '{ __typename }' } }),
+  },
   'GET /graphql': { expect: e(200, 200, 200, 200), request: path('/graphql?query=%7B__typename%7D') },
 
   'POST /api/auth/token': {
     expect: e(200, 200, 200, 200),
-    request: async () => ({ path: '/api/auth/token', body: { email: 'admin@example.com', password: 'admin-password-123' } }),
+    request: async () => ({
+      path: '/api/auth/token',
+      body: { email: 'admin@example.com', password: 'admin-password-123' },
+    }),
   },
 
   // Users: reads for any signed-in user; changes for the user themselves or an admin.
@@ -58,13 +78,19 @@ export const REST_RULES: Record<string, RestRule> = {
   'POST /api/users': {
     expect: e(201, 201, 201, 201),
     writes: true,
-    request: async (w) => ({ path: '/api/users', body: { name: 'Signed Up', email: `signup-${w.unique()}@example.com` } }),
+    request: async (w) => ({
+      path: '/api/users',
+      body: { name: 'Signed Up', email: `signup-${w.unique()}@example.com` },
+    }),
   },
   'GET /api/users/:userId': { expect: e(401, 200, 200, 200), request: userPath() },
   'PUT /api/users/:userId': {
     expect: e(401, 403, 200, 200),
     writes: true,
-    request: async (w) => ({ path: `/api/users/${(await w.owner()).id}`, body: { name: 'Replaced', email: `replaced-${w.unique()}@example.com` } }),
+    request: async (w) => ({
+      path: `/api/users/${(await w.owner()).id}`,
+      body: { name: 'Replaced', email: `replaced-${w.unique()}@example.com` },
+    }),
   },
   'PATCH /api/users/:userId': {
     expect: e(401, 403, 200, 200),
@@ -72,19 +98,34 @@ export const REST_RULES: Record<string, RestRule> = {
     request: async (w) => ({ path: `/api/users/${(await w.owner()).id}`, body: { name: 'Patched' } }),
   },
   'DELETE /api/users/:userId': { expect: e(401, 403, 204, 204), writes: true, request: userPath() },
-  'POST /api/users/:userId/verify-email': { expect: e(401, 403, 403, 200), writes: true, request: userPath('/verify-email') },
-  'POST /api/users/:userId/actions/promote-to-admin': { expect: e(401, 403, 403, 200), writes: true, request: userPath('/actions/promote-to-admin') },
+  'POST /api/users/:userId/verify-email': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: userPath('/verify-email'),
+  },
+  'POST /api/users/:userId/actions/promote-to-admin': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: userPath('/actions/promote-to-admin'),
+  },
   'GET /api/users/:userId/avatar': { expect: e(401, 200, 200, 200), request: userPath('/avatar') },
   'PUT /api/users/:userId/avatar': {
     expect: e(401, 403, 201, 201),
     writes: true,
-    request: async (w) => ({ path: `/api/users/${(await w.owner()).id}/avatar`, raw: PNG_1X1, headers: { 'content-type': 'image/png' } }),
+    request: async (w) => ({
+      path: `/api/users/${(await w.owner()).id}/avatar`,
+      raw: PNG_1X1,
+      headers: { 'content-type': 'image/png' },
+    }),
   },
   'GET /api/users/:userId/posts': { expect: e(401, 200, 200, 200), request: userPath('/posts') },
   'POST /api/users/:userId/posts': {
     expect: e(401, 403, 201, 201),
     writes: true,
-    request: async (w) => ({ path: `/api/users/${(await w.owner()).id}/posts`, body: { title: 'Matrix', content: 'Body' } }),
+    request: async (w) => ({
+      path: `/api/users/${(await w.owner()).id}/posts`,
+      body: { title: 'Matrix', content: 'Body' },
+    }),
   },
   'GET /api/users/:userId/posts/:postId': {
     expect: e(401, 200, 200, 200),
@@ -95,7 +136,11 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /api/posts': { expect: e(401, 200, 200, 200), request: path('/api/posts') },
   'GET /api/posts/:postId': { expect: e(401, 200, 200, 200), request: postPath() },
   'GET /api/posts/:postId/comments': { expect: e(401, 200, 200, 200), request: postPath('/comments') },
-  'POST /api/posts/:postId/comments': { expect: e(401, 201, 201, 201), writes: true, request: async (w) => ({ ...(await postPath('/comments')(w)), body: { text: 'Hello' } }) },
+  'POST /api/posts/:postId/comments': {
+    expect: e(401, 201, 201, 201),
+    writes: true,
+    request: async (w) => ({ ...(await postPath('/comments')(w)), body: { text: 'Hello' } }),
+  },
   'GET /api/posts/:postId/comments/:commentId': {
     expect: e(401, 200, 200, 200),
     request: async (w) => ({ path: `/api/posts/${await w.postId()}/comments/${await w.commentId()}` }),
@@ -107,9 +152,20 @@ export const REST_RULES: Record<string, RestRule> = {
   },
 
   // Likes: any signed-in user likes as themselves (201, or 200 when already liked); DELETE removes the caller's own like (204 even if none).
-  'GET /api/comments/:commentId/likes': { expect: e(401, 200, 200, 200), request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes` }) },
-  'POST /api/comments/:commentId/likes': { expect: e(401, 201, 200, 201), writes: true, request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes` }) },
-  'DELETE /api/comments/:commentId/likes': { expect: e(401, 204, 204, 204), writes: true, request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes` }) },
+  'GET /api/comments/:commentId/likes': {
+    expect: e(401, 200, 200, 200),
+    request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes` }),
+  },
+  'POST /api/comments/:commentId/likes': {
+    expect: e(401, 201, 200, 201),
+    writes: true,
+    request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes` }),
+  },
+  'DELETE /api/comments/:commentId/likes': {
+    expect: e(401, 204, 204, 204),
+    writes: true,
+    request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes` }),
+  },
   'GET /api/comments/:commentId/likes/:userId': {
     expect: e(401, 200, 200, 200),
     request: async (w) => ({ path: `/api/comments/${await w.likedCommentId()}/likes/${(await w.owner()).id}` }),
@@ -123,39 +179,74 @@ export const REST_RULES: Record<string, RestRule> = {
   },
   'GET /api/orders': { expect: e(401, 200, 200, 200), request: path('/api/orders') },
   'GET /api/orders/:orderId': { expect: e(401, 404, 200, 200), request: orderPath('pendingOrderId') },
-  'POST /api/orders/:orderId/pay': { expect: e(401, 404, 200, 200), writes: true, request: orderPath('pendingOrderId', '/pay') },
-  'POST /api/orders/:orderId/cancel': { expect: e(401, 404, 200, 200), writes: true, request: orderPath('pendingOrderId', '/cancel') },
-  'POST /api/orders/:orderId/refund': { expect: e(401, 404, 403, 200), writes: true, request: orderPath('paidOrderId', '/refund') },
+  'POST /api/orders/:orderId/pay': {
+    expect: e(401, 404, 200, 200),
+    writes: true,
+    request: orderPath('pendingOrderId', '/pay'),
+  },
+  'POST /api/orders/:orderId/cancel': {
+    expect: e(401, 404, 200, 200),
+    writes: true,
+    request: orderPath('pendingOrderId', '/cancel'),
+  },
+  'POST /api/orders/:orderId/refund': {
+    expect: e(401, 404, 403, 200),
+    writes: true,
+    request: orderPath('paidOrderId', '/refund'),
+  },
   'GET /api/orders/:orderId/receipt': { expect: e(401, 404, 200, 200), request: orderPath('paidOrderId', '/receipt') },
-  'GET /api/customers/:customerId': { expect: e(401, 403, 200, 200), request: async (w) => ({ path: `/api/customers/${(await w.owner()).id}` }) },
+  'GET /api/customers/:customerId': {
+    expect: e(401, 403, 200, 200),
+    request: async (w) => ({ path: `/api/customers/${(await w.owner()).id}` }),
+  },
 
   // Events: admin only. The stream never ends, so it is asked with a refused limit: the access check comes first.
   'GET /api/events': { expect: e(401, 403, 403, 200), request: path('/api/events') },
   'GET /api/events/stream': { expect: e(401, 403, 403, 422), request: path('/api/events/stream?limit=0') },
 
   // Reports: admin only.
-  'POST /api/reports/generate': { expect: e(401, 403, 403, 202), writes: true, request: async () => ({ path: '/api/reports/generate', body: { type: 'sales' } }) },
-  'GET /api/reports/:reportId': { expect: e(401, 403, 403, 200), request: async (w) => ({ path: `/api/reports/${await w.reportId()}` }) },
+  'POST /api/reports/generate': {
+    expect: e(401, 403, 403, 202),
+    writes: true,
+    request: async () => ({ path: '/api/reports/generate', body: { type: 'sales' } }),
+  },
+  'GET /api/reports/:reportId': {
+    expect: e(401, 403, 403, 200),
+    request: async (w) => ({ path: `/api/reports/${await w.reportId()}` }),
+  },
 
   // Products: public reads, admin writes.
   'GET /api/products': { expect: e(200, 200, 200, 200), request: path('/api/products') },
   'POST /api/products': {
     expect: e(401, 403, 403, 201),
     writes: true,
-    request: async () => ({ path: '/api/products', body: { name: 'New product', category: 'matrix', price: 1, stock: 1 } }),
+    request: async () => ({
+      path: '/api/products',
+      body: { name: 'New product', category: 'matrix', price: 1, stock: 1 },
+    }),
   },
-  'GET /api/products/:productId': { expect: e(200, 200, 200, 200), request: async (w) => ({ path: `/api/products/${await w.productId()}` }) },
+  'GET /api/products/:productId': {
+    expect: e(200, 200, 200, 200),
+    request: async (w) => ({ path: `/api/products/${await w.productId()}` }),
+  },
   'PUT /api/products/:productId': {
     expect: e(401, 403, 403, 200),
     writes: true,
-    request: async (w) => ({ path: `/api/products/${await w.productId()}`, body: { name: 'Replaced', category: 'matrix', price: 2, stock: 2 } }),
+    request: async (w) => ({
+      path: `/api/products/${await w.productId()}`,
+      body: { name: 'Replaced', category: 'matrix', price: 2, stock: 2 },
+    }),
   },
   'PATCH /api/products/:productId': {
     expect: e(401, 403, 403, 200),
     writes: true,
     request: async (w) => ({ path: `/api/products/${await w.productId()}`, body: { price: 3 } }),
   },
-  'DELETE /api/products/:productId': { expect: e(401, 403, 403, 204), writes: true, request: async (w) => ({ path: `/api/products/${await w.productId()}` }) },
+  'DELETE /api/products/:productId': {
+    expect: e(401, 403, 403, 204),
+    writes: true,
+    request: async (w) => ({ path: `/api/products/${await w.productId()}` }),
+  },
 };
 
 /** GraphQL: `ok`, or the `extensions.code` of the error. Same rules as REST (DECISIONS §6). */
@@ -167,19 +258,36 @@ export interface GraphQLRule {
   operation(world: World): Promise<{ query: string; variables?: Record<string, unknown> }>;
 }
 
-const g = (anonymous: GraphQLOutcome, user: GraphQLOutcome, owner: GraphQLOutcome, admin: GraphQLOutcome) => ({ anonymous, user, owner, admin });
+const g = (anonymous: GraphQLOutcome, user: GraphQLOutcome, owner: GraphQLOutcome, admin: GraphQLOutcome) => ({
+  anonymous,
+  user,
+  owner,
+  admin,
+});
 
 export const GRAPHQL_RULES: Record<string, GraphQLRule> = {
   'query user': {
     expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
-    operation: async (w) => ({ query: 'query ($id: ID!) { user(id: $id) { id name } }', variables: { id: String((await w.owner()).id) } }),
+    operation: async (w) => ({
+      query: 'query ($id: ID!) { user(id: $id) { id name } }',
+      variables: { id: String((await w.owner()).id) },
+    }),
   },
-  'query users': { expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'), operation: async () => ({ query: '{ users { id } }' }) },
+  'query users': {
+    expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
+    operation: async () => ({ query: '{ users { id } }' }),
+  },
   'query post': {
     expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
-    operation: async (w) => ({ query: 'query ($id: ID!) { post(id: $id) { id title } }', variables: { id: String(await w.postId()) } }),
+    operation: async (w) => ({
+      query: 'query ($id: ID!) { post(id: $id) { id title } }',
+      variables: { id: String(await w.postId()) },
+    }),
   },
-  'query posts': { expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'), operation: async () => ({ query: '{ posts { id } }' }) },
+  'query posts': {
+    expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
+    operation: async () => ({ query: '{ posts { id } }' }),
+  },
   'mutation createUser': {
     expect: g('ok', 'ok', 'ok', 'ok'),
     writes: true,
@@ -199,7 +307,10 @@ export const GRAPHQL_RULES: Record<string, GraphQLRule> = {
   'mutation deleteUser': {
     expect: g('UNAUTHENTICATED', 'FORBIDDEN', 'ok', 'ok'),
     writes: true,
-    operation: async (w) => ({ query: 'mutation ($id: ID!) { deleteUser(id: $id) }', variables: { id: String((await w.owner()).id) } }),
+    operation: async (w) => ({
+      query: 'mutation ($id: ID!) { deleteUser(id: $id) }',
+      variables: { id: String((await w.owner()).id) },
+    }),
   },
   'mutation createPost': {
     expect: g('UNAUTHENTICATED', 'FORBIDDEN', 'ok', 'ok'),

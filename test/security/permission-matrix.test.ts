@@ -15,7 +15,11 @@ for (const dialect of DIALECTS) {
     let shared: World;
     let served: string[];
     before(async () => {
-      t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '1000000', RATE_LIMIT_AUTH_MAX: '1000' });
+      t = await startTestServer(dialect, {
+        ...SECURITY_TEST_ENV,
+        RATE_LIMIT_MAX: '1000000',
+        RATE_LIMIT_AUTH_MAX: '1000',
+      });
       shared = createWorld(t);
       served = servedRoutes(t.server.app.http);
     });
@@ -48,9 +52,18 @@ for (const dialect of DIALECTS) {
           ROLES.map(async (role) => {
             const world = rule.writes ? createWorld(t) : shared;
             const request = await rule.request(world, role);
-            const res = await t.request(method, request.path, { token: await world.tokenOf(role), body: request.body, raw: request.raw, headers: request.headers });
-            if (res.status !== rule.expect[role]) wrong.push(`${route} as ${role}: expected ${rule.expect[role]}, got ${res.status} ${res.text.slice(0, 160)}`);
-            if (res.status >= 400 && !res.body?.error?.code && !res.body?.errors) wrong.push(`${route} as ${role}: ${res.status} without the error envelope`);
+            const res = await t.request(method, request.path, {
+              token: await world.tokenOf(role),
+              body: request.body,
+              raw: request.raw,
+              headers: request.headers,
+            });
+            if (res.status !== rule.expect[role])
+              wrong.push(
+                `${route} as ${role}: expected ${rule.expect[role]}, got ${res.status} ${res.text.slice(0, 160)}`,
+              );
+            if (res.status >= 400 && !res.body?.error?.code && !res.body?.errors)
+              wrong.push(`${route} as ${role}: ${res.status} without the error envelope`);
           }),
         );
       }
@@ -61,31 +74,46 @@ for (const dialect of DIALECTS) {
       const wrong: string[] = [];
       for (const [route, rule] of Object.entries(REST_RULES)) {
         if (rule.writes || !route.startsWith('GET /api/')) continue;
-        for (const [prefix, role] of [['/api/v1', 'user'], ['/api/v2', 'anonymous']] as const) {
+        for (const [prefix, role] of [
+          ['/api/v1', 'user'],
+          ['/api/v2', 'anonymous'],
+        ] as const) {
           const request = await rule.request(shared, role);
-          const res = await t.request('GET', request.path.replace(/^\/api\//, `${prefix}/`), { token: await shared.tokenOf(role) });
-          if (res.status !== rule.expect[role]) wrong.push(`${prefix} ${route} as ${role}: expected ${rule.expect[role]}, got ${res.status}`);
+          const res = await t.request('GET', request.path.replace(/^\/api\//, `${prefix}/`), {
+            token: await shared.tokenOf(role),
+          });
+          if (res.status !== rule.expect[role])
+            wrong.push(`${prefix} ${route} as ${role}: expected ${rule.expect[role]}, got ${res.status}`);
         }
       }
       assert.deepEqual(wrong, []);
     });
 
     it('has a row for every GraphQL operation and answers each as its row says', async () => {
-      const schema = await t.request('POST', '/graphql', { body: { query: '{ __schema { queryType { fields { name } } mutationType { fields { name } } } }' } });
+      const schema = await t.request('POST', '/graphql', {
+        body: { query: '{ __schema { queryType { fields { name } } mutationType { fields { name } } } }' },
+      });
       const operations = [
         ...schema.body.data.__schema.queryType.fields.map((f: { name: string }) => `query ${f.name}`),
         ...(schema.body.data.__schema.mutationType?.fields ?? []).map((f: { name: string }) => `mutation ${f.name}`),
       ];
       const missing = operations.filter((operation: string) => !(operation in GRAPHQL_RULES));
       assert.deepEqual(missing, [], `GraphQL operations without a row: ${missing.join(', ')}`);
-      assert.deepEqual(Object.keys(GRAPHQL_RULES).filter((operation) => !operations.includes(operation)), [], 'rows naming no operation');
+      assert.deepEqual(
+        Object.keys(GRAPHQL_RULES).filter((operation) => !operations.includes(operation)),
+        [],
+        'rows naming no operation',
+      );
 
       const wrong: string[] = [];
       for (const [operation, rule] of Object.entries(GRAPHQL_RULES)) {
         await Promise.all(
           ROLES.map(async (role) => {
             const world = rule.writes ? createWorld(t) : shared;
-            const res = await t.request('POST', '/graphql', { token: await world.tokenOf(role), body: await rule.operation(world) });
+            const res = await t.request('POST', '/graphql', {
+              token: await world.tokenOf(role),
+              body: await rule.operation(world),
+            });
             const outcome: GraphQLOutcome = res.body?.errors ? res.body.errors[0].extensions?.code : 'ok';
             if (res.status !== 200 || outcome !== rule.expect[role]) {
               wrong.push(`${operation} as ${role}: expected ${rule.expect[role]}, got ${res.status} ${outcome}`);

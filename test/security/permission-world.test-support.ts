@@ -32,8 +32,10 @@ export function createWorld(t: TestServer) {
   };
 
   const world = {
-    owner: () => once('owner', () => t.createUser({ name: `Owner ${n}`, email: `owner-${n}-${Date.now()}@example.com` })),
-    other: () => once('other', () => t.createUser({ name: `Other ${n}`, email: `other-${n}-${Date.now()}@example.com` })),
+    owner: () =>
+      once('owner', () => t.createUser({ name: `Owner ${n}`, email: `owner-${n}-${Date.now()}@example.com` })),
+    other: () =>
+      once('other', () => t.createUser({ name: `Other ${n}`, email: `other-${n}-${Date.now()}@example.com` })),
     async tokenOf(role: Role): Promise<string | undefined> {
       if (role === 'anonymous') return undefined;
       if (role === 'admin') return t.adminToken;
@@ -48,13 +50,19 @@ export function createWorld(t: TestServer) {
       once('post', async () => {
         const owner = await world.owner();
         const body = { title: `Post ${n}`, content: 'Owned by the owner' };
-        return (await ok(t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body }), 'post')).id as number;
+        return (await ok(t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body }), 'post'))
+          .id as number;
       }),
     commentId: () =>
       once('comment', async () => {
         const owner = await world.owner();
         const postId = await world.postId();
-        return (await ok(t.request('POST', `/api/posts/${postId}/comments`, { token: owner.token, body: { text: 'A comment' } }), 'comment')).id as number;
+        return (
+          await ok(
+            t.request('POST', `/api/posts/${postId}/comments`, { token: owner.token, body: { text: 'A comment' } }),
+            'comment',
+          )
+        ).id as number;
       }),
     /** The comment, liked by its owner. */
     likedCommentId: () =>

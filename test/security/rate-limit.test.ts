@@ -69,11 +69,18 @@ for (const dialect of DIALECTS) {
     it('answers 429 RATE_LIMITED with Retry-After once a subject spends its budget, without touching other subjects', async () => {
       const alice = await t.createUser({ role: 'user' });
       const bob = await t.createUser({ role: 'user' });
-      for (let i = 0; i < MAX; i++) assert.equal((await t.request('GET', `/api/users/${alice.id}`, { token: alice.token })).status, 200);
+      for (let i = 0; i < MAX; i++)
+        assert.equal((await t.request('GET', `/api/users/${alice.id}`, { token: alice.token })).status, 200);
       assertRateLimited(await t.request('GET', `/api/users/${alice.id}`, { token: alice.token }));
       // A write is refused too, before it does anything.
-      assertRateLimited(await t.request('PATCH', `/api/users/${alice.id}`, { token: alice.token, body: { name: 'Changed' } }));
-      const unchanged = await t.server.db.selectFrom('users').select('name').where('id', '=', alice.id).executeTakeFirstOrThrow();
+      assertRateLimited(
+        await t.request('PATCH', `/api/users/${alice.id}`, { token: alice.token, body: { name: 'Changed' } }),
+      );
+      const unchanged = await t.server.db
+        .selectFrom('users')
+        .select('name')
+        .where('id', '=', alice.id)
+        .executeTakeFirstOrThrow();
       assert.notEqual(unchanged.name, 'Changed');
       const other = await t.request('GET', `/api/users/${bob.id}`, { token: bob.token });
       assert.equal(other.status, 200);
@@ -83,9 +90,14 @@ for (const dialect of DIALECTS) {
     it('keys a forged or invalid token by the client address, so it cannot spend the named user’s budget', async () => {
       const victim = await t.createUser({ role: 'user' });
       const forged = await signedToken(t, victim.id, 'not-the-server-secret-not-the-server-secret', '5m');
-      const fresh = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '3', JWT_SECRET: t.config.jwtSecret });
+      const fresh = await startTestServer(dialect, {
+        ...SECURITY_TEST_ENV,
+        RATE_LIMIT_MAX: '3',
+        JWT_SECRET: t.config.jwtSecret,
+      });
       try {
-        for (let i = 0; i < 3; i++) assert.equal((await fresh.request('GET', '/api/products', { token: forged })).status, 401);
+        for (let i = 0; i < 3; i++)
+          assert.equal((await fresh.request('GET', '/api/products', { token: forged })).status, 401);
         // The address is spent: even an anonymous read and an unknown route are refused now...
         assertRateLimited(await fresh.request('GET', '/api/products'));
         assertRateLimited(await fresh.request('GET', '/api/no-such-route'));
@@ -116,7 +128,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('opens the budget again when the window ends', async () => {
-      const fresh = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '1000' });
+      const fresh = await startTestServer(dialect, {
+        ...SECURITY_TEST_ENV,
+        RATE_LIMIT_MAX: '2',
+        RATE_LIMIT_WINDOW_MS: '1000',
+      });
       try {
         for (let i = 0; i < 2; i++) await fresh.request('GET', '/api/products');
         const refused = await fresh.request('GET', '/api/products');
@@ -138,7 +154,8 @@ for (const dialect of DIALECTS) {
       after(() => t?.close());
 
       it('limits attempts per client address and email (brute force), whatever the password', async () => {
-        const attempt = (email: string, password: string) => t.request('POST', '/api/auth/token', { body: { email, password } });
+        const attempt = (email: string, password: string) =>
+          t.request('POST', '/api/auth/token', { body: { email, password } });
         for (let i = 0; i < 3; i++) assert.equal((await attempt(TEST_ADMIN.email, `wrong-password-${i}`)).status, 401);
         const blocked = await attempt(TEST_ADMIN.email, TEST_ADMIN.password);
         assertRateLimited(blocked);
@@ -151,7 +168,10 @@ for (const dialect of DIALECTS) {
 
       it('counts malformed attempts too', async () => {
         for (let i = 0; i < 3; i++) {
-          assert.equal((await t.request('POST', '/api/auth/token', { body: { email: 'bad@example.com' } })).status, 422);
+          assert.equal(
+            (await t.request('POST', '/api/auth/token', { body: { email: 'bad@example.com' } })).status,
+            422,
+          );
         }
         assertRateLimited(await t.request('POST', '/api/auth/token', { body: { email: 'bad@example.com' } }));
       });
@@ -160,7 +180,11 @@ for (const dialect of DIALECTS) {
     describe('GraphQL', () => {
       let t: TestServer;
       before(async () => {
-        t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_GRAPHQL_COST_UNIT: '10' });
+        t = await startTestServer(dialect, {
+          ...SECURITY_TEST_ENV,
+          RATE_LIMIT_MAX: String(MAX),
+          RATE_LIMIT_GRAPHQL_COST_UNIT: '10',
+        });
       });
       after(() => t?.close());
 
@@ -180,10 +204,16 @@ for (const dialect of DIALECTS) {
 
       it('charges an operation refused for its cost or depth as one request, not by the cost it would have had', async () => {
         const { token } = await t.createUser({ role: 'user' });
-        const tooCostly = await gql(token, '{ users(limit: 100) { posts(limit: 100) { comments(limit: 100) { author { name } } } } }');
+        const tooCostly = await gql(
+          token,
+          '{ users(limit: 100) { posts(limit: 100) { comments(limit: 100) { author { name } } } } }',
+        );
         assert.equal(tooCostly.body.errors[0].extensions.guard, 'cost', tooCostly.text);
         assert.equal(tooCostly.headers.get('ratelimit-remaining'), String(MAX - 1));
-        const tooDeep = await gql(token, '{ users(limit: 100) { posts { author { posts { author { posts { author { posts { author { posts { id } } } } } } } } } } }');
+        const tooDeep = await gql(
+          token,
+          '{ users(limit: 100) { posts { author { posts { author { posts { author { posts { author { posts { id } } } } } } } } } } }',
+        );
         assert.equal(tooDeep.body.errors[0].extensions.guard, 'depth', tooDeep.text);
         assert.equal(tooDeep.headers.get('ratelimit-remaining'), String(MAX - 2));
         // And the budget left still runs a real operation.

@@ -20,8 +20,12 @@ const PASSWORD = 'revoked-rights-42';
 const methodOf = (route: string) => route.split(' ')[0]!;
 
 /** The rows whose answer depends on the caller's current rights. */
-const WALKED_REST = Object.entries(REST_RULES).filter(([route, rule]) => methodOf(route) !== 'GET' || rule.expect.admin !== rule.expect.user);
-const WALKED_GRAPHQL = Object.entries(GRAPHQL_RULES).filter(([operation, rule]) => operation.startsWith('mutation ') || rule.expect.admin !== rule.expect.user);
+const WALKED_REST = Object.entries(REST_RULES).filter(
+  ([route, rule]) => methodOf(route) !== 'GET' || rule.expect.admin !== rule.expect.user,
+);
+const WALKED_GRAPHQL = Object.entries(GRAPHQL_RULES).filter(
+  ([operation, rule]) => operation.startsWith('mutation ') || rule.expect.admin !== rule.expect.user,
+);
 
 type Change = 'demoted' | 'suspended' | 'deleted';
 
@@ -62,7 +66,12 @@ async function exAdmin(t: TestServer, change: Change): Promise<Holder> {
 }
 
 /** Sends each walked REST row with `token`; returns the rows that did not answer `expected(rule)`. */
-async function walkRest(t: TestServer, token: string, expected: (rule: RestRule, route: string) => number, worldFor: (rule: RestRule) => World): Promise<string[]> {
+async function walkRest(
+  t: TestServer,
+  token: string,
+  expected: (rule: RestRule, route: string) => number,
+  worldFor: (rule: RestRule) => World,
+): Promise<string[]> {
   const wrong: string[] = [];
   for (const [route, rule] of WALKED_REST) {
     const [method, path] = route.split(' ') as [string, string];
@@ -72,9 +81,15 @@ async function walkRest(t: TestServer, token: string, expected: (rule: RestRule,
         const world = worldFor(rule);
         const request = await rule.request(world, 'user');
         const url = prefix ? `${prefix}${request.path.slice('/api'.length)}` : request.path;
-        const res = await t.request(method, url, { token, body: request.body, raw: request.raw, headers: request.headers });
+        const res = await t.request(method, url, {
+          token,
+          body: request.body,
+          raw: request.raw,
+          headers: request.headers,
+        });
         const want = expected(rule, route);
-        if (res.status !== want) wrong.push(`${method} ${url}: expected ${want}, got ${res.status} ${res.text.slice(0, 120)}`);
+        if (res.status !== want)
+          wrong.push(`${method} ${url}: expected ${want}, got ${res.status} ${res.text.slice(0, 120)}`);
       }),
     );
   }
@@ -82,7 +97,12 @@ async function walkRest(t: TestServer, token: string, expected: (rule: RestRule,
 }
 
 /** The same for the walked GraphQL operations: `ok`, an error code, or `401` for a refused request. */
-async function walkGraphQL(t: TestServer, token: string, expected: (rule: GraphQLRule, operation: string) => string, worldFor: (rule: GraphQLRule) => World): Promise<string[]> {
+async function walkGraphQL(
+  t: TestServer,
+  token: string,
+  expected: (rule: GraphQLRule, operation: string) => string,
+  worldFor: (rule: GraphQLRule) => World,
+): Promise<string[]> {
   const wrong: string[] = [];
   for (const [operation, rule] of WALKED_GRAPHQL) {
     const res = await t.request('POST', '/graphql', { token, body: await rule.operation(worldFor(rule)) });
@@ -98,7 +118,11 @@ for (const dialect of DIALECTS) {
     let t: TestServer;
     let shared: World;
     before(async () => {
-      t = await startTestServer(dialect, { ...SECURITY_TEST_ENV, RATE_LIMIT_MAX: '1000000', RATE_LIMIT_AUTH_MAX: '1000' });
+      t = await startTestServer(dialect, {
+        ...SECURITY_TEST_ENV,
+        RATE_LIMIT_MAX: '1000000',
+        RATE_LIMIT_AUTH_MAX: '1000',
+      });
       shared = createWorld(t);
     });
     after(() => t?.close());
@@ -107,7 +131,13 @@ for (const dialect of DIALECTS) {
 
     it('walks every write and admin route of the permission matrix (the walk covers them all)', () => {
       const routes = WALKED_REST.map(([route]) => route);
-      for (const route of ['POST /api/orders', 'GET /api/orders/:orderId', 'POST /api/reports/generate', 'GET /api/reports/:reportId', 'PATCH /api/users/:userId']) {
+      for (const route of [
+        'POST /api/orders',
+        'GET /api/orders/:orderId',
+        'POST /api/reports/generate',
+        'GET /api/reports/:reportId',
+        'PATCH /api/users/:userId',
+      ]) {
         assert.ok(routes.includes(route), route);
       }
       assert.ok(WALKED_GRAPHQL.some(([operation]) => operation === 'mutation updateUser'));
@@ -123,7 +153,10 @@ for (const dialect of DIALECTS) {
       const other = await t.createUser();
       await shared.placeOrder();
       const holder = await exAdmin(t, 'demoted');
-      const self = await t.request('PATCH', `/api/users/${holder.id}`, { token: holder.token, body: { role: 'admin', status: 'active' } });
+      const self = await t.request('PATCH', `/api/users/${holder.id}`, {
+        token: holder.token,
+        body: { role: 'admin', status: 'active' },
+      });
       assert.equal(self.status, 403, self.text);
       const orders = await t.request('GET', '/api/orders?limit=100', { token: holder.token });
       assert.equal(orders.status, 200);
@@ -137,8 +170,24 @@ for (const dialect of DIALECTS) {
     for (const change of ['suspended', 'deleted'] as const) {
       it(`a ${change} admin’s token is refused (401) on every write and admin route`, async () => {
         const holder = await exAdmin(t, change);
-        assert.deepEqual(await walkRest(t, holder.token, () => 401, () => shared), []);
-        assert.deepEqual(await walkGraphQL(t, holder.token, () => '401', () => shared), []);
+        assert.deepEqual(
+          await walkRest(
+            t,
+            holder.token,
+            () => 401,
+            () => shared,
+          ),
+          [],
+        );
+        assert.deepEqual(
+          await walkGraphQL(
+            t,
+            holder.token,
+            () => '401',
+            () => shared,
+          ),
+          [],
+        );
       });
 
       it(`a ${change} user’s token is refused (401) on every write, in REST and in GraphQL mutations`, async () => {
@@ -148,14 +197,18 @@ for (const dialect of DIALECTS) {
         const read = (route: string) => methodOf(route) === 'GET' || route === 'POST /graphql';
         const rest = (rule: RestRule, route: string) => (read(route) ? rule.expect.user : 401);
         assert.deepEqual(await walkRest(t, holder.token, rest, () => shared), []);
-        const graphql = (rule: GraphQLRule, operation: string) => (operation.startsWith('mutation ') ? '401' : rule.expect.user);
+        const graphql = (rule: GraphQLRule, operation: string) =>
+          operation.startsWith('mutation ') ? '401' : rule.expect.user;
         assert.deepEqual(await walkGraphQL(t, holder.token, graphql, () => shared), []);
       });
     }
 
     it('a suspended admin cannot reactivate and promote themselves with the old token', async () => {
       const holder = await exAdmin(t, 'suspended');
-      const self = await t.request('PATCH', `/api/users/${holder.id}`, { token: holder.token, body: { role: 'admin', status: 'active' } });
+      const self = await t.request('PATCH', `/api/users/${holder.id}`, {
+        token: holder.token,
+        body: { role: 'admin', status: 'active' },
+      });
       assert.equal(self.status, 401, self.text);
       const now = await t.request('GET', `/api/users/${holder.id}`, { token: t.adminToken });
       assert.deepEqual([now.body.role, now.body.status], ['user', 'suspended']);
@@ -165,7 +218,10 @@ for (const dialect of DIALECTS) {
       const holder = await signedIn(t, false);
       const deleted = await t.request('DELETE', `/api/users/${holder.id}`, { token: holder.token });
       assert.equal(deleted.status, 204);
-      const res = await t.request('POST', '/api/orders', { token: holder.token, body: { items: [{ productId: await shared.productId(), quantity: 1 }] } });
+      const res = await t.request('POST', '/api/orders', {
+        token: holder.token,
+        body: { items: [{ productId: await shared.productId(), quantity: 1 }] },
+      });
       assert.equal(res.status, 401, res.text);
       assert.equal(res.body.error.code, 'UNAUTHORIZED');
       assert.match(res.headers.get('www-authenticate') ?? '', /invalid_token/);
@@ -173,9 +229,15 @@ for (const dialect of DIALECTS) {
 
     it('an inactive user keeps their rights (the token endpoint signs them in too)', async () => {
       const holder = await signedIn(t, false);
-      const res = await t.request('PATCH', `/api/users/${holder.id}`, { token: t.adminToken, body: { status: 'inactive' } });
+      const res = await t.request('PATCH', `/api/users/${holder.id}`, {
+        token: t.adminToken,
+        body: { status: 'inactive' },
+      });
       assert.equal(res.status, 200);
-      const write = await t.request('PATCH', `/api/users/${holder.id}`, { token: holder.token, body: { name: 'Still here' } });
+      const write = await t.request('PATCH', `/api/users/${holder.id}`, {
+        token: holder.token,
+        body: { name: 'Still here' },
+      });
       assert.equal(write.status, 200, write.text);
     });
 
@@ -186,13 +248,22 @@ for (const dialect of DIALECTS) {
       const stop = observeQueries(t.server.db, (text) => statements.push(text));
       try {
         assert.equal((await t.request('GET', '/api/posts', { token: holder.token })).status, 200);
-        assert.equal((await t.request('POST', '/graphql', { token: holder.token, body: { query: '{ users { id } }' } })).status, 200);
+        assert.equal(
+          (await t.request('POST', '/graphql', { token: holder.token, body: { query: '{ users { id } }' } })).status,
+          200,
+        );
         assert.equal(lookups(), 0, 'plain reads');
-        assert.equal((await t.request('PATCH', `/api/users/${holder.id}`, { token: holder.token, body: {} })).status, 200);
+        assert.equal(
+          (await t.request('PATCH', `/api/users/${holder.id}`, { token: holder.token, body: {} })).status,
+          200,
+        );
         assert.equal(lookups(), 1, 'a write');
         assert.equal((await t.request('GET', '/api/orders', { token: t.adminToken })).status, 200);
         assert.equal(lookups(), 2, 'an admin token');
-        await t.request('POST', '/graphql', { token: holder.token, body: { query: `mutation { updateUser(id: "${holder.id}", input: {}) { id } }` } });
+        await t.request('POST', '/graphql', {
+          token: holder.token,
+          body: { query: `mutation { updateUser(id: "${holder.id}", input: {}) { id } }` },
+        });
         assert.equal(lookups(), 3, 'a GraphQL mutation');
       } finally {
         stop();

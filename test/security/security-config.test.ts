@@ -5,7 +5,10 @@ import { corsOriginsOf } from '../../src/core/hardening/http-hardening.ts';
 
 describe('security configuration', () => {
   it('refuses to start in production without JWT_SECRET, JWT_JWKS_URL or JWT_PUBLIC_KEY', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (error: unknown) => error instanceof ConfigError && /JWT_SECRET or JWT_JWKS_URL must be set/.test(error.message));
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production' }),
+      (error: unknown) => error instanceof ConfigError && /JWT_SECRET or JWT_JWKS_URL must be set/.test(error.message),
+    );
   });
 
   it('starts in production with only an external identity provider (JWT_JWKS_URL)', () => {
@@ -31,7 +34,10 @@ describe('security configuration', () => {
   });
 
   it('reads CORS_ORIGINS as a comma list, ignoring spaces, empty entries and trailing slashes', () => {
-    assert.deepEqual(corsOriginsOf(' https://a.example/ ,,https://b.example:8443 '), ['https://a.example', 'https://b.example:8443']);
+    assert.deepEqual(corsOriginsOf(' https://a.example/ ,,https://b.example:8443 '), [
+      'https://a.example',
+      'https://b.example:8443',
+    ]);
     assert.deepEqual(corsOriginsOf(undefined), []);
   });
 });

@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { DIALECTS } from '../support/dialects.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { generateIdpKey, IDP_AUDIENCE, IDP_ISSUER, signIdpToken, startJwksServer, type IdpKey, type JwksServer } from './jwks-server.test-support.ts';
+import {
+  generateIdpKey,
+  IDP_AUDIENCE,
+  IDP_ISSUER,
+  signIdpToken,
+  startJwksServer,
+  type IdpKey,
+  type JwksServer,
+} from './jwks-server.test-support.ts';
 import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
 /** DECISIONS §5: every claim is checked, `iat` included; `sub` must name a user id the database can hold. */
@@ -52,13 +60,22 @@ for (const dialect of DIALECTS) {
 
     it('refuses an iat an hour in the future, in our own tokens and in the identity provider’s', async () => {
       const now = Math.floor(Date.now() / 1000);
-      await refused(await ownToken({ sub: String(userId), iat: now + HOUR, exp: now + 2 * HOUR }), /iat claim is in the future/);
-      await refused(await signIdpToken(rsa, { sub: String(userId), iat: now + HOUR, exp: now + 2 * HOUR }), /iat claim is in the future/);
+      await refused(
+        await ownToken({ sub: String(userId), iat: now + HOUR, exp: now + 2 * HOUR }),
+        /iat claim is in the future/,
+      );
+      await refused(
+        await signIdpToken(rsa, { sub: String(userId), iat: now + HOUR, exp: now + 2 * HOUR }),
+        /iat claim is in the future/,
+      );
     });
 
     it('accepts an iat ahead by less than the clock tolerance', async () => {
       const now = Math.floor(Date.now() / 1000);
-      for (const token of [await ownToken({ sub: String(userId), iat: now + 10 }), await signIdpToken(rsa, { sub: String(userId), iat: now + 10 })]) {
+      for (const token of [
+        await ownToken({ sub: String(userId), iat: now + 10 }),
+        await signIdpToken(rsa, { sub: String(userId), iat: now + 10 }),
+      ]) {
         const res = await t.request('GET', `/api/users/${userId}`, { token });
         assert.equal(res.status, 200, res.text);
       }

@@ -17,8 +17,13 @@ export interface CheckedAnswer {
 }
 
 /** Checks one answer against the document of its version; its body is parsed when its type says JSON. */
-export async function checkAnswer(method: string, path: string, answer: { status: number; headers: Headers; text: string }): Promise<CheckedAnswer> {
-  const body: unknown = answer.text && (answer.headers.get('content-type') ?? '').includes('json') ? JSON.parse(answer.text) : undefined;
+export async function checkAnswer(
+  method: string,
+  path: string,
+  answer: { status: number; headers: Headers; text: string },
+): Promise<CheckedAnswer> {
+  const body: unknown =
+    answer.text && (answer.headers.get('content-type') ?? '').includes('json') ? JSON.parse(answer.text) : undefined;
   const checked = { ...answer, body };
   await checkContract({ method, path, ...checked });
   return checked;
@@ -30,7 +35,11 @@ export async function checkAnswer(method: string, path: string, answer: { status
  */
 export async function checkFetched(method: string, response: Response): Promise<CheckedAnswer> {
   const url = new URL(response.url);
-  return checkAnswer(method, `${url.pathname}${url.search}`, { status: response.status, headers: response.headers, text: await response.text() });
+  return checkAnswer(method, `${url.pathname}${url.search}`, {
+    status: response.status,
+    headers: response.headers,
+    text: await response.text(),
+  });
 }
 
 /** Reads a node:http answer (`http.request`'s `res`) to its end and checks it. */
@@ -78,9 +87,10 @@ export function parseRawResponse(raw: string): { status: number; headers: Header
 }
 
 function bodyOf(rest: string, headers: Headers): string {
-  if (!/chunked/i.test(headers.get('transfer-encoding') ?? '')) return rest.slice(0, Number(headers.get('content-length') ?? rest.length));
+  if (!/chunked/i.test(headers.get('transfer-encoding') ?? ''))
+    return rest.slice(0, Number(headers.get('content-length') ?? rest.length));
   let text = '';
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const lineEnd = rest.indexOf('\r\n', at);
     const size = lineEnd < 0 ? 0 : parseInt(rest.slice(at, lineEnd), 16);
     if (!size) return text;

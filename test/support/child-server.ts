@@ -11,7 +11,11 @@ export interface ChildServer {
 }
 
 /** Runs `node src/cli.ts <args>` (or another entry, such as the compiled `dist/cli.js`) as a real process and waits until it listens. */
-export async function spawnServer(env: Record<string, string>, args = ['serve'], entry = 'src/cli.ts'): Promise<ChildServer> {
+export async function spawnServer(
+  env: Record<string, string>,
+  args = ['serve'],
+  entry = 'src/cli.ts',
+): Promise<ChildServer> {
   const child = spawn(process.execPath, [entry, ...args], {
     // No load shedding unless a test asks: start-up and a busy machine would trip it.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },

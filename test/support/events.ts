@@ -21,7 +21,9 @@ export async function feedEnd(t: TestServer): Promise<string | null> {
   const deadline = Date.now() + 10_000;
   while (state.seen < total) {
     assert.ok(Date.now() < deadline, `the feed shows ${state.seen} of ${total} events`);
-    const page = await t.request('GET', `/api/events?limit=1000${state.cursor ? `&after=${state.cursor}` : ''}`, { token: t.adminToken });
+    const page = await t.request('GET', `/api/events?limit=1000${state.cursor ? `&after=${state.cursor}` : ''}`, {
+      token: t.adminToken,
+    });
     assert.equal(page.status, 200, page.text);
     state.seen += page.body.data.length;
     state.cursor = page.body.nextCursor;
@@ -36,13 +38,20 @@ export async function feedEnd(t: TestServer): Promise<string | null> {
  * every transaction older than it has ended, a few milliseconds later), then reading a little longer
  * so that an extra one would be seen too.
  */
-export async function eventsAfter(t: TestServer, after: string | null, count: number, query = ''): Promise<SeenEvent[]> {
+export async function eventsAfter(
+  t: TestServer,
+  after: string | null,
+  count: number,
+  query = '',
+): Promise<SeenEvent[]> {
   const seen: SeenEvent[] = [];
   let cursor = after;
   const deadline = Date.now() + 10_000;
   let settle = 0;
   for (;;) {
-    const page = await t.request('GET', `/api/events?limit=1000${cursor ? `&after=${cursor}` : ''}${query}`, { token: t.adminToken });
+    const page = await t.request('GET', `/api/events?limit=1000${cursor ? `&after=${cursor}` : ''}${query}`, {
+      token: t.adminToken,
+    });
     assert.equal(page.status, 200, page.text);
     seen.push(...(page.body.data as SeenEvent[]));
     if (page.body.nextCursor) cursor = page.body.nextCursor;

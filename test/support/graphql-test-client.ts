@@ -25,7 +25,11 @@ export function errorCodes(response: TestResponse): string[] {
 }
 
 /** GET /graphql with the parameters in the query string. */
-export function gqlGet(t: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<TestResponse> {
+export function gqlGet(
+  t: TestServer,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
   return t.request('GET', `/graphql?${new URLSearchParams(params)}`, { headers });
 }
 
@@ -34,4 +38,8 @@ export function gqlGet(t: TestServer, params: Record<string, string>, headers: R
  * load shedding (a busy test machine must not turn answers into 503s) and a rate limit the suites'
  * deliberately expensive operations cannot reach (they are charged by cost).
  */
-export const GRAPHQL_TEST_ENV = { REPORT_WORKER: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '10000000' } as const;
+export const GRAPHQL_TEST_ENV = {
+  REPORT_WORKER: 'false',
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  RATE_LIMIT_MAX: '10000000',
+} as const;

@@ -65,14 +65,16 @@ export class OpenApiResponseValidator {
     for (const [template, item] of Object.entries(document.paths)) {
       const route = template.replace(/\{([^}]+)\}/g, ':$1');
       for (const method of METHODS.filter((name) => name in item)) {
-        for (const prefix of PREFIXES) this.router.on(method.toUpperCase() as HTTPMethod, `${prefix}${route}`, () => {}, { template });
+        for (const prefix of PREFIXES)
+          this.router.on(method.toUpperCase() as HTTPMethod, `${prefix}${route}`, () => {}, { template });
       }
     }
   }
 
   /** The documented path template the service routes `path` to for `method`, or undefined. */
   private templateOf(method: string, path: string): string | undefined {
-    return (this.router.find(method.toUpperCase() as HTTPMethod, path)?.store as { template: string } | undefined)?.template;
+    return (this.router.find(method.toUpperCase() as HTTPMethod, path)?.store as { template: string } | undefined)
+      ?.template;
   }
 
   private validatorAt(path: string): ValidateFunction {
@@ -87,7 +89,10 @@ export class OpenApiResponseValidator {
   private checkSchema(violations: string[], where: string, schemaPath: string, value: unknown): void {
     const validate = this.validatorAt(schemaPath);
     if (!validate(value)) {
-      for (const error of validate.errors ?? []) violations.push(`${where}: ${error.instancePath || '(root)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+      for (const error of validate.errors ?? [])
+        violations.push(
+          `${where}: ${error.instancePath || '(root)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`,
+        );
     }
   }
 
@@ -98,7 +103,11 @@ export class OpenApiResponseValidator {
     const method = exchange.method.toLowerCase();
     const operationMethod = method === 'head' ? 'get' : method;
     const template = this.templateOf(operationMethod, path);
-    const operation = template === undefined ? undefined : (this.document.paths[template]?.[operationMethod] as { responses?: Record<string, ResponseObject> } | undefined);
+    const operation =
+      template === undefined
+        ? undefined
+        : (this.document.paths[template]?.[operationMethod] as
+            { responses?: Record<string, ResponseObject> } | undefined);
     const label = `${exchange.method} ${exchange.path} → ${exchange.status}`;
 
     if (template === undefined || !operation) {
@@ -106,15 +115,20 @@ export class OpenApiResponseValidator {
       const allowed = METHODS.filter((other) => this.templateOf(other, path) !== undefined);
       if (exchange.status < 400) violations.push(`${label}: a success for an operation the document does not have`);
       if (exchange.status === 405 && !exchange.headers.get('allow')) violations.push(`${label}: 405 without Allow`);
-      if (allowed.length > 0 && exchange.status === 404) violations.push(`${label}: 404 for a documented path (expected 405)`);
+      if (allowed.length > 0 && exchange.status === 404)
+        violations.push(`${label}: 404 for a documented path (expected 405)`);
       if (method !== 'head') this.checkErrorEnvelope(violations, label, exchange);
       return violations;
     }
 
     const responses = operation.responses ?? {};
-    const statusKey = [String(exchange.status), `${String(exchange.status)[0]}XX`, 'default'].find((key) => key in responses);
+    const statusKey = [String(exchange.status), `${String(exchange.status)[0]}XX`, 'default'].find(
+      (key) => key in responses,
+    );
     if (!statusKey) {
-      violations.push(`${label}: status ${exchange.status} is not listed for ${operationMethod.toUpperCase()} ${template} (${Object.keys(responses).join(', ')})`);
+      violations.push(
+        `${label}: status ${exchange.status} is not listed for ${operationMethod.toUpperCase()} ${template} (${Object.keys(responses).join(', ')})`,
+      );
       return violations;
     }
     const response = responses[statusKey]!;
@@ -130,7 +144,8 @@ export class OpenApiResponseValidator {
       if (resolved.schema !== undefined) {
         const type = (this.resolve(resolved.schema) as { type?: unknown }).type;
         const typed = type === 'integer' || type === 'number' ? Number(value) : value;
-        const headerPath = typeof header.$ref === 'string' ? header.$ref.slice(2) : `${responsePath}/${pointer('headers', name)}`;
+        const headerPath =
+          typeof header.$ref === 'string' ? header.$ref.slice(2) : `${responsePath}/${pointer('headers', name)}`;
         this.checkSchema(violations, `${label}: header ${name}`, `${headerPath}/schema`, typed);
       }
     }
@@ -142,19 +157,28 @@ export class OpenApiResponseValidator {
     }
     const content = response.content;
     if (!content) {
-      if (hasBody) violations.push(`${label}: a body (${exchange.headers.get('content-type')}) where the document lists none`);
+      if (hasBody)
+        violations.push(`${label}: a body (${exchange.headers.get('content-type')}) where the document lists none`);
       return violations;
     }
     const mediaType = (exchange.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     const listed = Object.keys(content).find(
-      (key) => key.toLowerCase() === mediaType || (key.endsWith('/*') && mediaType.startsWith(key.slice(0, -1))) || key === '*/*',
+      (key) =>
+        key.toLowerCase() === mediaType ||
+        (key.endsWith('/*') && mediaType.startsWith(key.slice(0, -1))) ||
+        key === '*/*',
     );
     if (!listed) {
       violations.push(`${label}: media type "${mediaType}" is not listed (${Object.keys(content).join(', ')})`);
       return violations;
     }
     if (content[listed]?.schema !== undefined && /[/+]json$/.test(mediaType)) {
-      this.checkSchema(violations, `${label}: body`, `${responsePath}/${pointer('content', listed, 'schema')}`, exchange.body);
+      this.checkSchema(
+        violations,
+        `${label}: body`,
+        `${responsePath}/${pointer('content', listed, 'schema')}`,
+        exchange.body,
+      );
     }
     return violations;
   }
@@ -164,7 +188,12 @@ export class OpenApiResponseValidator {
       violations.push(`${label}: an error that is not JSON (${exchange.headers.get('content-type')})`);
       return;
     }
-    this.checkSchema(violations, `${label}: error body`, pointer('components', 'schemas', 'ErrorEnvelope'), exchange.body);
+    this.checkSchema(
+      violations,
+      `${label}: error body`,
+      pointer('components', 'schemas', 'ErrorEnvelope'),
+      exchange.body,
+    );
   }
 
   private resolve(node: unknown): Json {
@@ -192,7 +221,10 @@ export class ContractChecker {
     if (exchange.method.toUpperCase() === 'OPTIONS') return null;
     const version = exchange.headers.get('api-version');
     const validator = version ? this.validators.get(Number(version)) : undefined;
-    if (!validator) return [`${exchange.method} ${exchange.path} → ${exchange.status}: REST response with API-Version ${JSON.stringify(version)}, which names no document`];
+    if (!validator)
+      return [
+        `${exchange.method} ${exchange.path} → ${exchange.status}: REST response with API-Version ${JSON.stringify(version)}, which names no document`,
+      ];
     return validator.validate(exchange);
   }
 }
@@ -202,7 +234,15 @@ let shared: Promise<ContractChecker> | undefined;
 /** The checker over this code's v1 and v2 documents, generated once per test process. */
 export function contractChecker(): Promise<ContractChecker> {
   shared ??= generateOpenApiDocuments().then(
-    (documents) => new ContractChecker(new Map([...documents].map(([version, document]) => [version, new OpenApiResponseValidator(document as OpenApiDocument)]))),
+    (documents) =>
+      new ContractChecker(
+        new Map(
+          [...documents].map(([version, document]) => [
+            version,
+            new OpenApiResponseValidator(document as OpenApiDocument),
+          ]),
+        ),
+      ),
   );
   return shared;
 }

@@ -14,7 +14,10 @@ export const QUIET_ENV = { REPORT_WORKER: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY
 let productCounter = 0;
 
 /** Products are set up directly in the database: the products API belongs to another module. */
-export async function createProduct(t: TestServer, fields: { priceCents?: number; stock?: number; name?: string } = {}) {
+export async function createProduct(
+  t: TestServer,
+  fields: { priceCents?: number; stock?: number; name?: string } = {},
+) {
   productCounter += 1;
   const at = new Date().toISOString();
   return t.server.db
@@ -34,26 +37,45 @@ export async function createProduct(t: TestServer, fields: { priceCents?: number
 }
 
 export async function stockOf(t: TestServer, productId: number): Promise<number> {
-  const row = await t.server.db.selectFrom('products').select('stock').where('id', '=', productId).executeTakeFirstOrThrow();
+  const row = await t.server.db
+    .selectFrom('products')
+    .select('stock')
+    .where('id', '=', productId)
+    .executeTakeFirstOrThrow();
   return Number(row.stock);
 }
 
-export async function placeOrder(t: TestServer, token: string, items: { productId: number; quantity: number }[]): Promise<TestResponse> {
+export async function placeOrder(
+  t: TestServer,
+  token: string,
+  items: { productId: number; quantity: number }[],
+): Promise<TestResponse> {
   const res = await t.request('POST', '/api/orders', { token, body: { items } });
   if (res.status !== 201) throw new Error(`placing an order failed: ${res.status} ${res.text}`);
   return res;
 }
 
 /** A customer with a product and a pending order of `quantity` units of it. */
-export async function pendingOrder(t: TestServer, options: { stock?: number; quantity?: number; priceCents?: number } = {}) {
+export async function pendingOrder(
+  t: TestServer,
+  options: { stock?: number; quantity?: number; priceCents?: number } = {},
+) {
   const customer = await t.createUser();
   const product = await createProduct(t, { stock: options.stock ?? 10, priceCents: options.priceCents ?? 1250 });
   const res = await placeOrder(t, customer.token, [{ productId: product.id, quantity: options.quantity ?? 2 }]);
-  return { customer, product, order: res.body as { id: number; status: string; _links: Record<string, { href: string; method?: string }> } };
+  return {
+    customer,
+    product,
+    order: res.body as { id: number; status: string; _links: Record<string, { href: string; method?: string }> },
+  };
 }
 
 /** Drives a new order into `status` through the API (admin refunds). */
-export async function orderIn(t: TestServer, status: 'pending' | 'paid' | 'cancelled' | 'refunded', options: { stock?: number; quantity?: number } = {}) {
+export async function orderIn(
+  t: TestServer,
+  status: 'pending' | 'paid' | 'cancelled' | 'refunded',
+  options: { stock?: number; quantity?: number } = {},
+) {
   const setup = await pendingOrder(t, options);
   const id = setup.order.id;
   const act = async (action: string, token: string) => {
@@ -68,7 +90,11 @@ export async function orderIn(t: TestServer, status: 'pending' | 'paid' | 'cance
 
 export interface Instance {
   server: RunningServer;
-  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 

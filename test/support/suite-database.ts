@@ -13,11 +13,18 @@ export interface SuiteDatabase {
  * on it) before the suite's tests, closed and dropped after them. For suites of the storage layer;
  * HTTP suites use `startTestServer`.
  */
-export function suiteDatabase(dialect: TestDialect, options: { poolSize: number; setUp?: (db: Db) => Promise<unknown> }): SuiteDatabase {
+export function suiteDatabase(
+  dialect: TestDialect,
+  options: { poolSize: number; setUp?: (db: Db) => Promise<unknown> },
+): SuiteDatabase {
   let opened: { db: Db; url: string; drop: () => Promise<void> } | undefined;
   before(async () => {
     const database = await dialect.createDatabase();
-    opened = { db: createDatabase(database.url, { poolSize: options.poolSize }), url: database.url, drop: database.drop };
+    opened = {
+      db: createDatabase(database.url, { poolSize: options.poolSize }),
+      url: database.url,
+      drop: database.drop,
+    };
     await options.setUp?.(opened.db);
   });
   after(async () => {

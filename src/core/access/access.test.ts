@@ -7,7 +7,12 @@ import { createRightsCheck } from './rights.ts';
 import { createTokenService } from './tokens.ts';
 import '../http/fastify-types.ts';
 
-const tokens = createTokenService({ secret: 'access-test-secret-access-test-secret', issuer: 'test', audience: 'test', ttlSeconds: 600 });
+const tokens = createTokenService({
+  secret: 'access-test-secret-access-test-secret',
+  issuer: 'test',
+  audience: 'test',
+  ttlSeconds: 600,
+});
 /** Every user exists with the role their token claims (the rights read itself is tested with the real app). */
 let rightsReads = 0;
 const rights = createRightsCheck(async () => {
@@ -35,7 +40,9 @@ describe('the access check of every route', () => {
   before(async () => {
     app = Fastify();
     registerAccessControl(app, verifier, rights);
-    app.setErrorHandler((error: { status?: number }, _request, reply) => reply.code(error.status ?? 500).send({ status: error.status }));
+    app.setErrorHandler((error: { status?: number }, _request, reply) =>
+      reply.code(error.status ?? 500).send({ status: error.status }),
+    );
     const whoami = async (request: { principal: unknown }) => ({ principal: request.principal });
     app.get('/public', { config: { access: 'public' } }, whoami);
     app.get('/user', { config: { access: 'user' } }, whoami);
@@ -63,8 +70,13 @@ describe('the access check of every route', () => {
 
   it("gives a user's routes the verified principal and refuses an administrator's route (403)", async () => {
     const { access_token } = await tokens.issue({ userId: 7, role: 'user' });
-    assert.deepEqual(await twice('/user', `Bearer ${access_token}`), { status: 200, body: { principal: { userId: 7, role: 'user' } } });
-    assert.deepEqual((await twice('/public', `Bearer ${access_token}`)).body, { principal: { userId: 7, role: 'user' } });
+    assert.deepEqual(await twice('/user', `Bearer ${access_token}`), {
+      status: 200,
+      body: { principal: { userId: 7, role: 'user' } },
+    });
+    assert.deepEqual((await twice('/public', `Bearer ${access_token}`)).body, {
+      principal: { userId: 7, role: 'user' },
+    });
     assert.equal((await twice('/admin', `Bearer ${access_token}`)).status, 403);
   });
 
@@ -84,7 +96,11 @@ describe('the access check of every route', () => {
     const seen = [];
     for (let i = 0; i < 2; i += 1) {
       [verifications, rightsReads] = [0, 0];
-      const res = await app.inject({ method: 'POST', url: '/user', headers: { authorization: `Bearer ${access_token}` } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/user',
+        headers: { authorization: `Bearer ${access_token}` },
+      });
       assert.equal(res.statusCode, 200);
       seen.push({ verifications, rightsReads });
     }

@@ -12,7 +12,8 @@ type Done = Parameters<onRequestHookHandler>[2];
 function refusalOf(access: Access | undefined, principal: Principal | null): AppError | undefined {
   if (access === 'public' || access === undefined) return undefined;
   if (!principal) return AppError.unauthorized();
-  if (access === 'admin' && principal.role !== 'admin') return AppError.forbidden('This action requires an administrator');
+  if (access === 'admin' && principal.role !== 'admin')
+    return AppError.forbidden('This action requires an administrator');
   return undefined;
 }
 
@@ -54,7 +55,8 @@ export function registerAccessControl(app: FastifyInstance, verifier: TokenVerif
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerTokenOf(request.headers.authorization);
     if (token === undefined) return admit(request, null, done);
-    if (token === MALFORMED) return done(AppError.unauthorized('Authorization header must be "Bearer <token>"', 'malformed header'));
+    if (token === MALFORMED)
+      return done(AppError.unauthorized('Authorization header must be "Bearer <token>"', 'malformed header'));
     const known = verifier.verifiedNow?.(token);
     if (known !== undefined) return admitVerified(request, known, done);
     verifier.verify(token).then((principal) => admitVerified(request, principal, done), done);

@@ -14,7 +14,18 @@ describe('reading the bearer token of an Authorization header', () => {
   });
 
   it('answers MALFORMED for another scheme, a missing token, or a character outside token68', () => {
-    for (const header of ['', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearerabc', 'Bearer\tabc', 'Bearer a b', 'Bearer a$b', 'Bearer a=b', 'Bearer é']) {
+    for (const header of [
+      '',
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      'Bearer ',
+      'Bearerabc',
+      'Bearer\tabc',
+      'Bearer a b',
+      'Bearer a$b',
+      'Bearer a=b',
+      'Bearer é',
+    ]) {
       assert.equal(bearerTokenOf(header), MALFORMED, JSON.stringify(header));
     }
   });

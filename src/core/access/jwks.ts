@@ -2,7 +2,13 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../errors/app-error.ts';
 import type { Principal } from './principal.ts';
-import { CLOCK_TOLERANCE_SECONDS, describeTokenError, principalFromClaims, REQUIRED_CLAIMS, type TokenVerifier } from './tokens.ts';
+import {
+  CLOCK_TOLERANCE_SECONDS,
+  describeTokenError,
+  principalFromClaims,
+  REQUIRED_CLAIMS,
+  type TokenVerifier,
+} from './tokens.ts';
 
 /** Algorithms an external identity provider may sign with. HS256 never: its key is our secret. */
 export const EXTERNAL_ALGORITHMS = ['RS256', 'ES256'] as const;
@@ -26,15 +32,18 @@ function publicKeyOf(pem: string): { key: KeyObject; algorithm: (typeof EXTERNAL
   // Environment variables often carry a PEM on one line with literal "\n".
   const key = createPublicKey(pem.replace(/\\n/g, '\n'));
   if (key.asymmetricKeyType === 'rsa') return { key, algorithm: 'RS256' };
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return { key, algorithm: 'ES256' };
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1')
+    return { key, algorithm: 'ES256' };
   throw new Error('JWT_PUBLIC_KEY must be an RSA or EC P-256 public key');
 }
 
 function describeExternalError(error: unknown): string {
   if (error instanceof joseErrors.JWKSNoMatchingKey) return 'no key of the identity provider matches the token';
   if (error instanceof joseErrors.JWKSTimeout) return 'the identity provider keys could not be fetched in time';
-  if (error instanceof joseErrors.JOSEError && error.code === 'ERR_JOSE_GENERIC') return 'the identity provider keys could not be fetched';
-  if (error instanceof TypeError || (error as { name?: string }).name === 'AbortError') return 'the identity provider keys could not be fetched';
+  if (error instanceof joseErrors.JOSEError && error.code === 'ERR_JOSE_GENERIC')
+    return 'the identity provider keys could not be fetched';
+  if (error instanceof TypeError || (error as { name?: string }).name === 'AbortError')
+    return 'the identity provider keys could not be fetched';
   return describeTokenError(error);
 }
 

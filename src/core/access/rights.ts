@@ -43,9 +43,13 @@ export function createRightsCheck(lookup: RightsLookup): RightsCheck {
       if (checked.has(principal)) return principal;
       const rights = await lookup(principal.userId);
       if (!rights) throw AppError.unauthorized('Invalid access token', 'the user no longer exists');
-      if (rights.status === 'suspended') throw AppError.unauthorized('Invalid access token', 'the account is suspended');
+      if (rights.status === 'suspended')
+        throw AppError.unauthorized('Invalid access token', 'the account is suspended');
       // A new object: verified principals are shared between requests by the token memo.
-      const fresh: Principal = { userId: principal.userId, role: principal.role === 'admin' && rights.role === 'admin' ? 'admin' : 'user' };
+      const fresh: Principal = {
+        userId: principal.userId,
+        role: principal.role === 'admin' && rights.role === 'admin' ? 'admin' : 'user',
+      };
       checked.add(fresh);
       return fresh;
     },

@@ -40,7 +40,11 @@ const MAX_USER_ID = 2147483647;
  * with `maxTokenAge`, and a future `iat` means a wrong clock or a forged token).
  * `defaultRole` applies when the claim is absent (external identity providers may not send it).
  */
-export function principalFromClaims(payload: JWTPayload, defaultRole?: Role, nowSeconds = Date.now() / 1000): Principal {
+export function principalFromClaims(
+  payload: JWTPayload,
+  defaultRole?: Role,
+  nowSeconds = Date.now() / 1000,
+): Principal {
   const userId = Number(payload.sub);
   const role = (payload.role ?? defaultRole) as Role;
   if (!/^[1-9][0-9]{0,9}$/.test(payload.sub ?? '') || userId > MAX_USER_ID || (role !== 'user' && role !== 'admin')) {

@@ -26,7 +26,10 @@ export function canonicalColumns<C extends string>(columns: readonly C[]): C[] {
  * of one resource, the rights of a caller), and building and compiling the same query on every call
  * cost about as much CPU as pg's own work for the statement (bench/RESULTS.md, "Data path").
  */
-export function rowByIdStatement<Row>(table: TableName, columns?: readonly (keyof Row & string)[]): (db: Db, id: number) => CompiledQuery<Row> {
+export function rowByIdStatement<Row>(
+  table: TableName,
+  columns?: readonly (keyof Row & string)[],
+): (db: Db, id: number) => CompiledQuery<Row> {
   const build = (db: Db, id: number) => {
     const from = anyTable(db).selectFrom(table);
     const selected = columns ? from.select(columns) : from.selectAll();
@@ -39,7 +42,8 @@ export function rowByIdStatement<Row>(table: TableName, columns?: readonly (keyo
     let text = texts[dialect];
     if (text === undefined) {
       const compiled = build(db, id);
-      if (compiled.parameters.length !== 1 || compiled.parameters[0] !== id) throw new Error(`rowByIdStatement(${table}): the id must be the only parameter`);
+      if (compiled.parameters.length !== 1 || compiled.parameters[0] !== id)
+        throw new Error(`rowByIdStatement(${table}): the id must be the only parameter`);
       text = texts[dialect] = compiled.sql;
     }
     return CompiledQuery.raw(text, [id]) as CompiledQuery<Row>;
@@ -52,7 +56,9 @@ export function rowByIdStatement<Row>(table: TableName, columns?: readonly (keyo
  * (`statementCache`; on SQLite once per number of ids too). The GraphQL loaders read authors and posts
  * by id this way, every level of a nested query.
  */
-export function rowsByIdsStatement<Row>(table: TableName): (db: Db, ids: readonly number[], columns?: readonly (keyof Row & string)[]) => CompiledQuery<Row> {
+export function rowsByIdsStatement<Row>(
+  table: TableName,
+): (db: Db, ids: readonly number[], columns?: readonly (keyof Row & string)[]) => CompiledQuery<Row> {
   const statement = statementCache({
     keyOf: (columns: readonly string[] | undefined) => (columns === undefined ? '*' : columns.join()),
     build: (db, columns, params: { ids: IdListParam }) => {
@@ -62,5 +68,7 @@ export function rowsByIdsStatement<Row>(table: TableName): (db: Db, ids: readonl
     },
   });
   return (db, ids, columns) =>
-    statement(db, columns === undefined ? undefined : canonicalColumns<string>(columns), { ids: idListParam(db, ids) }) as CompiledQuery<Row>;
+    statement(db, columns === undefined ? undefined : canonicalColumns<string>(columns), {
+      ids: idListParam(db, ids),
+    }) as CompiledQuery<Row>;
 }

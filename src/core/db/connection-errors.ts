@@ -10,10 +10,13 @@ const SQLITE_BUSY = 5;
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
-  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_CODES.has(e.code) || e.code.startsWith('08')))
+    return true;
   if (e.errcode === SQLITE_BUSY) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   // "not queryable": pg refuses a statement (e.g. the ROLLBACK of a transaction) on a client whose
   // connection already broke; it was a 500 during an outage (test/reliability/database-outage-load.test.ts).
-  return /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|database is closed|is not queryable/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|database is closed|is not queryable/i.test(
+    message,
+  );
 }

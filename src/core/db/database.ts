@@ -43,7 +43,12 @@ function openPostgres(url: string, options: DatabaseOptions, listeners: QueryLis
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const driver = new PgDriver(pool);
-  const db = build(pgDialect(driver), listeners, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }));
+  const db = build(pgDialect(driver), listeners, () => ({
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+    max,
+  }));
   registerPgReads(db, driver, listeners);
   return db;
 }
@@ -51,7 +56,12 @@ function openPostgres(url: string, options: DatabaseOptions, listeners: QueryLis
 function openSqliteDatabase(file: string, listeners: QueryListeners): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const driver = new SqliteDriver(openSqlite(file));
-  const db = build(sqliteDialect(driver), listeners, () => ({ total: 1, idle: driver.held ? 0 : 1, waiting: driver.waiting, max: 1 }));
+  const db = build(sqliteDialect(driver), listeners, () => ({
+    total: 1,
+    idle: driver.held ? 0 : 1,
+    waiting: driver.waiting,
+    max: 1,
+  }));
   registerSqliteReads(db, driver, listeners);
   return db;
 }

@@ -10,7 +10,8 @@ import { readRows } from './fast-read.ts';
 const thingById = rowByIdStatement<{ id: number; name: string }>('things' as TableName);
 const findThing = async (db: Db, id: number) => (await readRows(db, thingById(db, id)))[0];
 
-const byId = (id: number) => CompiledQuery.raw('select id, name from things where id = ?', [id]) as CompiledQuery<{ id: number; name: string }>;
+const byId = (id: number) =>
+  CompiledQuery.raw('select id, name from things where id = ?', [id]) as CompiledQuery<{ id: number; name: string }>;
 
 describe('reads on SQLite while its one connection is free', () => {
   const db = createDatabase('sqlite::memory:');
@@ -91,13 +92,17 @@ describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, (
       await sql`insert into things values (1, 'one')`.execute(db);
     },
   });
-  const pgById = (id: number) => CompiledQuery.raw('select id, name from things where id = $1', [id]) as CompiledQuery<{ id: number; name: string }>;
+  const pgById = (id: number) =>
+    CompiledQuery.raw('select id, name from things where id = $1', [id]) as CompiledQuery<{ id: number; name: string }>;
 
   it('run on the pool as a named statement, and the statement listeners see them', async () => {
     const seen: [string, readonly unknown[], boolean][] = [];
     const stop = observeQueries(suite.db, (text, _ms, failed, parameters) => seen.push([text, parameters, failed]));
     assert.deepEqual(await readRows(suite.db, pgById(1)), [{ id: 1, name: 'one' }]);
-    await assert.rejects(readRows(suite.db, CompiledQuery.raw('select no_such_column from things', [])), /no_such_column/);
+    await assert.rejects(
+      readRows(suite.db, CompiledQuery.raw('select no_such_column from things', [])),
+      /no_such_column/,
+    );
     stop();
     assert.deepEqual(seen, [
       ['select id, name from things where id = $1', [1], false],

@@ -30,7 +30,10 @@ for (const dialect of DIALECTS) {
 
     it('reads exactly the rows of the listed ids, whatever their number', async () => {
       assert.deepEqual(await read([3]).rows, [{ id: 3, name: 'three' }]);
-      assert.deepEqual(await read([4, 1, 4, 9]).rows, [{ id: 1, name: 'one' }, { id: 4, name: 'four' }]);
+      assert.deepEqual(await read([4, 1, 4, 9]).rows, [
+        { id: 1, name: 'one' },
+        { id: 4, name: 'four' },
+      ]);
       assert.deepEqual(await read([]).rows, []);
     });
 
@@ -41,15 +44,26 @@ for (const dialect of DIALECTS) {
         const [text] = texts;
         assert.match(text!, /= any\(\$1\)/);
         for (const ids of [[1], [1, 2], [2, 3, 4]]) await read(ids).rows;
-        const prepared = (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)).rows;
-        assert.equal(prepared.filter((row) => row.statement === text).length, 1, prepared.map((row) => row.statement).join('\n'));
+        const prepared = (
+          await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)
+        ).rows;
+        assert.equal(
+          prepared.filter((row) => row.statement === text).length,
+          1,
+          prepared.map((row) => row.statement).join('\n'),
+        );
       });
 
       it('sends the ids as one array text, and refuses anything but integer ids', async () => {
         const query = read([7, 3, 7]).rows;
-        const compiled = (suite.db as unknown as Kysely<{ item: { id: number } }>).selectFrom('item').select('id').where(columnIn(suite.db, 'id', [7, 3, 7])).compile();
+        const compiled = (suite.db as unknown as Kysely<{ item: { id: number } }>)
+          .selectFrom('item')
+          .select('id')
+          .where(columnIn(suite.db, 'id', [7, 3, 7]))
+          .compile();
         assert.deepEqual(compiled.parameters, ['{7,3,7}']);
-        for (const bad of [1.5, Number.NaN, 2 ** 53]) assert.throws(() => columnIn(suite.db, 'id', [1, bad]), TypeError);
+        for (const bad of [1.5, Number.NaN, 2 ** 53])
+          assert.throws(() => columnIn(suite.db, 'id', [1, bad]), TypeError);
         assert.deepEqual(await query, [{ id: 3, name: 'three' }]);
       });
     }

@@ -12,7 +12,8 @@ export type IdListParam = string | readonly number[];
 
 export function idListParam(db: Db, ids: readonly number[]): IdListParam {
   if (dialectOf(db) !== 'postgres') return ids;
-  for (const id of ids) if (!Number.isSafeInteger(id)) throw new TypeError(`columnIn: ${String(id)} is not an integer id`);
+  for (const id of ids)
+    if (!Number.isSafeInteger(id)) throw new TypeError(`columnIn: ${String(id)} is not an integer id`);
   return `{${ids.join(',')}}`;
 }
 

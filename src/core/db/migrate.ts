@@ -42,7 +42,10 @@ const ATTEMPTS = 10;
  * a new file could fail with "table ... already exists" (test/reliability). Each attempt is one
  * transaction that rolls back whole, so the loser tries again and finds the work done.
  */
-export async function migrateToLatest(db: Db, moduleMigrations: Readonly<Record<string, Migration>> = {}): Promise<MigrationOutcome> {
+export async function migrateToLatest(
+  db: Db,
+  moduleMigrations: Readonly<Record<string, Migration>> = {},
+): Promise<MigrationOutcome> {
   const provider = providerOf(moduleMigrations);
   for (let attempt = 1; ; attempt += 1) {
     try {

@@ -31,7 +31,9 @@ export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Prom
   const shape: PageShape = { table: spec.table, parent, direction: spec.direction, columns: ['id', parent, ...rest] };
   const first = spec.window.offset;
   const last = spec.window.offset + spec.window.limit;
-  return readRows(db, pageStatement(db, shape, { parentIds: idListParam(db, spec.parentIds), first, last })) as Promise<Row[]>;
+  return readRows(db, pageStatement(db, shape, { parentIds: idListParam(db, spec.parentIds), first, last })) as Promise<
+    Row[]
+  >;
 }
 
 interface PageShape {
@@ -57,7 +59,12 @@ const pageStatement = statementCache({
     const { table, parent, direction, columns } = shape;
     const numbered = any
       .selectFrom(table)
-      .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy(parent).orderBy('id', direction)).as('rn'))
+      .select((eb) =>
+        eb.fn
+          .agg<number>('row_number')
+          .over((over) => over.partitionBy(parent).orderBy('id', direction))
+          .as('rn'),
+      )
       .where(columnInParam(db, parent, params.parentIds));
     return dialectOf(db) === 'postgres'
       ? any
@@ -70,9 +77,16 @@ const pageStatement = statementCache({
       : any
           .selectFrom(table)
           .select(columns)
-          .where('id', 'in', any.selectFrom(numbered.select('id').as('ranked')).select('id').where('rn', '>', params.first).where('rn', '<=', params.last))
+          .where(
+            'id',
+            'in',
+            any
+              .selectFrom(numbered.select('id').as('ranked'))
+              .select('id')
+              .where('rn', '>', params.first)
+              .where('rn', '<=', params.last),
+          )
           .orderBy(parent)
           .orderBy('id', direction);
   },
 });
-

@@ -20,14 +20,20 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
   });
 
   const prepared = async () =>
-    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)).rows.map((row) => row.statement);
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(suite.db)).rows.map(
+      (row) => row.statement,
+    );
   const byId = (id: number) => sql<{ id: number; name: string }>`select * from item where id = ${id}`.execute(suite.db);
 
   it('parses a repeated statement once per connection and reuses it', async () => {
     assert.deepEqual((await byId(1)).rows, [{ id: 1, name: 'one' }]);
     assert.deepEqual((await byId(2)).rows, [{ id: 2, name: 'two' }]);
     const statements = await prepared();
-    assert.equal(statements.filter((text) => text === 'select * from item where id = $1').length, 1, statements.join('\n'));
+    assert.equal(
+      statements.filter((text) => text === 'select * from item where id = $1').length,
+      1,
+      statements.join('\n'),
+    );
   });
 
   it('leaves statements with an in-list or a like pattern unnamed', async () => {

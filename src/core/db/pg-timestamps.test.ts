@@ -20,7 +20,9 @@ describe('PostgreSQL timestamptz parsing', () => {
   it('agrees with Date on random instants', () => {
     for (let i = 0; i < 1000; i += 1) {
       const date = new Date(Math.floor(Math.random() * 4102444800000));
-      const micros = String(Math.floor(Math.random() * 1e6)).padStart(6, '0').replace(/0+$/, '');
+      const micros = String(Math.floor(Math.random() * 1e6))
+        .padStart(6, '0')
+        .replace(/0+$/, '');
       const value = `${date.toISOString().slice(0, 19).replace('T', ' ')}${micros ? `.${micros}` : ''}+00`;
       assert.equal(parseTimestamptz(value), new Date(value).toISOString(), value);
     }

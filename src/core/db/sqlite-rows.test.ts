@@ -27,7 +27,10 @@ describe('rows of a SQLite statement', () => {
     assert.equal((row as { polluted?: boolean }).polluted, undefined);
     assert.equal(({} as { polluted?: boolean }).polluted, undefined);
     assert.equal(Object.getPrototypeOf(row), Object.prototype);
-    const wide = rowBuilder([...Array.from({ length: 17 }, (_, i) => `c${i}`), '__proto__'])([...Array.from({ length: 17 }, () => 0), { polluted: true }]);
+    const wide = rowBuilder([...Array.from({ length: 17 }, (_, i) => `c${i}`), '__proto__'])([
+      ...Array.from({ length: 17 }, () => 0),
+      { polluted: true },
+    ]);
     assert.equal(Object.getPrototypeOf(wide), Object.prototype);
   });
 });

@@ -26,6 +26,7 @@ export function rowBuilder(columns: readonly string[]): RowOf {
 
 function definedRow(keys: readonly string[], values: readonly unknown[]): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) Object.defineProperty(row, keys[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
+  for (let i = 0; i < keys.length; i++)
+    Object.defineProperty(row, keys[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
   return row;
 }

@@ -23,19 +23,29 @@ describe('statementCache', () => {
       build: (target: Db, shape: { upper: boolean }, p: Params) => {
         builds += 1;
         const first = shape.upper ? sql<string>`upper(${p.a})` : sql<string>`${p.a}`;
-        const columns: AliasedRawBuilder<unknown, string>[] = [first.as('first'), sql`${p.a}`.as('again'), sql`${1}`.as('constant')];
+        const columns: AliasedRawBuilder<unknown, string>[] = [
+          first.as('first'),
+          sql`${p.a}`.as('again'),
+          sql`${1}`.as('constant'),
+        ];
         if (p.b !== undefined) columns.push(sql`${p.b} * 2`.as('double'));
         return target.selectNoFrom(columns);
       },
     });
-    const run = async (shape: { upper: boolean }, p: Params) => (await db.executeQuery(statement(db, shape, p))).rows[0];
+    const run = async (shape: { upper: boolean }, p: Params) =>
+      (await db.executeQuery(statement(db, shape, p))).rows[0];
     return { run, builds: () => builds };
   }
 
   it('builds a shape once and binds each call’s values in place, a value used twice and constants included', async () => {
     const { run, builds } = counted();
     assert.deepEqual(await run({ upper: false }, { a: 'x', b: 2 }), { first: 'x', again: 'x', constant: 1, double: 4 });
-    assert.deepEqual(await run({ upper: false }, { a: 'y', b: 5 }), { first: 'y', again: 'y', constant: 1, double: 10 });
+    assert.deepEqual(await run({ upper: false }, { a: 'y', b: 5 }), {
+      first: 'y',
+      again: 'y',
+      constant: 1,
+      double: 10,
+    });
     assert.equal(builds(), 1);
   });
 
@@ -75,10 +85,14 @@ describe('statementCache', () => {
       keyOf: (shape: string) => shape,
       build: (target: Db, shape: string, p: { ids: readonly number[]; tag: string }) => {
         builds += 1;
-        return target.selectNoFrom([sql<string>`${shape} || ':' || ${p.tag}`.as('tag'), sql<number>`${sql.join(p.ids, sql` * 10 + `)}`.as('digits')]);
+        return target.selectNoFrom([
+          sql<string>`${shape} || ':' || ${p.tag}`.as('tag'),
+          sql<number>`${sql.join(p.ids, sql` * 10 + `)}`.as('digits'),
+        ]);
       },
     });
-    const run = async (shape: string, ids: number[], tag: string) => (await db.executeQuery(statement(db, shape, { ids, tag }))).rows[0];
+    const run = async (shape: string, ids: number[], tag: string) =>
+      (await db.executeQuery(statement(db, shape, { ids, tag }))).rows[0];
     assert.deepEqual(await run('a', [1, 2], 'x'), { tag: 'a:x', digits: 12 });
     assert.deepEqual(await run('a', [3], 'y'), { tag: 'a:y', digits: 3 });
     assert.deepEqual(await run('a', [4, 5, 6], 'z'), { tag: 'a:z', digits: 96 });

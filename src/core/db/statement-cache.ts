@@ -76,7 +76,9 @@ class Marker {
     this.index = index;
   }
   toString(): never {
-    throw new Error(`statementCache: param "${this.param}" must be bound as a value, not turned into SQL text or computed on`);
+    throw new Error(
+      `statementCache: param "${this.param}" must be bound as a value, not turned into SQL text or computed on`,
+    );
   }
   valueOf(): never {
     return this.toString();
@@ -98,7 +100,9 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
   const compiled = build(db, shape, marked as Params).compile();
   const slots = compiled.parameters.map((value): Slot => {
     if (Array.isArray(value) && value.some((element) => element instanceof Marker)) {
-      throw new Error('statementCache: an array param must be bound one element per parameter (sql.join), not as one value');
+      throw new Error(
+        'statementCache: an array param must be bound one element per parameter (sql.join), not as one value',
+      );
     }
     if (!(value instanceof Marker)) return { constant: value };
     return value.index === undefined ? { param: value.param } : { param: value.param, index: value.index };

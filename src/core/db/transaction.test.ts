@@ -25,7 +25,10 @@ describe('transactions that PostgreSQL aborts for a deadlock', { skip: !postgres
       });
     await Promise.all([bump(1, 2), bump(2, 1)]);
     const { rows } = await sql<{ n: number }>`select n from pair order by id`.execute(suite.db);
-    assert.deepEqual(rows.map((row) => row.n), [2, 2]);
+    assert.deepEqual(
+      rows.map((row) => row.n),
+      [2, 2],
+    );
   });
 
   it('does not retry other errors', async () => {
@@ -59,7 +62,10 @@ for (const dialect of DIALECTS) {
       await back.releaseSavepoint('before two').execute();
       await trx.commit().execute();
       const { rows } = await sql<{ id: number }>`select id from mark order by id`.execute(suite.db);
-      assert.deepEqual(rows.map((row) => row.id), [1]);
+      assert.deepEqual(
+        rows.map((row) => row.id),
+        [1],
+      );
     });
   });
 }

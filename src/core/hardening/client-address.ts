@@ -12,7 +12,10 @@ export function clientNetworkOf(ip: string): string {
     const [high, low] = [groups[6]!, groups[7]!];
     return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   }
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail read as two groups). */

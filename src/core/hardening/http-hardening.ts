@@ -22,7 +22,13 @@ const PAGE_CSP = {
   directives: {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'", "'unsafe-inline'", 'https://unpkg.com', 'https://cdn.jsdelivr.net'],
-    styleSrc: ["'self'", "'unsafe-inline'", 'https://unpkg.com', 'https://cdn.jsdelivr.net', 'https://fonts.googleapis.com'],
+    styleSrc: [
+      "'self'",
+      "'unsafe-inline'",
+      'https://unpkg.com',
+      'https://cdn.jsdelivr.net',
+      'https://fonts.googleapis.com',
+    ],
     fontSrc: ["'self'", 'data:', 'https://unpkg.com', 'https://cdn.jsdelivr.net', 'https://fonts.gstatic.com'],
     imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
     connectSrc: ["'self'"],
@@ -100,7 +106,8 @@ const DOCUMENT_ONLY = {
  * `Referrer-Policy: no-referrer`; plus `Cross-Origin-Resource-Policy: same-origin`, which keeps other
  * sites' pages from embedding an answer. `Cache-Control` is set per route (core/http/caching.ts).
  */
-const apiSecurityHeaders = () => headersSetBy(helmet({ ...HELMET_DEFAULTS, ...DOCUMENT_ONLY, contentSecurityPolicy: API_CSP }));
+const apiSecurityHeaders = () =>
+  headersSetBy(helmet({ ...HELMET_DEFAULTS, ...DOCUMENT_ONLY, contentSecurityPolicy: API_CSP }));
 
 /**
  * Security headers on every response (helmet), the relaxed CSP only on the HTML pages. Computed
@@ -146,7 +153,8 @@ export async function registerCors(app: FastifyInstance, origins: string[]): Pro
   // ("Invalid Preflight Request"). Such a request is answered as without CORS instead: 405 with
   // Allow, or 404, in the error envelope (the not-found handler, core/http/error-envelope.ts).
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method'])) return done();
+    if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method']))
+      return done();
     reply.callNotFound();
   });
   await app.register(cors, {
@@ -154,10 +162,31 @@ export async function registerCors(app: FastifyInstance, origins: string[]): Pro
     // Credentials travel in the Authorization header, never in cookies.
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'API-Version', 'X-Request-Id'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Accept',
+      'If-Match',
+      'If-None-Match',
+      'Idempotency-Key',
+      'API-Version',
+      'X-Request-Id',
+    ],
     exposedHeaders: [
-      'ETag', 'Location', 'Retry-After', 'X-Request-Id', 'API-Version', 'Deprecation', 'Sunset', 'Link',
-      'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow',
+      'ETag',
+      'Location',
+      'Retry-After',
+      'X-Request-Id',
+      'API-Version',
+      'Deprecation',
+      'Sunset',
+      'Link',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Idempotent-Replayed',
+      'WWW-Authenticate',
+      'Allow',
     ],
     maxAge: 600,
   });
@@ -197,7 +226,9 @@ function frameworkAppError(error: FastifyError): AppError {
  * the API's security headers, the request id and, under `/api`, the version that answered (with
  * v1's deprecation signal), chosen as for any request refused before the version hook.
  */
-export function frameworkErrorAnswer(versioning: VersioningOptions): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function frameworkErrorAnswer(
+  versioning: VersioningOptions,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   const securityHeaders = apiSecurityHeaders();
   return (error, request, reply) => {
     reply.headers(securityHeaders);

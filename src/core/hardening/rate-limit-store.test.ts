@@ -6,7 +6,9 @@ import { REDIS_URL, redisUp } from '../../../test/support/redis.ts';
 import { createMemoryStore, createRedisStore, type Count, type CounterStore } from './rate-limit-store.ts';
 
 const add = (store: CounterStore, key: string, weight: number, windowMs: number) =>
-  new Promise<Count>((resolve, reject) => store.add(key, weight, windowMs, (error, count) => (count ? resolve(count) : reject(error))));
+  new Promise<Count>((resolve, reject) =>
+    store.add(key, weight, windowMs, (error, count) => (count ? resolve(count) : reject(error))),
+  );
 
 describe('the in-memory rate-limit counters', () => {
   it('count weights per key in a fixed window and start again when it ends', () => {

@@ -63,7 +63,8 @@ type RedisWithScript = Redis & {
 /** Counters in Redis, shared by every instance with the same prefix. */
 export function createRedisStore(redis: Redis, prefix: string): CounterStore {
   const client = redis as RedisWithScript;
-  if (typeof client.rateLimitAdd !== 'function') client.defineCommand('rateLimitAdd', { numberOfKeys: 1, lua: ADD_SCRIPT });
+  if (typeof client.rateLimitAdd !== 'function')
+    client.defineCommand('rateLimitAdd', { numberOfKeys: 1, lua: ADD_SCRIPT });
   return {
     add(key, weight, windowMs, counted) {
       client.rateLimitAdd(prefix + key, windowMs, weight).then(

@@ -8,7 +8,12 @@ import { memoizeTokenVerifier } from './verified-token-memo.ts';
 import '../http/fastify-types.ts';
 
 const MAX = 5;
-const tokens = createTokenService({ secret: 'rate-limit-test-secret-rate-limit-test', issuer: 'test', audience: 'test', ttlSeconds: 600 });
+const tokens = createTokenService({
+  secret: 'rate-limit-test-secret-rate-limit-test',
+  issuer: 'test',
+  audience: 'test',
+  ttlSeconds: 600,
+});
 const memo = memoizeTokenVerifier(tokens);
 let verifications = 0;
 /** The memo, counting the verifications the limiter asks for. */
@@ -32,7 +37,14 @@ describe('the rate limiter', () => {
     app = Fastify();
     limiter = await registerRateLimits(
       app,
-      { max: MAX, windowMs: 60_000, authMax: 2, authWindowMs: 60_000, redisPrefix: 'unused:', onRejected: (limit) => rejected.push(limit) },
+      {
+        max: MAX,
+        windowMs: 60_000,
+        authMax: 2,
+        authWindowMs: 60_000,
+        redisPrefix: 'unused:',
+        onRejected: (limit) => rejected.push(limit),
+      },
       verifier,
     );
     app.setErrorHandler((error, _request, reply) => sendError(reply, toAppError(error)));
@@ -103,7 +115,8 @@ describe('the rate limiter', () => {
 
   it('charges a weight against the same budget and refuses a charge past it', async () => {
     const address = newAddress();
-    const post = (weight: number) => app.inject({ method: 'POST', url: '/graphql', remoteAddress: address, payload: { weight } });
+    const post = (weight: number) =>
+      app.inject({ method: 'POST', url: '/graphql', remoteAddress: address, payload: { weight } });
     const cheap = await post(0);
     assert.equal(remaining(cheap), MAX - 1);
     const heavier = await post(2);
@@ -117,7 +130,8 @@ describe('the rate limiter', () => {
 
   it('limits token attempts per address and email, with their own budget and headers', async () => {
     const address = newAddress();
-    const attempt = (email: string) => app.inject({ method: 'POST', url: '/api/auth/token', remoteAddress: address, payload: { email } });
+    const attempt = (email: string) =>
+      app.inject({ method: 'POST', url: '/api/auth/token', remoteAddress: address, payload: { email } });
     assert.equal((await attempt('a@example.com')).headers['ratelimit-limit'], '2');
     assert.equal((await attempt(' A@example.com')).statusCode, 200);
     rejected.length = 0;

@@ -4,7 +4,13 @@ import type { Principal } from '../access/principal.ts';
 import type { TokenVerifier } from '../access/tokens.ts';
 import { AppError } from '../errors/app-error.ts';
 import { clientNetworkOf } from './client-address.ts';
-import { connectRedis, createMemoryStore, createRedisStore, type Count, type CounterStore } from './rate-limit-store.ts';
+import {
+  connectRedis,
+  createMemoryStore,
+  createRedisStore,
+  type Count,
+  type CounterStore,
+} from './rate-limit-store.ts';
 
 /** Which budget refused a request: the general one, sign-in attempts, or an operation's cost. */
 type LimitName = 'requests' | 'token_attempts' | 'graphql_cost';
@@ -71,7 +77,11 @@ function rateLimited(max: number, resetSeconds: number): AppError {
  * its chain of promises per request showed in a small GET's CPU (bench/RESULTS.md, issue 20 session 5,
  * change 33); with the counters in memory a request is counted here without a promise.
  */
-export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings, verifier: TokenVerifier): Promise<RateLimiter> {
+export async function registerRateLimits(
+  app: FastifyInstance,
+  settings: RateLimitSettings,
+  verifier: TokenVerifier,
+): Promise<RateLimiter> {
   const store: CounterStore = settings.redisUrl
     ? createRedisStore(await connectRedis(app, settings.redisUrl), settings.redisPrefix)
     : createMemoryStore();
@@ -92,7 +102,14 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
   }
 
   /** Counts `weight` against `key` and calls back with the decision: at once in memory, after the round trip in Redis. */
-  function spend(request: FastifyRequest, reply: FastifyReply, budget: Budget, key: string, weight: number, done: (refusal?: AppError) => void): void {
+  function spend(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    budget: Budget,
+    key: string,
+    weight: number,
+    done: (refusal?: AppError) => void,
+  ): void {
     store.add(key, weight, budget.windowMs, (error, count) => {
       if (count) return done(decide(reply, budget, count));
       // The shared store is down: serving without limits beats refusing every request.
@@ -105,7 +122,12 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
    * Counts the request against its budget: the verified token's subject, else the client address, so
    * a forged `sub` cannot spend someone else's budget (the access check refuses it with 401 after).
    */
-  function spendRequest(request: FastifyRequest, reply: FastifyReply, principal: Principal | null, done: (refusal?: AppError) => void): void {
+  function spendRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: Principal | null,
+    done: (refusal?: AppError) => void,
+  ): void {
     const key = principal ? `user:${principal.userId}` : `ip:${clientNetworkOf(request.ip)}`;
     (request as KeyedRequest)[KEY] = key;
     spend(request, reply, requests, key, 1, done);
@@ -136,7 +158,9 @@ export async function registerRateLimits(app: FastifyInstance, settings: RateLim
     charge(request, reply, weight) {
       const key = (request as KeyedRequest)[KEY];
       if (!key || weight <= 0) return Promise.resolve();
-      return new Promise((resolve, reject) => spend(request, reply, graphqlCost, key, weight, (refusal) => (refusal ? reject(refusal) : resolve())));
+      return new Promise((resolve, reject) =>
+        spend(request, reply, graphqlCost, key, weight, (refusal) => (refusal ? reject(refusal) : resolve())),
+      );
     },
   };
 }

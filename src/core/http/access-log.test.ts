@@ -40,9 +40,18 @@ describe('the access log', () => {
     const app = await appWithLog(lines);
     const token = 'eyJhbGciOiJIUzI1NiJ9.secret-token.signature';
     await app.inject({ method: 'GET', url: '/api/users/7', headers: { authorization: `Bearer ${token}` } });
-    await app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query: 'query ListPosts { posts { id } }' } });
+    await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { query: 'query ListPosts { posts { id } }' },
+    });
     await app.inject({ method: 'POST', url: '/graphql-refused', payload: { query: '{' } });
-    await app.inject({ method: 'POST', url: '/api/auth/token', payload: { email: 'a@example.com', password: 'hunter2-password' } });
+    await app.inject({
+      method: 'POST',
+      url: '/api/auth/token',
+      payload: { email: 'a@example.com', password: 'hunter2-password' },
+    });
     await app.close();
 
     const completed = lines.filter((line) => line.msg === 'request completed');

@@ -7,7 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { BASE_ENV, signUpUsers } from '../../../test/reliability/harness.test-support.ts';
-import { checkAnswer, checkFetched, parseRawResponse, parseResponseHead } from '../../../test/support/checked-answer.ts';
+import {
+  checkAnswer,
+  checkFetched,
+  parseRawResponse,
+  parseResponseHead,
+} from '../../../test/support/checked-answer.ts';
 import { spawnServer } from '../../../test/support/child-server.ts';
 import { LINGER_MAX_MS } from './body-limit.ts';
 
@@ -20,8 +25,20 @@ function oversized(userId: number) {
   const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(TWO_MIB, 1)]);
   return [
     { method: 'PUT', path: `/api/users/${userId}/avatar`, type: 'image/png', body: png, graphql: false },
-    { method: 'POST', path: '/api/users', type: 'application/json', body: Buffer.from(JSON.stringify({ name: 'x'.repeat(TWO_MIB), email: 'big@example.com' })), graphql: false },
-    { method: 'POST', path: '/graphql', type: 'application/json', body: Buffer.from(JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(TWO_MIB) } })), graphql: true },
+    {
+      method: 'POST',
+      path: '/api/users',
+      type: 'application/json',
+      body: Buffer.from(JSON.stringify({ name: 'x'.repeat(TWO_MIB), email: 'big@example.com' })),
+      graphql: false,
+    },
+    {
+      method: 'POST',
+      path: '/graphql',
+      type: 'application/json',
+      body: Buffer.from(JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(TWO_MIB) } })),
+      graphql: true,
+    },
   ];
 }
 
@@ -88,25 +105,43 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('are answered 413 in the error envelope that curl reads, with Content-Length and chunked', { skip: hasCurl ? false : 'no curl' }, async () => {
-      for (const [index, request] of oversized(user.id).entries()) {
-        const file = `${dir}/body-${index}`;
-        await writeFile(file, request.body);
-        for (const mode of ['content-length', 'chunked'] as const) {
-          const what = `curl ${request.method} ${request.path} (${mode})`;
-          const args = ['-sS', '-X', request.method, `${t.url}${request.path}`, '-H', `content-type: ${request.type}`, '-D', `${file}.head`];
-          args.push('-H', `authorization: Bearer ${user.token}`, '--data-binary', `@${file}`);
-          if (mode === 'chunked') args.push('-H', 'transfer-encoding: chunked');
-          const { stdout } = await promisify(execFile)('curl', args, { maxBuffer: 1024 * 1024 }).catch((error: Error & { stderr?: string }) => {
-            throw new Error(`${what}: ${error.stderr ?? error.message}`);
-          });
-          // The head of the last response curl read (after any 100 Continue), and the body it decoded.
-          const head = (await readFile(`${file}.head`, 'latin1')).split('\r\n\r\n').filter(Boolean).at(-1) ?? '';
-          const checked = await checkAnswer(request.method, request.path, { ...parseResponseHead(head), text: stdout });
-          assertTooLarge(checked.status, checked.text, request.graphql, what);
+    it(
+      'are answered 413 in the error envelope that curl reads, with Content-Length and chunked',
+      { skip: hasCurl ? false : 'no curl' },
+      async () => {
+        for (const [index, request] of oversized(user.id).entries()) {
+          const file = `${dir}/body-${index}`;
+          await writeFile(file, request.body);
+          for (const mode of ['content-length', 'chunked'] as const) {
+            const what = `curl ${request.method} ${request.path} (${mode})`;
+            const args = [
+              '-sS',
+              '-X',
+              request.method,
+              `${t.url}${request.path}`,
+              '-H',
+              `content-type: ${request.type}`,
+              '-D',
+              `${file}.head`,
+            ];
+            args.push('-H', `authorization: Bearer ${user.token}`, '--data-binary', `@${file}`);
+            if (mode === 'chunked') args.push('-H', 'transfer-encoding: chunked');
+            const { stdout } = await promisify(execFile)('curl', args, { maxBuffer: 1024 * 1024 }).catch(
+              (error: Error & { stderr?: string }) => {
+                throw new Error(`${what}: ${error.stderr ?? error.message}`);
+              },
+            );
+            // The head of the last response curl read (after any 100 Continue), and the body it decoded.
+            const head = (await readFile(`${file}.head`, 'latin1')).split('\r\n\r\n').filter(Boolean).at(-1) ?? '';
+            const checked = await checkAnswer(request.method, request.path, {
+              ...parseResponseHead(head),
+              text: stdout,
+            });
+            assertTooLarge(checked.status, checked.text, request.graphql, what);
+          }
         }
-      }
-    });
+      },
+    );
 
     it('reads on after the 413 to a client that keeps sending, then closes within the bound', async () => {
       const { hostname, port } = new URL(t.url);
@@ -116,7 +151,9 @@ for (const dialect of DIALECTS) {
       socket.on('data', (chunk) => (received += chunk.toString('latin1')));
       socket.on('error', () => {});
       const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
-      socket.write(`POST /api/users HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024 * 1024}\r\n\r\n`);
+      socket.write(
+        `POST /api/users HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024 * 1024}\r\n\r\n`,
+      );
       const started = Date.now();
       // An endless slow upload: 64 KiB every 50 ms.
       const pump = setInterval(() => socket.writable && socket.write(Buffer.alloc(65536, 0x20)), 50);

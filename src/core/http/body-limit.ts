@@ -21,7 +21,8 @@ const lingering = new WeakSet<Socket>();
  */
 export function registerLingeringClose(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && /\bclose\b/i.test(String(reply.getHeader('connection') ?? ''))) lingerOnClose(request.raw.socket);
+    if (!request.raw.complete && /\bclose\b/i.test(String(reply.getHeader('connection') ?? '')))
+      lingerOnClose(request.raw.socket);
     done(null, payload);
   });
 }

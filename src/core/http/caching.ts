@@ -65,7 +65,9 @@ function withValidator(request: FastifyRequest, reply: FastifyReply, payload: un
 export function assertIfMatch(request: FastifyRequest, reply: FastifyReply, schema: TSchema, current: unknown): void {
   const header = request.headers['if-match'];
   if (!header) return;
-  const etag = strongEtag(reply.serializeInput(current as Record<string, unknown>, schema as unknown as Record<string, unknown>));
+  const etag = strongEtag(
+    reply.serializeInput(current as Record<string, unknown>, schema as unknown as Record<string, unknown>),
+  );
   if (!ifMatchMatches(header, etag)) {
     throw new AppError('PRECONDITION_FAILED', 'The resource has changed since it was read (If-Match does not match)');
   }

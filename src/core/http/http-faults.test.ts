@@ -9,7 +9,9 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
 /** The raw status and headers (fetch would hide nothing here, but a raw client shows what was sent), checked against the document. */
 function rawGet(base: string, path: string, headers: Record<string, string>): Promise<CheckedAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { headers }, (res) => checkIncoming('GET', path, res).then(resolve, reject));
+    const req = httpRequest(`${base}${path}`, { headers }, (res) =>
+      checkIncoming('GET', path, res).then(resolve, reject),
+    );
     req.on('error', reject);
     req.end();
   });
@@ -37,7 +39,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('an OPTIONS request that is no CORS preflight is answered in the error envelope (405 with Allow, or 404), as without CORS', async () => {
-      for (const headers of [{ origin: ORIGIN }, {}, { 'access-control-request-method': 'GET' }] as Record<string, string>[]) {
+      for (const headers of [{ origin: ORIGIN }, {}, { 'access-control-request-method': 'GET' }] as Record<
+        string,
+        string
+      >[]) {
         const known = await t.request('OPTIONS', '/api/products', { headers });
         assert.equal(known.status, 405, known.text);
         assert.equal(known.body.error.code, 'METHOD_NOT_ALLOWED');
@@ -46,7 +51,9 @@ for (const dialect of DIALECTS) {
         assert.equal(unknown.status, 404, unknown.text);
         assert.equal(unknown.body.error.code, 'NOT_FOUND');
       }
-      const preflight = await t.request('OPTIONS', '/api/products', { headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
+      const preflight = await t.request('OPTIONS', '/api/products', {
+        headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
+      });
       assert.equal(preflight.status, 204);
       assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
     });
@@ -56,7 +63,12 @@ for (const dialect of DIALECTS) {
         { path: '/api/products', headers: { 'api-version': '9' }, status: 400, code: 'UNSUPPORTED_VERSION' },
         { path: '/api/v3/products', headers: {}, status: 400, code: 'UNSUPPORTED_VERSION' },
         { path: '/api/products?version=0', headers: {}, status: 400, code: 'UNSUPPORTED_VERSION' },
-        { path: '/api/products', headers: { accept: 'application/vnd.content.v9+json' }, status: 406, code: 'NOT_ACCEPTABLE' },
+        {
+          path: '/api/products',
+          headers: { accept: 'application/vnd.content.v9+json' },
+          status: 406,
+          code: 'NOT_ACCEPTABLE',
+        },
       ];
       for (const refusal of refusals) {
         const res = await t.request('GET', refusal.path, { headers: refusal.headers });
@@ -70,10 +82,22 @@ for (const dialect of DIALECTS) {
 
     it('a URL refused before routing (414 for a path segment over 100 characters, 400 for a broken percent-escape) or over 8 KiB still says API-Version, with the request id and security headers', async () => {
       const segment = '1'.repeat(101);
-      const refusals: { path: string; headers?: Record<string, string>; status: number; code: string; version: string }[] = [
+      const refusals: {
+        path: string;
+        headers?: Record<string, string>;
+        status: number;
+        code: string;
+        version: string;
+      }[] = [
         { path: `/api/v1/users/${segment}`, status: 414, code: 'URI_TOO_LONG', version: '1' },
         { path: `/api/v2/users/${segment}/posts`, status: 414, code: 'URI_TOO_LONG', version: '2' },
-        { path: `/api/products/${segment}`, headers: { 'api-version': '2' }, status: 414, code: 'URI_TOO_LONG', version: '2' },
+        {
+          path: `/api/products/${segment}`,
+          headers: { 'api-version': '2' },
+          status: 414,
+          code: 'URI_TOO_LONG',
+          version: '2',
+        },
         { path: '/api/v1/users/%ff', status: 400, code: 'BAD_REQUEST', version: '1' },
         { path: '/api/v2/posts/%zz/comments', status: 400, code: 'BAD_REQUEST', version: '2' },
         { path: '/api/users/%E0%A4%A', status: 400, code: 'BAD_REQUEST', version: '1' },
@@ -100,11 +124,20 @@ for (const dialect of DIALECTS) {
     });
 
     it('lets a browser read Idempotent-Replayed and WWW-Authenticate (Access-Control-Expose-Headers)', async () => {
-      const denied = await t.request('GET', '/api/orders', { headers: { origin: ORIGIN, authorization: 'Bearer not-a-token' } });
+      const denied = await t.request('GET', '/api/orders', {
+        headers: { origin: ORIGIN, authorization: 'Bearer not-a-token' },
+      });
       assert.equal(denied.status, 401);
       assert.ok(denied.headers.get('www-authenticate'));
       const exposed = (denied.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/);
-      for (const name of ['idempotent-replayed', 'www-authenticate', 'retry-after', 'etag', 'location', 'api-version']) {
+      for (const name of [
+        'idempotent-replayed',
+        'www-authenticate',
+        'retry-after',
+        'etag',
+        'location',
+        'api-version',
+      ]) {
         assert.ok(exposed.includes(name), `${name} in ${exposed.join(', ')}`);
       }
     });

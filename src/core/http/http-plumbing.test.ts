@@ -56,8 +56,14 @@ for (const dialect of DIALECTS) {
       const res = await t.request('GET', '/metrics');
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
-      assert.match(res.text, /http_requests_total\{method="GET",route="\/api\/users\/:userId",version="1",status_code="200"\} \d+/);
-      assert.match(res.text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/users\/:userId"/);
+      assert.match(
+        res.text,
+        /http_requests_total\{method="GET",route="\/api\/users\/:userId",version="1",status_code="200"\} \d+/,
+      );
+      assert.match(
+        res.text,
+        /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/users\/:userId"/,
+      );
       assert.match(res.text, /process_resident_memory_bytes/);
     });
 
@@ -102,7 +108,9 @@ describe('error mapping', () => {
     const params = Object.assign(new Error('bad'), { validation: [], validationContext: 'params' });
     assert.equal(toAppError(params).status, 404);
     const body = Object.assign(new Error('bad'), {
-      validation: [{ instancePath: '/name', keyword: 'minLength', params: {}, message: 'must NOT have fewer than 1 characters' }],
+      validation: [
+        { instancePath: '/name', keyword: 'minLength', params: {}, message: 'must NOT have fewer than 1 characters' },
+      ],
       validationContext: 'body',
     });
     const mapped = toAppError(body);
@@ -114,7 +122,11 @@ describe('error mapping', () => {
 describe('access declarations', () => {
   it('refuses to register a route that does not declare who may call it', async () => {
     const app = Fastify();
-    registerAccessControl(app, { verify: async () => ({ userId: 1, role: 'user' }) }, { current: async (principal) => principal });
+    registerAccessControl(
+      app,
+      { verify: async () => ({ userId: 1, role: 'user' }) },
+      { current: async (principal) => principal },
+    );
     assert.throws(() => app.get('/undeclared', async () => 'x'), /does not declare config.access/);
     app.get('/declared', { config: { access: 'public' } }, async () => 'x');
     await app.close();

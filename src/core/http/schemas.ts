@@ -17,14 +17,17 @@ export const Link = Type.Object(
   { title: 'Link', description: 'A hypermedia link; action links carry the method' },
 );
 
-export const Pagination = Type.Object({
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  total: Type.Integer(),
-  totalPages: Type.Integer(),
-  hasNext: Type.Boolean(),
-  hasPrev: Type.Boolean(),
-}, { title: 'Pagination' });
+export const Pagination = Type.Object(
+  {
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer(),
+    totalPages: Type.Integer(),
+    hasNext: Type.Boolean(),
+    hasPrev: Type.Boolean(),
+  },
+  { title: 'Pagination' },
+);
 
 export const ErrorEnvelope = Type.Object({
   error: Type.Object({
@@ -42,7 +45,8 @@ export const ErrorEnvelope = Type.Object({
 export const Id = Type.Integer({ minimum: 1, maximum: MAX_DB_INTEGER });
 
 /** An id in a body or a query filter (`productId`, `customerId`, `authorId`): out of range is a 422 naming it. */
-export const IdField = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: MAX_DB_INTEGER, ...options });
+export const IdField = (options: { description?: string } = {}) =>
+  Type.Integer({ minimum: 1, maximum: MAX_DB_INTEGER, ...options });
 
 /**
  * The body of an action `POST` (pay, cancel, refund, verify-email, promote-to-admin, like): none, or
@@ -69,9 +73,16 @@ export function PageOf<T extends TSchema>(item: T, name?: string) {
 /** The optional page parameters every page-based list accepts (normalised by `pageWindow`). */
 export const PageQuery = {
   // Above the integer range no page can hold data; refusing it keeps the offset exact and small for the databases.
-  page: Type.Optional(Type.Integer({ maximum: MAX_DB_INTEGER, description: `Page number, from 1 (lower values are raised to 1; above ${MAX_DB_INTEGER} is 422)` })),
+  page: Type.Optional(
+    Type.Integer({
+      maximum: MAX_DB_INTEGER,
+      description: `Page number, from 1 (lower values are raised to 1; above ${MAX_DB_INTEGER} is 422)`,
+    }),
+  ),
   limit: Type.Optional(Type.Integer({ description: 'Page size (clamped between 1 and the maximum)' })),
 };
 
 /** An explicit zero-based offset (products): negative is raised to 0, above the integer range is 422. */
-export const OffsetQuery = Type.Optional(Type.Integer({ maximum: MAX_DB_INTEGER, description: 'Zero-based count of skipped items; overrides page' }));
+export const OffsetQuery = Type.Optional(
+  Type.Integer({ maximum: MAX_DB_INTEGER, description: 'Zero-based count of skipped items; overrides page' }),
+);

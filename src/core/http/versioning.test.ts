@@ -16,7 +16,11 @@ describe('version selection (unit)', () => {
   });
 
   it('takes the version from the path prefix first, whatever the other signals say', () => {
-    assert.deepEqual(choose('/api/v2/users', { 'api-version': '1' }), { version: 2, prefix: '/api/v2', mediaType: null });
+    assert.deepEqual(choose('/api/v2/users', { 'api-version': '1' }), {
+      version: 2,
+      prefix: '/api/v2',
+      mediaType: null,
+    });
     assert.deepEqual(choose('/api/v1/users?version=2', { accept: 'application/vnd.content.v2+json' }), {
       version: 1,
       prefix: '/api/v1',
@@ -26,7 +30,10 @@ describe('version selection (unit)', () => {
 
   it('on plain /api: API-Version, then Accept, then ?version=, else 1', () => {
     const accept2 = { accept: 'application/vnd.content.v2+json' };
-    assert.equal(choose('/api/users?version=1', { 'api-version': '2', accept: 'application/vnd.content.v1+json' })?.version, 2);
+    assert.equal(
+      choose('/api/users?version=1', { 'api-version': '2', accept: 'application/vnd.content.v1+json' })?.version,
+      2,
+    );
     assert.equal(choose('/api/users?version=1', accept2)?.version, 2);
     assert.equal(choose('/api/users?version=2')?.version, 2);
     assert.equal(choose('/api/users')?.version, 1);
@@ -72,7 +79,8 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    const get = (path: string, headers: Record<string, string> = {}) => t.request('GET', path, { token: user.token, headers });
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      t.request('GET', path, { token: user.token, headers });
 
     it('serves the same route table under /api, /api/v1 and /api/v2', async () => {
       for (const prefix of ['/api', '/api/v1', '/api/v2']) {

@@ -43,9 +43,13 @@ function supported(raw: string): ApiVersion | null {
 }
 
 function unsupported(raw: string, from: string): AppError {
-  return new AppError('UNSUPPORTED_VERSION', `API version ${JSON.stringify(raw)} from ${from} is not supported; use 1 or 2`, {
-    details: [{ field: from, message: `must be one of ${API_VERSIONS.join(', ')}` }],
-  });
+  return new AppError(
+    'UNSUPPORTED_VERSION',
+    `API version ${JSON.stringify(raw)} from ${from} is not supported; use 1 or 2`,
+    {
+      details: [{ field: from, message: `must be one of ${API_VERSIONS.join(', ')}` }],
+    },
+  );
 }
 
 /** The first `application/vnd.content.vN+json` in `Accept` (parameters such as `q` ignored). */
@@ -93,9 +97,13 @@ export function chooseVersion(url: string, headers: FastifyRequest['headers']): 
   if (accepted) {
     const version = supported(accepted.raw);
     if (!version) {
-      throw new AppError('NOT_ACCEPTABLE', `Media type ${accepted.mediaType} is not available; use application/vnd.content.v1+json or v2`, {
-        details: [{ field: 'Accept', message: `version must be one of ${API_VERSIONS.join(', ')}` }],
-      });
+      throw new AppError(
+        'NOT_ACCEPTABLE',
+        `Media type ${accepted.mediaType} is not available; use application/vnd.content.v1+json or v2`,
+        {
+          details: [{ field: 'Accept', message: `version must be one of ${API_VERSIONS.join(', ')}` }],
+        },
+      );
     }
     return { version, prefix: '/api', mediaType: accepted.mediaType };
   }
@@ -187,7 +195,12 @@ function registerVendorJsonBody(app: FastifyInstance): void {
   });
 }
 
-function markVersion(request: FastifyRequest, reply: FastifyReply, choice: VersionChoice, options: VersioningOptions): void {
+function markVersion(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  choice: VersionChoice,
+  options: VersioningOptions,
+): void {
   const { version } = choice;
   reply.header('api-version', String(version));
   if (version === 1) {

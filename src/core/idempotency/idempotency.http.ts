@@ -36,7 +36,8 @@ export async function sendIdempotent(
   if (typeof key !== 'string') return send(reply, await work());
   const caller = request.principal ? `user:${request.principal.userId}` : 'anonymous';
   // Without the API prefix: one key means one operation whether sent to /api, /api/v1 or /api/v2.
-  const unprefixed = (path: string) => (path.startsWith(request.apiPrefix) ? path.slice(request.apiPrefix.length) : path);
+  const unprefixed = (path: string) =>
+    path.startsWith(request.apiPrefix) ? path.slice(request.apiPrefix.length) : path;
   const outcome = await store.run(
     {
       scope: `${caller} ${request.method} ${unprefixed(request.routeOptions.url ?? '')}`,

@@ -17,7 +17,12 @@ export interface StoredKey {
 
 /** Forgets a key older than the retention window, so the same key can be used afresh. */
 export async function deleteExpiredKey(db: Db, ref: KeyRef, cutoff: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('scope', '=', ref.scope).where('key', '=', ref.key).where('created_at', '<', cutoff).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('scope', '=', ref.scope)
+    .where('key', '=', ref.key)
+    .where('created_at', '<', cutoff)
+    .execute();
 }
 
 /** Inserts the claim; the primary key decides between concurrent requests. True when this caller won. */

@@ -21,7 +21,8 @@ const ARGS = [
   '--no-first-run',
 ];
 const missing = !existsSync(CHROMIUM);
-const skip = missing && !process.env.CI ? `no browser at ${CHROMIUM}: apt-get install -y chromium (required in CI)` : false;
+const skip =
+  missing && !process.env.CI ? `no browser at ${CHROMIUM}: apt-get install -y chromium (required in CI)` : false;
 
 for (const dialect of DIALECTS) {
   describe(`API docs page in headless Chromium (${dialect.name})`, { skip: dialect.skip || skip }, () => {
@@ -59,7 +60,9 @@ for (const dialect of DIALECTS) {
 
     it('lists the users endpoints', { timeout: 60_000 }, async () => {
       // Every users operation of the served v2 document appears on the page, by its summary.
-      const document = (await t.request('GET', '/api/v2/openapi.json')).body as { paths: Record<string, Record<string, { tags?: string[]; summary: string }>> };
+      const document = (await t.request('GET', '/api/v2/openapi.json')).body as {
+        paths: Record<string, Record<string, { tags?: string[]; summary: string }>>;
+      };
       const summaries = Object.values(document.paths)
         .flatMap((item) => Object.values(item))
         .filter((operation) => operation.tags?.includes('users'))
@@ -74,7 +77,11 @@ for (const dialect of DIALECTS) {
     it('sends a request from the page with a bearer token and shows the data', { timeout: 60_000 }, async () => {
       await page.getByRole('button', { name: /Test Request.*get \/users\)/ }).click();
       const token = page.getByPlaceholder('Token');
-      if (!(await token.isVisible())) await page.getByRole('button', { name: /Authentication/ }).last().click();
+      if (!(await token.isVisible()))
+        await page
+          .getByRole('button', { name: /Authentication/ })
+          .last()
+          .click();
       await token.fill(person.token);
       const answered = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v2/users');
       await page.getByRole('button', { name: /Send get request to/ }).click();
@@ -110,7 +117,10 @@ const launchChromium = () => chromium.launch({ executablePath: CHROMIUM, args: A
 async function setEditor(page: Page, selector: string, value: string): Promise<void> {
   const editor = page.locator(`${selector} .CodeMirror`).first();
   await editor.waitFor();
-  await editor.evaluate((element, text) => (element as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(text), value);
+  await editor.evaluate(
+    (element, text) => (element as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(text),
+    value,
+  );
 }
 
 /**
@@ -131,71 +141,98 @@ for (const dialect of DIALECTS) {
       await t?.close();
     });
 
-    it('loads every file from this server with no failed request, page error or CSP violation', { timeout: 60_000 }, async () => {
-      const page = await browser.newPage();
-      const problems: string[] = [];
-      page.on('request', (request) => {
-        if (!request.url().startsWith(`${t.url}/`) && !request.url().startsWith('data:')) problems.push(`external: ${request.url()}`);
-      });
-      page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
-      page.on('response', (response) => {
-        if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-      });
-      page.on('console', (message) => {
-        if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      try {
-        const introspected = page.waitForResponse(
-          (response) => new URL(response.url()).pathname === '/graphql' && (response.request().postData() ?? '').includes('IntrospectionQuery'),
+    it(
+      'loads every file from this server with no failed request, page error or CSP violation',
+      { timeout: 60_000 },
+      async () => {
+        const page = await browser.newPage();
+        const problems: string[] = [];
+        page.on('request', (request) => {
+          if (!request.url().startsWith(`${t.url}/`) && !request.url().startsWith('data:'))
+            problems.push(`external: ${request.url()}`);
+        });
+        page.on('requestfailed', (request) =>
+          problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`),
         );
-        const response = await page.goto(`${t.url}/graphiql`);
-        assert.equal(response?.status(), 200);
-        assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self';/);
-        await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
-        assert.equal((await introspected).status(), 200, 'GraphiQL read the schema');
-        // The schema reached the editor: the docs explorer lists the root types.
-        await page.getByRole('button', { name: /Show Documentation Explorer/i }).click();
-        await page.locator('.graphiql-doc-explorer').getByText('Query', { exact: true }).first().waitFor({ timeout: 15_000 });
-        // A dialog adds a scroll-lock <style> element: the CSP must let it (no violation below).
-        await page.getByRole('button', { name: /Open settings dialog/i }).click();
-        await page.getByRole('dialog').getByText('Settings', { exact: true }).waitFor();
-        await page.keyboard.press('Escape');
-        assert.deepEqual(problems, []);
-      } finally {
-        await page.close();
-      }
-    });
+        page.on('response', (response) => {
+          if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+        });
+        page.on('console', (message) => {
+          if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text()))
+            problems.push(`console: ${message.text()}`);
+        });
+        page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+        try {
+          const introspected = page.waitForResponse(
+            (response) =>
+              new URL(response.url()).pathname === '/graphql' &&
+              (response.request().postData() ?? '').includes('IntrospectionQuery'),
+          );
+          const response = await page.goto(`${t.url}/graphiql`);
+          assert.equal(response?.status(), 200);
+          assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self';/);
+          await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
+          assert.equal((await introspected).status(), 200, 'GraphiQL read the schema');
+          // The schema reached the editor: the docs explorer lists the root types.
+          await page.getByRole('button', { name: /Show Documentation Explorer/i }).click();
+          await page
+            .locator('.graphiql-doc-explorer')
+            .getByText('Query', { exact: true })
+            .first()
+            .waitFor({ timeout: 15_000 });
+          // A dialog adds a scroll-lock <style> element: the CSP must let it (no violation below).
+          await page.getByRole('button', { name: /Open settings dialog/i }).click();
+          await page.getByRole('dialog').getByText('Settings', { exact: true }).waitFor();
+          await page.keyboard.press('Escape');
+          assert.deepEqual(problems, []);
+        } finally {
+          await page.close();
+        }
+      },
+    );
 
-    it('runs a query typed on the page with a bearer token from the Headers tab and shows the data', { timeout: 60_000 }, async () => {
-      const person = await t.createUser({ name: 'GraphiQL Person' });
-      const page = await browser.newPage();
-      const pageErrors: string[] = [];
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      try {
-        await page.goto(`${t.url}/graphiql`);
-        await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
-        const query = `{ user(id: "${person.id}") { id name email } }`;
-        await setEditor(page, '.graphiql-query-editor', query);
-        await page.locator('.graphiql-editor-tools').getByRole('button', { name: 'Headers', exact: true }).click();
-        await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: `Bearer ${t.adminToken}` }));
-        const answered = page.waitForResponse(
-          (response) => new URL(response.url()).pathname === '/graphql' && (response.request().postData() ?? '').includes('email'),
-        );
-        await page.locator('.graphiql-execute-button').click();
-        const response = await answered;
-        assert.equal(response.status(), 200);
-        assert.equal(response.request().headers().authorization, `Bearer ${t.adminToken}`);
-        const body = (await response.json()) as { data: { user: { id: string; name: string; email: string } } };
-        assert.equal(body.data.user.name, 'GraphiQL Person');
-        // The result pane shows the server's answer.
-        const result = page.locator('.graphiql-response');
-        await result.getByText('"GraphiQL Person"').waitFor({ timeout: 15_000 });
-        assert.ok((await result.innerText()).includes(body.data.user.email), 'the result pane shows data only a signed-in caller may read');
-        assert.deepEqual(pageErrors, []);
-      } finally {
-        await page.close();
-      }
-    });
+    it(
+      'runs a query typed on the page with a bearer token from the Headers tab and shows the data',
+      { timeout: 60_000 },
+      async () => {
+        const person = await t.createUser({ name: 'GraphiQL Person' });
+        const page = await browser.newPage();
+        const pageErrors: string[] = [];
+        page.on('pageerror', (error) => pageErrors.push(error.message));
+        try {
+          await page.goto(`${t.url}/graphiql`);
+          await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
+          const query = `{ user(id: "${person.id}") { id name email } }`;
+          await setEditor(page, '.graphiql-query-editor', query);
+          await page.locator('.graphiql-editor-tools').getByRole('button', { name: 'Headers', exact: true }).click();
+          await setEditor(
+            page,
+            '.graphiql-editor-tool .graphiql-editor:not(.hidden)',
+            JSON.stringify({ Authorization: `Bearer ${t.adminToken}` }),
+          );
+          const answered = page.waitForResponse(
+            (response) =>
+              new URL(response.url()).pathname === '/graphql' &&
+              (response.request().postData() ?? '').includes('email'),
+          );
+          await page.locator('.graphiql-execute-button').click();
+          const response = await answered;
+          assert.equal(response.status(), 200);
+          assert.equal(response.request().headers().authorization, `Bearer ${t.adminToken}`);
+          const body = (await response.json()) as { data: { user: { id: string; name: string; email: string } } };
+          assert.equal(body.data.user.name, 'GraphiQL Person');
+          // The result pane shows the server's answer.
+          const result = page.locator('.graphiql-response');
+          await result.getByText('"GraphiQL Person"').waitFor({ timeout: 15_000 });
+          assert.ok(
+            (await result.innerText()).includes(body.data.user.email),
+            'the result pane shows data only a signed-in caller may read',
+          );
+          assert.deepEqual(pageErrors, []);
+        } finally {
+          await page.close();
+        }
+      },
+    );
   });
 }

@@ -39,7 +39,9 @@ async function loadScalarHandlers(log: FastifyInstance['log']): Promise<Map<stri
     hasPlugin: () => false,
     route: (options: RouteOptions) => handlers.set(options.url, options.handler),
   };
-  await new Promise<void>((resolve, reject) => scalar(recorder, SCALAR_OPTIONS, (error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    scalar(recorder, SCALAR_OPTIONS, (error) => (error ? reject(error) : resolve())),
+  );
   const missing = DOCS_PATHS.filter((path) => !handlers.has(path));
   if (missing.length > 0) throw new Error(`Scalar no longer serves ${missing.join(', ')}: update DOCS_PATHS`);
   return handlers;

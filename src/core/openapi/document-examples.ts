@@ -36,7 +36,8 @@ export function addExamples(document: OpenApiDocument, recorded: RecordedExample
     ];
     // @fastify/swagger marks every declared body required; one that accepts null (an action's `EmptyBody`) may be left out.
     const bodyType = Object.values(op.requestBody?.content ?? {})[0]?.schema as { type?: unknown } | undefined;
-    if (op.requestBody && Array.isArray(bodyType?.type) && bodyType.type.includes('null')) Object.assign(op.requestBody, { required: false });
+    if (op.requestBody && Array.isArray(bodyType?.type) && bodyType.type.includes('null'))
+      Object.assign(op.requestBody, { required: false });
     for (const [content, minimal, answer] of bodies) {
       for (const [type, media] of Object.entries(content ?? {})) {
         // Images (avatars) have no meaningful example text.

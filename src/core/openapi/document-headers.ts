@@ -14,9 +14,12 @@ export const SUCCESS: Record<string, string> = {
 /** `Location` on a 201 or 202, the caching headers on a GET's 200 and 304 (a stream's 200: Cache-Control only). */
 export function successHeaders(method: string, status: string, stream = false): Record<string, unknown> {
   if (status === '201' || status === '202') {
-    return { Location: { description: 'Where the created resource lives', required: true, schema: { type: 'string' } } };
+    return {
+      Location: { description: 'Where the created resource lives', required: true, schema: { type: 'string' } },
+    };
   }
-  if (method === 'get' && stream) return status === '200' ? { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } } : {};
+  if (method === 'get' && stream)
+    return status === '200' ? { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } } : {};
   if (method === 'get' && (status === '200' || status === '304')) {
     return {
       ETag: { $ref: '#/components/headers/ETag' },

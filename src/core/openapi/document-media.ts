@@ -5,7 +5,11 @@ import type { OperationFacts } from './operation-facts.ts';
 const BINARY = { type: 'string', format: 'binary' };
 
 /** Raw bodies (avatars) in their own media types instead of the JSON default. */
-export function applyMedia(operation: Operation, responses: Record<string, unknown>, facts: OperationFacts): Record<string, unknown> {
+export function applyMedia(
+  operation: Operation,
+  responses: Record<string, unknown>,
+  facts: OperationFacts,
+): Record<string, unknown> {
   const result: Record<string, unknown> = { ...operation };
   if (facts.docs.requestMedia) {
     result.requestBody = {

@@ -32,7 +32,10 @@ export function describeVersion(version: ApiVersion, v1Sunset: string): string {
     'Errors always use one envelope: `{"error": {"code", "message", "details"?}}`.',
   ];
   if (version === 1) {
-    lines.push('', `**Deprecated**: v1 is withdrawn on ${v1Sunset}; its responses carry \`Deprecation\`, \`Sunset\` and a \`Link\` to the same resource under \`/api/v2\`.`);
+    lines.push(
+      '',
+      `**Deprecated**: v1 is withdrawn on ${v1Sunset}; its responses carry \`Deprecation\`, \`Sunset\` and a \`Link\` to the same resource under \`/api/v2\`.`,
+    );
   }
   return lines.join('\n');
 }

@@ -19,7 +19,9 @@ export type Operation = {
 export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /** Every operation of the document, with its lower-case method and its path. */
-export function* operationsOf(document: OpenApiDocument): Generator<[path: string, method: string, operation: Operation]> {
+export function* operationsOf(
+  document: OpenApiDocument,
+): Generator<[path: string, method: string, operation: Operation]> {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (METHODS.has(method)) yield [path, method, operation];

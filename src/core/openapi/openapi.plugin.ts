@@ -15,17 +15,41 @@ export interface OpenApiOptions {
 }
 
 const HEADERS = {
-  ApiVersion: { description: 'The API version that answered', required: true, schema: { type: 'string', enum: ['1', '2'] }, example: '2' },
-  Deprecation: { description: 'Present on v1: the version is deprecated', required: true, schema: { type: 'string', const: 'true' } },
-  Sunset: { description: 'Present on v1: when v1 is withdrawn (HTTP-date)', required: true, schema: { type: 'string' }, example: 'Sun, 21 Nov 2027 00:00:00 GMT' },
+  ApiVersion: {
+    description: 'The API version that answered',
+    required: true,
+    schema: { type: 'string', enum: ['1', '2'] },
+    example: '2',
+  },
+  Deprecation: {
+    description: 'Present on v1: the version is deprecated',
+    required: true,
+    schema: { type: 'string', const: 'true' },
+  },
+  Sunset: {
+    description: 'Present on v1: when v1 is withdrawn (HTTP-date)',
+    required: true,
+    schema: { type: 'string' },
+    example: 'Sun, 21 Nov 2027 00:00:00 GMT',
+  },
   SuccessorLink: {
     description: 'Present on v1: the same resource under /api/v2',
     required: true,
     schema: { type: 'string' },
     example: '</api/v2/users/1>; rel="successor-version"',
   },
-  ETag: { description: 'Strong validator of the representation; send it back in `If-None-Match` (or `If-Match` on a write)', required: true, schema: { type: 'string' }, example: '"3f2a9c"' },
-  CacheControl: { description: '`private, no-cache`, or `public, max-age=60` for product reads', required: true, schema: { type: 'string' }, example: 'private, no-cache' },
+  ETag: {
+    description: 'Strong validator of the representation; send it back in `If-None-Match` (or `If-Match` on a write)',
+    required: true,
+    schema: { type: 'string' },
+    example: '"3f2a9c"',
+  },
+  CacheControl: {
+    description: '`private, no-cache`, or `public, max-age=60` for product reads',
+    required: true,
+    schema: { type: 'string' },
+    example: 'private, no-cache',
+  },
 };
 
 const PARAMETERS = {
@@ -33,7 +57,8 @@ const PARAMETERS = {
     name: 'API-Version',
     in: 'header',
     required: false,
-    description: 'On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION`',
+    description:
+      'On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION`',
     schema: { type: 'string', enum: ['1', '2'] },
   },
   IfNoneMatch: {
@@ -47,7 +72,8 @@ const PARAMETERS = {
     name: 'If-Match',
     in: 'header',
     required: false,
-    description: 'The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes',
+    description:
+      'The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes',
     schema: { type: 'string' },
   },
 };
@@ -66,7 +92,12 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       info: { title: 'content-service REST API', version: '1.0.0' },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from `POST /api/v2/auth/token`' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'A token from `POST /api/v2/auth/token`',
+          },
         },
         schemas: {
           ErrorEnvelope: {
@@ -87,7 +118,13 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   const documentOf = (version: ApiVersion): OpenApiDocument => {
     let document = documents.get(version);
     if (!document) {
-      document = documentForVersion(app.swagger() as unknown as OpenApiDocument, version, facts, options.v1Sunset, options.examples?.[version]);
+      document = documentForVersion(
+        app.swagger() as unknown as OpenApiDocument,
+        version,
+        facts,
+        options.v1Sunset,
+        options.examples?.[version],
+      );
       documents.set(version, document);
     }
     return document;

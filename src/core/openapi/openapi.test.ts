@@ -20,7 +20,9 @@ function servedOperations(t: TestServer, version: number): string[] {
 
 function documentedOperations(document: Json): string[] {
   return Object.entries(document.paths as Json)
-    .flatMap(([path, item]) => METHODS.filter((method) => item[method]).map((method) => `${method.toUpperCase()} ${path}`))
+    .flatMap(([path, item]) =>
+      METHODS.filter((method) => item[method]).map((method) => `${method.toUpperCase()} ${path}`),
+    )
     .sort();
 }
 
@@ -37,10 +39,16 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     it('serves an OpenAPI 3.1 document per version, each relative to its base path', () => {
-      for (const [document, version] of [[v1, 1], [v2, 2]] as const) {
+      for (const [document, version] of [
+        [v1, 1],
+        [v2, 2],
+      ] as const) {
         assert.equal(document.openapi, '3.1.0');
         assert.equal(document.info.version, `${version}.0.0`);
-        assert.deepEqual(document.servers.map((server: Json) => server.url), [`/api/v${version}`]);
+        assert.deepEqual(
+          document.servers.map((server: Json) => server.url),
+          [`/api/v${version}`],
+        );
       }
     });
 
@@ -90,7 +98,8 @@ for (const dialect of DIALECTS) {
           const responses = item[method].responses as Json;
           for (const status of ['400', '429', '500']) assert.ok(responses[status], `${method} ${status}`);
           for (const [status, response] of Object.entries(responses)) {
-            if (Number(status) >= 400) assert.equal(response.content['application/json'].schema.$ref, '#/components/schemas/ErrorEnvelope');
+            if (Number(status) >= 400)
+              assert.equal(response.content['application/json'].schema.$ref, '#/components/schemas/ErrorEnvelope');
           }
         }
       }
@@ -101,7 +110,8 @@ for (const dialect of DIALECTS) {
 
     it('shows each version its own product shape: created_at in v1, createdAt in v2', () => {
       const shape = (document: Json) => {
-        const ref: string = document.paths['/products/{productId}'].get.responses['200'].content['application/json'].schema.$ref;
+        const ref: string =
+          document.paths['/products/{productId}'].get.responses['200'].content['application/json'].schema.$ref;
         assert.equal(ref, '#/components/schemas/Product');
         return document.components.schemas.Product;
       };
@@ -116,7 +126,14 @@ for (const dialect of DIALECTS) {
     it('declares the version headers, and the deprecation headers on v1 only', () => {
       const headers = (document: Json) => document.paths['/users/{userId}'].get.responses['200'].headers;
       assert.deepEqual(Object.keys(headers(v2)).sort(), ['API-Version', 'Cache-Control', 'ETag']);
-      assert.deepEqual(Object.keys(headers(v1)).sort(), ['API-Version', 'Cache-Control', 'Deprecation', 'ETag', 'Link', 'Sunset']);
+      assert.deepEqual(Object.keys(headers(v1)).sort(), [
+        'API-Version',
+        'Cache-Control',
+        'Deprecation',
+        'ETag',
+        'Link',
+        'Sunset',
+      ]);
       assert.match(v1.info.description, /Deprecated/);
       assert.doesNotMatch(v2.info.description, /Deprecated/);
     });
@@ -126,10 +143,16 @@ for (const dialect of DIALECTS) {
       for (const item of Object.values(v2.paths as Json)) {
         for (const method of METHODS.filter((m) => item[m])) {
           const operation = item[method];
-          const media = [operation.requestBody?.content?.['application/json'], ...Object.values(operation.responses as Json).map((r) => r.content?.['application/json'])];
+          const media = [
+            operation.requestBody?.content?.['application/json'],
+            ...Object.values(operation.responses as Json).map((r) => r.content?.['application/json']),
+          ];
           for (const entry of media.filter(Boolean)) {
             bodies += 1;
-            assert.ok(entry.example !== undefined || entry.examples !== undefined, `${method} ${JSON.stringify(Object.keys(entry))}`);
+            assert.ok(
+              entry.example !== undefined || entry.examples !== undefined,
+              `${method} ${JSON.stringify(Object.keys(entry))}`,
+            );
           }
         }
       }

@@ -30,7 +30,15 @@ export function operationIdOf(method: string, url: string): string {
   return [method.toLowerCase(), ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
 }
 
-type Schema = { hide?: boolean; operationId?: string; params?: unknown; body?: unknown; querystring?: unknown; headers?: unknown; security?: unknown };
+type Schema = {
+  hide?: boolean;
+  operationId?: string;
+  params?: unknown;
+  body?: unknown;
+  querystring?: unknown;
+  headers?: unknown;
+  security?: unknown;
+};
 
 /**
  * The @fastify/swagger `transform`: hides everything but the versioned REST routes, names each

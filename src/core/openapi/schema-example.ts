@@ -16,7 +16,17 @@ const BY_FORMAT: Record<string, string> = {
 };
 
 /** Plausible values tried, in order, against a `pattern` the generated text does not match. */
-const PATTERN_CANDIDATES = ['2026-11-21T10:00:00.000Z', '2026-11-21', 'USD', 'example', 'Example', 'a', 'A', '1', 'https://example.com/item'];
+const PATTERN_CANDIDATES = [
+  '2026-11-21T10:00:00.000Z',
+  '2026-11-21',
+  'USD',
+  'example',
+  'Example',
+  'a',
+  'A',
+  '1',
+  'https://example.com/item',
+];
 
 function stringExample(schema: Json, name: string): string {
   const value = plainStringExample(schema, name);
@@ -50,7 +60,13 @@ function numberExample(schema: Json, integer: boolean): number {
  * `minimal` (request bodies): only required properties and those with their own examples, so
  * the example is a sensible request; otherwise every property (responses show everything).
  */
-export function exampleOf(node: unknown, resolve: (node: unknown) => Json, minimal = false, name = '', depth = 0): unknown {
+export function exampleOf(
+  node: unknown,
+  resolve: (node: unknown) => Json,
+  minimal = false,
+  name = '',
+  depth = 0,
+): unknown {
   const schema = resolve(node);
   if (depth > 12) return null;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
@@ -68,8 +84,12 @@ export function exampleOf(node: unknown, resolve: (node: unknown) => Json, minim
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, unknown>;
       const required = new Set((schema.required as string[] | undefined) ?? []);
-      const wanted = Object.entries(properties).filter(([key, value]) => !minimal || required.has(key) || Array.isArray(resolve(value).examples));
-      return Object.fromEntries(wanted.map(([key, value]) => [key, exampleOf(value, resolve, minimal, key, depth + 1)]));
+      const wanted = Object.entries(properties).filter(
+        ([key, value]) => !minimal || required.has(key) || Array.isArray(resolve(value).examples),
+      );
+      return Object.fromEntries(
+        wanted.map(([key, value]) => [key, exampleOf(value, resolve, minimal, key, depth + 1)]),
+      );
     }
     case 'array':
       return schema.items === undefined ? [] : [exampleOf(schema.items, resolve, minimal, name, depth + 1)];

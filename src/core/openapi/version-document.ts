@@ -16,7 +16,15 @@ import type { OperationFacts } from './operation-facts.ts';
  * responses (error-responses.ts).
  */
 
-const DEFAULT_FACTS: OperationFacts = { access: 'user', hasParams: false, hasBody: false, hasQuery: false, hasHeaders: false, method: 'get', docs: {} };
+const DEFAULT_FACTS: OperationFacts = {
+  access: 'user',
+  hasParams: false,
+  hasBody: false,
+  hasQuery: false,
+  hasHeaders: false,
+  method: 'get',
+  docs: {},
+};
 
 /**
  * One version's document from the generated whole: only that version's paths, the default error
@@ -43,15 +51,25 @@ export function documentForVersion(
       for (const tag of operation.tags ?? []) tags.add(tag);
       const operationFacts = facts.get(operation.operationId ?? '') ?? DEFAULT_FACTS;
       const responses = withDefaultErrors(operation.responses, operationFacts);
-      if (method === 'get' && !responses['304'] && !operationFacts.docs.stream) responses['304'] = { description: SUCCESS[304] };
+      if (method === 'get' && !responses['304'] && !operationFacts.docs.stream)
+        responses['304'] = { description: SUCCESS[304] };
       const documented = applyMedia(operation, responses, operationFacts) as Operation;
       for (const [status, response] of Object.entries(responses)) {
         const given = response as Record<string, unknown>;
-        const headers = { ...versionHeaders(version), ...successHeaders(method, status, operationFacts.docs.stream === true), ...(given.headers as object | undefined) };
-        const description = given.description === 'Default Response' ? SUCCESS[status] ?? 'Success' : given.description;
+        const headers = {
+          ...versionHeaders(version),
+          ...successHeaders(method, status, operationFacts.docs.stream === true),
+          ...(given.headers as object | undefined),
+        };
+        const description =
+          given.description === 'Default Response' ? (SUCCESS[status] ?? 'Success') : given.description;
         responses[status] = { ...given, description, headers };
       }
-      copy[method] = { ...documented, parameters: requestParameters(operation, operationFacts, method), responses: responses as Operation['responses'] } as Operation;
+      copy[method] = {
+        ...documented,
+        parameters: requestParameters(operation, operationFacts, method),
+        responses: responses as Operation['responses'],
+      } as Operation;
     }
     paths[path.slice(prefix.length - 1)] = copy;
   }

@@ -37,7 +37,12 @@ export function observeDatabase(db: Db, registers: Registry[]): () => void {
   });
   // One cell per label pair, made once: the hook runs for every statement (tallies.ts).
   const cellsOf = (outcome: 'ok' | 'error') =>
-    new Map(STATEMENT_KINDS.map((kind) => [kind, statements.cell(`${kind} ${outcome}`, () => ({ statement: kind, outcome }))]));
+    new Map(
+      STATEMENT_KINDS.map((kind) => [
+        kind,
+        statements.cell(`${kind} ${outcome}`, () => ({ statement: kind, outcome })),
+      ]),
+    );
   const ok = cellsOf('ok');
   const failed = cellsOf('error');
   new Gauge({

@@ -24,11 +24,14 @@ export function registerHealth(app: FastifyInstance, db: Db): void {
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     reply.header('connection', 'close');
-    done(new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', { headers: { 'Retry-After': '1' } }));
+    done(
+      new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', { headers: { 'Retry-After': '1' } }),
+    );
   });
   app.get('/healthz', { config, schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config, schema: { hide: true } }, async () => {
-    if (draining.has(app)) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down', { headers: { 'Retry-After': '5' } });
+    if (draining.has(app))
+      throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down', { headers: { 'Retry-After': '5' } });
     try {
       await sql`select 1`.execute(db);
     } catch {

@@ -60,16 +60,26 @@ describe('log lines written in batches', () => {
       log.info('Shutdown complete');
       process.exit(0);
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+    });
     assert.equal(child.status, 0, child.stderr);
-    return readFileSync(path, 'utf8').trimEnd().split('\n').filter(Boolean).map((text) => JSON.parse(text) as { i?: number; msg: string });
+    return readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean)
+      .map((text) => JSON.parse(text) as { i?: number; msg: string });
   }
 
   for (const count of [2, 1000]) {
     it(`writes every gathered line when the process exits right after logging (${count} lines, ${count < 100 ? 'no batch written yet' : 'a write in flight'})`, () => {
       const lines = linesOfExitingProcess(count);
       assert.equal(lines.length, count + 1);
-      assert.deepEqual(lines.slice(0, count).map((l) => l.i), Array.from({ length: count }, (_, i) => i));
+      assert.deepEqual(
+        lines.slice(0, count).map((l) => l.i),
+        Array.from({ length: count }, (_, i) => i),
+      );
       assert.equal(lines.at(-1)!.msg, 'Shutdown complete');
     });
   }

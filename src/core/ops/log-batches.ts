@@ -41,9 +41,15 @@ function flushAtExit(destination: BatchedDestination): void {
  * At exit the gathered lines are written synchronously (the event loop is gone): sonic-boom is switched
  * to synchronous writes and flushed, as pino flushes its own destination at exit.
  */
-export function batchedDestination(fd: number, { batchChars, maxDelayMs }: LogBatchOptions = LOG_BATCHES): BatchedDestination {
+export function batchedDestination(
+  fd: number,
+  { batchChars, maxDelayMs }: LogBatchOptions = LOG_BATCHES,
+): BatchedDestination {
   // sonic-boom's `sync` and `destroyed` are plain fields, read on every write; its typings omit them.
-  const file = pino.destination({ fd, sync: false, minLength: 0 }) as ReturnType<typeof pino.destination> & { sync: boolean; destroyed: boolean };
+  const file = pino.destination({ fd, sync: false, minLength: 0 }) as ReturnType<typeof pino.destination> & {
+    sync: boolean;
+    destroyed: boolean;
+  };
   let lines: string[] = [];
   let chars = 0;
   let timer: NodeJS.Timeout | undefined;

@@ -12,7 +12,10 @@ import { batchedDestination, LOG_BATCHES, type BatchedDestination } from './log-
  * gathered is written when the process exits. Not synchronous writes: sonic-boom answers a full
  * pipe (EAGAIN) by sleeping the main thread 100 ms.
  */
-export function loggerOptions(level: string, terminal = process.stdout.isTTY === true): LoggerOptions & { stream?: BatchedDestination } {
+export function loggerOptions(
+  level: string,
+  terminal = process.stdout.isTTY === true,
+): LoggerOptions & { stream?: BatchedDestination } {
   if (!terminal) return { level, stream: batchedDestination(process.stdout.fd ?? 1, LOG_BATCHES) };
   return {
     level,

@@ -85,19 +85,31 @@ for (const dialect of DIALECTS) {
         for (const prefix of ['/api', '/api/v1', '/api/v2']) {
           assert.equal((await t.request('GET', `${prefix}/users/${user.id}`, { token: user.token })).status, 200);
         }
-        assert.equal((await t.request('GET', '/api/users/1', { token: user.token, headers: { 'api-version': '2' } })).status, 200);
+        assert.equal(
+          (await t.request('GET', '/api/users/1', { token: user.token, headers: { 'api-version': '2' } })).status,
+          200,
+        );
 
         // An idempotent write, replayed.
-        const product = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: { name: 'Lamp', category: 'home', price: 10, stock: 5 } });
+        const product = await t.request('POST', '/api/v2/products', {
+          token: t.adminToken,
+          body: { name: 'Lamp', category: 'home', price: 10, stock: 5 },
+        });
         assert.equal(product.status, 201);
         const order = (headers: Record<string, string>) =>
-          t.request('POST', '/api/v1/orders', { token: user.token, headers, body: { items: [{ productId: product.body.id, quantity: 1 }] } });
+          t.request('POST', '/api/v1/orders', {
+            token: user.token,
+            headers,
+            body: { items: [{ productId: product.body.id, quantity: 1 }] },
+          });
         assert.equal((await order({ 'idempotency-key': 'metrics-test-1' })).status, 201);
         const replay = await order({ 'idempotency-key': 'metrics-test-1' });
         assert.equal(replay.headers.get('idempotent-replayed'), 'true');
 
         // GraphQL: a named query, a query answered with an error, a document that fails validation.
-        const ok = await graphql(t, 'query ReadUser($id: ID!) { user(id: $id) { id name } }', user.token, { id: String(user.id) });
+        const ok = await graphql(t, 'query ReadUser($id: ID!) { user(id: $id) { id name } }', user.token, {
+          id: String(user.id),
+        });
         assert.equal(ok.body.errors, undefined, ok.text);
         const failing = await graphql(t, 'mutation DeleteSomeone { deleteUser(id: "1") }', user.token);
         assert.ok(failing.body.errors, failing.text);
@@ -105,25 +117,49 @@ for (const dialect of DIALECTS) {
         assert.ok(invalid.body.errors && invalid.body.data === undefined, invalid.text);
 
         // Sign-in attempts past RATE_LIMIT_AUTH_MAX.
-        const attempt = () => t.request('POST', '/api/auth/token', { body: { email: 'nobody@example.com', password: 'wrong-password' } });
+        const attempt = () =>
+          t.request('POST', '/api/auth/token', { body: { email: 'nobody@example.com', password: 'wrong-password' } });
         const statuses = [(await attempt()).status, (await attempt()).status, (await attempt()).status];
         assert.deepEqual(statuses, [401, 401, 429]);
 
         // A report job, left queued (no worker here).
-        assert.equal((await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'sales' } })).status, 202);
+        assert.equal(
+          (await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'sales' } })).status,
+          202,
+        );
 
         assert.equal(await provokeShedding(t), 1, 'a request was shed');
         await sleep(300);
         const samples = await scrape(t);
 
         // HTTP: the route pattern without the version prefix, the version its own label.
-        const requests = find(samples, 'http_requests_total', { route: '/api/users/:userId', method: 'GET', status_code: '200' });
+        const requests = find(samples, 'http_requests_total', {
+          route: '/api/users/:userId',
+          method: 'GET',
+          status_code: '200',
+        });
         assert.deepEqual(Object.fromEntries(requests.map((s) => [s.labels.version, s.value])), { '1': 2, '2': 2 });
-        assert.ok(!samples.some((s) => /^\/api\/v\d/.test(s.labels.route ?? '')), 'no route label carries a version prefix');
-        assert.equal(value(samples, 'http_requests_total', { route: '/graphql', method: 'POST', status_code: '200' }), 3);
-        assert.equal(value(samples, 'http_request_duration_seconds_count', { route: '/api/users/:userId', method: 'GET' }), 4);
-        assert.equal(find(samples, 'http_request_duration_seconds_bucket', { route: '/api/users/:userId' }).length, HTTP_DURATION_BUCKETS.length + 1);
-        assert.equal(find(samples, 'http_request_duration_seconds_count', { route: '/metrics' }).length, 0, 'the scrape is counted, not timed');
+        assert.ok(
+          !samples.some((s) => /^\/api\/v\d/.test(s.labels.route ?? '')),
+          'no route label carries a version prefix',
+        );
+        assert.equal(
+          value(samples, 'http_requests_total', { route: '/graphql', method: 'POST', status_code: '200' }),
+          3,
+        );
+        assert.equal(
+          value(samples, 'http_request_duration_seconds_count', { route: '/api/users/:userId', method: 'GET' }),
+          4,
+        );
+        assert.equal(
+          find(samples, 'http_request_duration_seconds_bucket', { route: '/api/users/:userId' }).length,
+          HTTP_DURATION_BUCKETS.length + 1,
+        );
+        assert.equal(
+          find(samples, 'http_request_duration_seconds_count', { route: '/metrics' }).length,
+          0,
+          'the scrape is counted, not timed',
+        );
 
         // Database: pool gauges and statement durations by kind.
         const max = value(samples, 'db_pool_max_connections');
@@ -135,12 +171,36 @@ for (const dialect of DIALECTS) {
         for (const statement of ['select', 'insert', 'update']) {
           assert.ok(value(samples, 'db_statement_duration_seconds_count', { statement, outcome: 'ok' }) > 0, statement);
         }
-        if (dialect.name === 'postgres') assert.ok(value(samples, 'db_statement_duration_seconds_count', { statement: 'transaction', outcome: 'ok' }) > 0);
+        if (dialect.name === 'postgres')
+          assert.ok(
+            value(samples, 'db_statement_duration_seconds_count', { statement: 'transaction', outcome: 'ok' }) > 0,
+          );
 
         // GraphQL operations: names only of validated operations.
-        assert.equal(value(samples, 'graphql_operations_total', { operation_name: 'ReadUser', operation_type: 'query', outcome: 'success' }), 1);
-        assert.equal(value(samples, 'graphql_operations_total', { operation_name: 'DeleteSomeone', operation_type: 'mutation', outcome: 'error' }), 1);
-        assert.equal(value(samples, 'graphql_operations_total', { operation_name: '(none)', operation_type: '(none)', outcome: 'rejected' }), 1);
+        assert.equal(
+          value(samples, 'graphql_operations_total', {
+            operation_name: 'ReadUser',
+            operation_type: 'query',
+            outcome: 'success',
+          }),
+          1,
+        );
+        assert.equal(
+          value(samples, 'graphql_operations_total', {
+            operation_name: 'DeleteSomeone',
+            operation_type: 'mutation',
+            outcome: 'error',
+          }),
+          1,
+        );
+        assert.equal(
+          value(samples, 'graphql_operations_total', {
+            operation_name: '(none)',
+            operation_type: '(none)',
+            outcome: 'rejected',
+          }),
+          1,
+        );
         assert.equal(find(samples, 'graphql_operations_total', { operation_name: 'Broken' }).length, 0);
 
         // Rate limits, shedding, replays, the report queue.
@@ -161,22 +221,34 @@ for (const dialect of DIALECTS) {
       const t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
       try {
         const routes = servedRoutes(t.server.app.http);
-        assert.ok(routes.some((route) => route.includes(' /api/v2/')) && routes.some((route) => route.includes(' /api/v1/')));
+        assert.ok(
+          routes.some((route) => route.includes(' /api/v2/')) && routes.some((route) => route.includes(' /api/v1/')),
+        );
         for (const route of routes) {
           const [method, pattern] = route.split(' ') as [string, string];
           // An id no row has: every route answers (200, 4xx), none changes the admin's own account.
           // The event stream never ends: a refused request (422) is timed like any answer.
           const query = pattern.endsWith('/events/stream') ? '?limit=0' : '';
-          const res = await t.request(method, `${pattern.replace(/:\w+/g, '999999')}${query}`, { token: t.adminToken, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+          const res = await t.request(method, `${pattern.replace(/:\w+/g, '999999')}${query}`, {
+            token: t.adminToken,
+            ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }),
+          });
           assert.ok(res.status < 500, `${route}: ${res.status} ${res.text.slice(0, 200)}`);
         }
         const samples = await scrape(t);
         const durations = samples.filter((s) => s.name.startsWith('http_request_duration_seconds'));
         const counted = new Set(find(samples, 'http_requests_total').map((s) => s.labels.route));
-        const timedRoutes = new Set(find(samples, 'http_request_duration_seconds_count').map((s) => `${s.labels.method} ${s.labels.route}`));
+        const timedRoutes = new Set(
+          find(samples, 'http_request_duration_seconds_count').map((s) => `${s.labels.method} ${s.labels.route}`),
+        );
         assert.ok(timedRoutes.size >= 40, `${timedRoutes.size} timed routes`);
-        context.diagnostic(`${routes.length} served routes; ${durations.length} duration series over ${timedRoutes.size} timed routes; ${counted.size} route labels in http_requests_total`);
-        assert.ok(durations.length < 300, `${durations.length} duration series (${timedRoutes.size} routes × ${HTTP_DURATION_BUCKETS.length + 3})`);
+        context.diagnostic(
+          `${routes.length} served routes; ${durations.length} duration series over ${timedRoutes.size} timed routes; ${counted.size} route labels in http_requests_total`,
+        );
+        assert.ok(
+          durations.length < 300,
+          `${durations.length} duration series (${timedRoutes.size} routes × ${HTTP_DURATION_BUCKETS.length + 3})`,
+        );
         assert.ok(![...counted].some((route) => /^\/api\/v\d/.test(route ?? '')), 'no version prefix in route labels');
       } finally {
         await t.close();

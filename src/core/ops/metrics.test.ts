@@ -20,7 +20,10 @@ for (const dialect of DIALECTS) {
         assert.doesNotMatch(forbidden.text, /http_requests_total/);
         const admin = await t.request('GET', '/metrics', { token: t.adminToken });
         assert.equal(admin.status, 200);
-        assert.match(admin.text, /http_requests_total\{method="POST",route="\/api\/users",version="1",status_code="201"\} 1/);
+        assert.match(
+          admin.text,
+          /http_requests_total\{method="POST",route="\/api\/users",version="1",status_code="201"\} 1/,
+        );
         assert.equal(t.server.metricsUrl, undefined, 'no metrics listener without METRICS_PORT');
       } finally {
         await t.close();

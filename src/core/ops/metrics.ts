@@ -131,9 +131,13 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, route: M
     done();
   });
   if (route !== 'none') {
-    app.get('/metrics', { config: { access: route, cacheControl: 'no-store' }, schema: { hide: true } }, async (_request, reply) => {
-      reply.type(metrics.contentType);
-      return metrics.render();
-    });
+    app.get(
+      '/metrics',
+      { config: { access: route, cacheControl: 'no-store' }, schema: { hide: true } },
+      async (_request, reply) => {
+        reply.type(metrics.contentType);
+        return metrics.render();
+      },
+    );
   }
 }

@@ -23,7 +23,11 @@ const RESOLUTION_MS = 10;
  * window without a single sample (read as an infinite delay), for overload: the first requests
  * after /healthz said 200 were answered 503 (test/reliability/start-up.test.ts).
  */
-export async function registerOverloadProtection(app: FastifyInstance, maxEventLoopDelayMs: number, onShed: () => void = () => {}): Promise<void> {
+export async function registerOverloadProtection(
+  app: FastifyInstance,
+  maxEventLoopDelayMs: number,
+  onShed: () => void = () => {},
+): Promise<void> {
   if (maxEventLoopDelayMs <= 0) return;
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   let delay = 0;

@@ -27,7 +27,10 @@ interface RouteInfo {
  * The families every answered request feeds: its count, its duration (timed routes only) and its
  * GraphQL operation. `observe` returns the request's route label.
  */
-export function requestMetrics(registers: Registry[], timed: (route: string) => boolean): (request: FastifyRequest, reply: FastifyReply) => string {
+export function requestMetrics(
+  registers: Registry[],
+  timed: (route: string) => boolean,
+): (request: FastifyRequest, reply: FastifyReply) => string {
   const requests = talliedCounter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by route pattern (without the version prefix), REST version and status',
@@ -54,7 +57,11 @@ export function requestMetrics(registers: Registry[], timed: (route: string) => 
     let info = routes.get(key);
     if (!info) {
       const label = pattern === undefined ? UNMATCHED : pattern.replace(VERSION_PREFIX, '/api');
-      info = { label, api: label === '/api' || label.startsWith('/api/'), timed: pattern !== undefined && timed(label) };
+      info = {
+        label,
+        api: label === '/api' || label.startsWith('/api/'),
+        timed: pattern !== undefined && timed(label),
+      };
       routes.set(key, info);
     }
     return info;
@@ -76,15 +83,22 @@ export function requestMetrics(registers: Registry[], timed: (route: string) => 
     const version = info.api ? request.apiVersion : undefined;
     requests
       .cell(`${method} ${status} ${version} ${info.label}`, () =>
-        info.api ? { method, route: info.label, version, status_code: status } : { method, route: info.label, status_code: status },
+        info.api
+          ? { method, route: info.label, version, status_code: status }
+          : { method, route: info.label, status_code: status },
       )
       .add();
-    if (info.timed) durations.cell(`${method} ${info.label}`, () => ({ method, route: info.label })).observe(reply.elapsedTime / 1000);
+    if (info.timed)
+      durations
+        .cell(`${method} ${info.label}`, () => ({ method, route: info.label }))
+        .observe(reply.elapsedTime / 1000);
     const operation = request.graphqlOperation;
     if (operation) {
       const name = operation.outcome === 'rejected' ? '(none)' : operationLabel(operation.name);
       const { type, outcome } = operation;
-      operations.cell(`${outcome} ${type} ${name}`, () => ({ operation_name: name, operation_type: type, outcome })).add();
+      operations
+        .cell(`${outcome} ${type} ${name}`, () => ({ operation_name: name, operation_type: type, outcome }))
+        .add();
     }
     return info.label;
   };

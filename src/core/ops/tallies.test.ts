@@ -4,7 +4,12 @@ import { Counter, Histogram, Registry, type CounterConfiguration, type Histogram
 import { talliedCounter, talliedHistogram } from './tallies.ts';
 
 type Labels = 'route' | 'status';
-const counterOptions = (registry: Registry): CounterConfiguration<Labels> => ({ name: 'requests', help: 'h', labelNames: ['route', 'status'], registers: [registry] });
+const counterOptions = (registry: Registry): CounterConfiguration<Labels> => ({
+  name: 'requests',
+  help: 'h',
+  labelNames: ['route', 'status'],
+  registers: [registry],
+});
 const histogramOptions = (registry: Registry): HistogramConfiguration<'route'> => ({
   name: 'duration',
   help: 'h',

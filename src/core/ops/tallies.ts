@@ -1,4 +1,10 @@
-import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration, type LabelValues } from 'prom-client';
+import {
+  Counter,
+  Histogram,
+  type CounterConfiguration,
+  type HistogramConfiguration,
+  type LabelValues,
+} from 'prom-client';
 
 /*
  * prom-client builds and looks up a key string from the label values on every `inc` and `observe`
@@ -31,7 +37,9 @@ export interface Tally<Cell, L extends string> {
 const BATCH = 64;
 
 /** Cells by key, each made once (its series created in prom-client then, so a scrape lists them in the same order). */
-function tally<Cell extends { flush(): void }, L extends string>(make: (labels: LabelValues<L>) => Cell): Tally<Cell, L> {
+function tally<Cell extends { flush(): void }, L extends string>(
+  make: (labels: LabelValues<L>) => Cell,
+): Tally<Cell, L> {
   const cells = new Map<string, Cell>();
   return {
     cell(key, labels) {

@@ -22,7 +22,8 @@ export function currentRightsCheck(
 ): Promise<void> | undefined {
   const principal = context.principal;
   if (!principal) return undefined;
-  if (principal.role !== 'admin' && getOperationAST(document, context.operationName)?.operation !== 'mutation') return undefined;
+  if (principal.role !== 'admin' && getOperationAST(document, context.operationName)?.operation !== 'mutation')
+    return undefined;
   return rights.current(principal).then((current) => {
     context.principal = current;
   });

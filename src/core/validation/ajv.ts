@@ -20,7 +20,13 @@ export const textAjv = addFormats(new Ajv({ ...BASE, coerceTypes: 'array' }));
  */
 export const STORABLE_TEXT = 'x-storable-text';
 for (const ajv of [bodyAjv, textAjv]) {
-  ajv.addKeyword({ keyword: STORABLE_TEXT, type: 'string', schemaType: 'boolean', errors: false, validate: (_: boolean, data: string) => isStorableText(data) });
+  ajv.addKeyword({
+    keyword: STORABLE_TEXT,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    validate: (_: boolean, data: string) => isStorableText(data),
+  });
 }
 
 /** The pattern that marks a text field as "not blank" (at least one non-space character). */

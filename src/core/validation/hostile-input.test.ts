@@ -6,7 +6,19 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
 const UNSTORABLE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
 /** Spellings of `id` that ajv's coercion used to accept, and ids past the integer columns. */
-const notCanonical = (id: number) => [`0${id}`, `0x${id.toString(16)}`, `%20${id}`, `${id}%20`, `${id}e0`, `%2B${id}`, `${id}.0`, '2147483648', '99999999999999999999', '0', '-1'];
+const notCanonical = (id: number) => [
+  `0${id}`,
+  `0x${id.toString(16)}`,
+  `%20${id}`,
+  `${id}%20`,
+  `${id}e0`,
+  `%2B${id}`,
+  `${id}.0`,
+  '2147483648',
+  '99999999999999999999',
+  '0',
+  '-1',
+];
 
 for (const dialect of DIALECTS) {
   describe(`hostile input at the shared validation layer, REST (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -19,13 +31,31 @@ for (const dialect of DIALECTS) {
       // Every id is above 9 so `0x…` and `0…` spellings differ from the plain one.
       for (let i = 0; i < 10; i += 1) await t.createUser();
       owner = await t.createUser();
-      const product = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'P', category: 'c', price: 2, stock: 100 } });
-      const post = await t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body: { title: 'T', content: 'C' } });
-      const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, { token: owner.token, body: { text: 'x' } });
+      const product = await t.request('POST', '/api/products', {
+        token: t.adminToken,
+        body: { name: 'P', category: 'c', price: 2, stock: 100 },
+      });
+      const post = await t.request('POST', `/api/users/${owner.id}/posts`, {
+        token: owner.token,
+        body: { title: 'T', content: 'C' },
+      });
+      const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, {
+        token: owner.token,
+        body: { text: 'x' },
+      });
       await t.request('POST', `/api/comments/${comment.body.id}/likes`, { token: owner.token });
-      const order = await t.request('POST', '/api/orders', { token: owner.token, body: { items: [{ productId: product.body.id, quantity: 1 }] } });
+      const order = await t.request('POST', '/api/orders', {
+        token: owner.token,
+        body: { items: [{ productId: product.body.id, quantity: 1 }] },
+      });
       const report = await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'users' } });
-      ids = { product: product.body.id, post: post.body.id, comment: comment.body.id, order: order.body.id, report: Number(report.headers.get('location')!.split('/').pop()) };
+      ids = {
+        product: product.body.id,
+        post: post.body.id,
+        comment: comment.body.id,
+        order: order.body.id,
+        report: Number(report.headers.get('location')!.split('/').pop()),
+      };
     });
     after(() => t?.close());
 
@@ -43,7 +73,19 @@ for (const dialect of DIALECTS) {
         (id: string) => `/api/customers/${id}`,
         (id: string) => `/api/reports/${id}`,
       ];
-      const real = [owner.id, owner.id, owner.id, ids.post, ids.post, ids.comment, ids.product, ids.product, ids.order, owner.id, ids.report];
+      const real = [
+        owner.id,
+        owner.id,
+        owner.id,
+        ids.post,
+        ids.post,
+        ids.comment,
+        ids.product,
+        ids.product,
+        ids.order,
+        owner.id,
+        ids.report,
+      ];
       for (const [index, route] of routes.entries()) {
         const plain = await t.request('GET', route(String(real[index])), { token: t.adminToken });
         assert.equal(plain.status, 200, route(String(real[index])));
@@ -53,9 +95,19 @@ for (const dialect of DIALECTS) {
           assert.deepEqual(res.body, { error: { code: 'NOT_FOUND', message: 'Resource not found' } });
         }
       }
-      const nested = [`/api/posts/0${ids.post}/comments/${ids.comment}`, `/api/posts/${ids.post}/comments/0x${ids.comment.toString(16)}`, `/api/comments/${ids.comment}/likes/0${owner.id}`, `/api/users/${owner.id}/posts/${ids.post}e0`];
-      for (const path of nested) assert.equal((await t.request('GET', path, { token: t.adminToken })).status, 404, path);
-      for (const [method, path] of [['PATCH', `/api/users/0${owner.id}`], ['DELETE', `/api/products/0x${ids.product.toString(16)}`], ['POST', `/api/orders/0${ids.order}/pay`]] as const) {
+      const nested = [
+        `/api/posts/0${ids.post}/comments/${ids.comment}`,
+        `/api/posts/${ids.post}/comments/0x${ids.comment.toString(16)}`,
+        `/api/comments/${ids.comment}/likes/0${owner.id}`,
+        `/api/users/${owner.id}/posts/${ids.post}e0`,
+      ];
+      for (const path of nested)
+        assert.equal((await t.request('GET', path, { token: t.adminToken })).status, 404, path);
+      for (const [method, path] of [
+        ['PATCH', `/api/users/0${owner.id}`],
+        ['DELETE', `/api/products/0x${ids.product.toString(16)}`],
+        ['POST', `/api/orders/0${ids.order}/pay`],
+      ] as const) {
         const res = await t.request(method, path, { token: t.adminToken, body: method === 'DELETE' ? undefined : {} });
         assert.equal(res.status, 404, `${method} ${path}`);
       }
@@ -63,7 +115,10 @@ for (const dialect of DIALECTS) {
 
     it('refuses any body but none or {} on action POSTs with 422 naming the field, and acts on none or {}', async () => {
       const target = await t.createUser();
-      const order = await t.request('POST', '/api/orders', { token: owner.token, body: { items: [{ productId: ids.product, quantity: 1 }] } });
+      const order = await t.request('POST', '/api/orders', {
+        token: owner.token,
+        body: { items: [{ productId: ids.product, quantity: 1 }] },
+      });
       const actions = [
         [`/api/orders/${order.body.id}/pay`, owner.token],
         [`/api/orders/${order.body.id}/cancel`, owner.token],
@@ -76,24 +131,49 @@ for (const dialect of DIALECTS) {
         const field = await t.request('POST', path, { token, body: { amount: 99999 } });
         assert.equal(field.status, 422, `${path} ${field.text}`);
         assert.deepEqual(field.body.error.details, [{ field: 'amount', message: 'is not an allowed field' }]);
-        for (const body of [[], 'x', 5, true]) assert.equal((await t.request('POST', path, { token, body })).status, 422, `${path} ${JSON.stringify(body)}`);
+        for (const body of [[], 'x', 5, true])
+          assert.equal((await t.request('POST', path, { token, body })).status, 422, `${path} ${JSON.stringify(body)}`);
       }
       const unchanged = await t.request('GET', `/api/users/${target.id}`, { token: t.adminToken });
       assert.equal(unchanged.body.role, 'user');
       assert.equal(unchanged.body.emailVerified, false);
-      assert.equal((await t.request('GET', `/api/orders/${order.body.id}`, { token: owner.token })).body.status, 'pending');
-      assert.equal((await t.request('POST', `/api/users/${target.id}/verify-email`, { token: t.adminToken })).status, 200);
-      assert.equal((await t.request('POST', `/api/users/${target.id}/actions/promote-to-admin`, { token: t.adminToken, body: {} })).status, 200);
-      assert.equal((await t.request('POST', `/api/orders/${order.body.id}/cancel`, { token: owner.token, body: {} })).body.status, 'cancelled');
+      assert.equal(
+        (await t.request('GET', `/api/orders/${order.body.id}`, { token: owner.token })).body.status,
+        'pending',
+      );
+      assert.equal(
+        (await t.request('POST', `/api/users/${target.id}/verify-email`, { token: t.adminToken })).status,
+        200,
+      );
+      assert.equal(
+        (await t.request('POST', `/api/users/${target.id}/actions/promote-to-admin`, { token: t.adminToken, body: {} }))
+          .status,
+        200,
+      );
+      assert.equal(
+        (await t.request('POST', `/api/orders/${order.body.id}/cancel`, { token: owner.token, body: {} })).body.status,
+        'cancelled',
+      );
     });
 
     it('refuses a page or offset beyond the integer range with 422 naming it on every page-based list, and serves the last allowed page exactly', async () => {
-      const lists = ['/api/users', '/api/products', '/api/v2/products', '/api/orders', `/api/users/${owner.id}/posts`, `/api/posts/${ids.post}/comments`, `/api/comments/${ids.comment}/likes`];
+      const lists = [
+        '/api/users',
+        '/api/products',
+        '/api/v2/products',
+        '/api/orders',
+        `/api/users/${owner.id}/posts`,
+        `/api/posts/${ids.post}/comments`,
+        `/api/comments/${ids.comment}/likes`,
+      ];
       for (const list of lists) {
         for (const page of ['1e20', '9999999999999999999999', '9007199254740993', '2147483648']) {
           const res = await t.request('GET', `${list}?page=${page}`, { token: t.adminToken });
           assert.equal(res.status, 422, `${list}?page=${page} → ${res.status} ${res.text}`);
-          assert.deepEqual(res.body.error.details.map((d: { field: string }) => d.field), ['page']);
+          assert.deepEqual(
+            res.body.error.details.map((d: { field: string }) => d.field),
+            ['page'],
+          );
         }
         const last = await t.request('GET', `${list}?page=2147483647&limit=100`, { token: t.adminToken });
         assert.equal(last.status, 200, `${list}: ${last.text}`);
@@ -103,7 +183,10 @@ for (const dialect of DIALECTS) {
       for (const offset of ['99999999999999999999', '1e20', '2147483648']) {
         const res = await t.request('GET', `/api/products?offset=${offset}`);
         assert.equal(res.status, 422, offset);
-        assert.deepEqual(res.body.error.details.map((d: { field: string }) => d.field), ['offset']);
+        assert.deepEqual(
+          res.body.error.details.map((d: { field: string }) => d.field),
+          ['offset'],
+        );
       }
       const far = await t.request('GET', '/api/products?offset=2147483647&limit=1e20&page=-1e20');
       assert.equal(far.status, 200, far.text);
@@ -115,22 +198,34 @@ for (const dialect of DIALECTS) {
         ['POST', '/api/orders', { items: [{ productId: 1e24, quantity: 1 }] }, 'items.0.productId'],
         ['POST', '/api/orders', { items: [{ productId: 2147483648, quantity: 1 }] }, 'items.0.productId'],
         ['POST', '/api/orders', { items: [{ productId: ids.product, quantity: 2147483648 }] }, 'items.0.quantity'],
-        ['POST', '/api/orders', { customerId: 2147483648, items: [{ productId: ids.product, quantity: 1 }] }, 'customerId'],
+        [
+          'POST',
+          '/api/orders',
+          { customerId: 2147483648, items: [{ productId: ids.product, quantity: 1 }] },
+          'customerId',
+        ],
         ['PATCH', `/api/products/${ids.product}`, { stock: 2147483648 }, 'stock'],
         ['PATCH', `/api/users/${owner.id}`, { age: 1e21 }, 'age'],
       ];
       for (const [method, path, body, field] of cases) {
         const res = await t.request(method, path, { token: t.adminToken, body });
         assert.equal(res.status, 422, `${method} ${path} ${JSON.stringify(body)} → ${res.status} ${res.text}`);
-        assert.deepEqual(res.body.error.details.map((d: { field: string }) => d.field), [field]);
+        assert.deepEqual(
+          res.body.error.details.map((d: { field: string }) => d.field),
+          [field],
+        );
       }
       const filter = await t.request('GET', '/api/orders?customerId=2147483648', { token: t.adminToken });
       assert.equal(filter.status, 422);
-      assert.deepEqual(filter.body.error.details.map((d: { field: string }) => d.field), ['customerId']);
+      assert.deepEqual(
+        filter.body.error.details.map((d: { field: string }) => d.field),
+        ['customerId'],
+      );
     });
 
     it('refuses NUL characters and unpaired surrogates in bodies and query strings with 422 naming the field, and stores nothing', async () => {
-      const count = async () => (await t.server.db.selectFrom('users').select(t.server.db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+      const count = async () =>
+        (await t.server.db.selectFrom('users').select(t.server.db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
       const before = String(await count());
       const json = (text: string) => ({ raw: text, headers: { 'content-type': 'application/json' } });
       const cases: [string, string, { raw: string; headers: Record<string, string> }, string][] = [
@@ -148,7 +243,10 @@ for (const dialect of DIALECTS) {
         const res = await t.request(method, path, { token: t.adminToken, ...options });
         assert.equal(res.status, 422, `${method} ${path} ${options.raw} → ${res.status} ${res.text}`);
         // Other rules of the field may fail too (a date's pattern); the text rule is always among them.
-        assert.deepEqual(res.body.error.details.filter((d: { message: string }) => d.message === UNSTORABLE), [{ field, message: UNSTORABLE }]);
+        assert.deepEqual(
+          res.body.error.details.filter((d: { message: string }) => d.message === UNSTORABLE),
+          [{ field, message: UNSTORABLE }],
+        );
       }
       for (const query of ['category=%00', 'search=%00', 'search=a%00', 'sort=name%00']) {
         const res = await t.request('GET', `/api/products?${query}`);

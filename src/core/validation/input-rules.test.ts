@@ -3,11 +3,15 @@ import { describe, it } from 'node:test';
 import { inputProblems, MAX_INPUT_DEPTH, TOO_DEEP_MESSAGE, UNSTORABLE_TEXT_MESSAGE } from './input-rules.ts';
 
 /** A value nested `levels` deep, built as text and parsed (JSON.stringify would recurse). */
-const nested = (levels: number, open = '{"a":', close = '}') => JSON.parse(`${open.repeat(levels)}"x"${close.repeat(levels)}`) as unknown;
+const nested = (levels: number, open = '{"a":', close = '}') =>
+  JSON.parse(`${open.repeat(levels)}"x"${close.repeat(levels)}`) as unknown;
 
 describe('inputProblems: the walk over client-supplied JSON', () => {
   it('walks a value nested 100,000 levels deep without overflowing the stack and names where it got too deep', () => {
-    for (const [open, close] of [['{"a":', '}'], ['[', ']']] as const) {
+    for (const [open, close] of [
+      ['{"a":', '}'],
+      ['[', ']'],
+    ] as const) {
       const problems = inputProblems(nested(100_000, open, close));
       assert.equal(problems.length, 1);
       assert.equal(problems[0]!.message, TOO_DEEP_MESSAGE);
@@ -27,6 +31,13 @@ describe('inputProblems: the walk over client-supplied JSON', () => {
       { path: 'input.(a key)', message: UNSTORABLE_TEXT_MESSAGE },
       { path: 'input.c.d', message: UNSTORABLE_TEXT_MESSAGE },
     ]);
-    assert.equal(inputProblems(Array.from({ length: 50 }, () => '\u0000'), [], 10).length, 10);
+    assert.equal(
+      inputProblems(
+        Array.from({ length: 50 }, () => '\u0000'),
+        [],
+        10,
+      ).length,
+      10,
+    );
   });
 });

@@ -55,10 +55,13 @@ export interface InputProblem {
  */
 export function inputProblems(value: unknown, prefix: readonly string[] = [], max = 10): InputProblem[] {
   const found: InputProblem[] = [];
-  const stack: { node: unknown; path: readonly string[]; depth: number; keyed: boolean }[] = [{ node: value, path: prefix, depth: 0, keyed: false }];
+  const stack: { node: unknown; path: readonly string[]; depth: number; keyed: boolean }[] = [
+    { node: value, path: prefix, depth: 0, keyed: false },
+  ];
   while (stack.length > 0 && found.length < max) {
     const { node, path, depth, keyed } = stack.pop()!;
-    if (keyed && !isStorableText(path.at(-1)!)) found.push({ path: [...path.slice(0, -1), '(a key)'].join('.'), message: UNSTORABLE_TEXT_MESSAGE });
+    if (keyed && !isStorableText(path.at(-1)!))
+      found.push({ path: [...path.slice(0, -1), '(a key)'].join('.'), message: UNSTORABLE_TEXT_MESSAGE });
     if (typeof node === 'string') {
       if (!isStorableText(node)) found.push({ path: path.join('.'), message: UNSTORABLE_TEXT_MESSAGE });
       continue;
@@ -69,7 +72,9 @@ export function inputProblems(value: unknown, prefix: readonly string[] = [], ma
       continue;
     }
     const isObject = !Array.isArray(node);
-    const entries = isObject ? Object.entries(node) : (node as unknown[]).map((item, index) => [String(index), item] as const);
+    const entries = isObject
+      ? Object.entries(node)
+      : (node as unknown[]).map((item, index) => [String(index), item] as const);
     // Pushed in reverse so problems are reported in document order.
     for (let i = entries.length - 1; i >= 0; i -= 1) {
       const [key, item] = entries[i]!;

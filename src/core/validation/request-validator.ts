@@ -29,7 +29,17 @@ export function compileRequestValidator({ schema, httpPart }: RouteSchemaPart): 
   return (httpPart === 'body' ? bodyAjv : textAjv).compile(checked);
 }
 
-const SUBSCHEMA = new Set(['items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']);
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
 const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
 
@@ -56,7 +66,13 @@ function withCanonicalIds(schema: Schema, validate: ValidateFunction): Validator
     const params = (data ?? {}) as Record<string, unknown>;
     const wrong = ids.filter((name) => typeof params[name] === 'string' && parseId(params[name]) === undefined);
     if (wrong.length > 0) {
-      validator.errors = wrong.map((name): ErrorObject => ({ instancePath: `/${name}`, schemaPath: '#/canonicalId', keyword: 'canonicalId', params: {}, message: 'is not an id' }));
+      validator.errors = wrong.map((name): ErrorObject => ({
+        instancePath: `/${name}`,
+        schemaPath: '#/canonicalId',
+        keyword: 'canonicalId',
+        params: {},
+        message: 'is not an id',
+      }));
       return false;
     }
     const valid = validate(data, context);

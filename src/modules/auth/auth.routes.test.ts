@@ -42,7 +42,9 @@ for (const dialect of DIALECTS) {
 
     describe('POST /api/auth/token', () => {
       it('issues a Bearer JWT with the documented claims for the right password', async () => {
-        const res = await t.request('POST', '/api/auth/token', { body: { email: 'PAT@example.com', password: 'pat-password-1' } });
+        const res = await t.request('POST', '/api/auth/token', {
+          body: { email: 'PAT@example.com', password: 'pat-password-1' },
+        });
         assert.equal(res.status, 200);
         assert.equal(res.body.token_type, 'Bearer');
         assert.equal(res.body.expires_in, 900);
@@ -59,8 +61,12 @@ for (const dialect of DIALECTS) {
       });
 
       it('gives a wrong email and a wrong password the same 401 INVALID_CREDENTIALS', async () => {
-        const wrongPassword = await t.request('POST', '/api/auth/token', { body: { email: 'pat@example.com', password: 'nope-nope' } });
-        const wrongEmail = await t.request('POST', '/api/auth/token', { body: { email: 'nobody@example.com', password: 'nope-nope' } });
+        const wrongPassword = await t.request('POST', '/api/auth/token', {
+          body: { email: 'pat@example.com', password: 'nope-nope' },
+        });
+        const wrongEmail = await t.request('POST', '/api/auth/token', {
+          body: { email: 'nobody@example.com', password: 'nope-nope' },
+        });
         for (const res of [wrongPassword, wrongEmail]) {
           assert.equal(res.status, 401);
           assert.equal(res.body.error.code, 'INVALID_CREDENTIALS');
@@ -70,13 +76,17 @@ for (const dialect of DIALECTS) {
 
       it('refuses a token to a user without a password and to a suspended user', async () => {
         const noPassword = await t.createUser();
-        const res = await t.request('POST', '/api/auth/token', { body: { email: noPassword.user.email, password: 'anything-1' } });
+        const res = await t.request('POST', '/api/auth/token', {
+          body: { email: noPassword.user.email, password: 'anything-1' },
+        });
         assert.equal(res.status, 401);
         await t.request('POST', '/api/users', {
           token: t.adminToken,
           body: { name: 'Sue', email: 'sue@example.com', password: 'sue-password-1', status: 'suspended' },
         });
-        const suspended = await t.request('POST', '/api/auth/token', { body: { email: 'sue@example.com', password: 'sue-password-1' } });
+        const suspended = await t.request('POST', '/api/auth/token', {
+          body: { email: 'sue@example.com', password: 'sue-password-1' },
+        });
         assert.equal(suspended.status, 403);
         assert.equal(suspended.body.error.code, 'FORBIDDEN');
       });
@@ -85,7 +95,9 @@ for (const dialect of DIALECTS) {
         const missing = await t.request('POST', '/api/auth/token', { body: { email: 'pat@example.com' } });
         assert.equal(missing.status, 422);
         assert.equal(missing.body.error.details[0].field, 'password');
-        const extra = await t.request('POST', '/api/auth/token', { body: { email: 'a@b.co', password: 'x', role: 'admin' } });
+        const extra = await t.request('POST', '/api/auth/token', {
+          body: { email: 'a@b.co', password: 'x', role: 'admin' },
+        });
         assert.equal(extra.status, 422);
       });
 
@@ -108,7 +120,9 @@ for (const dialect of DIALECTS) {
       it('refuses a malformed Authorization header', () => expect401('Basic dXNlcjpwYXNz', /malformed/));
 
       it('refuses an expired token', async () => {
-        const expired = await token({}, (jwt) => jwt.setIssuedAt(Math.floor(Date.now() / 1000) - 3600).setExpirationTime(Math.floor(Date.now() / 1000) - 600));
+        const expired = await token({}, (jwt) =>
+          jwt.setIssuedAt(Math.floor(Date.now() / 1000) - 3600).setExpirationTime(Math.floor(Date.now() / 1000) - 600),
+        );
         await expect401(`Bearer ${expired}`, /expired/);
       });
 
@@ -162,7 +176,10 @@ for (const dialect of DIALECTS) {
       });
 
       it('refuses a token that is not yet valid (nbf in the future)', async () => {
-        await expect401(`Bearer ${await token({}, (jwt) => jwt.setNotBefore(Math.floor(Date.now() / 1000) + 3600))}`, /nbf/);
+        await expect401(
+          `Bearer ${await token({}, (jwt) => jwt.setNotBefore(Math.floor(Date.now() / 1000) + 3600))}`,
+          /nbf/,
+        );
       });
 
       it('refuses an invalid token even on a public route', async () => {

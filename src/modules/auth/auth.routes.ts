@@ -7,7 +7,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asyn
     '/auth/token',
     {
       config: { access: 'public' },
-      schema: { tags: ['auth'], summary: 'Exchange email and password for a bearer token', body: TokenRequest, response: { 200: TokenResponse } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange email and password for a bearer token',
+        body: TokenRequest,
+        response: { 200: TokenResponse },
+      },
     },
     async (request, reply) => {
       // Tokens must never be cached (RFC 6749 §5.1).

@@ -10,8 +10,11 @@ export const TokenRequest = Type.Object(
 );
 export type TokenRequest = Static<typeof TokenRequest>;
 
-export const TokenResponse = Named('Token', Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
-}));
+export const TokenResponse = Named(
+  'Token',
+  Type.Object({
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
+  }),
+);

@@ -9,6 +9,9 @@ import { createAvatarsService, type AvatarEvents } from './avatars.service.ts';
 export const avatarsModule = defineModule({
   name: 'avatars',
   createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
-    createAvatarsService(db, services.events.recorderFor<AvatarEvents>({ 'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX) })),
+    createAvatarsService(
+      db,
+      services.events.recorderFor<AvatarEvents>({ 'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX) }),
+    ),
   routes: restRoutes(avatarsRoutes, ({ avatars }) => ({ avatars })),
 });

@@ -8,7 +8,9 @@ import { JPEG_BYTES, PNG_BYTES, WEBP_BYTES } from '../../../test/support/avatar-
 
 /** GET answers bytes, so read them raw rather than through `t.request`'s text (checked against the document all the same). */
 async function getBytes(t: TestServer, path: string, token?: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${t.url}${path}`, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const response = await fetch(`${t.url}${path}`, {
+    headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
   await checkFetched('GET', response.clone());
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
 }
@@ -56,14 +58,23 @@ for (const dialect of DIALECTS) {
         { userId: first.body.userId, contentType: first.body.contentType, size: first.body.size },
         { userId: id, contentType: 'image/png', size: PNG_BYTES.length },
       );
-      assert.deepEqual(first.body._links, { self: { href: `/api/users/${id}/avatar` }, user: { href: `/api/users/${id}` } });
+      assert.deepEqual(first.body._links, {
+        self: { href: `/api/users/${id}/avatar` },
+        user: { href: `/api/users/${id}` },
+      });
       const png = await getBytes(t, `/api/users/${id}/avatar`, token);
       assert.equal(png.headers.get('content-type'), 'image/png');
       assert.deepEqual(png.bytes, PNG_BYTES);
       assert.equal(png.headers.get('etag'), first.headers.get('etag'), 'PUT tells the ETag GET will have');
       assert.equal(png.headers.get('cache-control'), 'private, no-cache');
-      assert.equal((await getBytes(t, `/api/users/${id}/avatar`, token, { 'if-none-match': png.headers.get('etag')! })).status, 304);
-      for (const [bytes, type] of [[JPEG_BYTES, 'image/jpeg'], [WEBP_BYTES, 'image/webp; charset=binary']] as const) {
+      assert.equal(
+        (await getBytes(t, `/api/users/${id}/avatar`, token, { 'if-none-match': png.headers.get('etag')! })).status,
+        304,
+      );
+      for (const [bytes, type] of [
+        [JPEG_BYTES, 'image/jpeg'],
+        [WEBP_BYTES, 'image/webp; charset=binary'],
+      ] as const) {
         const replaced = await put(id, token, bytes, type);
         assert.equal(replaced.status, 200, type);
         const served = await getBytes(t, `/api/users/${id}/avatar`, token);
@@ -99,7 +110,10 @@ for (const dialect of DIALECTS) {
       assert.equal(json.body.error.code, 'UNSUPPORTED_MEDIA_TYPE');
       const none = await t.request('PUT', `/api/users/${id}/avatar`, { token });
       assert.equal(none.status, 415);
-      assert.equal((await t.server.db.selectFrom('user_avatars').selectAll().where('user_id', '=', id).execute()).length, 0);
+      assert.equal(
+        (await t.server.db.selectFrom('user_avatars').selectAll().where('user_id', '=', id).execute()).length,
+        0,
+      );
     });
 
     it('answers 413 PAYLOAD_TOO_LARGE over 1 MiB and accepts exactly 1 MiB', async () => {
@@ -121,7 +135,10 @@ for (const dialect of DIALECTS) {
       assert.equal(denied.body.error.code, 'FORBIDDEN');
       assert.equal((await put(alice.id, undefined, PNG_BYTES, 'image/png')).status, 401);
       assert.equal((await put(alice.id, t.adminToken, PNG_BYTES, 'image/png')).status, 201);
-      assert.equal((await getBytes(t, `/api/users/${alice.id}/avatar`, bob.token)).headers.get('content-type'), 'image/png');
+      assert.equal(
+        (await getBytes(t, `/api/users/${alice.id}/avatar`, bob.token)).headers.get('content-type'),
+        'image/png',
+      );
       assert.equal((await getBytes(t, `/api/users/${alice.id}/avatar`)).status, 401);
     });
 
@@ -130,17 +147,33 @@ for (const dialect of DIALECTS) {
         assert.equal((await getBytes(t, `/api/users/${id}/avatar`, t.adminToken)).status, 404, id);
         assert.equal((await put(Number(id) || 0, t.adminToken, PNG_BYTES, 'image/png')).status, 404, id);
       }
-      assert.equal((await t.request('PUT', '/api/users/abc/avatar', { token: t.adminToken, raw: PNG_BYTES, headers: { 'content-type': 'image/png' } })).status, 404);
+      assert.equal(
+        (
+          await t.request('PUT', '/api/users/abc/avatar', {
+            token: t.adminToken,
+            raw: PNG_BYTES,
+            headers: { 'content-type': 'image/png' },
+          })
+        ).status,
+        404,
+      );
       const { id, token } = await t.createUser();
       await put(id, token, PNG_BYTES, 'image/png');
       assert.equal((await t.request('DELETE', `/api/users/${id}`, { token })).status, 204);
       assert.equal((await getBytes(t, `/api/users/${id}/avatar`, t.adminToken)).status, 404);
-      assert.equal((await t.server.db.selectFrom('user_avatars').selectAll().where('user_id', '=', id).execute()).length, 0);
+      assert.equal(
+        (await t.server.db.selectFrom('user_avatars').selectAll().where('user_id', '=', id).execute()).length,
+        0,
+      );
     });
 
     it('keeps JSON-only bodies everywhere else: an image body on another route is 415', async () => {
       const { id, token } = await t.createUser();
-      const res = await t.request('POST', `/api/users/${id}/posts`, { token, raw: PNG_BYTES, headers: { 'content-type': 'image/png' } });
+      const res = await t.request('POST', `/api/users/${id}/posts`, {
+        token,
+        raw: PNG_BYTES,
+        headers: { 'content-type': 'image/png' },
+      });
       assert.equal(res.status, 415);
     });
   });

@@ -43,7 +43,8 @@ const unsupported = () =>
   new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the avatar as one of ${AVATAR_TYPES.join(', ')}`);
 
 /** node:sqlite returns blobs as Uint8Array, pg as Buffer; the HTTP layer wants a Buffer. */
-const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+const asBuffer = (bytes: Uint8Array) =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** A new avatar is a change to its user (DECISIONS §10). */
 export type AvatarEvents = { 'user.updated': User };
@@ -59,26 +60,36 @@ export function createAvatarsService(db: Db, events: EventRecorder<AvatarEvents>
       return { contentType: 'image/svg+xml', body: Buffer.from(renderAvatarSvg(user), 'utf8'), uploaded: false };
     },
 
-    async putAvatar(actor: Principal | null, userId: number, upload: AvatarUpload): Promise<{ avatar: AvatarInfo; created: boolean }> {
+    async putAvatar(
+      actor: Principal | null,
+      userId: number,
+      upload: AvatarUpload,
+    ): Promise<{ avatar: AvatarInfo; created: boolean }> {
       requireSelfOrAdmin(actor, userId);
       const declared = avatarTypeOf(upload.contentType);
       if (!declared || !(upload.data instanceof Uint8Array)) throw unsupported();
       const data = upload.data;
       if (data.byteLength > AVATAR_MAX_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'An avatar may be at most 1 MiB');
       if (sniffImageType(data) !== declared) {
-        throw AppError.validation([{ field: 'body', message: `is not a ${declared} image` }], 'The uploaded content does not match its Content-Type');
+        throw AppError.validation(
+          [{ field: 'body', message: `is not a ${declared} image` }],
+          'The uploaded content does not match its Content-Type',
+        );
       }
       if (!(await findUserById(db, userId))) throw userNotFound(userId);
       const updatedAt = now();
       try {
-        const created = await db
-          .transaction()
-          .execute(async (trx) => {
-            const upserted = await repo.upsertAvatar(trx, { user_id: userId, content_type: declared, data, updated_at: updatedAt });
-            const user = await findUserById(trx, userId);
-            if (user) await events.record(trx, 'user.updated', toUser(user));
-            return upserted;
+        const created = await db.transaction().execute(async (trx) => {
+          const upserted = await repo.upsertAvatar(trx, {
+            user_id: userId,
+            content_type: declared,
+            data,
+            updated_at: updatedAt,
           });
+          const user = await findUserById(trx, userId);
+          if (user) await events.record(trx, 'user.updated', toUser(user));
+          return upserted;
+        });
         return { avatar: { userId, contentType: declared, size: data.byteLength, updatedAt }, created };
       } catch (error) {
         // The user was deleted between the check and the write.

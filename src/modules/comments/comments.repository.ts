@@ -15,7 +15,11 @@ export async function findCommentById(db: Db, id: number): Promise<CommentRow | 
   return (await readRows(db, commentById(db, id)))[0];
 }
 
-export function listCommentsOfPost(db: Db, postId: number, window: { limit: number; offset: number }): Promise<CommentRow[]> {
+export function listCommentsOfPost(
+  db: Db,
+  postId: number,
+  window: { limit: number; offset: number },
+): Promise<CommentRow[]> {
   return db
     .selectFrom('comments')
     .selectAll()
@@ -44,7 +48,14 @@ export function listCommentsOfPosts(
   window: { limit: number; offset: number },
   columns: readonly (keyof CommentRow)[] = ALL_COMMENT_COLUMNS,
 ): Promise<CommentRow[]> {
-  return selectPagePerParent<CommentRow>(db, { table: 'comments', parent: 'post_id', direction: 'asc', parentIds: postIds, window, columns });
+  return selectPagePerParent<CommentRow>(db, {
+    table: 'comments',
+    parent: 'post_id',
+    direction: 'asc',
+    parentIds: postIds,
+    window,
+    columns,
+  });
 }
 
 export function insertComment(db: Db, row: Insertable<CommentsTable>): Promise<CommentRow> {

@@ -14,8 +14,14 @@ export function commentsResolvers({ users, posts }: { users: UsersService; posts
     resolvers: {},
     batched: {
       Comment: {
-        author: byIdLoader<Comment, User>((comment) => comment.authorId, (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields)),
-        post: byIdLoader<Comment, Post>((comment) => comment.postId, (ids, fields) => posts.findPostsByIds(ids, fields)),
+        author: byIdLoader<Comment, User>(
+          (comment) => comment.authorId,
+          (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields),
+        ),
+        post: byIdLoader<Comment, Post>(
+          (comment) => comment.postId,
+          (ids, fields) => posts.findPostsByIds(ids, fields),
+        ),
       },
     },
     readWithList: ['Comment'],

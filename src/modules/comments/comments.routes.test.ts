@@ -22,7 +22,12 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     const newPost = async (owner: Actor = author) =>
-      (await t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body: { title: 'T', content: 'C' } })).body.id as number;
+      (
+        await t.request('POST', `/api/users/${owner.id}/posts`, {
+          token: owner.token,
+          body: { title: 'T', content: 'C' },
+        })
+      ).body.id as number;
     const comment = (postId: number, who: Actor, text = 'Nice post') =>
       t.request('POST', `/api/posts/${postId}/comments`, { token: who.token, body: { text } });
 
@@ -65,7 +70,10 @@ for (const dialect of DIALECTS) {
           const res = await t.request('POST', `/api/posts/${postId}/comments`, { token: reader.token, body });
           assert.equal(res.status, 422, JSON.stringify(body).slice(0, 60));
           assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-          assert.ok(res.body.error.details.some((d: { field: string }) => d.field === field), JSON.stringify(res.body.error.details));
+          assert.ok(
+            res.body.error.details.some((d: { field: string }) => d.field === field),
+            JSON.stringify(res.body.error.details),
+          );
         }
         const longest = await comment(postId, reader, 'y'.repeat(10_000));
         assert.equal(longest.status, 201);
@@ -75,7 +83,10 @@ for (const dialect of DIALECTS) {
 
       it('answers 404 for an unknown or non-integer post and 401 without a token', async () => {
         for (const id of ['999999', 'abc', '0']) {
-          const res = await t.request('POST', `/api/posts/${id}/comments`, { token: reader.token, body: { text: 'x' } });
+          const res = await t.request('POST', `/api/posts/${id}/comments`, {
+            token: reader.token,
+            body: { text: 'x' },
+          });
           assert.equal(res.status, 404, id);
           assert.equal(res.body.error.code, 'NOT_FOUND');
         }
@@ -94,15 +105,31 @@ for (const dialect of DIALECTS) {
         for (let i = 0; i < 22; i += 1) ids.push((await comment(postId, i % 2 ? author : reader, `c${i}`)).body.id);
         const first = await t.request('GET', `/api/posts/${postId}/comments`, { token: reader.token });
         assert.equal(first.status, 200);
-        assert.deepEqual(first.body.pagination, { page: 1, limit: 20, total: 22, totalPages: 2, hasNext: true, hasPrev: false });
-        assert.deepEqual(first.body.data.map((c: { id: number }) => c.id), ids.slice(0, 20));
+        assert.deepEqual(first.body.pagination, {
+          page: 1,
+          limit: 20,
+          total: 22,
+          totalPages: 2,
+          hasNext: true,
+          hasPrev: false,
+        });
+        assert.deepEqual(
+          first.body.data.map((c: { id: number }) => c.id),
+          ids.slice(0, 20),
+        );
         const second = await t.request('GET', `/api/posts/${postId}/comments?page=2`, { token: reader.token });
-        assert.deepEqual(second.body.data.map((c: { id: number }) => c.id), ids.slice(20));
+        assert.deepEqual(
+          second.body.data.map((c: { id: number }) => c.id),
+          ids.slice(20),
+        );
         const capped = await t.request('GET', `/api/posts/${postId}/comments?limit=101`, { token: reader.token });
         assert.equal(capped.body.pagination.limit, 100);
         const one = await t.request('GET', `/api/posts/${postId}/comments?limit=0`, { token: reader.token });
         assert.equal(one.body.data.length, 1);
-        assert.equal((await t.request('GET', `/api/posts/${postId}/comments?page=two`, { token: reader.token })).status, 422);
+        assert.equal(
+          (await t.request('GET', `/api/posts/${postId}/comments?page=two`, { token: reader.token })).status,
+          422,
+        );
       });
 
       it('answers 404 for an unknown post, 401 without a token, and 304 for an unchanged list', async () => {
@@ -111,10 +138,16 @@ for (const dialect of DIALECTS) {
         assert.equal((await t.request('GET', `/api/posts/${postId}/comments`)).status, 401);
         const res = await t.request('GET', `/api/posts/${postId}/comments`, { token: reader.token });
         assert.deepEqual(res.body.data, []);
-        const cached = await t.request('GET', `/api/posts/${postId}/comments`, { token: reader.token, headers: { 'if-none-match': res.headers.get('etag')! } });
+        const cached = await t.request('GET', `/api/posts/${postId}/comments`, {
+          token: reader.token,
+          headers: { 'if-none-match': res.headers.get('etag')! },
+        });
         assert.equal(cached.status, 304);
         await comment(postId, reader);
-        const changed = await t.request('GET', `/api/posts/${postId}/comments`, { token: reader.token, headers: { 'if-none-match': res.headers.get('etag')! } });
+        const changed = await t.request('GET', `/api/posts/${postId}/comments`, {
+          token: reader.token,
+          headers: { 'if-none-match': res.headers.get('etag')! },
+        });
         assert.equal(changed.status, 200);
       });
 
@@ -122,8 +155,14 @@ for (const dialect of DIALECTS) {
         const postId = await newPost();
         const other = await newPost();
         const id = (await comment(postId, reader)).body.id;
-        assert.equal((await t.request('GET', `/api/posts/${other}/comments/${id}`, { token: reader.token })).status, 404);
-        assert.equal((await t.request('GET', `/api/posts/${postId}/comments/999999`, { token: reader.token })).status, 404);
+        assert.equal(
+          (await t.request('GET', `/api/posts/${other}/comments/${id}`, { token: reader.token })).status,
+          404,
+        );
+        assert.equal(
+          (await t.request('GET', `/api/posts/${postId}/comments/999999`, { token: reader.token })).status,
+          404,
+        );
         assert.equal((await t.request('GET', `/api/posts/${postId}/comments/x`, { token: reader.token })).status, 404);
       });
     });
@@ -138,11 +177,18 @@ for (const dialect of DIALECTS) {
           const denied = await t.request('DELETE', `/api/posts/${postId}/comments/${id}`, { token: stranger.token });
           assert.equal(denied.status, 403);
           assert.equal(denied.body.error.code, 'FORBIDDEN');
-          assert.equal((await t.request('GET', `/api/posts/${postId}/comments/${id}`, { token: stranger.token })).status, 200, 'still there');
+          assert.equal(
+            (await t.request('GET', `/api/posts/${postId}/comments/${id}`, { token: stranger.token })).status,
+            200,
+            'still there',
+          );
           const res = await t.request('DELETE', `/api/posts/${postId}/comments/${id}`, { token: who.token });
           assert.equal(res.status, 204);
           assert.equal(res.text, '');
-          assert.equal((await t.request('GET', `/api/posts/${postId}/comments/${id}`, { token: stranger.token })).status, 404);
+          assert.equal(
+            (await t.request('GET', `/api/posts/${postId}/comments/${id}`, { token: stranger.token })).status,
+            404,
+          );
           const again = await t.request('DELETE', `/api/posts/${postId}/comments/${id}`, { token: who.token });
           assert.equal(again.status, 404);
         }
@@ -155,18 +201,29 @@ for (const dialect of DIALECTS) {
         const wrongPost = await t.request('DELETE', `/api/posts/${other}/comments/${id}`, { token: t.adminToken });
         assert.equal(wrongPost.status, 404);
         assert.equal(wrongPost.body.error.code, 'NOT_FOUND');
-        for (const path of [`/api/posts/${postId}/comments/999999`, `/api/posts/${postId}/comments/abc`, `/api/posts/x/comments/${id}`]) {
+        for (const path of [
+          `/api/posts/${postId}/comments/999999`,
+          `/api/posts/${postId}/comments/abc`,
+          `/api/posts/x/comments/${id}`,
+        ]) {
           assert.equal((await t.request('DELETE', path, { token: t.adminToken })).status, 404, path);
         }
         assert.equal((await t.request('DELETE', `/api/posts/${postId}/comments/${id}`)).status, 401);
-        assert.equal((await t.request('GET', `/api/posts/${postId}/comments/${id}`, { token: reader.token })).status, 200, 'kept');
+        assert.equal(
+          (await t.request('GET', `/api/posts/${postId}/comments/${id}`, { token: reader.token })).status,
+          200,
+          'kept',
+        );
       });
 
       it("removes the comment's likes with it", async () => {
         const postId = await newPost();
         const id = (await comment(postId, reader)).body.id;
         assert.equal((await t.request('POST', `/api/comments/${id}/likes`, { token: author.token })).status, 201);
-        assert.equal((await t.request('DELETE', `/api/posts/${postId}/comments/${id}`, { token: reader.token })).status, 204);
+        assert.equal(
+          (await t.request('DELETE', `/api/posts/${postId}/comments/${id}`, { token: reader.token })).status,
+          204,
+        );
         const likes = await t.server.db.selectFrom('comment_likes').selectAll().where('comment_id', '=', id).execute();
         assert.equal(likes.length, 0);
       });

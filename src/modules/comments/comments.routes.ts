@@ -16,11 +16,20 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
     '/posts/:postId/comments',
     {
       config: { access: 'user' },
-      schema: { tags, summary: "List a post's comments, oldest first", params: PostParams, querystring: CommentsQuery, response: { 200: CommentPage } },
+      schema: {
+        tags,
+        summary: "List a post's comments, oldest first",
+        params: PostParams,
+        querystring: CommentsQuery,
+        response: { 200: CommentPage },
+      },
     },
     async (request) => {
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
-      return { data: page.items.map((comment) => toCommentView(comment, request.apiPrefix)), pagination: paginationOf(page) };
+      return {
+        data: page.items.map((comment) => toCommentView(comment, request.apiPrefix)),
+        pagination: paginationOf(page),
+      };
     },
   );
 
@@ -28,7 +37,13 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
     '/posts/:postId/comments',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'Comment on a post as the caller', params: PostParams, body: CreateCommentInput, response: { 201: CommentView } },
+      schema: {
+        tags,
+        summary: 'Comment on a post as the caller',
+        params: PostParams,
+        body: CreateCommentInput,
+        response: { 201: CommentView },
+      },
     },
     async (request, reply) => {
       const comment = await comments.createComment(request.principal, request.params.postId, request.body);
@@ -39,9 +54,15 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
 
   app.get(
     '/posts/:postId/comments/:commentId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Read one comment of a post', params: CommentParams, response: { 200: CommentView } } },
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Read one comment of a post', params: CommentParams, response: { 200: CommentView } },
+    },
     async (request) =>
-      toCommentView(await comments.getPostComment(request.principal, request.params.postId, request.params.commentId), request.apiPrefix),
+      toCommentView(
+        await comments.getPostComment(request.principal, request.params.postId, request.params.commentId),
+        request.apiPrefix,
+      ),
   );
 
   app.delete(

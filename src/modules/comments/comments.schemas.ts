@@ -3,20 +3,28 @@ import { Link, Named, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rule of DECISIONS §2, shared by REST validation and the service. */
-export const CommentText = Type.String({ minLength: 1, maxLength: 10_000, pattern: NOT_BLANK, examples: ['Great post!'] });
+export const CommentText = Type.String({
+  minLength: 1,
+  maxLength: 10_000,
+  pattern: NOT_BLANK,
+  examples: ['Great post!'],
+});
 
 /** The author is always the caller and the post comes from the path: the body carries only the text. */
 export const CreateCommentInput = Type.Object({ text: CommentText }, { additionalProperties: false });
 export type CreateCommentInput = Static<typeof CreateCommentInput>;
 
-export const CommentView = Named('Comment', Type.Object({
-  id: Type.Integer(),
-  postId: Type.Integer(),
-  authorId: Type.Integer(),
-  text: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  _links: Type.Object({ self: Link, post: Link, author: Link, likes: Link }),
-}));
+export const CommentView = Named(
+  'Comment',
+  Type.Object({
+    id: Type.Integer(),
+    postId: Type.Integer(),
+    authorId: Type.Integer(),
+    text: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    _links: Type.Object({ self: Link, post: Link, author: Link, likes: Link }),
+  }),
+);
 
 export const CommentPage = PageOf(CommentView, 'CommentPage');
 

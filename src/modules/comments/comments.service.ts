@@ -42,7 +42,15 @@ export function createCommentsService(db: Db, events: EventRecorder<CommentEvent
     async listPostComments(actor: Principal | null, postId: number, request: PageRequest): Promise<Page<Comment>> {
       requireSignedIn(actor);
       await assertPostExists(db, postId);
-      return readPage(request, COMMENT_PAGE_RULES, { rows: (window) => repo.listCommentsOfPost(db, postId, window), total: () => repo.countCommentsOfPost(db, postId) }, toComment);
+      return readPage(
+        request,
+        COMMENT_PAGE_RULES,
+        {
+          rows: (window) => repo.listCommentsOfPost(db, postId, window),
+          total: () => repo.countCommentsOfPost(db, postId),
+        },
+        toComment,
+      );
     },
 
     async getPostComment(actor: Principal | null, postId: number, commentId: number): Promise<Comment> {
@@ -58,12 +66,18 @@ export function createCommentsService(db: Db, events: EventRecorder<CommentEvent
       const input = checkCreate(raw);
       await assertPostExists(db, postId);
       try {
-        const row = await events.recordWith(db, 'comment.created', (trx) => repo.insertComment(trx, {
-          post_id: postId,
-          author_id: principal.userId,
-          text: input.text,
-          created_at: now(),
-        }), toComment);
+        const row = await events.recordWith(
+          db,
+          'comment.created',
+          (trx) =>
+            repo.insertComment(trx, {
+              post_id: postId,
+              author_id: principal.userId,
+              text: input.text,
+              created_at: now(),
+            }),
+          toComment,
+        );
         return toComment(row);
       } catch (error) {
         // The post went away after the check, or the caller's account no longer exists.
@@ -82,8 +96,10 @@ export function createCommentsService(db: Db, events: EventRecorder<CommentEvent
         const comment = await repo.findCommentById(trx, commentId);
         if (!comment || comment.post_id !== postId) throw commentNotFound(commentId);
         const post = await findPostById(trx, postId);
-        const allowed = isAdmin(principal) || comment.author_id === principal.userId || post?.author_id === principal.userId;
-        if (!allowed) throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
+        const allowed =
+          isAdmin(principal) || comment.author_id === principal.userId || post?.author_id === principal.userId;
+        if (!allowed)
+          throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
         await repo.deleteCommentById(trx, commentId);
         await events.record(trx, 'comment.deleted', { id: commentId, postId });
       });

@@ -13,12 +13,17 @@ export function findCustomerById(db: Db, id: number): Promise<CustomerRow | unde
 }
 
 /** Every order counts; only orders that are paid now (not refunded) count as money spent. */
-export async function summariseOrdersOf(db: Db, customerId: number): Promise<{ orderCount: number; spentCents: number }> {
+export async function summariseOrdersOf(
+  db: Db,
+  customerId: number,
+): Promise<{ orderCount: number; spentCents: number }> {
   const row = await db
     .selectFrom('orders')
     .select((eb) => [
       eb.fn.countAll<number>().as('order_count'),
-      eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'paid').then(eb.ref('amount_cents')).else(0).end()).as('spent_cents'),
+      eb.fn
+        .sum<number | string | null>(eb.case().when('status', '=', 'paid').then(eb.ref('amount_cents')).else(0).end())
+        .as('spent_cents'),
     ])
     .where('customer_id', '=', customerId)
     .executeTakeFirstOrThrow();

@@ -17,7 +17,8 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { priceCents: 1005, stock: 100 });
       const order = async (quantity: number, ...actions: [string, string][]) => {
         const res = await placeOrder(t, customer.token, [{ productId: product.id, quantity }]);
-        for (const [action, token] of actions) assert.equal((await t.request('POST', `/api/orders/${res.body.id}/${action}`, { token })).status, 200);
+        for (const [action, token] of actions)
+          assert.equal((await t.request('POST', `/api/orders/${res.body.id}/${action}`, { token })).status, 200);
       };
       await order(1, ['pay', customer.token]); // 10.05 paid
       await order(2, ['pay', customer.token]); // 20.10 paid
@@ -34,7 +35,10 @@ for (const dialect of DIALECTS) {
         orderCount: 5,
         totalSpent: 30.15,
         currency: 'USD',
-        _links: { self: { href: `/api/customers/${customer.id}` }, orders: { href: `/api/orders?customerId=${customer.id}` } },
+        _links: {
+          self: { href: `/api/customers/${customer.id}` },
+          orders: { href: `/api/orders?customerId=${customer.id}` },
+        },
       });
       const orders = await t.request('GET', res.body._links.orders.href, { token: customer.token });
       assert.equal(orders.body.pagination.total, 5);

@@ -5,13 +5,22 @@ import { toCustomerView } from './customers.presenter.ts';
 import { CustomerView } from './customers.schemas.ts';
 import type { CustomersService } from './customers.service.ts';
 
-export const customersRoutes: FastifyPluginAsyncTypebox<{ customers: CustomersService }> = async (app, { customers }) => {
+export const customersRoutes: FastifyPluginAsyncTypebox<{ customers: CustomersService }> = async (
+  app,
+  { customers },
+) => {
   app.get(
     '/customers/:customerId',
     {
       config: { access: 'user' },
-      schema: { tags: ['orders'], summary: 'A user as a customer: order count and money spent', params: Type.Object({ customerId: Id }), response: { 200: CustomerView } },
+      schema: {
+        tags: ['orders'],
+        summary: 'A user as a customer: order count and money spent',
+        params: Type.Object({ customerId: Id }),
+        response: { 200: CustomerView },
+      },
     },
-    async (request) => toCustomerView(await customers.getCustomer(request.principal, request.params.customerId), request.apiPrefix),
+    async (request) =>
+      toCustomerView(await customers.getCustomer(request.principal, request.params.customerId), request.apiPrefix),
   );
 };

@@ -1,12 +1,15 @@
 import { Type } from 'typebox';
 import { Link, Named } from '../../core/http/schemas.ts';
 
-export const CustomerView = Named('Customer', Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  email: Type.String(),
-  orderCount: Type.Integer(),
-  totalSpent: Type.Number({ description: 'Sum of the paid (not refunded) orders, at most two decimals' }),
-  currency: Type.String(),
-  _links: Type.Object({ self: Link, orders: Link }),
-}));
+export const CustomerView = Named(
+  'Customer',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    email: Type.String(),
+    orderCount: Type.Integer(),
+    totalSpent: Type.Number({ description: 'Sum of the paid (not refunded) orders, at most two decimals' }),
+    currency: Type.String(),
+    _links: Type.Object({ self: Link, orders: Link }),
+  }),
+);

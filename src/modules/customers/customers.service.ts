@@ -20,7 +20,8 @@ export function createCustomersService(db: Db, options: { currency: string }) {
     /** The customer themselves or an admin (users are readable by anyone signed in, so 403, not 404). */
     async getCustomer(actor: Principal | null, id: number): Promise<Customer> {
       const principal = requireSignedIn(actor);
-      if (!isAdmin(principal) && principal.userId !== id) throw AppError.forbidden('You may only read your own customer record');
+      if (!isAdmin(principal) && principal.userId !== id)
+        throw AppError.forbidden('You may only read your own customer record');
       const user = await repo.findCustomerById(db, id);
       if (!user) throw AppError.notFound(`Customer ${id}`);
       const { orderCount, spentCents } = await repo.summariseOrdersOf(db, id);

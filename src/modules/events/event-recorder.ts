@@ -13,7 +13,12 @@ export interface EventRecorder<M> {
    * Runs `write` in a transaction of its own, recording the event of its result; a result of
    * undefined, null or false (nothing changed) records none. For writes that were one statement.
    */
-  recordWith<T, K extends keyof M & string>(db: Db, type: K, write: (trx: Db) => Promise<T>, valueOf: (result: NonNullable<T>) => M[K]): Promise<T>;
+  recordWith<T, K extends keyof M & string>(
+    db: Db,
+    type: K,
+    write: (trx: Db) => Promise<T>,
+    valueOf: (result: NonNullable<T>) => M[K],
+  ): Promise<T>;
 }
 
 /** What builds each type's `data`: the presenter of the admin's `GET /api/v2/...` view. */

@@ -48,7 +48,12 @@ export interface FeedPosition {
 
 export function toFeedEvent(row: EventRow): FeedEvent {
   return {
-    event: { id: row.event_id, type: row.type as EventType, timestamp: row.created_at, data: JSON.parse(row.data) as Record<string, unknown> },
+    event: {
+      id: row.event_id,
+      type: row.type as EventType,
+      timestamp: row.created_at,
+      data: JSON.parse(row.data) as Record<string, unknown>,
+    },
     cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
     position: { tx: row.tx, seq: row.seq },
   };
@@ -63,7 +68,8 @@ export function encodeEventCursor(position: FeedPosition): string {
   return Buffer.from(`${CURSOR_PREFIX}${position.tx}.${position.seq}`, 'utf8').toString('base64url');
 }
 
-const notOurs = (field: string) => AppError.validation([{ field, message: 'is not a cursor or an event id of this feed' }], 'Unknown cursor');
+const notOurs = (field: string) =>
+  AppError.validation([{ field, message: 'is not a cursor or an event id of this feed' }], 'Unknown cursor');
 
 /** A cursor we issued, or undefined when `text` is not one (it may still be an event id). */
 export function decodeEventCursor(text: string): FeedPosition | undefined {
@@ -71,7 +77,9 @@ export function decodeEventCursor(text: string): FeedPosition | undefined {
   const match = /^ev1\.(\d{1,19})\.(\d{1,19})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
   if (!match) return undefined;
   const position = { tx: Number(match[1]), seq: Number(match[2]) };
-  return Number.isSafeInteger(position.tx) && Number.isSafeInteger(position.seq) && position.seq >= 1 ? position : undefined;
+  return Number.isSafeInteger(position.tx) && Number.isSafeInteger(position.seq) && position.seq >= 1
+    ? position
+    : undefined;
 }
 
 /** Where `after` (a cursor, or an event id looked up by `findEventId`) points; 422 when neither. */
@@ -106,7 +114,13 @@ export function parseTypeFilter(text: string | undefined): TypeFilter | undefine
     if (item === '*') return undefined;
     if (item.endsWith('.*') && RESOURCES.has(item.slice(0, -2))) filter.prefixes.push(item.slice(0, -1));
     else if ((EVENT_TYPES as readonly string[]).includes(item)) filter.types.push(item);
-    else throw AppError.validation([{ field: 'types', message: `${JSON.stringify(item.slice(0, 100))} is not an event type or a prefix such as order.*` }]);
+    else
+      throw AppError.validation([
+        {
+          field: 'types',
+          message: `${JSON.stringify(item.slice(0, 100))} is not an event type or a prefix such as order.*`,
+        },
+      ]);
   }
   return filter;
 }

@@ -39,19 +39,31 @@ for (const dialect of DIALECTS) {
       assert.equal(event.data._links.self.href, `/api/v2/users/${id}`);
       assert.ok(event.data.email, 'the admin view shows the email');
 
-      const patched = await eventsOf(1, () => t.request('PATCH', `/api/users/${id}`, { token: t.adminToken, body: { name: 'Renamed' } }));
+      const patched = await eventsOf(1, () =>
+        t.request('PATCH', `/api/users/${id}`, { token: t.adminToken, body: { name: 'Renamed' } }),
+      );
       assert.deepEqual(types(patched), ['user.updated']);
       assert.deepEqual(patched[0]!.data, await v2(`/users/${id}`));
 
-      const verified = await eventsOf(1, () => t.request('POST', `/api/users/${id}/verify-email`, { token: t.adminToken }));
+      const verified = await eventsOf(1, () =>
+        t.request('POST', `/api/users/${id}/verify-email`, { token: t.adminToken }),
+      );
       assert.deepEqual(types(verified), ['user.updated']);
       assert.equal(verified[0]!.data.emailVerified, true);
 
-      const promoted = await eventsOf(1, () => t.request('POST', `/api/users/${id}/actions/promote-to-admin`, { token: t.adminToken }));
+      const promoted = await eventsOf(1, () =>
+        t.request('POST', `/api/users/${id}/actions/promote-to-admin`, { token: t.adminToken }),
+      );
       assert.deepEqual(types(promoted), ['user.updated']);
       assert.equal(promoted[0]!.data.role, 'admin');
 
-      const avatar = await eventsOf(1, () => t.request('PUT', `/api/users/${id}/avatar`, { token: t.adminToken, raw: PNG_BYTES, headers: { 'content-type': 'image/png' } }));
+      const avatar = await eventsOf(1, () =>
+        t.request('PUT', `/api/users/${id}/avatar`, {
+          token: t.adminToken,
+          raw: PNG_BYTES,
+          headers: { 'content-type': 'image/png' },
+        }),
+      );
       assert.deepEqual(types(avatar), ['user.updated']);
 
       const deleted = await eventsOf(1, () => t.request('DELETE', `/api/users/${id}`, { token: t.adminToken }));
@@ -63,12 +75,28 @@ for (const dialect of DIALECTS) {
       const user = await t.createUser();
       await t.request('POST', `/api/users/${user.id}/actions/promote-to-admin`, { token: t.adminToken });
       await t.request('POST', `/api/users/${user.id}/verify-email`, { token: t.adminToken });
-      const product = (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Rare', category: 'x', price: 1, stock: 1 } })).body;
-      const post = (await t.request('POST', `/api/users/${user.id}/posts`, { token: user.token, body: { title: 'T', content: 'C' } })).body;
-      const comment = (await t.request('POST', `/api/posts/${post.id}/comments`, { token: user.token, body: { text: 'Hi' } })).body;
+      const product = (
+        await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: 'Rare', category: 'x', price: 1, stock: 1 },
+        })
+      ).body;
+      const post = (
+        await t.request('POST', `/api/users/${user.id}/posts`, {
+          token: user.token,
+          body: { title: 'T', content: 'C' },
+        })
+      ).body;
+      const comment = (
+        await t.request('POST', `/api/posts/${post.id}/comments`, { token: user.token, body: { text: 'Hi' } })
+      ).body;
       await t.request('POST', `/api/comments/${comment.id}/likes`, { token: user.token });
       const order = { items: [{ productId: product.id, quantity: 1 }] };
-      const placed = await t.request('POST', '/api/orders', { token: user.token, body: order, headers: { 'idempotency-key': 'events-replay' } });
+      const placed = await t.request('POST', '/api/orders', {
+        token: user.token,
+        body: order,
+        headers: { 'idempotency-key': 'events-replay' },
+      });
       assert.equal(placed.status, 201);
 
       const none = await eventsOf(0, async () => {
@@ -78,9 +106,16 @@ for (const dialect of DIALECTS) {
           await t.request('POST', `/api/users/${user.id}/actions/promote-to-admin`, { token: t.adminToken }),
           await t.request('POST', `/api/users/${user.id}/verify-email`, { token: t.adminToken }),
           await t.request('POST', `/api/comments/${comment.id}/likes`, { token: user.token }),
-          await t.request('POST', '/api/orders', { token: user.token, body: order, headers: { 'idempotency-key': 'events-replay' } }),
+          await t.request('POST', '/api/orders', {
+            token: user.token,
+            body: order,
+            headers: { 'idempotency-key': 'events-replay' },
+          }),
         ];
-        assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200, 201]);
+        assert.deepEqual(
+          answers.map((a) => a.status),
+          [200, 200, 200, 200, 200, 201],
+        );
         // Rolled back: out of stock, a duplicate email, a user with orders, an unlike of nothing.
         const refused = [
           await t.request('POST', '/api/orders', { token: user.token, body: order }),
@@ -88,7 +123,10 @@ for (const dialect of DIALECTS) {
           await t.request('DELETE', `/api/users/${user.id}`, { token: t.adminToken }),
           await t.request('DELETE', `/api/products/${product.id}`, { token: t.adminToken }),
         ];
-        assert.deepEqual(refused.map((a) => a.status), [409, 409, 409, 409]);
+        assert.deepEqual(
+          refused.map((a) => a.status),
+          [409, 409, 409, 409],
+        );
         await t.request('DELETE', `/api/comments/${comment.id}/likes`, { token: t.adminToken });
       });
       assert.deepEqual(types(none), []);
@@ -98,27 +136,40 @@ for (const dialect of DIALECTS) {
       const user = await t.createUser();
       let post: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
       const posted = await eventsOf(1, async () => {
-        post = (await t.request('POST', `/api/users/${user.id}/posts`, { token: user.token, body: { title: 'T', content: 'C' } })).body;
+        post = (
+          await t.request('POST', `/api/users/${user.id}/posts`, {
+            token: user.token,
+            body: { title: 'T', content: 'C' },
+          })
+        ).body;
       });
       assert.deepEqual(types(posted), ['post.created']);
       assert.deepEqual(posted[0]!.data, await v2(`/posts/${post.id}`));
 
       let comment: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
       const commented = await eventsOf(1, async () => {
-        comment = (await t.request('POST', `/api/posts/${post.id}/comments`, { token: user.token, body: { text: 'Hi' } })).body;
+        comment = (
+          await t.request('POST', `/api/posts/${post.id}/comments`, { token: user.token, body: { text: 'Hi' } })
+        ).body;
       });
       assert.deepEqual(types(commented), ['comment.created']);
       assert.deepEqual(commented[0]!.data, await v2(`/posts/${post.id}/comments/${comment.id}`));
 
-      const liked = await eventsOf(1, () => t.request('POST', `/api/comments/${comment.id}/likes`, { token: user.token }));
+      const liked = await eventsOf(1, () =>
+        t.request('POST', `/api/comments/${comment.id}/likes`, { token: user.token }),
+      );
       assert.deepEqual(types(liked), ['like.created']);
       assert.deepEqual(liked[0]!.data, await v2(`/comments/${comment.id}/likes/${user.id}`));
 
-      const unliked = await eventsOf(1, () => t.request('DELETE', `/api/comments/${comment.id}/likes`, { token: user.token }));
+      const unliked = await eventsOf(1, () =>
+        t.request('DELETE', `/api/comments/${comment.id}/likes`, { token: user.token }),
+      );
       assert.deepEqual(types(unliked), ['like.deleted']);
       assert.deepEqual(unliked[0]!.data, { commentId: comment.id, userId: user.id });
 
-      const removed = await eventsOf(1, () => t.request('DELETE', `/api/posts/${post.id}/comments/${comment.id}`, { token: user.token }));
+      const removed = await eventsOf(1, () =>
+        t.request('DELETE', `/api/posts/${post.id}/comments/${comment.id}`, { token: user.token }),
+      );
       assert.deepEqual(types(removed), ['comment.deleted']);
       assert.deepEqual(removed[0]!.data, { id: comment.id, postId: post.id });
     });
@@ -126,12 +177,22 @@ for (const dialect of DIALECTS) {
     it('emits product events with the v2 view (createdAt) and none for stock an order takes', async () => {
       let id = 0;
       const created = await eventsOf(1, async () => {
-        id = (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Lamp', category: 'home', price: 12.5, stock: 3 } })).body.id;
+        id = (
+          await t.request('POST', '/api/products', {
+            token: t.adminToken,
+            body: { name: 'Lamp', category: 'home', price: 12.5, stock: 3 },
+          })
+        ).body.id;
       });
       assert.deepEqual(types(created), ['product.created']);
       assert.deepEqual(created[0]!.data, await v2(`/products/${id}`));
       assert.ok('createdAt' in created[0]!.data && !('created_at' in created[0]!.data));
-      const updated = await eventsOf(1, () => t.request('PUT', `/api/products/${id}`, { token: t.adminToken, body: { name: 'Lamp', category: 'home', price: 13, stock: 3 } }));
+      const updated = await eventsOf(1, () =>
+        t.request('PUT', `/api/products/${id}`, {
+          token: t.adminToken,
+          body: { name: 'Lamp', category: 'home', price: 13, stock: 3 },
+        }),
+      );
       assert.deepEqual(types(updated), ['product.updated']);
       assert.equal(updated[0]!.data.price, 13);
       const deleted = await eventsOf(1, () => t.request('DELETE', `/api/products/${id}`, { token: t.adminToken }));
@@ -141,7 +202,12 @@ for (const dialect of DIALECTS) {
 
     it('emits order.created, paid, refunded and cancelled with the order as an admin reads it', async () => {
       const customer = await t.createUser();
-      const product = (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Mug', category: 'home', price: 4, stock: 10 } })).body;
+      const product = (
+        await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: 'Mug', category: 'home', price: 4, stock: 10 },
+        })
+      ).body;
       const body = { items: [{ productId: product.id, quantity: 2 }] };
       let first = 0;
       let second = 0;
@@ -154,7 +220,9 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(types(events), ['order.created', 'order.paid', 'order.refunded', 'order.created']);
       assert.deepEqual(events[2]!.data, await v2(`/orders/${first}`));
       assert.equal(events[1]!.data.status, 'paid');
-      const cancelled = await eventsOf(1, () => t.request('POST', `/api/orders/${second}/cancel`, { token: customer.token }));
+      const cancelled = await eventsOf(1, () =>
+        t.request('POST', `/api/orders/${second}/cancel`, { token: customer.token }),
+      );
       assert.deepEqual(types(cancelled), ['order.cancelled']);
       assert.deepEqual(cancelled[0]!.data, await v2(`/orders/${second}`));
       // The stock the orders took and gave back is told by the order events, not by product.updated.
@@ -164,7 +232,10 @@ for (const dialect of DIALECTS) {
     it('emits report.completed from the report worker', async () => {
       let id = '';
       const events = await eventsOf(1, async () => {
-        const queued = await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'users' } });
+        const queued = await t.request('POST', '/api/reports/generate', {
+          token: t.adminToken,
+          body: { type: 'users' },
+        });
         id = queued.headers.get('location')!.split('/').pop()!;
         await t.server.app.services.reports.runNextJob('test-worker');
       });

@@ -31,6 +31,9 @@ export const eventsModule = defineModule({
     }),
   ],
   metrics: ({ events }: { events: EventsService }) => [
-    { gauges: { events_kept: 'Events in the outbox (kept for the feed until EVENT_RETENTION_HOURS)' }, read: async () => ({ events_kept: await events.countEvents() }) },
+    {
+      gauges: { events_kept: 'Events in the outbox (kept for the feed until EVENT_RETENTION_HOURS)' },
+      read: async () => ({ events_kept: await events.countEvents() }),
+    },
   ],
 });

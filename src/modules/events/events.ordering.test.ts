@@ -15,76 +15,118 @@ for (const dialect of DIALECTS) {
   describe(`events: the feed never skips nor repeats (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { DATABASE_POOL_SIZE: '8', REPORT_WORKER: 'false', RATE_LIMIT_MAX: '10000000' });
+      t = await startTestServer(dialect, {
+        DATABASE_POOL_SIZE: '8',
+        REPORT_WORKER: 'false',
+        RATE_LIMIT_MAX: '10000000',
+      });
     });
     after(() => t?.close());
 
     const page = async (cursor: string | null, limit: number) => {
-      const answer = await t.request('GET', `/api/events?limit=${limit}${cursor ? `&after=${cursor}` : ''}`, { token: t.adminToken });
+      const answer = await t.request('GET', `/api/events?limit=${limit}${cursor ? `&after=${cursor}` : ''}`, {
+        token: t.adminToken,
+      });
       assert.equal(answer.status, 200, answer.text);
       return answer.body as { data: SeenEvent[]; nextCursor: string | null };
     };
 
-    it('does not pass an event whose transaction commits after a later-written one', { skip: dialect.name === 'sqlite' && 'SQLite has one writer: a transaction left open blocks the other write' }, async () => {
-      const start = await feedEnd(t);
-      const { events } = t.server.app.services;
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let recorded!: () => void;
-      const written = new Promise<void>((resolve) => (recorded = resolve));
-      // A transaction that writes its event first and commits last.
-      const slow = t.server.db.transaction().execute(async (trx) => {
-        await events.record(trx, 'report.completed', { id: 1_000_001, synthetic: true });
-        recorded();
-        await held;
-      });
-      await written;
-      const product = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Quick', category: 'x', price: 1, stock: 1 } });
-      assert.equal(product.status, 201);
-      // The quick write has committed; a reader now must not move past the slow one's place.
-      const early = await page(start, 100);
-      release();
-      await slow;
-      const seen = [...early.data];
-      let cursor = early.nextCursor;
-      const deadline = Date.now() + 10_000;
-      while (seen.length < 2 && Date.now() < deadline) {
-        const next = await page(cursor, 100);
-        seen.push(...next.data);
-        cursor = next.nextCursor;
-        await sleep(20);
-      }
-      assert.deepEqual(seen.map((e) => e.type), ['report.completed', 'product.created'], 'both events, in commit order of their writers\' first writes');
-    });
+    it(
+      'does not pass an event whose transaction commits after a later-written one',
+      { skip: dialect.name === 'sqlite' && 'SQLite has one writer: a transaction left open blocks the other write' },
+      async () => {
+        const start = await feedEnd(t);
+        const { events } = t.server.app.services;
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let recorded!: () => void;
+        const written = new Promise<void>((resolve) => (recorded = resolve));
+        // A transaction that writes its event first and commits last.
+        const slow = t.server.db.transaction().execute(async (trx) => {
+          await events.record(trx, 'report.completed', { id: 1_000_001, synthetic: true });
+          recorded();
+          await held;
+        });
+        await written;
+        const product = await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: 'Quick', category: 'x', price: 1, stock: 1 },
+        });
+        assert.equal(product.status, 201);
+        // The quick write has committed; a reader now must not move past the slow one's place.
+        const early = await page(start, 100);
+        release();
+        await slow;
+        const seen = [...early.data];
+        let cursor = early.nextCursor;
+        const deadline = Date.now() + 10_000;
+        while (seen.length < 2 && Date.now() < deadline) {
+          const next = await page(cursor, 100);
+          seen.push(...next.data);
+          cursor = next.nextCursor;
+          await sleep(20);
+        }
+        assert.deepEqual(
+          seen.map((e) => e.type),
+          ['report.completed', 'product.created'],
+          "both events, in commit order of their writers' first writes",
+        );
+      },
+    );
 
-    it('keeps a resource\'s events in commit order when the later writer got its transaction id first', { skip: dialect.name === 'sqlite' && 'SQLite has one writer: a transaction left open blocks the other write' }, async () => {
-      const product = (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Zero', category: 'x', price: 1, stock: 1 } })).body;
-      const start = await feedEnd(t);
-      const { events } = t.server.app.services;
-      let go!: () => void;
-      const gate = new Promise<void>((resolve) => (go = resolve));
-      let idTaken!: () => void;
-      const taken = new Promise<void>((resolve) => (idTaken = resolve));
-      // This transaction takes its id before the PATCH's, and writes the product's event after the PATCH committed.
-      const late = t.server.db.transaction().execute(async (trx) => {
-        await sql`select pg_current_xact_id()`.execute(trx);
-        idTaken();
-        await gate;
-        await events.record(trx, 'product.updated', { id: product.id, name: 'second' });
-      });
-      await taken;
-      assert.equal((await t.request('PATCH', `/api/products/${product.id}`, { token: t.adminToken, body: { name: 'first' } })).status, 200);
-      go();
-      await late;
-      const seen = await eventsAfter(t, start, 2);
-      assert.deepEqual(seen.map((e) => e.data.name), ['first', 'second']);
-    });
+    it(
+      "keeps a resource's events in commit order when the later writer got its transaction id first",
+      { skip: dialect.name === 'sqlite' && 'SQLite has one writer: a transaction left open blocks the other write' },
+      async () => {
+        const product = (
+          await t.request('POST', '/api/products', {
+            token: t.adminToken,
+            body: { name: 'Zero', category: 'x', price: 1, stock: 1 },
+          })
+        ).body;
+        const start = await feedEnd(t);
+        const { events } = t.server.app.services;
+        let go!: () => void;
+        const gate = new Promise<void>((resolve) => (go = resolve));
+        let idTaken!: () => void;
+        const taken = new Promise<void>((resolve) => (idTaken = resolve));
+        // This transaction takes its id before the PATCH's, and writes the product's event after the PATCH committed.
+        const late = t.server.db.transaction().execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          idTaken();
+          await gate;
+          await events.record(trx, 'product.updated', { id: product.id, name: 'second' });
+        });
+        await taken;
+        assert.equal(
+          (await t.request('PATCH', `/api/products/${product.id}`, { token: t.adminToken, body: { name: 'first' } }))
+            .status,
+          200,
+        );
+        go();
+        await late;
+        const seen = await eventsAfter(t, start, 2);
+        assert.deepEqual(
+          seen.map((e) => e.data.name),
+          ['first', 'second'],
+        );
+      },
+    );
 
     it('gives a reader polling during many concurrent writes every committed event exactly once, each resource in commit order', async () => {
       const start = await feedEnd(t);
-      const eventIds = async () => new Set((await t.server.db.selectFrom('events').select('event_id').execute()).map((row) => row.event_id));
+      const eventIds = async () =>
+        new Set((await t.server.db.selectFrom('events').select('event_id').execute()).map((row) => row.event_id));
       const products = await Promise.all(
-        [1, 2, 3].map(async (n) => (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: `P${n}`, category: 'race', price: n, stock: 1000 } })).body.id as number),
+        [1, 2, 3].map(
+          async (n) =>
+            (
+              await t.request('POST', '/api/products', {
+                token: t.adminToken,
+                body: { name: `P${n}`, category: 'race', price: n, stock: 1000 },
+              })
+            ).body.id as number,
+        ),
       );
       const before = await eventIds();
       const { events } = t.server.app.services;
@@ -93,12 +135,18 @@ for (const dialect of DIALECTS) {
         ...[0, 1, 2, 3].map(async (w) => {
           for (let i = 0; i < 15; i += 1) {
             const id = products[(w + i) % products.length]!;
-            await t.request('PATCH', `/api/products/${id}`, { token: t.adminToken, body: { name: `P${id} by ${w}.${i}` } });
+            await t.request('PATCH', `/api/products/${id}`, {
+              token: t.adminToken,
+              body: { name: `P${id} by ${w}.${i}` },
+            });
           }
         }),
         ...[0, 1].map(async () => {
           for (let i = 0; i < 10; i += 1) {
-            await t.request('POST', '/api/orders', { token: t.adminToken, body: { items: [{ productId: products[i % products.length]!, quantity: 1 }] } });
+            await t.request('POST', '/api/orders', {
+              token: t.adminToken,
+              body: { items: [{ productId: products[i % products.length]!, quantity: 1 }] },
+            });
           }
         }),
         // Direct writers whose transactions hold their event a random while before committing.
@@ -121,10 +169,13 @@ for (const dialect of DIALECTS) {
         for (;;) {
           const done = !progress.writing;
           const next = await page(cursor, 7);
-          seen.push(...next.data.filter((e) => !(e.type === 'product.created' && skipCreations.has(e.data.id as number))));
+          seen.push(
+            ...next.data.filter((e) => !(e.type === 'product.created' && skipCreations.has(e.data.id as number))),
+          );
           cursor = next.nextCursor;
           // Done once every event was seen, or (a skip) nothing more came for 15 s after the writers.
-          if (done && next.data.length === 0 && (seen.length >= expectedCount || Date.now() - progress.doneAt > 15_000)) return;
+          if (done && next.data.length === 0 && (seen.length >= expectedCount || Date.now() - progress.doneAt > 15_000))
+            return;
           await sleep(3);
         }
       })();

@@ -44,7 +44,8 @@ export async function listEventsAfter(
   options: { after: FeedPosition | undefined; limit: number; filter: TypeFilter | undefined },
 ): Promise<EventRow[]> {
   let query = db.selectFrom('events').selectAll();
-  if (dialectOf(db) === 'postgres') query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  if (dialectOf(db) === 'postgres')
+    query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
   const { after, filter } = options;
   if (after) query = query.where((eb) => eb(eb.refTuple('tx', 'seq'), '>', eb.tuple(after.tx, after.seq)));
   if (filter) {
@@ -64,7 +65,13 @@ export async function findPositionOfEventId(db: Db, eventId: string): Promise<Fe
 
 /** The position of the consumer furthest behind, or undefined when none is registered. */
 export async function findSlowestConsumer(db: Db): Promise<FeedPosition | undefined> {
-  return db.selectFrom('event_consumers').select(['tx', 'seq']).orderBy('tx').orderBy('seq').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('event_consumers')
+    .select(['tx', 'seq'])
+    .orderBy('tx')
+    .orderBy('seq')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Deletes events written before `cutoff`, keeping any a registered consumer has not passed yet. */
@@ -77,6 +84,9 @@ export async function deleteEventsBefore(db: Db, cutoff: string, keepAfter: Feed
 
 /** Events kept, for `/metrics`. */
 export async function countEvents(db: Db): Promise<number> {
-  const row = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }

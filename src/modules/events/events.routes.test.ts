@@ -12,14 +12,26 @@ interface SseMessage {
 }
 
 /** Opens the stream and collects messages (comments included) until `enough` says so; then hangs up. */
-async function readStream(t: TestServer, path: string, headers: Record<string, string>, enough: (messages: SseMessage[]) => boolean): Promise<{ status: number; type: string | null; messages: SseMessage[] }> {
+async function readStream(
+  t: TestServer,
+  path: string,
+  headers: Record<string, string>,
+  enough: (messages: SseMessage[]) => boolean,
+): Promise<{ status: number; type: string | null; messages: SseMessage[] }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 15_000);
-  const response = await fetch(`${t.url}${path}`, { headers: { authorization: `Bearer ${t.adminToken}`, ...headers }, signal: abort.signal });
+  const response = await fetch(`${t.url}${path}`, {
+    headers: { authorization: `Bearer ${t.adminToken}`, ...headers },
+    signal: abort.signal,
+  });
   const messages: SseMessage[] = [];
   if (response.status !== 200) {
     clearTimeout(timer);
-    return { status: response.status, type: response.headers.get('content-type'), messages: [{ data: await response.text() }] };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      messages: [{ data: await response.text() }],
+    };
   }
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
@@ -56,7 +68,11 @@ for (const dialect of DIALECTS) {
   describe(`events feed and stream (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { REPORT_WORKER: 'false', EVENT_STREAM_HEARTBEAT_MS: '300', EVENT_STREAM_POLL_MS: '50' });
+      t = await startTestServer(dialect, {
+        REPORT_WORKER: 'false',
+        EVENT_STREAM_HEARTBEAT_MS: '300',
+        EVENT_STREAM_POLL_MS: '50',
+      });
     });
     after(() => t?.close());
 
@@ -89,36 +105,78 @@ for (const dialect of DIALECTS) {
           const answer = await t.request('GET', `${path}?${query}`, { token: t.adminToken });
           assert.equal(answer.status, 422, `${path}?${query}: ${answer.text}`);
           assert.equal(answer.body.error.code, 'VALIDATION_ERROR');
-          assert.ok(answer.body.error.details.some((d: { field: string }) => d.field === field), `${query}: ${answer.text}`);
+          assert.ok(
+            answer.body.error.details.some((d: { field: string }) => d.field === field),
+            `${query}: ${answer.text}`,
+          );
         }
       }
-      const resumed = await t.request('GET', '/api/events/stream', { token: t.adminToken, headers: { 'last-event-id': 'nope' } });
+      const resumed = await t.request('GET', '/api/events/stream', {
+        token: t.adminToken,
+        headers: { 'last-event-id': 'nope' },
+      });
       assert.equal(resumed.status, 422);
     });
 
     it('pages oldest first with nextCursor, takes an event id as after, and filters by types and prefixes', async () => {
       const start = await feedEnd(t);
       const customer = await t.createUser();
-      const product = (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Feed', category: 'x', price: 2, stock: 5 } })).body;
-      const order = (await t.request('POST', '/api/orders', { token: customer.token, body: { items: [{ productId: product.id, quantity: 1 }] } })).body;
+      const product = (
+        await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: 'Feed', category: 'x', price: 2, stock: 5 },
+        })
+      ).body;
+      const order = (
+        await t.request('POST', '/api/orders', {
+          token: customer.token,
+          body: { items: [{ productId: product.id, quantity: 1 }] },
+        })
+      ).body;
       await t.request('POST', `/api/orders/${order.id}/pay`, { token: customer.token });
       const all = await eventsAfter(t, start, 4);
-      assert.deepEqual(all.map((e) => e.type), ['user.created', 'product.created', 'order.created', 'order.paid']);
+      assert.deepEqual(
+        all.map((e) => e.type),
+        ['user.created', 'product.created', 'order.created', 'order.paid'],
+      );
 
-      const first = await t.request('GET', `/api/events?limit=2${start ? `&after=${start}` : ''}`, { token: t.adminToken });
-      assert.deepEqual(first.body.data.map((e: { id: string }) => e.id), all.slice(0, 2).map((e) => e.id));
-      const second = await t.request('GET', `/api/events?limit=2&after=${first.body.nextCursor}`, { token: t.adminToken });
-      assert.deepEqual(second.body.data.map((e: { id: string }) => e.id), all.slice(2, 4).map((e) => e.id));
+      const first = await t.request('GET', `/api/events?limit=2${start ? `&after=${start}` : ''}`, {
+        token: t.adminToken,
+      });
+      assert.deepEqual(
+        first.body.data.map((e: { id: string }) => e.id),
+        all.slice(0, 2).map((e) => e.id),
+      );
+      const second = await t.request('GET', `/api/events?limit=2&after=${first.body.nextCursor}`, {
+        token: t.adminToken,
+      });
+      assert.deepEqual(
+        second.body.data.map((e: { id: string }) => e.id),
+        all.slice(2, 4).map((e) => e.id),
+      );
       const end = await t.request('GET', `/api/events?after=${second.body.nextCursor}`, { token: t.adminToken });
-      assert.deepEqual(end.body, { data: [], nextCursor: second.body.nextCursor }, 'at the end, the cursor to poll again with');
+      assert.deepEqual(
+        end.body,
+        { data: [], nextCursor: second.body.nextCursor },
+        'at the end, the cursor to poll again with',
+      );
 
       const byId = await t.request('GET', `/api/events?after=${all[1]!.id}`, { token: t.adminToken });
-      assert.deepEqual(byId.body.data.map((e: { id: string }) => e.id), all.slice(2).map((e) => e.id));
+      assert.deepEqual(
+        byId.body.data.map((e: { id: string }) => e.id),
+        all.slice(2).map((e) => e.id),
+      );
 
       const orders = await eventsAfter(t, start, 2, '&types=order.*');
-      assert.deepEqual(orders.map((e) => e.type), ['order.created', 'order.paid']);
+      assert.deepEqual(
+        orders.map((e) => e.type),
+        ['order.created', 'order.paid'],
+      );
       const some = await eventsAfter(t, start, 2, `&types=${encodeURIComponent('user.created, order.paid')}`);
-      assert.deepEqual(some.map((e) => e.type), ['user.created', 'order.paid']);
+      assert.deepEqual(
+        some.map((e) => e.type),
+        ['user.created', 'order.paid'],
+      );
     });
 
     it('streams events as SSE with the cursor as id, resumes after Last-Event-ID with no gap and no repeat, and sends heartbeats', async () => {
@@ -136,17 +194,41 @@ for (const dialect of DIALECTS) {
 
       // Written while nobody listens: a resumed stream starts right after the last event it had.
       const second = await t.createUser();
-      const product = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'SSE', category: 'x', price: 1, stock: 1 } });
-      const resumed = await readStream(t, '/api/events/stream', { 'last-event-id': created!.id! }, (messages) => eventsIn(messages).length >= 2);
+      const product = await t.request('POST', '/api/products', {
+        token: t.adminToken,
+        body: { name: 'SSE', category: 'x', price: 1, stock: 1 },
+      });
+      const resumed = await readStream(
+        t,
+        '/api/events/stream',
+        { 'last-event-id': created!.id! },
+        (messages) => eventsIn(messages).length >= 2,
+      );
       const again = eventsIn(resumed.messages).map((m) => JSON.parse(m.data!));
-      assert.deepEqual(again.map((e) => [e.type, e.data.id]), [['user.created', second.id], ['product.created', product.body.id]]);
+      assert.deepEqual(
+        again.map((e) => [e.type, e.data.id]),
+        [
+          ['user.created', second.id],
+          ['product.created', product.body.id],
+        ],
+      );
 
       // Filtered, and quiet long enough for heartbeats (300 ms here; at most 15 s by configuration).
-      const quiet = await readStream(t, `/api/events/stream?types=report.*&after=${created!.id}`, {}, (messages) => messages.filter((m) => m.comment === 'heartbeat').length >= 2);
+      const quiet = await readStream(
+        t,
+        `/api/events/stream?types=report.*&after=${created!.id}`,
+        {},
+        (messages) => messages.filter((m) => m.comment === 'heartbeat').length >= 2,
+      );
       assert.deepEqual(eventsIn(quiet.messages), []);
 
       // A live event reaches an open stream.
-      const live = readStream(t, `/api/events/stream?after=${eventsIn(resumed.messages).at(-1)!.id}`, {}, (messages) => eventsIn(messages).length >= 1);
+      const live = readStream(
+        t,
+        `/api/events/stream?after=${eventsIn(resumed.messages).at(-1)!.id}`,
+        {},
+        (messages) => eventsIn(messages).length >= 1,
+      );
       await new Promise((resolve) => setTimeout(resolve, 200));
       const third = await t.createUser();
       const [arrived] = eventsIn((await live).messages);
@@ -154,7 +236,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers a HEAD of the stream with its headers and no stream', async () => {
-      const answer = await fetch(`${t.url}/api/events/stream`, { method: 'HEAD', headers: { authorization: `Bearer ${t.adminToken}` } });
+      const answer = await fetch(`${t.url}/api/events/stream`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${t.adminToken}` },
+      });
       assert.equal(answer.status, 200);
       assert.match(answer.headers.get('content-type') ?? '', /^text\/event-stream/);
     });
@@ -169,7 +254,10 @@ for (const dialect of DIALECTS) {
       await db.updateTable('events').set({ created_at: old }).execute();
       // A consumer that has got halfway keeps the rest.
       const middle = rows[Math.floor(rows.length / 2)]!;
-      await db.insertInto('event_consumers').values({ consumer: 'test', tx: middle.tx, seq: middle.seq, updated_at: old }).execute();
+      await db
+        .insertInto('event_consumers')
+        .values({ consumer: 'test', tx: middle.tx, seq: middle.seq, updated_at: old })
+        .execute();
       const purged = await t.server.app.services.events.purgeExpired();
       assert.equal(purged, Math.floor(rows.length / 2) + 1);
       await db.deleteFrom('event_consumers').execute();
@@ -183,20 +271,42 @@ for (const dialect of DIALECTS) {
   describe(`events of the background jobs (${dialect.name})`, { skip: dialect.skip }, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(dialect, { ORDER_HOLD_WORKER: 'true', ORDER_HOLD_MINUTES: '0.005', ORDER_SWEEP_INTERVAL_MS: '50', REPORT_WORKER: 'true', REPORT_POLL_MS: '50' });
+      t = await startTestServer(dialect, {
+        ORDER_HOLD_WORKER: 'true',
+        ORDER_HOLD_MINUTES: '0.005',
+        ORDER_SWEEP_INTERVAL_MS: '50',
+        REPORT_WORKER: 'true',
+        REPORT_POLL_MS: '50',
+      });
     });
     after(() => t?.close());
 
     it('emits order.cancelled when a hold runs out and report.completed when the worker finishes', async () => {
       const start = await feedEnd(t);
       const customer = await t.createUser();
-      const product = (await t.request('POST', '/api/products', { token: t.adminToken, body: { name: 'Held', category: 'x', price: 1, stock: 5 } })).body;
-      const order = (await t.request('POST', '/api/orders', { token: customer.token, body: { items: [{ productId: product.id, quantity: 1 }] } })).body;
+      const product = (
+        await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: 'Held', category: 'x', price: 1, stock: 5 },
+        })
+      ).body;
+      const order = (
+        await t.request('POST', '/api/orders', {
+          token: customer.token,
+          body: { items: [{ productId: product.id, quantity: 1 }] },
+        })
+      ).body;
       await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'sales' } });
       const seen = await eventsAfter(t, start, 5);
       const types = seen.map((e) => e.type);
-      assert.deepEqual(types.filter((type) => type.startsWith('order.')), ['order.created', 'order.cancelled']);
-      assert.deepEqual(types.filter((type) => type === 'report.completed'), ['report.completed']);
+      assert.deepEqual(
+        types.filter((type) => type.startsWith('order.')),
+        ['order.created', 'order.cancelled'],
+      );
+      assert.deepEqual(
+        types.filter((type) => type === 'report.completed'),
+        ['report.completed'],
+      );
       const cancelled = seen.find((e) => e.type === 'order.cancelled')!;
       assert.equal(cancelled.data.id, order.id);
       assert.equal(cancelled.data.status, 'cancelled');

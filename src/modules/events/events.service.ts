@@ -4,7 +4,16 @@ import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { encodeEventCursor, newEventId, parseTypeFilter, resolveAfter, toFeedEvent, type FeedEvent, type FeedPosition, type TypeFilter } from './event.ts';
+import {
+  encodeEventCursor,
+  newEventId,
+  parseTypeFilter,
+  resolveAfter,
+  toFeedEvent,
+  type FeedEvent,
+  type FeedPosition,
+  type TypeFilter,
+} from './event.ts';
 import type { EventRecorder, EventViews } from './event-recorder.ts';
 import * as repo from './events.repository.ts';
 
@@ -49,18 +58,28 @@ function resourceOf(type: string, data: Record<string, unknown>): string {
 
 export function createEventsService(db: Db, options: EventsOptions) {
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
-    await repo.insertEvent(trx, { event_id: newEventId(randomUUID()), type, resource: resourceOf(type, data), data: JSON.stringify(data), created_at: now() });
+    await repo.insertEvent(trx, {
+      event_id: newEventId(randomUUID()),
+      type,
+      resource: resourceOf(type, data),
+      data: JSON.stringify(data),
+      created_at: now(),
+    });
   }
 
   async function checkFeedRequest(actor: Principal | null, query: FeedQuery): Promise<FeedRequest> {
     requireAdmin(actor);
     const limit = query.limit ?? EVENT_PAGE_RULES.defaultLimit;
     if (!Number.isInteger(limit) || limit < 1 || limit > EVENT_PAGE_RULES.maxLimit) {
-      throw AppError.validation([{ field: 'limit', message: `must be an integer from 1 to ${EVENT_PAGE_RULES.maxLimit}` }]);
+      throw AppError.validation([
+        { field: 'limit', message: `must be an integer from 1 to ${EVENT_PAGE_RULES.maxLimit}` },
+      ]);
     }
     const filter = parseTypeFilter(query.types);
     const field = query.lastEventId !== undefined ? 'Last-Event-ID' : 'after';
-    const after = await resolveAfter(query.lastEventId ?? query.after, field, (id) => repo.findPositionOfEventId(db, id));
+    const after = await resolveAfter(query.lastEventId ?? query.after, field, (id) =>
+      repo.findPositionOfEventId(db, id),
+    );
     return { after, limit, filter };
   }
 
@@ -81,7 +100,8 @@ export function createEventsService(db: Db, options: EventsOptions) {
         recordWith: (writer, type, write, valueOf) =>
           writer.transaction().execute(async (trx) => {
             const result = await write(trx);
-            if (result !== undefined && result !== null && result !== false) await record(trx, type, views[type](valueOf(result)));
+            if (result !== undefined && result !== null && result !== false)
+              await record(trx, type, views[type](valueOf(result)));
             return result;
           }),
       };
@@ -111,6 +131,5 @@ export function createEventsService(db: Db, options: EventsOptions) {
     countEvents: () => repo.countEvents(db),
   };
 }
-
 
 export type EventsService = ReturnType<typeof createEventsService>;

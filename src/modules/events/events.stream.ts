@@ -4,7 +4,8 @@ import type { FastifyReply } from 'fastify';
 import type { FeedEvent } from './event.ts';
 import type { EventsService, FeedRequest } from './events.service.ts';
 
-const message = ({ event, cursor }: FeedEvent) => `id: ${cursor}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+const message = ({ event, cursor }: FeedEvent) =>
+  `id: ${cursor}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 /**
  * Answers with the feed as Server-Sent Events: a stream sent through Fastify (so every hook still
@@ -13,7 +14,12 @@ const message = ({ event, cursor }: FeedEvent) => `id: ${cursor}\nevent: ${event
  * no-skip read as the page list, so every instance serves every event). A comment is written when
  * nothing was for `heartbeatMs`, so proxies keep the connection and clients see it alive.
  */
-export function sendEventStream(reply: FastifyReply, events: EventsService, start: FeedRequest, streams: Set<() => void>): FastifyReply {
+export function sendEventStream(
+  reply: FastifyReply,
+  events: EventsService,
+  start: FeedRequest,
+  streams: Set<() => void>,
+): FastifyReply {
   const { pollMs, heartbeatMs } = events.streamTiming;
   const body = new PassThrough();
   const stop = new AbortController();

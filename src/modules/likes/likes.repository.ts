@@ -3,7 +3,11 @@ import type { LikeRow } from './likes.table.ts';
 
 /** All SQL of comment likes. The primary key (comment_id, user_id) makes a like unique. */
 
-export function listLikesOfComment(db: Db, commentId: number, window: { limit: number; offset: number }): Promise<LikeRow[]> {
+export function listLikesOfComment(
+  db: Db,
+  commentId: number,
+  window: { limit: number; offset: number },
+): Promise<LikeRow[]> {
   return db
     .selectFrom('comment_likes')
     .selectAll()
@@ -25,7 +29,12 @@ export async function countLikesOfComment(db: Db, commentId: number): Promise<nu
 }
 
 export function findLike(db: Db, commentId: number, userId: number): Promise<LikeRow | undefined> {
-  return db.selectFrom('comment_likes').selectAll().where('comment_id', '=', commentId).where('user_id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('comment_likes')
+    .selectAll()
+    .where('comment_id', '=', commentId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 /**
@@ -42,6 +51,10 @@ export function insertLikeIfAbsent(db: Db, row: LikeRow): Promise<LikeRow | unde
 }
 
 export async function deleteLike(db: Db, commentId: number, userId: number): Promise<boolean> {
-  const result = await db.deleteFrom('comment_likes').where('comment_id', '=', commentId).where('user_id', '=', userId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('comment_likes')
+    .where('comment_id', '=', commentId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -15,11 +15,18 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     const newComment = async () => {
-      const post = await t.request('POST', `/api/users/${author.id}/posts`, { token: author.token, body: { title: 'T', content: 'C' } });
-      const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, { token: author.token, body: { text: 'hi' } });
+      const post = await t.request('POST', `/api/users/${author.id}/posts`, {
+        token: author.token,
+        body: { title: 'T', content: 'C' },
+      });
+      const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, {
+        token: author.token,
+        body: { text: 'hi' },
+      });
       return comment.body.id as number;
     };
-    const likeRows = (commentId: number) => t.server.db.selectFrom('comment_likes').selectAll().where('comment_id', '=', commentId).execute();
+    const likeRows = (commentId: number) =>
+      t.server.db.selectFrom('comment_likes').selectAll().where('comment_id', '=', commentId).execute();
 
     it('likes as the caller: 201 with Location the first time, 200 with the same like after', async () => {
       const commentId = await newComment();
@@ -63,15 +70,38 @@ for (const dialect of DIALECTS) {
       }
       const res = await t.request('GET', `/api/comments/${commentId}/likes`, { token: author.token });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body.pagination, { page: 1, limit: 20, total: 3, totalPages: 1, hasNext: false, hasPrev: false });
-      assert.deepEqual(res.body.data.map((l: { userId: number }) => l.userId), fans);
+      assert.deepEqual(res.body.pagination, {
+        page: 1,
+        limit: 20,
+        total: 3,
+        totalPages: 1,
+        hasNext: false,
+        hasPrev: false,
+      });
+      assert.deepEqual(
+        res.body.data.map((l: { userId: number }) => l.userId),
+        fans,
+      );
       assert.deepEqual(res.body.data[0]._links.user, { href: `/api/users/${fans[0]}` });
       const paged = await t.request('GET', `/api/comments/${commentId}/likes?limit=2&page=2`, { token: author.token });
-      assert.deepEqual(paged.body.data.map((l: { userId: number }) => l.userId), [fans[2]]);
+      assert.deepEqual(
+        paged.body.data.map((l: { userId: number }) => l.userId),
+        [fans[2]],
+      );
       assert.equal(paged.body.pagination.hasPrev, true);
-      assert.equal((await t.request('GET', `/api/comments/${commentId}/likes?limit=500`, { token: author.token })).body.pagination.limit, 100);
-      assert.equal((await t.request('GET', `/api/comments/${commentId}/likes?limit=x`, { token: author.token })).status, 422);
-      const cached = await t.request('GET', `/api/comments/${commentId}/likes`, { token: author.token, headers: { 'if-none-match': res.headers.get('etag')! } });
+      assert.equal(
+        (await t.request('GET', `/api/comments/${commentId}/likes?limit=500`, { token: author.token })).body.pagination
+          .limit,
+        100,
+      );
+      assert.equal(
+        (await t.request('GET', `/api/comments/${commentId}/likes?limit=x`, { token: author.token })).status,
+        422,
+      );
+      const cached = await t.request('GET', `/api/comments/${commentId}/likes`, {
+        token: author.token,
+        headers: { 'if-none-match': res.headers.get('etag')! },
+      });
       assert.equal(cached.status, 304);
     });
 
@@ -84,10 +114,20 @@ for (const dialect of DIALECTS) {
       const res = await t.request('DELETE', `/api/comments/${commentId}/likes`, { token: fan.token });
       assert.equal(res.status, 204);
       assert.equal(res.text, '');
-      assert.deepEqual((await likeRows(commentId)).map((r) => r.user_id), [other.id]);
+      assert.deepEqual(
+        (await likeRows(commentId)).map((r) => r.user_id),
+        [other.id],
+      );
       assert.equal((await t.request('DELETE', `/api/comments/${commentId}/likes`, { token: fan.token })).status, 204);
-      assert.equal((await t.request('GET', `/api/comments/${commentId}/likes/${fan.id}`, { token: fan.token })).status, 404);
-      assert.equal((await t.request('POST', `/api/comments/${commentId}/likes`, { token: fan.token })).status, 201, 'can like again');
+      assert.equal(
+        (await t.request('GET', `/api/comments/${commentId}/likes/${fan.id}`, { token: fan.token })).status,
+        404,
+      );
+      assert.equal(
+        (await t.request('POST', `/api/comments/${commentId}/likes`, { token: fan.token })).status,
+        201,
+        'can like again',
+      );
     });
 
     it('answers 404 for unknown or non-integer comments and 401 without a token', async () => {
@@ -107,9 +147,16 @@ for (const dialect of DIALECTS) {
 
     it('ignores an empty JSON body on POST but refuses a body with fields (422)', async () => {
       const commentId = await newComment();
-      const empty = await t.request('POST', `/api/comments/${commentId}/likes`, { token: author.token, raw: '', headers: { 'content-type': 'application/json' } });
+      const empty = await t.request('POST', `/api/comments/${commentId}/likes`, {
+        token: author.token,
+        raw: '',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(empty.status, 201);
-      const withBody = await t.request('POST', `/api/comments/${commentId}/likes`, { token: author.token, body: { userId: 5 } });
+      const withBody = await t.request('POST', `/api/comments/${commentId}/likes`, {
+        token: author.token,
+        body: { userId: 5 },
+      });
       assert.equal(withBody.status, 422);
       assert.equal(withBody.body.error.details[0].field, 'userId');
     });

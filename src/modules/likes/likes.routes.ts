@@ -16,7 +16,13 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
     '/comments/:commentId/likes',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'List the likes of a comment, oldest first', params: CommentParams, querystring: LikesQuery, response: { 200: LikePage } },
+      schema: {
+        tags,
+        summary: 'List the likes of a comment, oldest first',
+        params: CommentParams,
+        querystring: LikesQuery,
+        response: { 200: LikePage },
+      },
     },
     async (request) => {
       const page = await likes.listLikes(request.principal, request.params.commentId, request.query);
@@ -39,7 +45,10 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
     async (request, reply) => {
       const { like, created } = await likes.likeComment(request.principal, request.params.commentId);
       const view = toLikeView(like, request.apiPrefix);
-      return reply.code(created ? 201 : 200).header('location', view._links.self.href).send(view);
+      return reply
+        .code(created ? 201 : 200)
+        .header('location', view._links.self.href)
+        .send(view);
     },
   );
 
@@ -47,7 +56,12 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
     '/comments/:commentId/likes',
     {
       config: { access: 'user' },
-      schema: { tags, summary: "Remove the caller's like (204 also when there was none)", params: CommentParams, response: { 204: Type.Null() } },
+      schema: {
+        tags,
+        summary: "Remove the caller's like (204 also when there was none)",
+        params: CommentParams,
+        response: { 204: Type.Null() },
+      },
     },
     async (request, reply) => {
       await likes.unlikeComment(request.principal, request.params.commentId);
@@ -57,7 +71,14 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
 
   app.get(
     '/comments/:commentId/likes/:userId',
-    { config: { access: 'user' }, schema: { tags, summary: "Read one user's like of a comment", params: LikeParams, response: { 200: LikeView } } },
-    async (request) => toLikeView(await likes.getLike(request.principal, request.params.commentId, request.params.userId), request.apiPrefix),
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: "Read one user's like of a comment", params: LikeParams, response: { 200: LikeView } },
+    },
+    async (request) =>
+      toLikeView(
+        await likes.getLike(request.principal, request.params.commentId, request.params.userId),
+        request.apiPrefix,
+      ),
   );
 };

@@ -33,7 +33,15 @@ export function createLikesService(db: Db, events: EventRecorder<LikeEvents> = n
     async listLikes(actor: Principal | null, commentId: number, request: PageRequest): Promise<Page<Like>> {
       requireSignedIn(actor);
       await assertCommentExists(commentId);
-      return readPage(request, LIKE_PAGE_RULES, { rows: (window) => repo.listLikesOfComment(db, commentId, window), total: () => repo.countLikesOfComment(db, commentId) }, toLike);
+      return readPage(
+        request,
+        LIKE_PAGE_RULES,
+        {
+          rows: (window) => repo.listLikesOfComment(db, commentId, window),
+          total: () => repo.countLikesOfComment(db, commentId),
+        },
+        toLike,
+      );
     },
 
     async getLike(actor: Principal | null, commentId: number, userId: number): Promise<Like> {
@@ -74,7 +82,12 @@ export function createLikesService(db: Db, events: EventRecorder<LikeEvents> = n
       const principal = requireSignedIn(actor);
       await assertCommentExists(commentId);
       const like = { commentId, userId: principal.userId };
-      return events.recordWith(db, 'like.deleted', (trx) => repo.deleteLike(trx, commentId, principal.userId), () => like);
+      return events.recordWith(
+        db,
+        'like.deleted',
+        (trx) => repo.deleteLike(trx, commentId, principal.userId),
+        () => like,
+      );
     },
   };
 }

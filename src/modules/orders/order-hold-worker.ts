@@ -11,7 +11,10 @@ export interface OrderHoldLog {
  * orders whose hold has run out (ORDER_HOLD_MINUTES), batch after batch. Every instance sweeps; each
  * cancellation is decided by a conditional update, so two sweeping instances cancel an order once.
  */
-export function createOrderHoldWorker(orders: OrdersService, options: { intervalMs: number; log: OrderHoldLog }): PollingWorker {
+export function createOrderHoldWorker(
+  orders: OrdersService,
+  options: { intervalMs: number; log: OrderHoldLog },
+): PollingWorker {
   return createPollingWorker({
     name: 'order-hold sweep',
     intervalMs: options.intervalMs,

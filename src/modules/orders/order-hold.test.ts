@@ -4,11 +4,31 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildServer } from '../../../test/support/child-server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { call, insertProducts, openDatabase, signUpUsers, startProcess, waitFor } from '../../../test/reliability/harness.test-support.ts';
-import { QUIET_ENV, createProduct, orderIn, placeOrder, startInstanceOn, stockOf, type Instance } from '../../../test/support/orders.ts';
+import {
+  call,
+  insertProducts,
+  openDatabase,
+  signUpUsers,
+  startProcess,
+  waitFor,
+} from '../../../test/reliability/harness.test-support.ts';
+import {
+  QUIET_ENV,
+  createProduct,
+  orderIn,
+  placeOrder,
+  startInstanceOn,
+  stockOf,
+  type Instance,
+} from '../../../test/support/orders.ts';
 
 /** 0.05 minutes: 3 s, long enough to pay an order within its hold on a busy machine. */
-const SHORT_HOLD = { ...QUIET_ENV, ORDER_HOLD_WORKER: 'true', ORDER_HOLD_MINUTES: '0.05', ORDER_SWEEP_INTERVAL_MS: '20' };
+const SHORT_HOLD = {
+  ...QUIET_ENV,
+  ORDER_HOLD_WORKER: 'true',
+  ORDER_HOLD_MINUTES: '0.05',
+  ORDER_SWEEP_INTERVAL_MS: '20',
+};
 /** The default hold, and a sweep that runs once at start (before any order exists): the tests call it themselves. */
 const MANUAL_SWEEP = { ...QUIET_ENV, ORDER_HOLD_WORKER: 'true', ORDER_SWEEP_INTERVAL_MS: '3600000' };
 const RACERS = 20;
@@ -21,26 +41,38 @@ const RACERS = 20;
  * transactions (both read the same overdue ids before either cancels); two processes on one SQLite
  * file are the first test's.
  */
-async function twoRacers(dialect: (typeof DIALECTS)[number], env: Record<string, string>): Promise<[TestServer, Instance | TestServer, () => Promise<void>]> {
+async function twoRacers(
+  dialect: (typeof DIALECTS)[number],
+  env: Record<string, string>,
+): Promise<[TestServer, Instance | TestServer, () => Promise<void>]> {
   const t = await startTestServer(dialect, env);
   if (dialect.name === 'sqlite') return [t, t, () => t.close()];
   try {
     const second = await startInstanceOn(t, env);
-    return [t, second, async () => {
-      await second.close();
-      await t.close();
-    }];
+    return [
+      t,
+      second,
+      async () => {
+        await second.close();
+        await t.close();
+      },
+    ];
   } catch (error) {
     await t.close();
     throw error;
   }
 }
 
-const orderRow = (t: TestServer, id: number) => t.server.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const orderRow = (t: TestServer, id: number) =>
+  t.server.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 /** Moves orders' creation back past the default hold of 30 minutes, as if placed 31 minutes ago. */
 async function backdate(t: TestServer, ids: number[]): Promise<void> {
-  await t.server.db.updateTable('orders').set({ created_at: new Date(Date.now() - 31 * 60_000).toISOString() }).where('id', 'in', ids).execute();
+  await t.server.db
+    .updateTable('orders')
+    .set({ created_at: new Date(Date.now() - 31 * 60_000).toISOString() })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Runs the sweep of every instance at the same moment until none finds more; the cancellations each made. */
@@ -71,15 +103,24 @@ for (const dialect of DIALECTS) {
         servers.push(two);
         const [product] = await insertProducts(db, 1, 10);
         const [customer] = await signUpUsers(one.url, 1, `hold-${dialect.name}-${Date.now()}`);
-        const place = (base: string, quantity: number) => call(base, 'POST', '/api/orders', { token: customer!.token, body: { items: [{ productId: product!.id, quantity }] } });
+        const place = (base: string, quantity: number) =>
+          call(base, 'POST', '/api/orders', {
+            token: customer!.token,
+            body: { items: [{ productId: product!.id, quantity }] },
+          });
         const unpaid = (await place(one.url, 3)).body;
         const paid = (await place(two.url, 2)).body;
         const payment = await call(one.url, 'POST', `/api/orders/${paid.id}/pay`, { token: customer!.token });
         assert.equal(payment.status, 200, 'paid within its hold');
-        const stock = async () => Number((await db.selectFrom('products').select('stock').where('id', '=', product!.id).executeTakeFirstOrThrow()).stock);
+        const stock = async () =>
+          Number(
+            (await db.selectFrom('products').select('stock').where('id', '=', product!.id).executeTakeFirstOrThrow())
+              .stock,
+          );
         assert.equal(await stock(), 5);
 
-        const status = async (id: number) => (await db.selectFrom('orders').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+        const status = async (id: number) =>
+          (await db.selectFrom('orders').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
         await waitFor(async () => (await status(unpaid.id)) === 'cancelled', 30_000, 'the sweep');
         // Both processes keep sweeping every 20 ms for a while: nothing more may happen.
         await sleep(500);
@@ -117,15 +158,23 @@ for (const dialect of DIALECTS) {
         const product = await createProduct(t, { stock: 100 });
         const customer = await t.createUser();
         const overdue: number[] = [];
-        for (let i = 0; i < RACERS; i += 1) overdue.push((await placeOrder(t, customer.token, [{ productId: product.id, quantity: 2 }])).body.id);
-        const recent = (await placeOrder(t, customer.token, [{ productId: product.id, quantity: 1 }])).body.id as number;
-        const others = await Promise.all((['paid', 'cancelled', 'refunded'] as const).map((status) => orderIn(t, status, { stock: 10, quantity: 4 })));
+        for (let i = 0; i < RACERS; i += 1)
+          overdue.push((await placeOrder(t, customer.token, [{ productId: product.id, quantity: 2 }])).body.id);
+        const recent = (await placeOrder(t, customer.token, [{ productId: product.id, quantity: 1 }])).body
+          .id as number;
+        const others = await Promise.all(
+          (['paid', 'cancelled', 'refunded'] as const).map((status) => orderIn(t, status, { stock: 10, quantity: 4 })),
+        );
         await backdate(t, [...overdue, ...others.map((o) => o.order.id)]);
 
         const counts = await sweepConcurrently(t, second);
         assert.equal(counts[0]! + counts[1]!, RACERS, `cancellations by the two instances: ${counts.join(' + ')}`);
         ctx.diagnostic(`cancellations by the two sweeps: ${counts.join(' + ')}`);
-        assert.equal(await stockOf(t, product.id), 100 - 1, 'every overdue order returned its 2 units once; the recent one holds its unit');
+        assert.equal(
+          await stockOf(t, product.id),
+          100 - 1,
+          'every overdue order returned its 2 units once; the recent one holds its unit',
+        );
         for (const id of overdue) {
           const row = await orderRow(t, id);
           assert.equal(row.status, 'cancelled');
@@ -151,17 +200,22 @@ for (const dialect of DIALECTS) {
         const product = await createProduct(t, { stock: 100 });
         const customer = await t.createUser();
         const ids: number[] = [];
-        for (let i = 0; i < RACERS; i += 1) ids.push((await placeOrder(t, customer.token, [{ productId: product.id, quantity: 3 }])).body.id);
+        for (let i = 0; i < RACERS; i += 1)
+          ids.push((await placeOrder(t, customer.token, [{ productId: product.id, quantity: 3 }])).body.id);
         await backdate(t, ids);
 
         // Payments newest first, the sweeps (oldest first) from the moment the first payment is answered:
         // the two meet somewhere in the middle, whatever the speed of the machine.
         let firstAnswered!: () => void;
-        const sweeps = new Promise<void>((resolve) => (firstAnswered = resolve)).then(() => sweepConcurrently(t, second));
+        const sweeps = new Promise<void>((resolve) => (firstAnswered = resolve)).then(() =>
+          sweepConcurrently(t, second),
+        );
         const [payments, counts] = await Promise.all([
           Promise.all(
             [...ids].reverse().map(async (id, i) => {
-              const answer = await (i % 2 ? second : t).request('POST', `/api/orders/${id}/pay`, { token: customer.token });
+              const answer = await (i % 2 ? second : t).request('POST', `/api/orders/${id}/pay`, {
+                token: customer.token,
+              });
               firstAnswered();
               return [id, answer] as const;
             }),

@@ -26,7 +26,8 @@ function checkRequest(actor: Principal, input: CreateOrderInput, storeCurrency: 
   // Duplicates are refused rather than merged: a client sending two lines for one product has a bug.
   const seen = new Set<number>();
   input.items.forEach((item, index) => {
-    if (seen.has(item.productId)) details.push({ field: `items[${index}].productId`, message: 'appears more than once in this order' });
+    if (seen.has(item.productId))
+      details.push({ field: `items[${index}].productId`, message: 'appears more than once in this order' });
     seen.add(item.productId);
   });
   if (details.length > 0) throw AppError.validation(details);
@@ -47,17 +48,28 @@ export async function placeOrder(
 ): Promise<OrderRow> {
   const customerId = checkRequest(actor, input, storeCurrency);
   // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
-  const lines: Line[] = input.items.map((item, index) => ({ index, ...item })).sort((a, b) => a.productId - b.productId);
+  const lines: Line[] = input.items
+    .map((item, index) => ({ index, ...item }))
+    .sort((a, b) => a.productId - b.productId);
 
   return inTransaction(db, async (trx) => {
     if (customerId !== actor.userId && !(await repo.userExists(trx, customerId))) {
       throw AppError.validation([{ field: 'customerId', message: `no user has id ${customerId}` }]);
     }
-    const products = new Map((await repo.findProductsForSale(trx, lines.map((l) => l.productId))).map((p) => [p.id, p]));
+    const products = new Map(
+      (
+        await repo.findProductsForSale(
+          trx,
+          lines.map((l) => l.productId),
+        )
+      ).map((p) => [p.id, p]),
+    );
     const unknown = lines.filter((line) => !products.has(line.productId));
     if (unknown.length > 0) {
       throw AppError.validation(
-        unknown.sort((a, b) => a.index - b.index).map((line) => ({ field: `items[${line.index}].productId`, message: `no product has id ${line.productId}` })),
+        unknown
+          .sort((a, b) => a.index - b.index)
+          .map((line) => ({ field: `items[${line.index}].productId`, message: `no product has id ${line.productId}` })),
       );
     }
 
@@ -66,7 +78,14 @@ export async function placeOrder(
       if (!(await repo.takeStock(trx, line.productId, line.quantity))) short.push(line);
     }
     if (short.length > 0) {
-      const available = new Map((await repo.findProductsForSale(trx, short.map((l) => l.productId))).map((p) => [p.id, p.stock]));
+      const available = new Map(
+        (
+          await repo.findProductsForSale(
+            trx,
+            short.map((l) => l.productId),
+          )
+        ).map((p) => [p.id, p.stock]),
+      );
       throw new AppError('OUT_OF_STOCK', 'Not enough stock for some items; nothing was ordered', {
         details: short
           .sort((a, b) => a.index - b.index)
@@ -79,7 +98,12 @@ export async function placeOrder(
 
     const priced = input.items.map((item) => {
       const product = products.get(item.productId)!;
-      return { product_id: product.id, name: product.name, quantity: item.quantity, unit_price_cents: product.price_cents };
+      return {
+        product_id: product.id,
+        name: product.name,
+        quantity: item.quantity,
+        unit_price_cents: product.price_cents,
+      };
     });
     const order = await repo.insertOrder(trx, {
       customer_id: customerId,

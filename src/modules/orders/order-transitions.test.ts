@@ -21,7 +21,12 @@ function expectedLinks(status: Status, id: number, customerId: number) {
   const customer = { href: `/api/customers/${customerId}`, method: 'GET' };
   const receipt = { href: `${self}/receipt`, method: 'GET' };
   return {
-    pending: { self: { href: self }, cancel: { href: `${self}/cancel`, method: 'POST' }, pay: { href: `${self}/pay`, method: 'POST' }, customer },
+    pending: {
+      self: { href: self },
+      cancel: { href: `${self}/cancel`, method: 'POST' },
+      pay: { href: `${self}/pay`, method: 'POST' },
+      customer,
+    },
     paid: { self: { href: self }, refund: { href: `${self}/refund`, method: 'POST' }, receipt },
     cancelled: { self: { href: self }, customer },
     refunded: { self: { href: self }, receipt, customer },
@@ -72,7 +77,9 @@ for (const dialect of DIALECTS) {
             assert.equal(res.body.error.code, 'INVALID_STATE');
             assert.match(res.body.error.message, new RegExp(`\\b${status}\\b`));
             const allowed = Object.keys(NEXT[status]).join(', ') || 'none';
-            assert.deepEqual(res.body.error.details, [{ field: 'status', message: `is ${status}; allowed actions: ${allowed}` }]);
+            assert.deepEqual(res.body.error.details, [
+              { field: 'status', message: `is ${status}; allowed actions: ${allowed}` },
+            ]);
             const after = await t.request('GET', `/api/orders/${order.id}`, { token: customer.token });
             assert.deepEqual(after.body, before.body);
             assert.equal(await stockOf(t, product.id), stockBefore);
@@ -85,23 +92,34 @@ for (const dialect of DIALECTS) {
       const { order, customer, product } = await orderIn(t, 'pending', { stock: 4, quantity: 4 });
       assert.equal(await stockOf(t, product.id), 0);
       let current = order;
-      for (const [rel, token] of [['pay', customer.token], ['refund', t.adminToken]] as const) {
+      for (const [rel, token] of [
+        ['pay', customer.token],
+        ['refund', t.adminToken],
+      ] as const) {
         const link = current._links[rel]!;
         const res = await t.request(link.method!, link.href, { token });
         assert.equal(res.status, 200, rel);
         current = res.body;
       }
       assert.equal((current as { status: string }).status, 'refunded');
-      const receipt = await t.request(current._links.receipt!.method!, current._links.receipt!.href, { token: customer.token });
+      const receipt = await t.request(current._links.receipt!.method!, current._links.receipt!.href, {
+        token: customer.token,
+      });
       assert.equal(receipt.status, 200);
       assert.equal(await stockOf(t, product.id), 4);
     });
 
     it('lets an admin pay and cancel a customer order', async () => {
       const paid = await orderIn(t, 'pending');
-      assert.equal((await t.request('POST', `/api/orders/${paid.order.id}/pay`, { token: t.adminToken })).body.status, 'paid');
+      assert.equal(
+        (await t.request('POST', `/api/orders/${paid.order.id}/pay`, { token: t.adminToken })).body.status,
+        'paid',
+      );
       const cancelled = await orderIn(t, 'pending');
-      assert.equal((await t.request('POST', `/api/orders/${cancelled.order.id}/cancel`, { token: t.adminToken })).body.status, 'cancelled');
+      assert.equal(
+        (await t.request('POST', `/api/orders/${cancelled.order.id}/cancel`, { token: t.adminToken })).body.status,
+        'cancelled',
+      );
     });
 
     it('refuses a refund by the customer with 403 and leaves the order paid', async () => {
@@ -121,7 +139,11 @@ for (const dialect of DIALECTS) {
         const res = await t.request('POST', `/api/orders/${order.id}/${action}`, { token: stranger.token });
         assert.equal(res.status, 404, action);
         assert.equal((await t.request('POST', `/api/orders/${order.id}/${action}`)).status, 401, action);
-        assert.equal((await t.request('POST', `/api/orders/999999/${action}`, { token: t.adminToken })).status, 404, action);
+        assert.equal(
+          (await t.request('POST', `/api/orders/999999/${action}`, { token: t.adminToken })).status,
+          404,
+          action,
+        );
         assert.equal((await t.request('POST', `/api/orders/x/${action}`, { token: t.adminToken })).status, 404, action);
       }
       assert.equal((await t.request('GET', `/api/orders/${order.id}`, { token: t.adminToken })).body.status, 'pending');
@@ -167,7 +189,10 @@ for (const dialect of DIALECTS) {
       it("reads another user's receipt as 404", async () => {
         const { order } = await orderIn(t, 'paid');
         const stranger = await t.createUser();
-        assert.equal((await t.request('GET', `/api/orders/${order.id}/receipt`, { token: stranger.token })).status, 404);
+        assert.equal(
+          (await t.request('GET', `/api/orders/${order.id}/receipt`, { token: stranger.token })).status,
+          404,
+        );
       });
     });
   });

@@ -22,7 +22,8 @@ for (const dialect of DIALECTS) {
       const customer = await t.createUser();
       const product = await createProduct(t, { stock: 10 });
       const key = newKey();
-      const send = (body: unknown) => t.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
+      const send = (body: unknown) =>
+        t.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
       const first = await send({ items: [{ productId: product.id, quantity: 2 }] });
       assert.equal(first.status, 201);
       assert.equal(first.headers.get('idempotent-replayed'), null);
@@ -41,9 +42,17 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { stock: 10 });
       const key = newKey();
       const body = { items: [{ productId: product.id, quantity: 1 }] };
-      const first = await t.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
+      const first = await t.request('POST', '/api/orders', {
+        token: customer.token,
+        body,
+        headers: { 'idempotency-key': key },
+      });
       for (const prefix of ['/api/v1', '/api/v2']) {
-        const again = await t.request('POST', `${prefix}/orders`, { token: customer.token, body, headers: { 'idempotency-key': key } });
+        const again = await t.request('POST', `${prefix}/orders`, {
+          token: customer.token,
+          body,
+          headers: { 'idempotency-key': key },
+        });
         assert.equal(again.status, 201, prefix);
         assert.equal(again.headers.get('idempotent-replayed'), 'true', prefix);
         assert.equal(again.body.id, first.body.id);
@@ -56,7 +65,11 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { stock: 10 });
       const key = newKey();
       const send = (quantity: number) =>
-        t.request('POST', '/api/orders', { token: customer.token, body: { items: [{ productId: product.id, quantity }] }, headers: { 'idempotency-key': key } });
+        t.request('POST', '/api/orders', {
+          token: customer.token,
+          body: { items: [{ productId: product.id, quantity }] },
+          headers: { 'idempotency-key': key },
+        });
       assert.equal((await send(1)).status, 201);
       const reused = await send(3);
       assert.equal(reused.status, 422);
@@ -69,8 +82,16 @@ for (const dialect of DIALECTS) {
       const key = newKey();
       const body = { items: [{ productId: product.id, quantity: 1 }] };
       const [a, b] = [await t.createUser(), await t.createUser()];
-      const first = await t.request('POST', '/api/orders', { token: a.token, body, headers: { 'idempotency-key': key } });
-      const second = await t.request('POST', '/api/orders', { token: b.token, body, headers: { 'idempotency-key': key } });
+      const first = await t.request('POST', '/api/orders', {
+        token: a.token,
+        body,
+        headers: { 'idempotency-key': key },
+      });
+      const second = await t.request('POST', '/api/orders', {
+        token: b.token,
+        body,
+        headers: { 'idempotency-key': key },
+      });
       assert.equal(second.status, 201);
       assert.notEqual(second.body.id, first.body.id);
       assert.equal(second.headers.get('idempotent-replayed'), null);
@@ -79,7 +100,8 @@ for (const dialect of DIALECTS) {
     it('replays an order action, and refuses the same key on another order', async () => {
       const one = await orderIn(t, 'pending');
       const key = newKey();
-      const pay = (id: number) => t.request('POST', `/api/orders/${id}/pay`, { token: one.customer.token, headers: { 'idempotency-key': key } });
+      const pay = (id: number) =>
+        t.request('POST', `/api/orders/${id}/pay`, { token: one.customer.token, headers: { 'idempotency-key': key } });
       const first = await pay(one.order.id);
       assert.equal(first.status, 200);
       // Without the key a second pay is a 409; with it, the client sees its first success again.
@@ -87,7 +109,10 @@ for (const dialect of DIALECTS) {
       assert.equal(replay.status, 200);
       assert.equal(replay.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(replay.body, first.body);
-      assert.equal((await t.request('POST', `/api/orders/${one.order.id}/pay`, { token: one.customer.token })).status, 409);
+      assert.equal(
+        (await t.request('POST', `/api/orders/${one.order.id}/pay`, { token: one.customer.token })).status,
+        409,
+      );
 
       const other = await t.request('POST', '/api/orders', {
         token: one.customer.token,
@@ -96,7 +121,10 @@ for (const dialect of DIALECTS) {
       const misuse = await pay(other.body.id);
       assert.equal(misuse.status, 422);
       assert.equal(misuse.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
-      assert.equal((await t.request('GET', `/api/orders/${other.body.id}`, { token: one.customer.token })).body.status, 'pending');
+      assert.equal(
+        (await t.request('GET', `/api/orders/${other.body.id}`, { token: one.customer.token })).body.status,
+        'pending',
+      );
     });
 
     it('stores no failure: after a 409 OUT_OF_STOCK the same key acts again once stock is back', async () => {
@@ -104,7 +132,11 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { stock: 0 });
       const key = newKey();
       const send = () =>
-        t.request('POST', '/api/orders', { token: customer.token, body: { items: [{ productId: product.id, quantity: 1 }] }, headers: { 'idempotency-key': key } });
+        t.request('POST', '/api/orders', {
+          token: customer.token,
+          body: { items: [{ productId: product.id, quantity: 1 }] },
+          headers: { 'idempotency-key': key },
+        });
       assert.equal((await send()).status, 409);
       await t.server.db.updateTable('products').set({ stock: 1 }).where('id', '=', product.id).execute();
       const retry = await send();
@@ -118,7 +150,11 @@ for (const dialect of DIALECTS) {
       const key = newKey();
       const responses = await Promise.all(
         Array.from({ length: 20 }, () =>
-          t.request('POST', '/api/orders', { token: customer.token, body: { items: [{ productId: product.id, quantity: 1 }] }, headers: { 'idempotency-key': key } }),
+          t.request('POST', '/api/orders', {
+            token: customer.token,
+            body: { items: [{ productId: product.id, quantity: 1 }] },
+            headers: { 'idempotency-key': key },
+          }),
         ),
       );
       const acted = responses.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
@@ -142,7 +178,10 @@ for (const dialect of DIALECTS) {
         });
         assert.equal(res.status, 422, key);
         assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-        assert.ok(res.body.error.details.some((d: { field: string }) => d.field === 'idempotency-key'), res.text);
+        assert.ok(
+          res.body.error.details.some((d: { field: string }) => d.field === 'idempotency-key'),
+          res.text,
+        );
       }
       assert.equal(await stockOf(t, product.id), 10);
     });
@@ -152,12 +191,20 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { stock: 10 });
       const key = newKey();
       const body = { items: [{ productId: product.id, quantity: 1 }] };
-      const first = await t.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
+      const first = await t.request('POST', '/api/orders', {
+        token: customer.token,
+        body,
+        headers: { 'idempotency-key': key },
+      });
       assert.equal(first.status, 201);
       for (let restart = 0; restart < 2; restart += 1) {
         const instance = await startInstanceOn(t);
         try {
-          const replay = await instance.request('POST', '/api/orders', { token: customer.token, body, headers: { 'idempotency-key': key } });
+          const replay = await instance.request('POST', '/api/orders', {
+            token: customer.token,
+            body,
+            headers: { 'idempotency-key': key },
+          });
           assert.equal(replay.status, 201);
           assert.equal(replay.headers.get('idempotent-replayed'), 'true');
           assert.deepEqual(replay.body, first.body);
@@ -173,7 +220,11 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { stock: 10 });
       const key = newKey();
       const send = () =>
-        t.request('POST', '/api/orders', { token: customer.token, body: { items: [{ productId: product.id, quantity: 1 }] }, headers: { 'idempotency-key': key } });
+        t.request('POST', '/api/orders', {
+          token: customer.token,
+          body: { items: [{ productId: product.id, quantity: 1 }] },
+          headers: { 'idempotency-key': key },
+        });
       const first = await send();
       const dayAgo = new Date(Date.now() - 24 * 60 * 60 * 1000 - 1000).toISOString();
       await t.server.db.updateTable('idempotency_keys').set({ created_at: dayAgo }).where('key', '=', key).execute();

@@ -13,14 +13,20 @@ const view = (order: Order) => toOrderView(order, EVENT_LINK_PREFIX);
 export const ordersModule = defineModule({
   name: 'orders',
   createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
-    createOrdersService(db, { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 }, services.events.recorderFor<OrderEvents>({
-      'order.created': view,
-      'order.paid': view,
-      'order.cancelled': view,
-      'order.refunded': view,
-    })),
+    createOrdersService(
+      db,
+      { currency: config.STORE_CURRENCY, holdMs: config.ORDER_HOLD_MINUTES * 60_000 },
+      services.events.recorderFor<OrderEvents>({
+        'order.created': view,
+        'order.paid': view,
+        'order.cancelled': view,
+        'order.refunded': view,
+      }),
+    ),
   routes: restRoutes(ordersRoutes, ({ orders, idempotency }) => ({ orders, idempotency })),
   // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
   workers: ({ orders }: { orders: OrdersService }, { config, log }) =>
-    config.ORDER_HOLD_WORKER ? [createOrderHoldWorker(orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log })] : [],
+    config.ORDER_HOLD_WORKER
+      ? [createOrderHoldWorker(orders, { intervalMs: config.ORDER_SWEEP_INTERVAL_MS, log })]
+      : [],
 });

@@ -17,7 +17,8 @@ export function orderLinks(order: Pick<Order, 'id' | 'status' | 'customerId'>, p
   const self = `${prefix}/orders/${order.id}`;
   const links: OrderLinks = { self: { href: self } };
   for (const transition of ORDER_TRANSITIONS) {
-    if (transition.from === order.status) links[transition.action] = { href: `${self}/${transition.action}`, method: 'POST' };
+    if (transition.from === order.status)
+      links[transition.action] = { href: `${self}/${transition.action}`, method: 'POST' };
   }
   for (const relation of RELATIONS_BY_STATE[order.status]) {
     const href = relation === 'receipt' ? `${self}/receipt` : `${prefix}/customers/${order.customerId}`;

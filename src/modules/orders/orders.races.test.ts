@@ -15,12 +15,15 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    const orderRow = (id: number) => t.server.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const orderRow = (id: number) =>
+      t.server.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
     it(`lets exactly one of ${RACERS} concurrent pays succeed; the rest get 409 INVALID_STATE`, async () => {
       const { order, customer } = await orderIn(t, 'pending');
       const responses = await Promise.all(
-        Array.from({ length: RACERS }, () => t.request('POST', `/api/orders/${order.id}/pay`, { token: customer.token })),
+        Array.from({ length: RACERS }, () =>
+          t.request('POST', `/api/orders/${order.id}/pay`, { token: customer.token }),
+        ),
       );
       assert.deepEqual(statuses(responses), [200, ...Array(RACERS - 1).fill(409)]);
       assert.ok(responses.filter((r) => r.status === 409).every((r) => r.body.error.code === 'INVALID_STATE'));
@@ -50,8 +53,12 @@ for (const dialect of DIALECTS) {
       const cancelled = await orderIn(t, 'pending', { stock: 10, quantity: 4 });
       const refunded = await orderIn(t, 'paid', { stock: 10, quantity: 4 });
       const responses = await Promise.all([
-        ...Array.from({ length: RACERS }, () => t.request('POST', `/api/orders/${cancelled.order.id}/cancel`, { token: cancelled.customer.token })),
-        ...Array.from({ length: RACERS }, () => t.request('POST', `/api/orders/${refunded.order.id}/refund`, { token: t.adminToken })),
+        ...Array.from({ length: RACERS }, () =>
+          t.request('POST', `/api/orders/${cancelled.order.id}/cancel`, { token: cancelled.customer.token }),
+        ),
+        ...Array.from({ length: RACERS }, () =>
+          t.request('POST', `/api/orders/${refunded.order.id}/refund`, { token: t.adminToken }),
+        ),
       ]);
       assert.equal(responses.filter((r) => r.status === 200).length, 2);
       assert.equal(await stockOf(t, cancelled.product.id), 10);
@@ -62,13 +69,25 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(t, { stock: 5, priceCents: 700 });
       const buyers = await Promise.all(Array.from({ length: RACERS }, () => t.createUser()));
       const responses = await Promise.all(
-        buyers.map((buyer) => t.request('POST', '/api/orders', { token: buyer.token, body: { items: [{ productId: product.id, quantity: 1 }] } })),
+        buyers.map((buyer) =>
+          t.request('POST', '/api/orders', {
+            token: buyer.token,
+            body: { items: [{ productId: product.id, quantity: 1 }] },
+          }),
+        ),
       );
       assert.deepEqual(statuses(responses), [...Array(5).fill(201), ...Array(RACERS - 5).fill(409)]);
       assert.ok(responses.filter((r) => r.status === 409).every((r) => r.body.error.code === 'OUT_OF_STOCK'));
       assert.equal(await stockOf(t, product.id), 0);
-      const lines = await t.server.db.selectFrom('order_items').select('quantity').where('product_id', '=', product.id).execute();
-      assert.equal(lines.reduce((sum, line) => sum + Number(line.quantity), 0), 5);
+      const lines = await t.server.db
+        .selectFrom('order_items')
+        .select('quantity')
+        .where('product_id', '=', product.id)
+        .execute();
+      assert.equal(
+        lines.reduce((sum, line) => sum + Number(line.quantity), 0),
+        5,
+      );
       const orders = await t.server.db
         .selectFrom('orders')
         .innerJoin('order_items', 'order_items.order_id', 'orders.id')
@@ -87,7 +106,18 @@ for (const dialect of DIALECTS) {
         Array.from({ length: RACERS }, (_, i) =>
           t.request('POST', '/api/orders', {
             token: customer.token,
-            body: { items: i % 2 === 0 ? [{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 1 }] : [{ productId: b.id, quantity: 1 }, { productId: a.id, quantity: 2 }] },
+            body: {
+              items:
+                i % 2 === 0
+                  ? [
+                      { productId: a.id, quantity: 2 },
+                      { productId: b.id, quantity: 1 },
+                    ]
+                  : [
+                      { productId: b.id, quantity: 1 },
+                      { productId: a.id, quantity: 2 },
+                    ],
+            },
           }),
         ),
       );
@@ -96,7 +126,9 @@ for (const dialect of DIALECTS) {
       assert.equal(await stockOf(t, b.id), 100 - RACERS);
       // Half of them cancelled concurrently with the other half paid: stock comes back for the cancelled only.
       const actions = await Promise.all(
-        responses.map((r, i) => t.request('POST', `/api/orders/${r.body.id}/${i % 2 === 0 ? 'cancel' : 'pay'}`, { token: customer.token })),
+        responses.map((r, i) =>
+          t.request('POST', `/api/orders/${r.body.id}/${i % 2 === 0 ? 'cancel' : 'pay'}`, { token: customer.token }),
+        ),
       );
       assert.deepEqual(statuses(actions), Array(RACERS).fill(200));
       assert.equal(await stockOf(t, a.id), 100 - RACERS);

@@ -29,7 +29,11 @@ export interface NewOrder {
 
 export async function findProductsForSale(db: Db, ids: readonly number[]): Promise<ProductForSale[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('products').select(['id', 'name', 'price_cents', 'stock']).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('products')
+    .select(['id', 'name', 'price_cents', 'stock'])
+    .where('id', 'in', ids)
+    .execute();
   return rows.map((row) => ({ ...row, price_cents: Number(row.price_cents) }));
 }
 
@@ -99,7 +103,13 @@ function filtered(db: Db, filter: OrderFilter) {
 
 /** Newest first; ids break ties between orders created in the same millisecond. */
 export function listOrders(db: Db, filter: OrderFilter, limit: number, offset: number): Promise<OrderRow[]> {
-  return filtered(db, filter).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return filtered(db, filter)
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 export async function countOrders(db: Db, filter: OrderFilter): Promise<number> {

@@ -5,7 +5,8 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
 import { QUIET_ENV, createProduct, orderIn, pendingOrder, placeOrder, stockOf } from '../../../test/support/orders.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const fieldsOf = (res: { body: { error: { details?: { field: string }[] } } }) => (res.body.error.details ?? []).map((d) => d.field);
+const fieldsOf = (res: { body: { error: { details?: { field: string }[] } } }) =>
+  (res.body.error.details ?? []).map((d) => d.field);
 
 for (const dialect of DIALECTS) {
   describe(`orders REST (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -22,7 +23,13 @@ for (const dialect of DIALECTS) {
         const b = await createProduct(t, { priceCents: 250, stock: 7 });
         const res = await t.request('POST', '/api/orders', {
           token: customer.token,
-          body: { items: [{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 3 }], currency: 'USD' },
+          body: {
+            items: [
+              { productId: a.id, quantity: 2 },
+              { productId: b.id, quantity: 3 },
+            ],
+            currency: 'USD',
+          },
         });
         assert.equal(res.status, 201);
         const id = res.body.id;
@@ -66,7 +73,13 @@ for (const dialect of DIALECTS) {
         const ordersBefore = await t.request('GET', '/api/orders', { token: customer.token });
         const res = await t.request('POST', '/api/orders', {
           token: customer.token,
-          body: { items: [{ productId: plenty.id, quantity: 4 }, { productId: few.id, quantity: 3 }, { productId: none.id, quantity: 1 }] },
+          body: {
+            items: [
+              { productId: plenty.id, quantity: 4 },
+              { productId: few.id, quantity: 3 },
+              { productId: none.id, quantity: 1 },
+            ],
+          },
         });
         assert.equal(res.status, 409);
         assert.equal(res.body.error.code, 'OUT_OF_STOCK');
@@ -84,7 +97,12 @@ for (const dialect of DIALECTS) {
         const known = await createProduct(t, { stock: 5 });
         const res = await t.request('POST', '/api/orders', {
           token: customer.token,
-          body: { items: [{ productId: known.id, quantity: 1 }, { productId: 999999, quantity: 1 }] },
+          body: {
+            items: [
+              { productId: known.id, quantity: 1 },
+              { productId: 999999, quantity: 1 },
+            ],
+          },
         });
         assert.equal(res.status, 422);
         assert.equal(res.body.error.code, 'VALIDATION_ERROR');
@@ -105,7 +123,15 @@ for (const dialect of DIALECTS) {
           [{ items: [{ productId: p.id }] }, 'items.0.quantity'],
           [{ items: [{ quantity: 1 }] }, 'items.0.productId'],
           [{ items: [{ productId: p.id, quantity: 1, price: 1 }] }, 'items.0.price'],
-          [{ items: [{ productId: p.id, quantity: 1 }, { productId: p.id, quantity: 2 }] }, 'items[1].productId'],
+          [
+            {
+              items: [
+                { productId: p.id, quantity: 1 },
+                { productId: p.id, quantity: 2 },
+              ],
+            },
+            'items[1].productId',
+          ],
           [{ items: [{ productId: p.id, quantity: 1 }], currency: 'EUR' }, 'currency'],
           [{ items: [{ productId: p.id, quantity: 1 }], status: 'paid' }, 'status'],
         ];
@@ -113,7 +139,10 @@ for (const dialect of DIALECTS) {
           const res = await t.request('POST', '/api/orders', { token: customer.token, body });
           assert.equal(res.status, 422, JSON.stringify(body));
           assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-          assert.ok(fieldsOf(res).includes(field), `${JSON.stringify(body)} → ${JSON.stringify(res.body.error.details)}`);
+          assert.ok(
+            fieldsOf(res).includes(field),
+            `${JSON.stringify(body)} → ${JSON.stringify(res.body.error.details)}`,
+          );
         }
         assert.equal(await stockOf(t, p.id), 10);
       });
@@ -129,9 +158,15 @@ for (const dialect of DIALECTS) {
         const byOther = await t.request('POST', '/api/orders', { token: other.token, body });
         assert.equal(byOther.status, 403);
         assert.equal(byOther.body.error.code, 'FORBIDDEN');
-        const forOneself = await t.request('POST', '/api/orders', { token: other.token, body: { ...body, customerId: other.id } });
+        const forOneself = await t.request('POST', '/api/orders', {
+          token: other.token,
+          body: { ...body, customerId: other.id },
+        });
         assert.equal(forOneself.status, 201);
-        const unknownCustomer = await t.request('POST', '/api/orders', { token: t.adminToken, body: { ...body, customerId: 999999 } });
+        const unknownCustomer = await t.request('POST', '/api/orders', {
+          token: t.adminToken,
+          body: { ...body, customerId: 999999 },
+        });
         assert.equal(unknownCustomer.status, 422);
         assert.deepEqual(fieldsOf(unknownCustomer), ['customerId']);
       });
@@ -152,7 +187,10 @@ for (const dialect of DIALECTS) {
         assert.equal(own.status, 200);
         assert.deepEqual(own.body, order);
         assert.ok(own.headers.get('etag'));
-        const again = await t.request('GET', `/api/orders/${order.id}`, { token: customer.token, headers: { 'if-none-match': own.headers.get('etag')! } });
+        const again = await t.request('GET', `/api/orders/${order.id}`, {
+          token: customer.token,
+          headers: { 'if-none-match': own.headers.get('etag')! },
+        });
         assert.equal(again.status, 304);
         const admin = await t.request('GET', `/api/orders/${order.id}`, { token: t.adminToken });
         assert.equal(admin.status, 200);
@@ -184,15 +222,29 @@ for (const dialect of DIALECTS) {
         const customer = await t.createUser();
         const p = await createProduct(t, { stock: 100 });
         const ids: number[] = [];
-        for (let i = 0; i < 3; i += 1) ids.push((await placeOrder(t, customer.token, [{ productId: p.id, quantity: 1 }])).body.id);
+        for (let i = 0; i < 3; i += 1)
+          ids.push((await placeOrder(t, customer.token, [{ productId: p.id, quantity: 1 }])).body.id);
         await pendingOrder(t); // someone else's
         const res = await t.request('GET', '/api/orders?limit=2', { token: customer.token });
         assert.equal(res.status, 200);
-        assert.deepEqual(res.body.data.map((o: { id: number }) => o.id), [ids[2], ids[1]]);
-        assert.deepEqual(res.body.pagination, { page: 1, limit: 2, total: 3, totalPages: 2, hasNext: true, hasPrev: false });
+        assert.deepEqual(
+          res.body.data.map((o: { id: number }) => o.id),
+          [ids[2], ids[1]],
+        );
+        assert.deepEqual(res.body.pagination, {
+          page: 1,
+          limit: 2,
+          total: 3,
+          totalPages: 2,
+          hasNext: true,
+          hasPrev: false,
+        });
         assert.ok(res.body.data[0]._links.pay);
         const page2 = await t.request('GET', '/api/orders?limit=2&page=2', { token: customer.token });
-        assert.deepEqual(page2.body.data.map((o: { id: number }) => o.id), [ids[0]]);
+        assert.deepEqual(
+          page2.body.data.map((o: { id: number }) => o.id),
+          [ids[0]],
+        );
 
         const all = await t.request('GET', '/api/orders?limit=100', { token: t.adminToken });
         assert.ok(all.body.pagination.total > 3);
@@ -206,7 +258,10 @@ for (const dialect of DIALECTS) {
         const p = await createProduct(t);
         await placeOrder(t, customer.token, [{ productId: p.id, quantity: 1 }]);
         const paid = await t.request('GET', '/api/orders?status=paid', { token: customer.token });
-        assert.deepEqual(paid.body.data.map((o: { status: string }) => o.status), ['paid']);
+        assert.deepEqual(
+          paid.body.data.map((o: { status: string }) => o.status),
+          ['paid'],
+        );
         const all = await t.request('GET', '/api/orders', { token: customer.token });
         assert.equal(all.body.pagination.limit, 20);
         const capped = await t.request('GET', '/api/orders?limit=1000', { token: customer.token });

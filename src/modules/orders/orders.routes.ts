@@ -28,9 +28,25 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
     {
       config: {
         access: 'user',
-        openapi: { errors: { 409: { description: 'Not enough stock (`OUT_OF_STOCK`, details per item), or the `Idempotency-Key` is still in use (`CONFLICT`)', code: 'OUT_OF_STOCK', message: 'Not enough stock' } } },
+        openapi: {
+          errors: {
+            409: {
+              description:
+                'Not enough stock (`OUT_OF_STOCK`, details per item), or the `Idempotency-Key` is still in use (`CONFLICT`)',
+              code: 'OUT_OF_STOCK',
+              message: 'Not enough stock',
+            },
+          },
+        },
       },
-      schema: { tags, summary: 'Place an order', headers: IdempotencyHeaders, body: CreateOrderInput, response: { 201: OrderView } } },
+      schema: {
+        tags,
+        summary: 'Place an order',
+        headers: IdempotencyHeaders,
+        body: CreateOrderInput,
+        response: { 201: OrderView },
+      },
+    },
     async (request, reply) =>
       sendIdempotent(request, reply, idempotency, async () => {
         const view = toOrderView(await orders.createOrder(request.principal, request.body), request.apiPrefix);
@@ -40,7 +56,15 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
 
   app.get(
     '/orders',
-    { config: { access: 'user' }, schema: { tags, summary: "List orders (the caller's; all for an admin), newest first", querystring: ListOrdersQuery, response: { 200: OrderList } } },
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "List orders (the caller's; all for an admin), newest first",
+        querystring: ListOrdersQuery,
+        response: { 200: OrderList },
+      },
+    },
     async (request) => {
       const page = await orders.listOrders(request.principal, request.query);
       return { data: page.items.map((order) => toOrderView(order, request.apiPrefix)), pagination: paginationOf(page) };
@@ -49,7 +73,15 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
 
   app.get(
     '/orders/:orderId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Read an order and the links its status allows', params: OrderParams, response: { 200: OrderView } } },
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Read an order and the links its status allows',
+        params: OrderParams,
+        response: { 200: OrderView },
+      },
+    },
     async (request) => toOrderView(await orders.getOrder(request.principal, request.params.orderId), request.apiPrefix),
   );
 
@@ -59,9 +91,26 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
       {
         config: {
           access: 'user',
-          openapi: { errors: { 409: { description: 'The order is not in a state that allows this (`INVALID_STATE`, naming it), or the `Idempotency-Key` is still in use (`CONFLICT`)', code: 'INVALID_STATE', message: 'Order 7 is paid' } } },
+          openapi: {
+            errors: {
+              409: {
+                description:
+                  'The order is not in a state that allows this (`INVALID_STATE`, naming it), or the `Idempotency-Key` is still in use (`CONFLICT`)',
+                code: 'INVALID_STATE',
+                message: 'Order 7 is paid',
+              },
+            },
+          },
         },
-        schema: { tags, summary: ACTION_SUMMARIES[action], params: OrderParams, headers: IdempotencyHeaders, body: EmptyBody, response: { 200: OrderView } } },
+        schema: {
+          tags,
+          summary: ACTION_SUMMARIES[action],
+          params: OrderParams,
+          headers: IdempotencyHeaders,
+          body: EmptyBody,
+          response: { 200: OrderView },
+        },
+      },
       async (request, reply) =>
         sendIdempotent(request, reply, idempotency, async () => ({
           status: 200,
@@ -74,8 +123,26 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
   app.get(
     '/orders/:orderId/receipt',
     {
-      config: { access: 'user', openapi: { errors: { 409: { description: 'The order is neither paid nor refunded (`INVALID_STATE`)', code: 'INVALID_STATE', message: 'Order 7 is pending' } } } },
-      schema: { tags, summary: 'Receipt of a paid or refunded order', params: OrderParams, response: { 200: ReceiptView } } },
-    async (request) => toReceiptView(await orders.getReceipt(request.principal, request.params.orderId), request.apiPrefix),
+      config: {
+        access: 'user',
+        openapi: {
+          errors: {
+            409: {
+              description: 'The order is neither paid nor refunded (`INVALID_STATE`)',
+              code: 'INVALID_STATE',
+              message: 'Order 7 is pending',
+            },
+          },
+        },
+      },
+      schema: {
+        tags,
+        summary: 'Receipt of a paid or refunded order',
+        params: OrderParams,
+        response: { 200: ReceiptView },
+      },
+    },
+    async (request) =>
+      toReceiptView(await orders.getReceipt(request.principal, request.params.orderId), request.apiPrefix),
   );
 };

@@ -39,48 +39,60 @@ export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
 const Money = Type.Number({ description: 'Exact to the cent: at most two decimals' });
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const OrderItemView = Named('OrderItem', Type.Object({
-  productId: Type.Integer(),
-  name: Type.String(),
-  quantity: Type.Integer(),
-  unitPrice: Money,
-}));
+export const OrderItemView = Named(
+  'OrderItem',
+  Type.Object({
+    productId: Type.Integer(),
+    name: Type.String(),
+    quantity: Type.Integer(),
+    unitPrice: Money,
+  }),
+);
 
 /** Which links appear depends on the status; each is present or absent, never null. */
-export const OrderLinks = Named('OrderLinks', Type.Object({
-  self: Link,
-  pay: Type.Optional(Link),
-  cancel: Type.Optional(Link),
-  refund: Type.Optional(Link),
-  receipt: Type.Optional(Link),
-  customer: Type.Optional(Link),
-}));
+export const OrderLinks = Named(
+  'OrderLinks',
+  Type.Object({
+    self: Link,
+    pay: Type.Optional(Link),
+    cancel: Type.Optional(Link),
+    refund: Type.Optional(Link),
+    receipt: Type.Optional(Link),
+    customer: Type.Optional(Link),
+  }),
+);
 
-export const OrderView = Named('Order', Type.Object({
-  id: Type.Integer(),
-  customerId: Type.Integer(),
-  status: OrderStatusSchema,
-  items: Type.Array(OrderItemView),
-  amount: Money,
-  currency: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  paidAt: Nullable(Timestamp),
-  cancelledAt: Nullable(Timestamp),
-  refundedAt: Nullable(Timestamp),
-  _links: OrderLinks,
-}));
+export const OrderView = Named(
+  'Order',
+  Type.Object({
+    id: Type.Integer(),
+    customerId: Type.Integer(),
+    status: OrderStatusSchema,
+    items: Type.Array(OrderItemView),
+    amount: Money,
+    currency: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    paidAt: Nullable(Timestamp),
+    cancelledAt: Nullable(Timestamp),
+    refundedAt: Nullable(Timestamp),
+    _links: OrderLinks,
+  }),
+);
 
 export const OrderList = PageOf(OrderView, 'OrderPage');
 
-export const ReceiptView = Named('Receipt', Type.Object({
-  receiptNumber: Type.String(),
-  orderId: Type.Integer(),
-  customerId: Type.Integer(),
-  items: Type.Array(OrderItemView),
-  amount: Money,
-  currency: Type.String(),
-  paidAt: Timestamp,
-  refundedAt: Nullable(Timestamp),
-  _links: Type.Object({ self: Link, order: Link }),
-}));
+export const ReceiptView = Named(
+  'Receipt',
+  Type.Object({
+    receiptNumber: Type.String(),
+    orderId: Type.Integer(),
+    customerId: Type.Integer(),
+    items: Type.Array(OrderItemView),
+    amount: Money,
+    currency: Type.String(),
+    paidAt: Timestamp,
+    refundedAt: Nullable(Timestamp),
+    _links: Type.Object({ self: Link, order: Link }),
+  }),
+);

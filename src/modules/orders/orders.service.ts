@@ -61,7 +61,9 @@ const mayView = (actor: Principal, order: OrderRow) => isAdmin(actor) || order.c
 
 function invalidState(what: string, status: OrderStatus): AppError {
   const allowed = allowedActions(status);
-  const details: ErrorDetail[] = [{ field: 'status', message: `is ${status}; allowed actions: ${allowed.join(', ') || 'none'}` }];
+  const details: ErrorDetail[] = [
+    { field: 'status', message: `is ${status}; allowed actions: ${allowed.join(', ') || 'none'}` },
+  ];
   return new AppError('INVALID_STATE', `Cannot ${what}: the order is ${status}`, { details });
 }
 
@@ -72,7 +74,11 @@ const receiptNumberOf = (order: Order, paidAt: string) =>
 export type OrderEvents = Record<'order.created' | 'order.paid' | 'order.cancelled' | 'order.refunded', Order>;
 
 /** The event of each state a transition reaches. */
-const EVENT_OF_STATUS: Partial<Record<OrderStatus, keyof OrderEvents>> = { paid: 'order.paid', cancelled: 'order.cancelled', refunded: 'order.refunded' };
+const EVENT_OF_STATUS: Partial<Record<OrderStatus, keyof OrderEvents>> = {
+  paid: 'order.paid',
+  cancelled: 'order.cancelled',
+  refunded: 'order.refunded',
+};
 
 export function createOrdersService(db: Db, options: OrdersOptions, events: EventRecorder<OrderEvents> = noEvents()) {
   async function loadOrder(reader: Db, row: OrderRow): Promise<Order> {
@@ -130,7 +136,9 @@ export function createOrdersService(db: Db, options: OrdersOptions, events: Even
     async createOrder(actor: Principal | null, raw: unknown): Promise<Order> {
       const principal = requireSignedIn(actor);
       const input = checkCreate(raw);
-      const row = await placeOrder(db, principal, input, options.currency, async (trx, placed) => events.record(trx, 'order.created', await loadOrder(trx, placed)));
+      const row = await placeOrder(db, principal, input, options.currency, async (trx, placed) =>
+        events.record(trx, 'order.created', await loadOrder(trx, placed)),
+      );
       return loadOrder(db, row);
     },
 
@@ -147,7 +155,10 @@ export function createOrdersService(db: Db, options: OrdersOptions, events: Even
         repo.listOrders(db, filter, window.limit, window.offset),
         repo.countOrders(db, filter),
       ]);
-      const items = await repo.findItemsByOrderIds(db, rows.map((row) => row.id));
+      const items = await repo.findItemsByOrderIds(
+        db,
+        rows.map((row) => row.id),
+      );
       return { items: rows.map((row) => toOrder(row, items.get(row.id) ?? [])), total, window };
     },
 

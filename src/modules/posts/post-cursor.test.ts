@@ -16,14 +16,30 @@ describe('post cursor', () => {
   it('rejects anything it did not issue with a 422 naming cursor', () => {
     const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const bad = [
-      '', '!!!', 'abc=', 'a b', '12', encode({ id: 0 }), encode({ id: -3 }), encode({ id: 1.5 }), encode({ id: '7' }),
-      encode({ id: 2147483648 }), encode(null), encode([1]), encode({}), Buffer.from('{"id":').toString('base64url'), 'x'.repeat(100),
+      '',
+      '!!!',
+      'abc=',
+      'a b',
+      '12',
+      encode({ id: 0 }),
+      encode({ id: -3 }),
+      encode({ id: 1.5 }),
+      encode({ id: '7' }),
+      encode({ id: 2147483648 }),
+      encode(null),
+      encode([1]),
+      encode({}),
+      Buffer.from('{"id":').toString('base64url'),
+      'x'.repeat(100),
     ];
     for (const cursor of bad) {
       assert.throws(
         () => decodePostCursor(cursor),
         (error: unknown) =>
-          error instanceof AppError && error.status === 422 && error.code === 'VALIDATION_ERROR' && error.details?.[0]?.field === 'cursor',
+          error instanceof AppError &&
+          error.status === 422 &&
+          error.code === 'VALIDATION_ERROR' &&
+          error.details?.[0]?.field === 'cursor',
         cursor,
       );
     }

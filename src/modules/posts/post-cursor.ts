@@ -11,7 +11,8 @@ export function encodePostCursor(lastId: number): string {
   return Buffer.from(JSON.stringify({ id: lastId }), 'utf8').toString('base64url');
 }
 
-const malformed = () => AppError.validation([{ field: 'cursor', message: 'is not a valid cursor' }], 'Malformed cursor');
+const malformed = () =>
+  AppError.validation([{ field: 'cursor', message: 'is not a valid cursor' }], 'Malformed cursor');
 
 /** Returns the id the cursor points after; anything that is not a cursor we issued is a 422. */
 export function decodePostCursor(cursor: string): number {
@@ -23,7 +24,13 @@ export function decodePostCursor(cursor: string): number {
     throw malformed();
   }
   const id = (decoded as { id?: unknown } | null)?.id;
-  if (typeof decoded !== 'object' || decoded === null || !Number.isSafeInteger(id) || (id as number) < 1 || (id as number) > MAX_ID) {
+  if (
+    typeof decoded !== 'object' ||
+    decoded === null ||
+    !Number.isSafeInteger(id) ||
+    (id as number) < 1 ||
+    (id as number) > MAX_ID
+  ) {
     throw malformed();
   }
   return id as number;

@@ -10,7 +10,8 @@ for (const dialect of DIALECTS) {
     let seeded: number[];
 
     const post = async (title: string) =>
-      (await t.request('POST', `/api/users/${author.id}/posts`, { token: author.token, body: { title, content: 'c' } })).body.id as number;
+      (await t.request('POST', `/api/users/${author.id}/posts`, { token: author.token, body: { title, content: 'c' } }))
+        .body.id as number;
 
     before(async () => {
       t = await startTestServer(dialect);
@@ -26,7 +27,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(res.body).sort(), ['data', 'nextCursor']);
       const ids = res.body.data.map((p: { id: number }) => p.id);
       assert.equal(ids.length, 20);
-      assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => b - a),
+      );
       assert.equal(ids[0], Math.max(...seeded));
       assert.equal(typeof res.body.nextCursor, 'string');
       assert.match(res.body.nextCursor, /^[A-Za-z0-9_-]+$/);
@@ -35,7 +39,9 @@ for (const dialect of DIALECTS) {
 
     it('ends with nextCursor null, also when the last page is exactly full', async () => {
       const first = await t.request('GET', '/api/posts?limit=20', { token: author.token });
-      const last = await t.request('GET', `/api/posts?limit=5&cursor=${first.body.nextCursor}`, { token: author.token });
+      const last = await t.request('GET', `/api/posts?limit=5&cursor=${first.body.nextCursor}`, {
+        token: author.token,
+      });
       assert.equal(last.body.data.length, 5);
       assert.equal(last.body.nextCursor, null, 'no extra row, so no next page');
       const all = await t.request('GET', '/api/posts?limit=100', { token: author.token });
@@ -43,7 +49,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('walks every post exactly once while new posts are inserted between pages', async () => {
-      const before = (await t.request('GET', '/api/posts?limit=100', { token: author.token })).body.data.map((p: { id: number }) => p.id);
+      const before = (await t.request('GET', '/api/posts?limit=100', { token: author.token })).body.data.map(
+        (p: { id: number }) => p.id,
+      );
       const seen: number[] = [];
       let cursor: string | null = null;
       let pages = 0;
@@ -60,7 +68,10 @@ for (const dialect of DIALECTS) {
         pages += 1;
       } while (cursor && pages < 50);
       assert.equal(new Set(seen).size, seen.length, 'no post twice');
-      assert.deepEqual(seen, [...seen].sort((a, b) => b - a));
+      assert.deepEqual(
+        seen,
+        [...seen].sort((a, b) => b - a),
+      );
       for (const id of before) assert.ok(seen.includes(id), `post ${id} was skipped`);
     });
 
@@ -91,7 +102,10 @@ for (const dialect of DIALECTS) {
 
     it('carries an ETag; an unchanged page answers 304', async () => {
       const res = await t.request('GET', '/api/posts?limit=3', { token: author.token });
-      const again = await t.request('GET', '/api/posts?limit=3', { token: author.token, headers: { 'if-none-match': res.headers.get('etag')! } });
+      const again = await t.request('GET', '/api/posts?limit=3', {
+        token: author.token,
+        headers: { 'if-none-match': res.headers.get('etag')! },
+      });
       assert.equal(again.status, 304);
     });
   });

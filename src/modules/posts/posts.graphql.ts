@@ -1,31 +1,41 @@
 /** The posts slice of the GraphQL schema (composed in graphql/schema.ts); resolvers in posts.resolvers.ts. */
 export const postsTypeDefs = /* GraphQL */ `
-type Post {
-  id: ID!
-  title: String!
-  content: String!
-  author: User!
-  """The post's comments, oldest first (limit 1-100)."""
-  comments(limit: Int = 20, offset: Int = 0): [Comment!]!
-  """ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z."""
-  createdAt: String!
-}
+  type Post {
+    id: ID!
+    title: String!
+    content: String!
+    author: User!
+    """
+    The post's comments, oldest first (limit 1-100).
+    """
+    comments(limit: Int = 20, offset: Int = 0): [Comment!]!
+    """
+    ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z.
+    """
+    createdAt: String!
+  }
 
-input CreatePostInput {
-  title: String!
-  content: String!
-  authorId: ID!
-}
+  input CreatePostInput {
+    title: String!
+    content: String!
+    authorId: ID!
+  }
 
-extend type Query {
-  """Null when no post has this id."""
-  post(id: ID!): Post
-  """Posts, newest first, optionally of one author (limit 1-100)."""
-  posts(authorId: ID, limit: Int = 20, offset: Int = 0): [Post!]!
-}
+  extend type Query {
+    """
+    Null when no post has this id.
+    """
+    post(id: ID!): Post
+    """
+    Posts, newest first, optionally of one author (limit 1-100).
+    """
+    posts(authorId: ID, limit: Int = 20, offset: Int = 0): [Post!]!
+  }
 
-extend type Mutation {
-  """For the caller (or any author, for an admin)."""
-  createPost(input: CreatePostInput!): Post!
-}
+  extend type Mutation {
+    """
+    For the caller (or any author, for an admin).
+    """
+    createPost(input: CreatePostInput!): Post!
+  }
 `;

@@ -11,7 +11,10 @@ import { createPostsService, type PostEvents } from './posts.service.ts';
 export const postsModule = defineModule({
   name: 'posts',
   createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
-    createPostsService(db, services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) })),
+    createPostsService(
+      db,
+      services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) }),
+    ),
   routes: restRoutes(postsRoutes, ({ posts }) => ({ posts })),
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
 });

@@ -19,12 +19,19 @@ export async function findPostById(db: Db, id: number): Promise<PostRow | undefi
 }
 
 /** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
-export async function findPostsByIds(db: Db, ids: readonly number[], columns?: readonly (keyof PostRow)[]): Promise<PostRow[]> {
+export async function findPostsByIds(
+  db: Db,
+  ids: readonly number[],
+  columns?: readonly (keyof PostRow)[],
+): Promise<PostRow[]> {
   return ids.length === 0 ? [] : readRows(db, postsByIds(db, ids, columns));
 }
 
 /** Newest first (by id: ids grow with time and never tie). */
-export function listPosts(db: Db, query: { authorId?: number | undefined; limit: number; offset: number }): Promise<PostRow[]> {
+export function listPosts(
+  db: Db,
+  query: { authorId?: number | undefined; limit: number; offset: number },
+): Promise<PostRow[]> {
   let select = db.selectFrom('posts').selectAll();
   if (query.authorId !== undefined) select = select.where('author_id', '=', query.authorId);
   return select.orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
@@ -51,7 +58,14 @@ export function listPostsOfAuthors(
   window: { limit: number; offset: number },
   columns: readonly (keyof PostRow)[] = ALL_POST_COLUMNS,
 ): Promise<PostRow[]> {
-  return selectPagePerParent<PostRow>(db, { table: 'posts', parent: 'author_id', direction: 'desc', parentIds: authorIds, window, columns });
+  return selectPagePerParent<PostRow>(db, {
+    table: 'posts',
+    parent: 'author_id',
+    direction: 'desc',
+    parentIds: authorIds,
+    window,
+    columns,
+  });
 }
 
 export function insertPost(db: Db, row: Insertable<PostsTable>): Promise<PostRow> {

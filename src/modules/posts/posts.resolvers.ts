@@ -30,8 +30,14 @@ export function postsResolvers(services: { posts: PostsService; users: UsersServ
     },
     batched: {
       Post: {
-        author: byIdLoader<Post, User>((post) => post.authorId, (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields)),
-        comments: listLoader<Post, Comment>((post) => post.id, (ids, page, fields) => comments.findCommentsByPostIds(ids, page, fields)),
+        author: byIdLoader<Post, User>(
+          (post) => post.authorId,
+          (ids, fields, ctx) => users.findUsersByIds(ctx.principal, ids, fields),
+        ),
+        comments: listLoader<Post, Comment>(
+          (post) => post.id,
+          (ids, page, fields) => comments.findCommentsByPostIds(ids, page, fields),
+        ),
       },
     },
   };

@@ -14,8 +14,11 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    const createPost = (userId: number, token: string, body: Record<string, unknown> = { title: 'A title', content: 'Some content' }) =>
-      t.request('POST', `/api/users/${userId}/posts`, { token, body });
+    const createPost = (
+      userId: number,
+      token: string,
+      body: Record<string, unknown> = { title: 'A title', content: 'Some content' },
+    ) => t.request('POST', `/api/users/${userId}/posts`, { token, body });
 
     describe('POST /api/users/{id}/posts', () => {
       it('creates a post for the caller with 201, Location and links', async () => {
@@ -59,7 +62,10 @@ for (const dialect of DIALECTS) {
 
       it('answers 404 when the user does not exist or the id is not a positive integer', async () => {
         for (const id of ['999999', 'abc', '0', '-2', '1.5']) {
-          const res = await t.request('POST', `/api/users/${id}/posts`, { token: t.adminToken, body: { title: 't', content: 'c' } });
+          const res = await t.request('POST', `/api/users/${id}/posts`, {
+            token: t.adminToken,
+            body: { title: 't', content: 'c' },
+          });
           assert.equal(res.status, 404, id);
           assert.equal(res.body.error.code, 'NOT_FOUND');
         }
@@ -85,7 +91,10 @@ for (const dialect of DIALECTS) {
           const res = await createPost(id, token, body);
           assert.equal(res.status, 422, JSON.stringify(body).slice(0, 80));
           assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-          assert.ok(res.body.error.details.some((d: { field: string }) => d.field === field), `${field}: ${JSON.stringify(res.body.error.details)}`);
+          assert.ok(
+            res.body.error.details.some((d: { field: string }) => d.field === field),
+            `${field}: ${JSON.stringify(res.body.error.details)}`,
+          );
         }
         const posts = await t.request('GET', `/api/users/${id}/posts`, { token });
         assert.equal(posts.body.pagination.total, 0, 'nothing was written');
@@ -100,9 +109,17 @@ for (const dialect of DIALECTS) {
 
       it('answers 400 for malformed JSON and 415 for a non-JSON body', async () => {
         const { id, token } = await t.createUser();
-        const malformed = await t.request('POST', `/api/users/${id}/posts`, { token, raw: '{"title":', headers: { 'content-type': 'application/json' } });
+        const malformed = await t.request('POST', `/api/users/${id}/posts`, {
+          token,
+          raw: '{"title":',
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(malformed.status, 400);
-        const text = await t.request('POST', `/api/users/${id}/posts`, { token, raw: 'title=x', headers: { 'content-type': 'text/plain' } });
+        const text = await t.request('POST', `/api/users/${id}/posts`, {
+          token,
+          raw: 'title=x',
+          headers: { 'content-type': 'text/plain' },
+        });
         assert.equal(text.status, 415);
       });
     });
@@ -121,10 +138,16 @@ for (const dialect of DIALECTS) {
         const etag = direct.headers.get('etag');
         assert.match(etag ?? '', /^"[^"]+"$/);
         assert.equal(direct.headers.get('cache-control'), 'private, no-cache');
-        const cached = await t.request('GET', `/api/posts/${post.id}`, { token: reader.token, headers: { 'if-none-match': etag! } });
+        const cached = await t.request('GET', `/api/posts/${post.id}`, {
+          token: reader.token,
+          headers: { 'if-none-match': etag! },
+        });
         assert.equal(cached.status, 304);
         assert.equal(cached.text, '');
-        const stale = await t.request('GET', `/api/posts/${post.id}`, { token: reader.token, headers: { 'if-none-match': '"old"' } });
+        const stale = await t.request('GET', `/api/posts/${post.id}`, {
+          token: reader.token,
+          headers: { 'if-none-match': '"old"' },
+        });
         assert.equal(stale.status, 200);
       });
 
@@ -135,7 +158,13 @@ for (const dialect of DIALECTS) {
         const wrongUser = await t.request('GET', `/api/users/${bob.id}/posts/${post.id}`, { token: bob.token });
         assert.equal(wrongUser.status, 404);
         assert.equal(wrongUser.body.error.code, 'NOT_FOUND');
-        for (const path of ['/api/posts/999999', '/api/posts/abc', '/api/posts/0', `/api/users/${alice.id}/posts/x`, `/api/users/999999/posts/${post.id}`]) {
+        for (const path of [
+          '/api/posts/999999',
+          '/api/posts/abc',
+          '/api/posts/0',
+          `/api/users/${alice.id}/posts/x`,
+          `/api/users/999999/posts/${post.id}`,
+        ]) {
           const res = await t.request('GET', path, { token: alice.token });
           assert.equal(res.status, 404, path);
         }
@@ -154,13 +183,19 @@ for (const dialect of DIALECTS) {
     describe('versioned prefixes', () => {
       it('serve the same posts and comments with links and Location under the prefix the request used', async () => {
         const { id, token } = await t.createUser();
-        const created = await t.request('POST', `/api/v2/users/${id}/posts`, { token, body: { title: 'V2', content: 'c' } });
+        const created = await t.request('POST', `/api/v2/users/${id}/posts`, {
+          token,
+          body: { title: 'V2', content: 'c' },
+        });
         assert.equal(created.status, 201);
         assert.equal(created.headers.get('location'), `/api/v2/posts/${created.body.id}`);
         assert.deepEqual(created.body._links.author, { href: `/api/v2/users/${id}` });
         const v1 = await t.request('GET', `/api/v1/posts/${created.body.id}`, { token });
         assert.equal(v1.body._links.self.href, `/api/v1/posts/${created.body.id}`);
-        const comment = await t.request('POST', `/api/v2/posts/${created.body.id}/comments`, { token, body: { text: 'x' } });
+        const comment = await t.request('POST', `/api/v2/posts/${created.body.id}/comments`, {
+          token,
+          body: { text: 'x' },
+        });
         assert.equal(comment.body._links.self.href, `/api/v2/posts/${created.body.id}/comments/${comment.body.id}`);
         const feed = await t.request('GET', '/api/v2/posts?limit=1', { token });
         assert.equal(feed.body.data[0]._links.self.href, `/api/v2/posts/${created.body.id}`);
@@ -173,14 +208,28 @@ for (const dialect of DIALECTS) {
         const other = await t.createUser();
         await createPost(other.id, other.token);
         const ids: number[] = [];
-        for (let i = 0; i < 23; i += 1) ids.push((await createPost(id, token, { title: `Post ${i}`, content: 'c' })).body.id);
+        for (let i = 0; i < 23; i += 1)
+          ids.push((await createPost(id, token, { title: `Post ${i}`, content: 'c' })).body.id);
         const first = await t.request('GET', `/api/users/${id}/posts`, { token: other.token });
         assert.equal(first.status, 200);
-        assert.deepEqual(first.body.pagination, { page: 1, limit: 20, total: 23, totalPages: 2, hasNext: true, hasPrev: false });
-        assert.deepEqual(first.body.data.map((p: { id: number }) => p.id), ids.toReversed().slice(0, 20));
+        assert.deepEqual(first.body.pagination, {
+          page: 1,
+          limit: 20,
+          total: 23,
+          totalPages: 2,
+          hasNext: true,
+          hasPrev: false,
+        });
+        assert.deepEqual(
+          first.body.data.map((p: { id: number }) => p.id),
+          ids.toReversed().slice(0, 20),
+        );
         assert.ok(first.body.data.every((p: { authorId: number }) => p.authorId === id));
         const second = await t.request('GET', `/api/users/${id}/posts?page=2`, { token });
-        assert.deepEqual(second.body.data.map((p: { id: number }) => p.id), ids.toReversed().slice(20));
+        assert.deepEqual(
+          second.body.data.map((p: { id: number }) => p.id),
+          ids.toReversed().slice(20),
+        );
         assert.equal(second.body.pagination.hasNext, false);
         assert.equal(second.body.pagination.hasPrev, true);
       });
@@ -189,7 +238,10 @@ for (const dialect of DIALECTS) {
         const { id, token } = await t.createUser();
         await createPost(id, token);
         await createPost(id, token);
-        assert.equal((await t.request('GET', `/api/users/${id}/posts?limit=500`, { token })).body.pagination.limit, 100);
+        assert.equal(
+          (await t.request('GET', `/api/users/${id}/posts?limit=500`, { token })).body.pagination.limit,
+          100,
+        );
         const one = await t.request('GET', `/api/users/${id}/posts?limit=0&page=-3`, { token });
         assert.equal(one.body.pagination.limit, 1);
         assert.equal(one.body.pagination.page, 1);

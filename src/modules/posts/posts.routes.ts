@@ -3,7 +3,14 @@ import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
 import { paginationOf } from '../../core/pagination.ts';
 import { toPostView } from './posts.presenter.ts';
-import { CreatePostBody, PostCursorList, PostCursorQuery, PostPage, PostView, UserPostsQuery } from './posts.schemas.ts';
+import {
+  CreatePostBody,
+  PostCursorList,
+  PostCursorQuery,
+  PostPage,
+  PostView,
+  UserPostsQuery,
+} from './posts.schemas.ts';
 import type { PostsService } from './posts.service.ts';
 
 const UserParams = Type.Object({ userId: Id });
@@ -17,7 +24,12 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
     '/posts',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'List posts, newest first, cursor-paginated', querystring: PostCursorQuery, response: { 200: PostCursorList } },
+      schema: {
+        tags,
+        summary: 'List posts, newest first, cursor-paginated',
+        querystring: PostCursorQuery,
+        response: { 200: PostCursorList },
+      },
     },
     async (request) => {
       const page = await posts.listPostsByCursor(request.principal, request.query);
@@ -27,7 +39,10 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
 
   app.get(
     '/posts/:postId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Read a post', params: PostParams, response: { 200: PostView } } },
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Read a post', params: PostParams, response: { 200: PostView } },
+    },
     async (request) => toPostView(await posts.getPost(request.principal, request.params.postId), request.apiPrefix),
   );
 
@@ -35,7 +50,13 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
     '/users/:userId/posts',
     {
       config: { access: 'user' },
-      schema: { tags, summary: "List a user's posts, newest first", params: UserParams, querystring: UserPostsQuery, response: { 200: PostPage } },
+      schema: {
+        tags,
+        summary: "List a user's posts, newest first",
+        params: UserParams,
+        querystring: UserPostsQuery,
+        response: { 200: PostPage },
+      },
     },
     async (request) => {
       const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);
@@ -47,7 +68,13 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
     '/users/:userId/posts',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'Create a post for a user (that user or an admin)', params: UserParams, body: CreatePostBody, response: { 201: PostView } },
+      schema: {
+        tags,
+        summary: 'Create a post for a user (that user or an admin)',
+        params: UserParams,
+        body: CreatePostBody,
+        response: { 201: PostView },
+      },
     },
     async (request, reply) => {
       const post = await posts.createPost(request.principal, { ...request.body, authorId: request.params.userId });
@@ -58,8 +85,14 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
 
   app.get(
     '/users/:userId/posts/:postId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Read one post of a user', params: UserPostParams, response: { 200: PostView } } },
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Read one post of a user', params: UserPostParams, response: { 200: PostView } },
+    },
     async (request) =>
-      toPostView(await posts.getUserPost(request.principal, request.params.userId, request.params.postId), request.apiPrefix),
+      toPostView(
+        await posts.getUserPost(request.principal, request.params.userId, request.params.postId),
+        request.apiPrefix,
+      ),
   );
 };

@@ -4,7 +4,12 @@ import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
 export const PostTitle = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, examples: ['Hello, world'] });
-export const PostContent = Type.String({ minLength: 1, maxLength: 100_000, pattern: NOT_BLANK, examples: ['First post.'] });
+export const PostContent = Type.String({
+  minLength: 1,
+  maxLength: 100_000,
+  pattern: NOT_BLANK,
+  examples: ['First post.'],
+});
 
 /** REST body of `POST /api/users/{id}/posts`: the author comes from the path, never from the body. */
 export const CreatePostBody = Type.Object({ title: PostTitle, content: PostContent }, { additionalProperties: false });
@@ -19,26 +24,34 @@ export type CreatePostInput = Static<typeof CreatePostInput>;
 
 export const PostLinks = Named('PostLinks', Type.Object({ self: Link, author: Link, comments: Link }));
 
-export const PostView = Named('Post', Type.Object({
-  id: Type.Integer(),
-  title: Type.String(),
-  content: Type.String(),
-  authorId: Type.Integer(),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-  _links: PostLinks,
-}));
+export const PostView = Named(
+  'Post',
+  Type.Object({
+    id: Type.Integer(),
+    title: Type.String(),
+    content: Type.String(),
+    authorId: Type.Integer(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    _links: PostLinks,
+  }),
+);
 
 export const PostPage = PageOf(PostView, 'PostPage');
 
 export const UserPostsQuery = Type.Object({ ...PageQuery });
 
 export const PostCursorQuery = Type.Object({
-  cursor: Type.Optional(Type.String({ description: 'Opaque cursor from a previous page\'s `nextCursor`; absent for the first page' })),
+  cursor: Type.Optional(
+    Type.String({ description: "Opaque cursor from a previous page's `nextCursor`; absent for the first page" }),
+  ),
   limit: Type.Optional(Type.Integer({ description: 'Page size, default 20, clamped between 1 and 100' })),
 });
 
-export const PostCursorList = Named('PostFeed', Type.Object({
-  data: Type.Array(PostView),
-  nextCursor: Nullable(Type.String({ description: 'Cursor of the next page, or null at the end' })),
-}));
+export const PostCursorList = Named(
+  'PostFeed',
+  Type.Object({
+    data: Type.Array(PostView),
+    nextCursor: Nullable(Type.String({ description: 'Cursor of the next page, or null at the end' })),
+  }),
+);

@@ -82,11 +82,22 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
     async listUserPosts(actor: Principal | null, userId: number, request: PageRequest): Promise<Page<Post>> {
       requireSignedIn(actor);
       await assertUserExists(userId);
-      return readPage(request, POST_PAGE_RULES, { rows: ({ limit, offset }) => repo.listPosts(db, { authorId: userId, limit, offset }), total: () => repo.countPosts(db, { authorId: userId }) }, toPost);
+      return readPage(
+        request,
+        POST_PAGE_RULES,
+        {
+          rows: ({ limit, offset }) => repo.listPosts(db, { authorId: userId, limit, offset }),
+          total: () => repo.countPosts(db, { authorId: userId }),
+        },
+        toPost,
+      );
     },
 
     /** The seed's cursor list: ids descending, one extra row fetched to know whether a next page exists. */
-    async listPostsByCursor(actor: Principal | null, options: { cursor?: string | undefined; limit?: number | undefined }): Promise<PostCursorPage> {
+    async listPostsByCursor(
+      actor: Principal | null,
+      options: { cursor?: string | undefined; limit?: number | undefined },
+    ): Promise<PostCursorPage> {
       requireSignedIn(actor);
       const beforeId = options.cursor === undefined ? undefined : decodePostCursor(options.cursor);
       const { limit } = pageWindow({ limit: options.limit }, POST_PAGE_RULES);
@@ -106,13 +117,19 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
       await assertUserExists(input.authorId);
       const timestamp = now();
       try {
-        const row = await events.recordWith(db, 'post.created', (trx) => repo.insertPost(trx, {
-          author_id: input.authorId,
-          title: input.title,
-          content: input.content,
-          created_at: timestamp,
-          updated_at: timestamp,
-        }), toPost);
+        const row = await events.recordWith(
+          db,
+          'post.created',
+          (trx) =>
+            repo.insertPost(trx, {
+              author_id: input.authorId,
+              title: input.title,
+              content: input.content,
+              created_at: timestamp,
+              updated_at: timestamp,
+            }),
+          toPost,
+        );
         return toPost(row);
       } catch (error) {
         // The author was deleted between the check and the insert.
@@ -123,7 +140,9 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
 
     /** With `fields` (GraphQL's selection), only their columns and the keys are read. */
     async findPostsByIds(ids: readonly number[], fields?: Iterable<string>): Promise<Post[]> {
-      return (await repo.findPostsByIds(db, [...new Set(ids)], columnsFor(fields, POST_COLUMN_OF, POST_KEYS))).map(toPost);
+      return (await repo.findPostsByIds(db, [...new Set(ids)], columnsFor(fields, POST_COLUMN_OF, POST_KEYS))).map(
+        toPost,
+      );
     },
 
     /** Batch loader for `User.posts`: one query whatever the number of authors; every author gets an entry. */
@@ -134,7 +153,12 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
     ): Promise<Map<number, Post[]>> {
       const unique = [...new Set(authorIds)];
       const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, POST_PAGE_RULES);
-      const rows = await repo.listPostsOfAuthors(db, unique, { limit, offset }, columnsFor(fields, POST_COLUMN_OF, POST_KEYS));
+      const rows = await repo.listPostsOfAuthors(
+        db,
+        unique,
+        { limit, offset },
+        columnsFor(fields, POST_COLUMN_OF, POST_KEYS),
+      );
       const byAuthor = new Map<number, Post[]>(unique.map((id) => [id, []]));
       for (const row of rows) byAuthor.get(row.author_id)?.push(toPost(row));
       return byAuthor;

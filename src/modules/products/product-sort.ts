@@ -5,7 +5,10 @@ import type { ProductSort } from './product.ts';
  * Any value outside the whitelist makes the whole order ascending by id (the seed's rule, which
  * also means no user text ever becomes a column name). A repeated key keeps its first direction.
  */
-export function parseProductSort(raw: string | undefined, whitelist: Readonly<Record<string, ProductSort>>): ProductSort[] {
+export function parseProductSort(
+  raw: string | undefined,
+  whitelist: Readonly<Record<string, ProductSort>>,
+): ProductSort[] {
   if (raw === undefined) return [];
   const tokens = raw
     .split(',')

@@ -52,7 +52,9 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
   it('reads only the page’s own rows, and keys no further than the page’s end, for a category’s price range by price descending, under a generic plan', async () => {
     const path = '/api/products?category=category-7&min_price=100&max_price=500&sort=-price&limit=20&page=2';
     const statements: { sql: string; parameters: readonly unknown[] }[] = [];
-    const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) => statements.push({ sql: text, parameters }));
+    const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) =>
+      statements.push({ sql: text, parameters }),
+    );
     const res = await t.request('GET', path);
     stop();
     assert.equal(res.status, 200, res.text);
@@ -62,13 +64,18 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
 
     const list = statements.find((s) => s.sql.includes('list_total'));
     assert.ok(list, `the list statement among ${statements.map((s) => s.sql).join('\n')}`);
-    const literal = (value: unknown) => (typeof value === 'string' ? `'${value.replaceAll("'", "''")}'` : String(value));
+    const literal = (value: unknown) =>
+      typeof value === 'string' ? `'${value.replaceAll("'", "''")}'` : String(value);
     const plan = await t.server.db.connection().execute(async (session) => {
       await sql`set plan_cache_mode = force_generic_plan`.execute(session);
       try {
         await sql.raw(`prepare list as ${list.sql}`).execute(session);
         try {
-          const explained = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) execute list(${list.parameters.map(literal).join(', ')})`).execute(session);
+          const explained = await sql
+            .raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+              `explain (analyze, format json) execute list(${list.parameters.map(literal).join(', ')})`,
+            )
+            .execute(session);
           return explained.rows[0]!['QUERY PLAN'][0].Plan;
         } finally {
           await sql`deallocate list`.execute(session); // only ours: the pool's named statements stay prepared
@@ -79,10 +86,16 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
     });
 
     const shown = JSON.stringify(plan, null, 1);
-    assert.ok(heapRowsOfProducts(plan) <= 20, `the plan read ${heapRowsOfProducts(plan)} product rows for a page of 20:\n${shown}`);
+    assert.ok(
+      heapRowsOfProducts(plan) <= 20,
+      `the plan read ${heapRowsOfProducts(plan)} product rows for a page of 20:\n${shown}`,
+    );
     // In the page's order (migration 0006), the keys are read up to the page's end and no further.
     for (const scan of scansOfProducts(plan)) {
-      assert.ok(rowsRead(scan) <= 40, `a scan read ${scan['Actual Rows']} × ${scan['Actual Loops']} entries for the 21st–40th:\n${shown}`);
+      assert.ok(
+        rowsRead(scan) <= 40,
+        `a scan read ${scan['Actual Rows']} × ${scan['Actual Loops']} entries for the 21st–40th:\n${shown}`,
+      );
     }
   });
 });

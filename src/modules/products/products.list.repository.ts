@@ -27,7 +27,10 @@ export interface ProductListPage {
  */
 export async function listProductsPage(db: Db, query: ProductListQuery): Promise<ProductListPage> {
   const { shape, params } = planOf(query);
-  const rows = await readRows(db, pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }));
+  const rows = await readRows(
+    db,
+    pageStatement(db, { ...shape, sort: query.sort }, { ...params, limit: query.limit, offset: query.offset }),
+  );
   const first = rows[0];
   if (first !== undefined) return { rows, total: Number(first.list_total) };
   // The limit is at least 1 (pageWindow), so an empty first page means nothing matches.
@@ -138,10 +141,13 @@ const SORT_COLUMNS = {
 } as const satisfies Record<ProductSortKey, keyof ProductRow>;
 
 const pageStatement = statementCache({
-  keyOf: (shape: PageShape) => `${shape.inStock} ${shape.total} ${shape.sort.map((s) => `${s.key} ${s.direction}`).join()}`,
+  keyOf: (shape: PageShape) =>
+    `${shape.inStock} ${shape.total} ${shape.sort.map((s) => `${s.key} ${s.direction}`).join()}`,
   build: (db, shape, params: PageParams) => {
     if (dialectOf(db) === 'postgres') return pageByKeys(db, shape, params);
-    let select = filtered(db, shape.inStock, params).selectAll('products').select(totalOf(db, shape, params).as('list_total'));
+    let select = filtered(db, shape.inStock, params)
+      .selectAll('products')
+      .select(totalOf(db, shape, params).as('list_total'));
     for (const { key, direction } of shape.sort) select = select.orderBy(SORT_COLUMNS[key], direction);
     return select.orderBy('id', 'asc').limit(params.limit).offset(params.offset);
   },
@@ -178,7 +184,11 @@ const countStatement = statementCache({
 });
 
 /** Products matching the filter's conditions: each present value adds one, always as a bound parameter. */
-function filtered(db: Db, inStock: boolean, params: Pick<FilterParams, 'category' | 'minPriceCents' | 'maxPriceCents' | 'pattern'>) {
+function filtered(
+  db: Db,
+  inStock: boolean,
+  params: Pick<FilterParams, 'category' | 'minPriceCents' | 'maxPriceCents' | 'pattern'>,
+) {
   let query = db.selectFrom('products');
   if (params.category !== undefined) query = query.where('category', '=', params.category);
   if (params.minPriceCents !== undefined) query = query.where('price_cents', '>=', params.minPriceCents);
@@ -213,7 +223,9 @@ function countRows(rows: ReturnType<typeof filtered>): Total {
 }
 
 function sumCategoryCounters(db: Db, inStock: boolean, params: FilterParams): Total {
-  let query = db.selectFrom('product_counts').select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
+  let query = db
+    .selectFrom('product_counts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
   if (params.category !== undefined) query = query.where('category', '=', params.category);
   if (inStock) query = query.where('in_stock', '=', true);
   return query.$asScalar();
@@ -235,7 +247,14 @@ function sumBuckets(db: Db, inStock: boolean, params: FilterParams): Total {
   const parts: Total[] = inStock ? [counters(true)] : [counters(true), counters(false)];
   /** Products of the filter's category and stock status priced in [from, below). */
   const edge = (from: number, below: number) =>
-    countRows(filtered(db, inStock, { category: params.category, minPriceCents: from, maxPriceCents: undefined, pattern: undefined }).where('price_cents', '<', below));
+    countRows(
+      filtered(db, inStock, {
+        category: params.category,
+        minPriceCents: from,
+        maxPriceCents: undefined,
+        pattern: undefined,
+      }).where('price_cents', '<', below),
+    );
   if (params.lowFrom !== undefined) parts.push(edge(params.lowFrom, params.lowBelow!));
   if (params.highFrom !== undefined) parts.push(edge(params.highFrom, params.highBelow!));
   return parts.length === 1 ? parts[0]! : sql<number | string>`(${sql.join(parts, sql` + `)})`;

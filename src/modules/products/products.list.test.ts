@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
-
 /** A small catalogue with known prices at cent boundaries, ties, and names full of LIKE wildcards. */
 const CATALOGUE: [name: string, category: string, cents: number, stock: number][] = [
   ['Alpha Hammer', 'tools', 1000, 5],
@@ -53,7 +52,16 @@ for (const dialect of DIALECTS) {
         .values(
           CATALOGUE.map(([name, category, cents, stock], i) => {
             const at = new Date(start + ((i * 7) % 10) * 60_000).toISOString();
-            return { name, category, price_cents: cents, stock, image: null, description: null, created_at: at, updated_at: at };
+            return {
+              name,
+              category,
+              price_cents: cents,
+              stock,
+              image: null,
+              description: null,
+              created_at: at,
+              updated_at: at,
+            };
           }),
         )
         .returning(['id', 'created_at'])
@@ -74,16 +82,37 @@ for (const dialect of DIALECTS) {
     describe('paging and the envelope', () => {
       it('needs no token and answers the page envelope with defaults page 1, limit 20, ascending id', async () => {
         const body = await list('');
-        assert.deepEqual(body.pagination, { page: 1, limit: 20, total: 10, totalPages: 1, hasNext: false, hasPrev: false });
+        assert.deepEqual(body.pagination, {
+          page: 1,
+          limit: 20,
+          total: 10,
+          totalPages: 1,
+          hasNext: false,
+          hasPrev: false,
+        });
         assert.deepEqual(ids(body), all);
       });
 
       it('computes totalPages, hasNext (page·limit < total) and hasPrev (page > 1)', async () => {
         const middle = await list('limit=3&page=2');
-        assert.deepEqual(middle.pagination, { page: 2, limit: 3, total: 10, totalPages: 4, hasNext: true, hasPrev: true });
+        assert.deepEqual(middle.pagination, {
+          page: 2,
+          limit: 3,
+          total: 10,
+          totalPages: 4,
+          hasNext: true,
+          hasPrev: true,
+        });
         assert.deepEqual(ids(middle), all.slice(3, 6));
         const last = await list('limit=3&page=4');
-        assert.deepEqual(last.pagination, { page: 4, limit: 3, total: 10, totalPages: 4, hasNext: false, hasPrev: true });
+        assert.deepEqual(last.pagination, {
+          page: 4,
+          limit: 3,
+          total: 10,
+          totalPages: 4,
+          hasNext: false,
+          hasPrev: true,
+        });
         assert.deepEqual(ids(last), all.slice(9));
         const exact = await list('limit=5&page=2');
         assert.equal(exact.pagination.hasNext, false);
@@ -141,14 +170,20 @@ for (const dialect of DIALECTS) {
           const res = await t.request('GET', `/api/products?${query}`);
           assert.equal(res.status, 422, query);
           assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-          assert.ok(res.body.error.details.some((d: { field: string }) => d.field === field), `${query}: ${res.text}`);
+          assert.ok(
+            res.body.error.details.some((d: { field: string }) => d.field === field),
+            `${query}: ${res.text}`,
+          );
         }
       });
     });
 
     describe('filters', () => {
       it('filters category by exact equality', async () => {
-        assert.deepEqual(ids(await list('category=tools')), idsWhere((r) => r.category === 'tools'));
+        assert.deepEqual(
+          ids(await list('category=tools')),
+          idsWhere((r) => r.category === 'tools'),
+        );
         for (const category of ['TOOLS', 'tool', 'to%25', '']) {
           const body = await list(`category=${category}`);
           assert.deepEqual(body.data, [], category);
@@ -157,20 +192,41 @@ for (const dialect of DIALECTS) {
       });
 
       it('includes both price bounds at exact cent boundaries', async () => {
-        assert.deepEqual(ids(await list('min_price=19.99')), idsWhere((r) => r.cents >= 1999));
-        assert.deepEqual(ids(await list('min_price=19.991')), idsWhere((r) => r.cents >= 2000));
-        assert.deepEqual(ids(await list('max_price=0.07')), idsWhere((r) => r.cents <= 7));
+        assert.deepEqual(
+          ids(await list('min_price=19.99')),
+          idsWhere((r) => r.cents >= 1999),
+        );
+        assert.deepEqual(
+          ids(await list('min_price=19.991')),
+          idsWhere((r) => r.cents >= 2000),
+        );
+        assert.deepEqual(
+          ids(await list('max_price=0.07')),
+          idsWhere((r) => r.cents <= 7),
+        );
         assert.deepEqual(ids(await list('max_price=0.069')), []);
-        assert.deepEqual(ids(await list('max_price=0.29')), idsWhere((r) => r.cents <= 29));
-        assert.deepEqual(ids(await list('min_price=10&max_price=10')), idsWhere((r) => r.cents === 1000));
-        assert.deepEqual(ids(await list('min_price=10.00&max_price=19.99')), idsWhere((r) => r.cents >= 1000 && r.cents <= 1999));
+        assert.deepEqual(
+          ids(await list('max_price=0.29')),
+          idsWhere((r) => r.cents <= 29),
+        );
+        assert.deepEqual(
+          ids(await list('min_price=10&max_price=10')),
+          idsWhere((r) => r.cents === 1000),
+        );
+        assert.deepEqual(
+          ids(await list('min_price=10.00&max_price=19.99')),
+          idsWhere((r) => r.cents >= 1000 && r.cents <= 1999),
+        );
         assert.deepEqual(ids(await list('min_price=20&max_price=10')), []);
         assert.deepEqual(ids(await list('min_price=-5&max_price=1e300')), all);
       });
 
       it('restricts to stock > 0 only for in_stock=true; any other value has no effect', async () => {
         const inStock = await list('in_stock=true');
-        assert.deepEqual(ids(inStock), idsWhere((r) => r.stock > 0));
+        assert.deepEqual(
+          ids(inStock),
+          idsWhere((r) => r.stock > 0),
+        );
         assert.equal(inStock.pagination.total, 7);
         for (const value of ['false', 'yes', 'TRUE', '1', '']) {
           const body = await list(`in_stock=${value}`);
@@ -182,8 +238,12 @@ for (const dialect of DIALECTS) {
       it('searches a case-insensitive substring of the name', async () => {
         const expected = idsWhere((r) => r.name.toLowerCase().includes('alpha'));
         assert.equal(expected.length, 2);
-        for (const text of ['alpha', 'ALPHA', 'aLpHa']) assert.deepEqual(ids(await list(`search=${text}`)), expected, text);
-        assert.deepEqual(ids(await list('search=ha hamm')), idsWhere((r) => r.name === 'Alpha Hammer'));
+        for (const text of ['alpha', 'ALPHA', 'aLpHa'])
+          assert.deepEqual(ids(await list(`search=${text}`)), expected, text);
+        assert.deepEqual(
+          ids(await list('search=ha hamm')),
+          idsWhere((r) => r.name === 'Alpha Hammer'),
+        );
         assert.deepEqual(ids(await list('search=')), all);
       });
 
@@ -202,7 +262,14 @@ for (const dialect of DIALECTS) {
         const body = await list('category=tools&in_stock=true&min_price=10&max_price=19.99&search=a');
         assert.deepEqual(
           ids(body),
-          idsWhere((r) => r.category === 'tools' && r.stock > 0 && r.cents >= 1000 && r.cents <= 1999 && r.name.toLowerCase().includes('a')),
+          idsWhere(
+            (r) =>
+              r.category === 'tools' &&
+              r.stock > 0 &&
+              r.cents >= 1000 &&
+              r.cents <= 1999 &&
+              r.name.toLowerCase().includes('a'),
+          ),
         );
         assert.equal(body.pagination.total, 2);
       });
@@ -213,20 +280,41 @@ for (const dialect of DIALECTS) {
         [...rows].sort((a, b) => compare(a, b) || a.id - b.id).map((r) => r.id);
 
       it('sorts by price either way, ties broken by ascending id', async () => {
-        assert.deepEqual(ids(await list('sort=price')), sorted((a, b) => a.cents - b.cents));
-        assert.deepEqual(ids(await list('sort=-price')), sorted((a, b) => b.cents - a.cents));
+        assert.deepEqual(
+          ids(await list('sort=price')),
+          sorted((a, b) => a.cents - b.cents),
+        );
+        assert.deepEqual(
+          ids(await list('sort=-price')),
+          sorted((a, b) => b.cents - a.cents),
+        );
       });
 
       it('sorts by name either way and by created_at ascending', async () => {
-        assert.deepEqual(ids(await list('sort=name')), sorted((a, b) => byCodeUnits(a.name, b.name)));
-        assert.deepEqual(ids(await list('sort=-name')), sorted((a, b) => byCodeUnits(b.name, a.name)));
-        assert.deepEqual(ids(await list('sort=created_at')), sorted((a, b) => byCodeUnits(a.created_at, b.created_at)));
+        assert.deepEqual(
+          ids(await list('sort=name')),
+          sorted((a, b) => byCodeUnits(a.name, b.name)),
+        );
+        assert.deepEqual(
+          ids(await list('sort=-name')),
+          sorted((a, b) => byCodeUnits(b.name, a.name)),
+        );
+        assert.deepEqual(
+          ids(await list('sort=created_at')),
+          sorted((a, b) => byCodeUnits(a.created_at, b.created_at)),
+        );
         assert.notDeepEqual(ids(await list('sort=created_at')), all);
       });
 
       it('applies several keys in order', async () => {
-        assert.deepEqual(ids(await list('sort=-price,name')), sorted((a, b) => b.cents - a.cents || byCodeUnits(a.name, b.name)));
-        assert.deepEqual(ids(await list('sort=price,-name')), sorted((a, b) => a.cents - b.cents || byCodeUnits(b.name, a.name)));
+        assert.deepEqual(
+          ids(await list('sort=-price,name')),
+          sorted((a, b) => b.cents - a.cents || byCodeUnits(a.name, b.name)),
+        );
+        assert.deepEqual(
+          ids(await list('sort=price,-name')),
+          sorted((a, b) => a.cents - b.cents || byCodeUnits(b.name, a.name)),
+        );
       });
 
       it('sorts by ascending id when any value is outside the whitelist, even mixed with allowed ones', async () => {
@@ -237,17 +325,32 @@ for (const dialect of DIALECTS) {
 
       it('pages through a sorted list without gaps or repeats', async () => {
         const pages = await Promise.all([1, 2, 3, 4].map((page) => list(`sort=-price&limit=3&page=${page}`)));
-        assert.deepEqual(pages.flatMap(ids), sorted((a, b) => b.cents - a.cents));
+        assert.deepEqual(
+          pages.flatMap(ids),
+          sorted((a, b) => b.cents - a.cents),
+        );
       });
     });
 
     describe('fields and representation', () => {
       it('serves price as a number with at most two decimals, and the v1 field names', async () => {
         const body = await list('sort=price&limit=3');
-        assert.deepEqual(body.data.map((p) => p.price), [0.07, 0.29, 1]);
+        assert.deepEqual(
+          body.data.map((p) => p.price),
+          [0.07, 0.29, 1],
+        );
         const [first] = body.data as unknown as Record<string, unknown>[];
         assert.deepEqual(Object.keys(first!).sort(), [
-          '_links', 'category', 'created_at', 'description', 'id', 'image', 'name', 'price', 'stock', 'updatedAt',
+          '_links',
+          'category',
+          'created_at',
+          'description',
+          'id',
+          'image',
+          'name',
+          'price',
+          'stock',
+          'updatedAt',
         ]);
         assert.deepEqual(first!._links, { self: { href: `/api/products/${first!.id}` } });
       });
@@ -276,7 +379,9 @@ for (const dialect of DIALECTS) {
         assert.match(res.headers.get('etag') ?? '', /^"[^"]+"$/);
         assert.equal(res.headers.get('cache-control'), 'public, max-age=60');
         assert.doesNotMatch(res.headers.get('vary') ?? '', /Authorization/i);
-        const again = await t.request('GET', '/api/products?category=toys', { headers: { 'if-none-match': res.headers.get('etag')! } });
+        const again = await t.request('GET', '/api/products?category=toys', {
+          headers: { 'if-none-match': res.headers.get('etag')! },
+        });
         assert.equal(again.status, 304);
         assert.equal(again.text, '');
       });

@@ -19,7 +19,12 @@ const INDEXES = [
 export const productsMigrations = {
   '0006-products-descending-sorts': {
     async up(db: Kysely<unknown>): Promise<void> {
-      for (const { name, columns } of INDEXES) await db.schema.createIndex(name).on('products').columns([...columns]).execute();
+      for (const { name, columns } of INDEXES)
+        await db.schema
+          .createIndex(name)
+          .on('products')
+          .columns([...columns])
+          .execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {
       for (const { name } of INDEXES) await db.schema.dropIndex(name).execute();

@@ -8,8 +8,28 @@ import type { Product, ProductSort } from './product.ts';
  * fields and sort values: v2 renames only `created_at` to `createdAt` (DECISIONS §7), a switch on
  * the version here and nowhere else.
  */
-export const PRODUCT_FIELDS = ['id', 'name', 'category', 'price', 'stock', 'image', 'description', 'created_at', 'updatedAt'] as const;
-export const PRODUCT_FIELDS_V2 = ['id', 'name', 'category', 'price', 'stock', 'image', 'description', 'createdAt', 'updatedAt'] as const;
+export const PRODUCT_FIELDS = [
+  'id',
+  'name',
+  'category',
+  'price',
+  'stock',
+  'image',
+  'description',
+  'created_at',
+  'updatedAt',
+] as const;
+export const PRODUCT_FIELDS_V2 = [
+  'id',
+  'name',
+  'category',
+  'price',
+  'stock',
+  'image',
+  'description',
+  'createdAt',
+  'updatedAt',
+] as const;
 export type ProductField = (typeof PRODUCT_FIELDS)[number] | (typeof PRODUCT_FIELDS_V2)[number];
 
 /** The public field names of a version, for `fields`. */
@@ -61,7 +81,12 @@ export function toProductView(product: Product, prefix: string, version: ApiVers
 }
 
 /** A list item: the fields asked for (all by default, `id` always) plus the links. */
-export function toProductListItem(product: Product, prefix: string, fields: readonly ProductField[] | undefined, version: ApiVersion = 1) {
+export function toProductListItem(
+  product: Product,
+  prefix: string,
+  fields: readonly ProductField[] | undefined,
+  version: ApiVersion = 1,
+) {
   const { _links, ...view } = toProductView(product, prefix, version);
   return { ...pickFields(view, fields as (keyof typeof view)[] | undefined), _links };
 }

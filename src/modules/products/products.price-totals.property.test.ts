@@ -17,14 +17,20 @@ const priceCents = fc.oneof(
 );
 const boundCents = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: -50, max: 2650 }) },
-  { weight: 1, arbitrary: fc.constantFrom(0, 499, 500, 999, 1000, 1499, 9_007_199_254_740_000, Number.MAX_SAFE_INTEGER) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(0, 499, 500, 999, 1000, 1499, 9_007_199_254_740_000, Number.MAX_SAFE_INTEGER),
+  },
 );
 const stock = fc.constantFrom(0, 0, 1, 5);
 const pick = fc.nat();
 
 /** One statement on products, some touching many rows at once (the PostgreSQL triggers are per statement). */
 const write = fc.oneof(
-  fc.record({ kind: fc.constant('insert' as const), rows: fc.array(fc.record({ category, priceCents, stock }), { minLength: 1, maxLength: 6 }) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    rows: fc.array(fc.record({ category, priceCents, stock }), { minLength: 1, maxLength: 6 }),
+  }),
   fc.record({ kind: fc.constant('setPrice' as const), pick, priceCents }),
   fc.record({ kind: fc.constant('shiftPrices' as const), category, deltaCents: fc.integer({ min: -1200, max: 1200 }) }),
   fc.record({ kind: fc.constant('setCategory' as const), pick, category }),
@@ -51,7 +57,16 @@ async function apply(db: Db, w: Write): Promise<void> {
     case 'insert':
       await db
         .insertInto('products')
-        .values(w.rows.map((r, i) => ({ name: `P ${i}`, category: r.category, price_cents: r.priceCents, stock: r.stock, created_at: at, updated_at: at })))
+        .values(
+          w.rows.map((r, i) => ({
+            name: `P ${i}`,
+            category: r.category,
+            price_cents: r.priceCents,
+            stock: r.stock,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
         .execute();
       return;
     case 'shiftPrices':
@@ -65,7 +80,11 @@ async function apply(db: Db, w: Write): Promise<void> {
       return;
     case 'restockCategory':
       // Products already in stock stay in stock: a net-zero change for their counters.
-      await db.updateTable('products').set((eb) => ({ stock: eb('stock', '+', 1) })).where('category', '=', w.category).execute();
+      await db
+        .updateTable('products')
+        .set((eb) => ({ stock: eb('stock', '+', 1) }))
+        .where('category', '=', w.category)
+        .execute();
       return;
     case 'emptyStockBelow':
       await db.updateTable('products').set({ stock: 0 }).where('price_cents', '<', w.priceCents).execute();
@@ -78,7 +97,12 @@ async function apply(db: Db, w: Write): Promise<void> {
   const target = one(w.pick);
   if (w.kind === 'delete') await db.deleteFrom('products').where('id', '=', target).execute();
   else {
-    const changes = w.kind === 'setPrice' ? { price_cents: w.priceCents } : w.kind === 'setCategory' ? { category: w.category } : { stock: w.stock };
+    const changes =
+      w.kind === 'setPrice'
+        ? { price_cents: w.priceCents }
+        : w.kind === 'setCategory'
+          ? { category: w.category }
+          : { stock: w.stock };
     await db.updateTable('products').set(changes).where('id', '=', target).execute();
   }
 }
@@ -107,7 +131,11 @@ const listQuery = fc.record({
     inStock: fc.boolean(),
     search: fc.option(fc.constantFrom('p', ' 1', '2', 'x', '%'), { nil: undefined }),
   }),
-  sort: fc.constantFrom([], [{ key: 'price', direction: 'asc' }], [{ key: 'price', direction: 'desc' }]) as fc.Arbitrary<ProductSort[]>,
+  sort: fc.constantFrom(
+    [],
+    [{ key: 'price', direction: 'asc' }],
+    [{ key: 'price', direction: 'desc' }],
+  ) as fc.Arbitrary<ProductSort[]>,
   limit: fc.integer({ min: 1, max: 4 }),
   offset: fc.integer({ min: 0, max: 8 }),
 });
@@ -141,11 +169,16 @@ for (const dialect of DIALECTS) {
     it('equal count(*) for any filter after any sequence of product writes', async () => {
       const db = t.server.db;
       await fc.assert(
-        fc.asyncProperty(fc.array(write, { maxLength: 10 }), fc.array(filter, { minLength: 1, maxLength: 8 }), async (writes, filters) => {
-          await replay(db, writes);
-          for (const f of filters) assert.equal(await countProducts(db, f), await countStar(db, f), JSON.stringify(f));
-          assert.equal(await priceCounterMismatches(db), 0);
-        }),
+        fc.asyncProperty(
+          fc.array(write, { maxLength: 10 }),
+          fc.array(filter, { minLength: 1, maxLength: 8 }),
+          async (writes, filters) => {
+            await replay(db, writes);
+            for (const f of filters)
+              assert.equal(await countProducts(db, f), await countStar(db, f), JSON.stringify(f));
+            assert.equal(await priceCounterMismatches(db), 0);
+          },
+        ),
         { numRuns: 200 },
       );
     });
@@ -153,13 +186,21 @@ for (const dialect of DIALECTS) {
     it('list pages (rows and total, one cached statement per shape) equal a page computed over every row', async () => {
       const db = t.server.db;
       await fc.assert(
-        fc.asyncProperty(fc.array(write, { maxLength: 8 }), fc.array(listQuery, { minLength: 1, maxLength: 8 }), async (writes, queries) => {
-          await replay(db, writes);
-          for (const q of queries) {
-            const page = await listProductsPage(db, { ...q.filter, sort: q.sort, limit: q.limit, offset: q.offset });
-            assert.deepEqual({ ids: page.rows.map((r) => r.id), total: page.total }, await referencePage(db, q), JSON.stringify(q));
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(write, { maxLength: 8 }),
+          fc.array(listQuery, { minLength: 1, maxLength: 8 }),
+          async (writes, queries) => {
+            await replay(db, writes);
+            for (const q of queries) {
+              const page = await listProductsPage(db, { ...q.filter, sort: q.sort, limit: q.limit, offset: q.offset });
+              assert.deepEqual(
+                { ids: page.rows.map((r) => r.id), total: page.total },
+                await referencePage(db, q),
+                JSON.stringify(q),
+              );
+            }
+          },
+        ),
         { numRuns: 150 },
       );
     });

@@ -65,7 +65,9 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     async function assertPriceTotalsMatchRows(stage: string) {
-      const rows = (await t.server.db.selectFrom('products').select(['category', 'stock', 'price_cents']).execute()).map((r) => ({
+      const rows = (
+        await t.server.db.selectFrom('products').select(['category', 'stock', 'price_cents']).execute()
+      ).map((r) => ({
         ...r,
         price_cents: Number(r.price_cents),
       }));
@@ -74,14 +76,21 @@ for (const dialect of DIALECTS) {
           const query = `${scope}${price}`;
           const res = await t.request('GET', `/api/products?${query}&limit=1`);
           assert.equal(res.status, 200, res.text);
-          assert.equal(res.body.pagination.total, rows.filter((row) => matches(query, row)).length, `${stage}: ${query}`);
+          assert.equal(
+            res.body.pagination.total,
+            rows.filter((row) => matches(query, row)).length,
+            `${stage}: ${query}`,
+          );
         }
       }
       assert.equal(await priceCounterMismatches(t.server.db), 0, `${stage}: counters differ from a recount`);
     }
 
     const create = async (category: string, price: number, stock: number) => {
-      const res = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: `P ${category} ${price}`, category, price, stock } });
+      const res = await t.request('POST', '/api/products', {
+        token: t.adminToken,
+        body: { name: `P ${category} ${price}`, category, price, stock },
+      });
       assert.equal(res.status, 201, res.text);
       return res.body.id as number;
     };
@@ -98,7 +107,16 @@ for (const dialect of DIALECTS) {
       const at = new Date().toISOString();
       await t.server.db
         .insertInto('products')
-        .values(Array.from({ length: 40 }, (_, i) => ({ name: `Bulk ${i}`, category: i % 2 ? 'a' : 'b', price_cents: 450 + i * 37, stock: i % 4, created_at: at, updated_at: at })))
+        .values(
+          Array.from({ length: 40 }, (_, i) => ({
+            name: `Bulk ${i}`,
+            category: i % 2 ? 'a' : 'b',
+            price_cents: 450 + i * 37,
+            stock: i % 4,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
         .execute();
       await assertPriceTotalsMatchRows('batch insert');
 
@@ -118,11 +136,20 @@ for (const dialect of DIALECTS) {
         .where('name', 'like', 'Bulk%')
         .execute();
       await t.server.db.updateTable('products').set({ stock: 0 }).where('price_cents', '<', 1500).execute();
-      await t.server.db.updateTable('products').set({ category: 'a' }).where('category', '=', 'b').where('stock', '>', 0).execute();
+      await t.server.db
+        .updateTable('products')
+        .set({ category: 'a' })
+        .where('category', '=', 'b')
+        .where('stock', '>', 0)
+        .execute();
       await assertPriceTotalsMatchRows('bulk changes');
 
       assert.equal((await t.request('DELETE', `/api/products/${ids[2]}`, { token: t.adminToken })).status, 204);
-      await t.server.db.deleteFrom('products').where('price_cents', '>=', 1000).where('price_cents', '<', 2000).execute();
+      await t.server.db
+        .deleteFrom('products')
+        .where('price_cents', '>=', 1000)
+        .where('price_cents', '<', 2000)
+        .execute();
       await assertPriceTotalsMatchRows('deletes');
     });
 
@@ -143,28 +170,39 @@ for (const dialect of DIALECTS) {
 
     // The row versions (xmin) of the counters show which ones a statement wrote, and so locked. Only
     // PostgreSQL has row locks to contend on (SQLite serialises writers), and only it has xmin.
-    if (dialect.name === 'postgres') it('lets an order that leaves its product in stock write (and lock) no price counter', async () => {
-      const versions = async () =>
-        (await sql<{ key: string; version: string }>`select category || '/' || in_stock || '/' || bucket as key, xmin::text as version
-          from product_price_counts order by 1`.execute(t.server.db)).rows;
-      const product = await create('orders', 12.34, 2);
-      const buyer = await t.createUser();
-      const order = () => t.request('POST', '/api/orders', { token: buyer.token, body: { items: [{ productId: product, quantity: 1 }] } });
+    if (dialect.name === 'postgres')
+      it('lets an order that leaves its product in stock write (and lock) no price counter', async () => {
+        const versions = async () =>
+          (
+            await sql<{
+              key: string;
+              version: string;
+            }>`select category || '/' || in_stock || '/' || bucket as key, xmin::text as version
+          from product_price_counts order by 1`.execute(t.server.db)
+          ).rows;
+        const product = await create('orders', 12.34, 2);
+        const buyer = await t.createUser();
+        const order = () =>
+          t.request('POST', '/api/orders', {
+            token: buyer.token,
+            body: { items: [{ productId: product, quantity: 1 }] },
+          });
 
-      const before = await versions();
-      assert.equal((await order()).status, 201);
-      assert.deepEqual(await versions(), before);
+        const before = await versions();
+        assert.equal((await order()).status, 201);
+        assert.deepEqual(await versions(), before);
 
-      assert.equal((await order()).status, 201); // the last one: the product moves to the out-of-stock counter
-      assert.notDeepEqual(await versions(), before);
-    });
+        assert.equal((await order()).status, 201); // the last one: the product moves to the out-of-stock counter
+        assert.notDeepEqual(await versions(), before);
+      });
   });
 
   describe(`migration 0003-product-price-counts (${dialect.name})`, { skip: dialect.skip }, () => {
     it('fills the counters from the products already there, and its down() leaves products writable', async () => {
       const database = await dialect.createDatabase();
       const db = createDatabase(database.url, { poolSize: 2 });
-      const migrator = (migrations: Record<string, Migration>) => new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      const migrator = (migrations: Record<string, Migration>) =>
+        new Migrator({ db, provider: { getMigrations: async () => migrations } });
       const upTo0002 = { '0001-initial-schema': initialSchema, '0002-products-list': productsList };
       const upTo0003 = { ...upTo0002, '0003-product-price-counts': productPriceCounts };
       try {
@@ -172,19 +210,34 @@ for (const dialect of DIALECTS) {
         const at = new Date().toISOString();
         await db
           .insertInto('products')
-          .values(Array.from({ length: 60 }, (_, i) => ({ name: `P ${i}`, category: `c${i % 3}`, price_cents: i * 173, stock: i % 5, created_at: at, updated_at: at })))
+          .values(
+            Array.from({ length: 60 }, (_, i) => ({
+              name: `P ${i}`,
+              category: `c${i % 3}`,
+              price_cents: i * 173,
+              stock: i % 5,
+              created_at: at,
+              updated_at: at,
+            })),
+          )
           .execute();
 
         assert.equal((await migrator(upTo0003).migrateToLatest()).error, undefined);
         assert.equal(await priceCounterMismatches(db), 0);
-        const counted = await db.selectFrom('products').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const counted = await db
+          .selectFrom('products')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(counted.n), 60);
 
         assert.equal((await migrator(upTo0003).migrateDown()).error, undefined);
         // No trigger is left writing to the dropped table.
         await db.updateTable('products').set({ price_cents: 999, stock: 0 }).where('id', '<=', 10).execute();
         await db.deleteFrom('products').where('id', '<=', 5).execute();
-        await db.insertInto('products').values({ name: 'After down', category: 'c9', price_cents: 1, stock: 1, created_at: at, updated_at: at }).execute();
+        await db
+          .insertInto('products')
+          .values({ name: 'After down', category: 'c9', price_cents: 1, stock: 1, created_at: at, updated_at: at })
+          .execute();
 
         assert.equal((await migrator(upTo0003).migrateToLatest()).error, undefined);
         assert.equal(await priceCounterMismatches(db), 0);
@@ -200,18 +253,36 @@ for (const dialect of DIALECTS) {
       it('leaves room for in-page updates of the counters, keeps them exact, and its down() restores the defaults', async () => {
         const database = await dialect.createDatabase();
         const db = createDatabase(database.url, { poolSize: 2 });
-        const upTo0003 = { '0001-initial-schema': initialSchema, '0002-products-list': productsList, '0003-product-price-counts': productPriceCounts };
-        const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...upTo0003, '0004-counter-storage': counterStorage }) } });
+        const upTo0003 = {
+          '0001-initial-schema': initialSchema,
+          '0002-products-list': productsList,
+          '0003-product-price-counts': productPriceCounts,
+        };
+        const migrator = new Migrator({
+          db,
+          provider: { getMigrations: async () => ({ ...upTo0003, '0004-counter-storage': counterStorage }) },
+        });
         const options = async () => {
           const { rows } = await sql<{ relname: string; reloptions: string[] | null }>`
-            select relname, reloptions from pg_class where relname in ('product_counts', 'product_price_counts') order by relname`.execute(db);
+            select relname, reloptions from pg_class where relname in ('product_counts', 'product_price_counts') order by relname`.execute(
+            db,
+          );
           return rows.map((r) => `${r.relname}: ${(r.reloptions ?? []).join(',')}`);
         };
         const at = new Date().toISOString();
         const insert = (n: number) =>
           db
             .insertInto('products')
-            .values(Array.from({ length: n }, (_, i) => ({ name: `P ${i}`, category: `c${i % 3}`, price_cents: i * 173, stock: i % 5, created_at: at, updated_at: at })))
+            .values(
+              Array.from({ length: n }, (_, i) => ({
+                name: `P ${i}`,
+                category: `c${i % 3}`,
+                price_cents: i * 173,
+                stock: i % 5,
+                created_at: at,
+                updated_at: at,
+              })),
+            )
             .execute();
         try {
           assert.equal((await migrator.migrateTo('0003-product-price-counts')).error, undefined);

@@ -11,7 +11,14 @@ for (const dialect of DIALECTS) {
       t = await startTestServer(dialect);
       const res = await t.request('POST', '/api/products', {
         token: t.adminToken,
-        body: { name: 'Desk Lamp', category: 'home', price: 39.99, stock: 27, image: 'https://img.example.com/lamp.png', description: 'Warm light' },
+        body: {
+          name: 'Desk Lamp',
+          category: 'home',
+          price: 39.99,
+          stock: 27,
+          image: 'https://img.example.com/lamp.png',
+          description: 'Warm light',
+        },
       });
       assert.equal(res.status, 201);
       product = res.body;

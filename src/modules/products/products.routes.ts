@@ -9,7 +9,13 @@ import { paginationOf, parseFields } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Product } from './product.ts';
 import { parseProductSort } from './product-sort.ts';
-import { PRODUCT_SORTS, PRODUCT_SORTS_V2, productFields, toProductListItem, toProductView } from './products.presenter.ts';
+import {
+  PRODUCT_SORTS,
+  PRODUCT_SORTS_V2,
+  productFields,
+  toProductListItem,
+  toProductView,
+} from './products.presenter.ts';
 import {
   CreateProductInput,
   ListProductsQuery,
@@ -25,7 +31,9 @@ const tags = ['products'];
 
 /** A write's `If-Match` precondition: compared with the product as `GET /products/:productId` presents it in the request's version. */
 const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<Product> | undefined =>
-  ifMatchPrecondition(request, reply, ProductView, (p: Product) => toProductView(p, request.apiPrefix, request.apiVersion));
+  ifMatchPrecondition(request, reply, ProductView, (p: Product) =>
+    toProductView(p, request.apiPrefix, request.apiVersion),
+  );
 
 /**
  * Public reads are the same for every caller, so shared caches may keep them for a minute and
@@ -62,13 +70,21 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     {
       config: publicRead,
       onSend: varyWithoutAuthorization,
-      schema: { tags, summary: 'List products (filtered, sorted, paginated)', querystring: ListProductsQuery, response: { 200: ProductList } },
+      schema: {
+        tags,
+        summary: 'List products (filtered, sorted, paginated)',
+        querystring: ListProductsQuery,
+        response: { 200: ProductList },
+      },
     },
     async (request) => {
       const version = request.apiVersion;
       const fields = parseFields(request.query.fields, productFields(version));
       const page = await products.listProducts(request.principal, listOptionsOf(request.query, version));
-      return { data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields, version)), pagination: paginationOf(page) };
+      return {
+        data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields, version)),
+        pagination: paginationOf(page),
+      };
     },
   );
 
@@ -77,34 +93,79 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     {
       config: publicRead,
       onSend: varyWithoutAuthorization,
-      schema: { tags, summary: 'Read a product (conditional requests supported)', params: ProductParams, response: { 200: ProductView } },
+      schema: {
+        tags,
+        summary: 'Read a product (conditional requests supported)',
+        params: ProductParams,
+        response: { 200: ProductView },
+      },
     },
-    async (request) => toProductView(await products.getProduct(request.principal, request.params.productId), request.apiPrefix, request.apiVersion),
+    async (request) =>
+      toProductView(
+        await products.getProduct(request.principal, request.params.productId),
+        request.apiPrefix,
+        request.apiVersion,
+      ),
   );
 
   app.post(
     '/products',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Create a product (admin)', body: CreateProductInput, response: { 201: ProductView } } },
+    {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Create a product (admin)', body: CreateProductInput, response: { 201: ProductView } },
+    },
     async (request, reply) => {
-      const view = toProductView(await products.createProduct(request.principal, request.body), request.apiPrefix, request.apiVersion);
+      const view = toProductView(
+        await products.createProduct(request.principal, request.body),
+        request.apiPrefix,
+        request.apiVersion,
+      );
       return reply.code(201).header('location', view._links.self.href).send(view);
     },
   );
 
   app.put(
     '/products/:productId',
-    { config: { access: 'admin', openapi: { ifMatch: true } }, schema: { tags, summary: 'Replace a product (admin)', params: ProductParams, body: ReplaceProductInput, response: { 200: ProductView } } },
+    {
+      config: { access: 'admin', openapi: { ifMatch: true } },
+      schema: {
+        tags,
+        summary: 'Replace a product (admin)',
+        params: ProductParams,
+        body: ReplaceProductInput,
+        response: { 200: ProductView },
+      },
+    },
     async (request, reply) => {
-      const product = await products.replaceProduct(request.principal, request.params.productId, request.body, ifMatchOf(request, reply));
+      const product = await products.replaceProduct(
+        request.principal,
+        request.params.productId,
+        request.body,
+        ifMatchOf(request, reply),
+      );
       return toProductView(product, request.apiPrefix, request.apiVersion);
     },
   );
 
   app.patch(
     '/products/:productId',
-    { config: { access: 'admin', openapi: { ifMatch: true } }, schema: { tags, summary: 'Update some fields of a product (admin)', params: ProductParams, body: UpdateProductInput, response: { 200: ProductView } } },
+    {
+      config: { access: 'admin', openapi: { ifMatch: true } },
+      schema: {
+        tags,
+        summary: 'Update some fields of a product (admin)',
+        params: ProductParams,
+        body: UpdateProductInput,
+        response: { 200: ProductView },
+      },
+    },
     async (request, reply) => {
-      const product = await products.updateProduct(request.principal, request.params.productId, request.body, ifMatchOf(request, reply));
+      const product = await products.updateProduct(
+        request.principal,
+        request.params.productId,
+        request.body,
+        ifMatchOf(request, reply),
+      );
       return toProductView(product, request.apiPrefix, request.apiVersion);
     },
   );
@@ -114,11 +175,30 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     {
       config: {
         access: 'admin',
-        openapi: { ifMatch: true, errors: { 409: { description: 'An order still refers to the product (`CONFLICT`)', code: 'CONFLICT', message: 'Product 7 is in orders and cannot be deleted' } } },
+        openapi: {
+          ifMatch: true,
+          errors: {
+            409: {
+              description: 'An order still refers to the product (`CONFLICT`)',
+              code: 'CONFLICT',
+              message: 'Product 7 is in orders and cannot be deleted',
+            },
+          },
+        },
       },
-      schema: { tags, summary: 'Delete a product that no order refers to (admin)', params: ProductParams, response: { 204: Type.Null() } } },
+      schema: {
+        tags,
+        summary: 'Delete a product that no order refers to (admin)',
+        params: ProductParams,
+        response: { 204: Type.Null() },
+      },
+    },
     async (request, reply) => {
-      const deleted = await products.deleteProduct(request.principal, request.params.productId, ifMatchOf(request, reply));
+      const deleted = await products.deleteProduct(
+        request.principal,
+        request.params.productId,
+        ifMatchOf(request, reply),
+      );
       if (!deleted) throw AppError.notFound(`Product ${request.params.productId}`);
       return reply.code(204).send(null);
     },

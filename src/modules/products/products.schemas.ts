@@ -5,12 +5,24 @@ import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { MAX_PRICE } from './money.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so does the service. */
-export const ProductName = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, examples: ['Mechanical Keyboard'] });
+export const ProductName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: NOT_BLANK,
+  examples: ['Mechanical Keyboard'],
+});
 export const Category = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['electronics'] });
 /** At most two decimals is checked through cents by the service (`multipleOf` is unreliable on floats). */
-export const Price = Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'At most two decimals', examples: [89.99] });
+export const Price = Type.Number({
+  minimum: 0,
+  maximum: MAX_PRICE,
+  description: 'At most two decimals',
+  examples: [89.99],
+});
 export const Stock = Type.Integer({ minimum: 0, maximum: 2147483647 });
-export const Image = Nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'An http(s) URL' }));
+export const Image = Nullable(
+  Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'An http(s) URL' }),
+);
 export const Description = Nullable(Type.String({ maxLength: 10_000 }));
 
 export const CreateProductInput = Type.Object(
@@ -68,19 +80,19 @@ const productViewOf = <K extends string>(createdKey: K) =>
   Named(
     'Product',
     Type.Object(
-    {
-      id: Type.Integer(),
-      name: Type.String(),
-      category: Type.String(),
-      price: Type.Number(),
-      stock: Type.Integer(),
-      image: Nullable(Type.String()),
-      description: Nullable(Type.String()),
-      ...({ [createdKey]: Type.String({ format: 'date-time' }) } as Record<K, TString>),
-      updatedAt: Type.String({ format: 'date-time' }),
-      _links: Type.Object({ self: Link }),
-    },
-    { additionalProperties: false },
+      {
+        id: Type.Integer(),
+        name: Type.String(),
+        category: Type.String(),
+        price: Type.Number(),
+        stock: Type.Integer(),
+        image: Nullable(Type.String()),
+        description: Nullable(Type.String()),
+        ...({ [createdKey]: Type.String({ format: 'date-time' }) } as Record<K, TString>),
+        updatedAt: Type.String({ format: 'date-time' }),
+        _links: Type.Object({ self: Link }),
+      },
+      { additionalProperties: false },
     ),
   );
 

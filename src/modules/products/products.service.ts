@@ -52,10 +52,19 @@ function rowChanges(input: UpdateProductInput): ProductRowUpdate {
   return changes;
 }
 
-export type ProductEvents = { 'product.created': Product; 'product.updated': Product; 'product.deleted': { id: number } };
+export type ProductEvents = {
+  'product.created': Product;
+  'product.updated': Product;
+  'product.deleted': { id: number };
+};
 
 export function createProductsService(db: Db, events: EventRecorder<ProductEvents> = noEvents()) {
-  async function change(actor: Principal | null, id: number, input: UpdateProductInput, precondition?: Precondition<Product>) {
+  async function change(
+    actor: Principal | null,
+    id: number,
+    input: UpdateProductInput,
+    precondition?: Precondition<Product>,
+  ) {
     requireAdmin(actor);
     const changes = rowChanges(input);
     return db.transaction().execute(async (trx) => {
@@ -94,28 +103,49 @@ export function createProductsService(db: Db, events: EventRecorder<ProductEvent
       requireAdmin(actor);
       const input = assertPriceHasCents(checkCreate(raw));
       const timestamp = now();
-      const row = await events.recordWith(db, 'product.created', (trx) => repo.insertProduct(trx, {
-        name: input.name.trim(),
-        category: input.category.trim(),
-        price_cents: centsOf(input.price),
-        stock: input.stock,
-        image: input.image ?? null,
-        description: input.description ?? null,
-        created_at: timestamp,
-        updated_at: timestamp,
-      }), toProduct);
+      const row = await events.recordWith(
+        db,
+        'product.created',
+        (trx) =>
+          repo.insertProduct(trx, {
+            name: input.name.trim(),
+            category: input.category.trim(),
+            price_cents: centsOf(input.price),
+            stock: input.stock,
+            image: input.image ?? null,
+            description: input.description ?? null,
+            created_at: timestamp,
+            updated_at: timestamp,
+          }),
+        toProduct,
+      );
       return toProduct(row);
     },
 
     /** PUT: every field is set; an absent image or description becomes null. */
-    replaceProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<Product>): Promise<Product> {
+    replaceProduct(
+      actor: Principal | null,
+      id: number,
+      raw: unknown,
+      precondition?: Precondition<Product>,
+    ): Promise<Product> {
       requireAdmin(actor);
       const input = assertPriceHasCents(checkReplace(raw));
-      return change(actor, id, { ...input, image: input.image ?? null, description: input.description ?? null }, precondition);
+      return change(
+        actor,
+        id,
+        { ...input, image: input.image ?? null, description: input.description ?? null },
+        precondition,
+      );
     },
 
     /** PATCH: only the fields sent change; `{}` changes nothing. */
-    updateProduct(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<Product>): Promise<Product> {
+    updateProduct(
+      actor: Principal | null,
+      id: number,
+      raw: unknown,
+      precondition?: Precondition<Product>,
+    ): Promise<Product> {
       requireAdmin(actor);
       return change(actor, id, assertPriceHasCents(checkUpdate(raw ?? {})), precondition);
     },

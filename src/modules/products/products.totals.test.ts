@@ -34,19 +34,39 @@ for (const dialect of DIALECTS) {
 
     it('stay exact through inserts, batch inserts, stock and category changes, and deletes', async () => {
       const created: number[] = [];
-      for (const [category, stock] of [['a', 1], ['a', 0], ['b', 5], ['b', 0]] as const) {
-        const res = await t.request('POST', '/api/products', { token: t.adminToken, body: { name: `P ${category}${stock}`, category, price: 1, stock } });
+      for (const [category, stock] of [
+        ['a', 1],
+        ['a', 0],
+        ['b', 5],
+        ['b', 0],
+      ] as const) {
+        const res = await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: `P ${category}${stock}`, category, price: 1, stock },
+        });
         created.push(res.body.id);
       }
       await assertTotalsMatchRows();
       const at = new Date().toISOString();
       await t.server.db
         .insertInto('products')
-        .values(Array.from({ length: 30 }, (_, i) => ({ name: `Bulk ${i}`, category: i % 2 ? 'a' : 'b', price_cents: 100, stock: i % 3, created_at: at, updated_at: at })))
+        .values(
+          Array.from({ length: 30 }, (_, i) => ({
+            name: `Bulk ${i}`,
+            category: i % 2 ? 'a' : 'b',
+            price_cents: 100,
+            stock: i % 3,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
         .execute();
       await assertTotalsMatchRows();
       await t.request('PATCH', `/api/products/${created[0]}`, { token: t.adminToken, body: { stock: 0 } });
-      await t.request('PATCH', `/api/products/${created[1]}`, { token: t.adminToken, body: { stock: 4, category: 'b' } });
+      await t.request('PATCH', `/api/products/${created[1]}`, {
+        token: t.adminToken,
+        body: { stock: 4, category: 'b' },
+      });
       await t.request('PATCH', `/api/products/${created[2]}`, { token: t.adminToken, body: { stock: 6 } });
       await t.server.db.updateTable('products').set({ stock: 0 }).where('name', 'like', 'Bulk%').execute();
       await assertTotalsMatchRows();
@@ -56,8 +76,16 @@ for (const dialect of DIALECTS) {
     });
 
     it('reads a page and its total in one statement; only a page past the end counts on its own', async () => {
-      for (const [category, price] of [['c', 10], ['c', 20], ['c', 30], ['d', 40]] as const) {
-        await t.request('POST', '/api/products', { token: t.adminToken, body: { name: `One ${category}${price}`, category, price, stock: 1 } });
+      for (const [category, price] of [
+        ['c', 10],
+        ['c', 20],
+        ['c', 30],
+        ['d', 40],
+      ] as const) {
+        await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { name: `One ${category}${price}`, category, price, stock: 1 },
+        });
       }
       for (const [query, total, items] of [
         ['category=c', 3, 3],
@@ -69,7 +97,9 @@ for (const dialect of DIALECTS) {
         ['category=c&offset=3', 3, 0],
         ['category=c&min_price=15&page=9', 2, 0],
       ] as const) {
-        const { result: res, statements } = await statementsOf(t.server.db, () => t.request('GET', `/api/products?${query}`));
+        const { result: res, statements } = await statementsOf(t.server.db, () =>
+          t.request('GET', `/api/products?${query}`),
+        );
         assert.equal(res.status, 200, res.text);
         assert.equal(res.body.pagination.total, total, query);
         assert.equal(res.body.data.length, items, query);

@@ -26,7 +26,16 @@ describe('parseProductSort', () => {
   });
 
   it('falls back to ascending id when any value is outside the whitelist', () => {
-    for (const raw of ['id', '-created_at', 'price,stock', 'price;drop table products', 'PRICE', '__proto__', 'constructor', 'toString']) {
+    for (const raw of [
+      'id',
+      '-created_at',
+      'price,stock',
+      'price;drop table products',
+      'PRICE',
+      '__proto__',
+      'constructor',
+      'toString',
+    ]) {
       assert.deepEqual(parse(raw), [], raw);
     }
   });
@@ -38,7 +47,8 @@ describe('parseProductSort', () => {
 
 describe('money', () => {
   it('accepts prices with at most two decimals, including those that are not exact floats', () => {
-    for (const price of [0, 1, 0.07, 0.1, 0.29, 19.99, 1234567.89, 100_000_000]) assert.ok(hasAtMostTwoDecimals(price), String(price));
+    for (const price of [0, 1, 0.07, 0.1, 0.29, 19.99, 1234567.89, 100_000_000])
+      assert.ok(hasAtMostTwoDecimals(price), String(price));
   });
 
   it('refuses prices with more than two decimals', () => {

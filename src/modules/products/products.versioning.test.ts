@@ -11,7 +11,10 @@ for (const dialect of DIALECTS) {
     before(async () => {
       t = await startTestServer(dialect);
       for (const name of ['Alpha', 'Beta', 'Gamma']) {
-        const res = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: { name, category: 'c', price: 1, stock: 1 } });
+        const res = await t.request('POST', '/api/v2/products', {
+          token: t.adminToken,
+          body: { name, category: 'c', price: 1, stock: 1 },
+        });
         assert.equal(res.status, 201);
         ids.push(res.body.id);
         // Distinct creation times, so sorting by them is observable.
@@ -29,7 +32,8 @@ for (const dialect of DIALECTS) {
       assert.equal(v1.body.createdAt, undefined);
       assert.equal(v2.body.createdAt, v1.body.created_at);
       assert.equal(v2.body.created_at, undefined);
-      const rest = (body: Record<string, unknown>) => Object.entries(body).filter(([key]) => !/^created_?[aA]t$|^_links$/.test(key));
+      const rest = (body: Record<string, unknown>) =>
+        Object.entries(body).filter(([key]) => !/^created_?[aA]t$|^_links$/.test(key));
       assert.deepEqual(rest(v1.body), rest(v2.body));
       assert.equal(v2.body._links.self.href, `/api/v2/products/${ids[0]}`);
     });
@@ -49,9 +53,15 @@ for (const dialect of DIALECTS) {
     });
 
     it('returns the version shape from writes too', async () => {
-      const created = await t.request('POST', '/api/v1/products', { token: t.adminToken, body: { name: 'Delta', category: 'c', price: 2, stock: 0 } });
+      const created = await t.request('POST', '/api/v1/products', {
+        token: t.adminToken,
+        body: { name: 'Delta', category: 'c', price: 2, stock: 0 },
+      });
       assert.equal(typeof created.body.created_at, 'string');
-      const patched = await t.request('PATCH', `/api/v2/products/${created.body.id}`, { token: t.adminToken, body: { stock: 3 } });
+      const patched = await t.request('PATCH', `/api/v2/products/${created.body.id}`, {
+        token: t.adminToken,
+        body: { stock: 3 },
+      });
       assert.equal(patched.status, 200);
       assert.equal(typeof patched.body.createdAt, 'string');
       assert.equal(patched.body.created_at, undefined);
@@ -79,7 +89,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(names(await t.request('GET', '/api/v2/products?sort=-createdAt')), ['Gamma', 'Beta', 'Alpha']);
       // Outside the version's whitelist: the seed's fallback, ascending id.
       assert.deepEqual(names(await t.request('GET', '/api/v1/products?sort=-createdAt')), ['Alpha', 'Beta', 'Gamma']);
-      assert.deepEqual(names(await t.request('GET', '/api/v2/products?sort=-name,created_at')), ['Alpha', 'Beta', 'Gamma']);
+      assert.deepEqual(names(await t.request('GET', '/api/v2/products?sort=-name,created_at')), [
+        'Alpha',
+        'Beta',
+        'Gamma',
+      ]);
       assert.deepEqual(names(await t.request('GET', '/api/v2/products?sort=-name')), ['Gamma', 'Beta', 'Alpha']);
     });
 

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
-
 const VALID = { name: 'Chef Knife', category: 'kitchen', price: 79, stock: 15 };
 
 for (const dialect of DIALECTS) {
@@ -25,7 +24,10 @@ for (const dialect of DIALECTS) {
 
     describe('POST /api/products', () => {
       it('creates with 201, Location and the representation; image and description default to null', async () => {
-        const res = await t.request('POST', '/api/products', { token: t.adminToken, body: { ...VALID, name: '  Chef Knife  ', price: 79.5 } });
+        const res = await t.request('POST', '/api/products', {
+          token: t.adminToken,
+          body: { ...VALID, name: '  Chef Knife  ', price: 79.5 },
+        });
         assert.equal(res.status, 201);
         assert.equal(res.headers.get('location'), `/api/products/${res.body.id}`);
         assert.equal(res.body.name, 'Chef Knife');
@@ -34,16 +36,30 @@ for (const dialect of DIALECTS) {
         assert.equal(res.body.image, null);
         assert.equal(res.body.description, null);
         assert.equal(res.body.created_at, res.body.updatedAt);
-        const stored = await t.server.db.selectFrom('products').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
+        const stored = await t.server.db
+          .selectFrom('products')
+          .selectAll()
+          .where('id', '=', res.body.id)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(stored.price_cents), 7950);
         assert.deepEqual((await t.request('GET', res.headers.get('location')!)).body, res.body);
       });
 
       it('stores prices that are not exact floats as exact cents', async () => {
-        for (const [price, cents] of [[0.07, 7], [0.29, 29], [19.99, 1999], [0, 0], [100_000_000, 10_000_000_000]] as const) {
+        for (const [price, cents] of [
+          [0.07, 7],
+          [0.29, 29],
+          [19.99, 1999],
+          [0, 0],
+          [100_000_000, 10_000_000_000],
+        ] as const) {
           const body = await create({ ...VALID, price });
           assert.equal(body.price, price);
-          const row = await t.server.db.selectFrom('products').select('price_cents').where('id', '=', body.id).executeTakeFirstOrThrow();
+          const row = await t.server.db
+            .selectFrom('products')
+            .select('price_cents')
+            .where('id', '=', body.id)
+            .executeTakeFirstOrThrow();
           assert.equal(Number(row.price_cents), cents);
         }
       });
@@ -86,20 +102,30 @@ for (const dialect of DIALECTS) {
       });
 
       it('accepts an http(s) image URL, a null image and a long description', async () => {
-        const body = await create({ ...VALID, image: 'http://img.example.com/k.png?w=2', description: 'x'.repeat(10_000) });
+        const body = await create({
+          ...VALID,
+          image: 'http://img.example.com/k.png?w=2',
+          description: 'x'.repeat(10_000),
+        });
         assert.equal(body.image, 'http://img.example.com/k.png?w=2');
         assert.equal((await create({ ...VALID, image: null, description: null })).image, null);
       });
 
       it('answers 401 without a token and 403 for a non-admin, creating nothing', async () => {
-        const before = await t.server.db.selectFrom('products').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const before = await t.server.db
+          .selectFrom('products')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         const anonymous = await t.request('POST', '/api/products', { body: VALID });
         assert.equal(anonymous.status, 401);
         assert.equal(anonymous.body.error.code, 'UNAUTHORIZED');
         const user = await t.request('POST', '/api/products', { token: userToken, body: VALID });
         assert.equal(user.status, 403);
         assert.equal(user.body.error.code, 'FORBIDDEN');
-        const after = await t.server.db.selectFrom('products').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const after = await t.server.db
+          .selectFrom('products')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(after.n), Number(before.n));
       });
     });
@@ -116,14 +142,20 @@ for (const dialect of DIALECTS) {
         assert.equal(res.body.price, 24.5);
         assert.equal(res.body.image, null);
         assert.equal(res.body.description, null);
-        const missing = await t.request('PUT', `/api/products/${id}`, { token: t.adminToken, body: { name: 'Only a name' } });
+        const missing = await t.request('PUT', `/api/products/${id}`, {
+          token: t.adminToken,
+          body: { name: 'Only a name' },
+        });
         assert.equal(missing.status, 422);
         assert.deepEqual(fieldsOf(missing.body).sort(), ['category', 'price', 'stock']);
       });
 
       it('PATCH changes only the fields sent, and {} changes nothing', async () => {
         const created = await create({ ...VALID, description: 'Keep me' });
-        const res = await t.request('PATCH', `/api/products/${created.id}`, { token: t.adminToken, body: { price: 81.25, stock: 0 } });
+        const res = await t.request('PATCH', `/api/products/${created.id}`, {
+          token: t.adminToken,
+          body: { price: 81.25, stock: 0 },
+        });
         assert.equal(res.status, 200);
         assert.equal(res.body.price, 81.25);
         assert.equal(res.body.stock, 0);
@@ -132,7 +164,10 @@ for (const dialect of DIALECTS) {
         const empty = await t.request('PATCH', `/api/products/${created.id}`, { token: t.adminToken, body: {} });
         assert.equal(empty.status, 200);
         assert.equal(empty.body.updatedAt, res.body.updatedAt);
-        const cleared = await t.request('PATCH', `/api/products/${created.id}`, { token: t.adminToken, body: { description: null } });
+        const cleared = await t.request('PATCH', `/api/products/${created.id}`, {
+          token: t.adminToken,
+          body: { description: null },
+        });
         assert.equal(cleared.body.description, null);
       });
 
@@ -158,12 +193,21 @@ for (const dialect of DIALECTS) {
       it('answers 401, 403 and 404 as it should', async () => {
         const { id } = await create();
         assert.equal((await t.request('PATCH', `/api/products/${id}`, { body: { stock: 1 } })).status, 401);
-        assert.equal((await t.request('PATCH', `/api/products/${id}`, { token: userToken, body: { stock: 1 } })).status, 403);
+        assert.equal(
+          (await t.request('PATCH', `/api/products/${id}`, { token: userToken, body: { stock: 1 } })).status,
+          403,
+        );
         assert.equal((await t.request('PUT', `/api/products/${id}`, { token: userToken, body: VALID })).status, 403);
         assert.equal((await t.request('GET', `/api/products/${id}`)).body.stock, VALID.stock);
         for (const missing of ['999999', 'abc', '0']) {
-          assert.equal((await t.request('PATCH', `/api/products/${missing}`, { token: t.adminToken, body: { stock: 1 } })).status, 404);
-          assert.equal((await t.request('PUT', `/api/products/${missing}`, { token: t.adminToken, body: VALID })).status, 404);
+          assert.equal(
+            (await t.request('PATCH', `/api/products/${missing}`, { token: t.adminToken, body: { stock: 1 } })).status,
+            404,
+          );
+          assert.equal(
+            (await t.request('PUT', `/api/products/${missing}`, { token: t.adminToken, body: VALID })).status,
+            404,
+          );
         }
       });
     });
@@ -172,20 +216,31 @@ for (const dialect of DIALECTS) {
       it('lets a matching If-Match through; a stale one is 412 for PUT, PATCH and DELETE and changes nothing', async () => {
         const { id } = await create();
         const etag = (await t.request('GET', `/api/products/${id}`)).headers.get('etag')!;
-        const ok = await t.request('PATCH', `/api/products/${id}`, { token: t.adminToken, body: { stock: 7 }, headers: { 'if-match': etag } });
+        const ok = await t.request('PATCH', `/api/products/${id}`, {
+          token: t.adminToken,
+          body: { stock: 7 },
+          headers: { 'if-match': etag },
+        });
         assert.equal(ok.status, 200);
         for (const [method, body] of [
           ['PATCH', { stock: 8 }],
           ['PUT', { ...VALID, stock: 8 }],
           ['DELETE', undefined],
         ] as const) {
-          const stale = await t.request(method, `/api/products/${id}`, { token: t.adminToken, body, headers: { 'if-match': etag } });
+          const stale = await t.request(method, `/api/products/${id}`, {
+            token: t.adminToken,
+            body,
+            headers: { 'if-match': etag },
+          });
           assert.equal(stale.status, 412, method);
           assert.equal(stale.body.error.code, 'PRECONDITION_FAILED');
         }
         const current = await t.request('GET', `/api/products/${id}`);
         assert.equal(current.body.stock, 7);
-        const deleted = await t.request('DELETE', `/api/products/${id}`, { token: t.adminToken, headers: { 'if-match': current.headers.get('etag')! } });
+        const deleted = await t.request('DELETE', `/api/products/${id}`, {
+          token: t.adminToken,
+          headers: { 'if-match': current.headers.get('etag')! },
+        });
         assert.equal(deleted.status, 204);
       });
     });
@@ -214,7 +269,14 @@ for (const dialect of DIALECTS) {
         const stamp = new Date().toISOString();
         const order = await t.server.db
           .insertInto('orders')
-          .values({ customer_id: customer.id, status: 'paid', amount_cents: 7900, currency: 'USD', created_at: stamp, updated_at: stamp })
+          .values({
+            customer_id: customer.id,
+            status: 'paid',
+            amount_cents: 7900,
+            currency: 'USD',
+            created_at: stamp,
+            updated_at: stamp,
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
         await t.server.db

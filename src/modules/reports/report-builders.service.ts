@@ -21,7 +21,9 @@ async function salesReport(db: Db, range: ReportRange, storeCurrency: string) {
 async function usersReport(db: Db, range: ReportRange) {
   const rows = await queries.usersByRoleAndStatus(db, range);
   const tally = (key: 'role' | 'status', names: readonly string[]) =>
-    Object.fromEntries(names.map((name) => [name, rows.filter((row) => row[key] === name).reduce((sum, row) => sum + row.count, 0)]));
+    Object.fromEntries(
+      names.map((name) => [name, rows.filter((row) => row[key] === name).reduce((sum, row) => sum + row.count, 0)]),
+    );
   return {
     users: rows.reduce((sum, row) => sum + row.count, 0),
     byRole: tally('role', ['user', 'admin']),
@@ -38,8 +40,17 @@ async function contentReport(db: Db, range: ReportRange) {
   return { posts, comments, likes };
 }
 
-export async function buildReport(db: Db, type: ReportType, range: ReportRange, storeCurrency: string): Promise<Record<string, unknown>> {
+export async function buildReport(
+  db: Db,
+  type: ReportType,
+  range: ReportRange,
+  storeCurrency: string,
+): Promise<Record<string, unknown>> {
   const body =
-    type === 'sales' ? await salesReport(db, range, storeCurrency) : type === 'users' ? await usersReport(db, range) : await contentReport(db, range);
+    type === 'sales'
+      ? await salesReport(db, range, storeCurrency)
+      : type === 'users'
+        ? await usersReport(db, range)
+        : await contentReport(db, range);
   return { type, from: range.from, to: range.to, ...body };
 }

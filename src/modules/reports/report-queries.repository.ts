@@ -15,11 +15,21 @@ function inRange<T extends TableWithCreatedAt>(db: Db, table: T, range: ReportRa
 
 export async function salesByStatusAndCurrency(db: Db, range: ReportRange) {
   const rows = await inRange(db, 'orders', range)
-    .select((eb) => ['status', 'currency', eb.fn.countAll<number>().as('orders'), eb.fn.sum<number | string>('amount_cents').as('amount_cents')])
+    .select((eb) => [
+      'status',
+      'currency',
+      eb.fn.countAll<number>().as('orders'),
+      eb.fn.sum<number | string>('amount_cents').as('amount_cents'),
+    ])
     .groupBy(['status', 'currency'])
     .execute();
   // PostgreSQL returns sum(bigint) as numeric (a string); SQLite as an integer.
-  return rows.map((row) => ({ status: row.status, currency: row.currency, orders: Number(row.orders), amountCents: Number(row.amount_cents) }));
+  return rows.map((row) => ({
+    status: row.status,
+    currency: row.currency,
+    orders: Number(row.orders),
+    amountCents: Number(row.amount_cents),
+  }));
 }
 
 export async function usersByRoleAndStatus(db: Db, range: ReportRange) {

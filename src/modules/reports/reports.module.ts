@@ -13,7 +13,9 @@ export const reportsModule = defineModule({
     createReportsService(
       db,
       { currency: config.STORE_CURRENCY, leaseMs: config.REPORT_LEASE_MS },
-      services.events.recorderFor<ReportEvents>({ 'report.completed': (job) => toReportJobView(job, EVENT_LINK_PREFIX) }),
+      services.events.recorderFor<ReportEvents>({
+        'report.completed': (job) => toReportJobView(job, EVENT_LINK_PREFIX),
+      }),
     ),
   routes: restRoutes(reportsRoutes, ({ reports }) => ({ reports })),
   workers: ({ reports }: { reports: ReportsService }, { config, log }) =>

@@ -6,7 +6,10 @@ import type { ReportJobRow } from './reports.table.ts';
 
 /** All SQL of report jobs: queueing, claiming with a lease, and recording the outcome. */
 
-export function insertJob(db: Db, job: { type: ReportType; params: string; requestedBy: number; at: string }): Promise<ReportJobRow> {
+export function insertJob(
+  db: Db,
+  job: { type: ReportType; params: string; requestedBy: number; at: string },
+): Promise<ReportJobRow> {
   return db
     .insertInto('report_jobs')
     .values({
@@ -50,13 +53,26 @@ function markClaimed(db: Db, workerId: string, at: string, leaseUntil: string) {
  * re-run the subquery on a concurrent change and claim two rows at once.
  * SQLite: one UPDATE statement, atomic because writers are serialised.
  */
-export async function claimNextJob(db: Db, workerId: string, at: string, leaseUntil: string): Promise<ReportJobRow | undefined> {
+export async function claimNextJob(
+  db: Db,
+  workerId: string,
+  at: string,
+  leaseUntil: string,
+): Promise<ReportJobRow | undefined> {
   const next = () => db.selectFrom('report_jobs').select('id').where(claimable(at)).orderBy('id').limit(1);
   if (dialectOf(db) !== 'postgres') {
     return markClaimed(db, workerId, at, leaseUntil).where('id', 'in', next()).executeTakeFirst();
   }
   return db.transaction().execute(async (trx) => {
-    const job = await trx.selectFrom('report_jobs').select('id').where(claimable(at)).orderBy('id').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    const job = await trx
+      .selectFrom('report_jobs')
+      .select('id')
+      .where(claimable(at))
+      .orderBy('id')
+      .limit(1)
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
     if (!job) return undefined;
     return markClaimed(trx, workerId, at, leaseUntil).where('id', '=', job.id).executeTakeFirst();
   });

@@ -8,7 +8,11 @@ import { claimNextJob } from './reports.repository.ts';
 
 const POLL = { ...QUIET_ENV, REPORT_WORKER: 'true', REPORT_POLL_MS: '20' };
 
-async function waitForStatus(read: () => Promise<TestResponse>, status: string, timeoutMs = 10_000): Promise<TestResponse> {
+async function waitForStatus(
+  read: () => Promise<TestResponse>,
+  status: string,
+  timeoutMs = 10_000,
+): Promise<TestResponse> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await read();
@@ -26,7 +30,8 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    const generate = (body: unknown, token = t.adminToken) => t.request('POST', '/api/reports/generate', { token, body });
+    const generate = (body: unknown, token = t.adminToken) =>
+      t.request('POST', '/api/reports/generate', { token, body });
     const read = (href: string) => () => t.request('GET', href, { token: t.adminToken });
 
     it('answers 202 with Location, then runs the sales report in the background: totals by status and currency', async () => {
@@ -79,7 +84,14 @@ for (const dialect of DIALECTS) {
       });
       const contentDone = await waitForStatus(read(content.headers.get('location')!), 'done');
       // A bare `to` date includes that whole day: the range ends at the next midnight.
-      assert.deepEqual(contentDone.body.result, { type: 'content', from: null, to: '2000-01-02T00:00:00.000Z', posts: 0, comments: 0, likes: 0 });
+      assert.deepEqual(contentDone.body.result, {
+        type: 'content',
+        from: null,
+        to: '2000-01-02T00:00:00.000Z',
+        posts: 0,
+        comments: 0,
+        likes: 0,
+      });
     });
 
     it('is for admins only (403 for users, 401 anonymous), validates the body, and 404s unknown reports', async () => {
@@ -97,7 +109,10 @@ for (const dialect of DIALECTS) {
       for (const [body, field] of cases) {
         const res = await generate(body);
         assert.equal(res.status, 422, JSON.stringify(body));
-        assert.ok(res.body.error.details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)} → ${res.text}`);
+        assert.ok(
+          res.body.error.details.some((d: { field: string }) => d.field === field),
+          `${JSON.stringify(body)} → ${res.text}`,
+        );
       }
       const queued = await generate({ type: 'content' });
       assert.equal((await t.request('GET', queued.headers.get('location')!, { token: user.token })).status, 403);
@@ -112,12 +127,22 @@ for (const dialect of DIALECTS) {
       // Rewind it to the state a crashed instance leaves behind.
       await t.server.db
         .updateTable('report_jobs')
-        .set({ status: 'running', result: null, finished_at: null, locked_by: 'crashed-instance', locked_until: new Date(Date.now() - 1000).toISOString() })
+        .set({
+          status: 'running',
+          result: null,
+          finished_at: null,
+          locked_by: 'crashed-instance',
+          locked_until: new Date(Date.now() - 1000).toISOString(),
+        })
         .where('id', '=', id)
         .execute();
       const done = await waitForStatus(read(`/api/reports/${id}`), 'done');
       assert.equal(done.body.result.type, 'content');
-      const row = await t.server.db.selectFrom('report_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await t.server.db
+        .selectFrom('report_jobs')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.locked_by, null);
     });
 
@@ -127,12 +152,22 @@ for (const dialect of DIALECTS) {
       await waitForStatus(read(`/api/reports/${id}`), 'done');
       await t.server.db
         .updateTable('report_jobs')
-        .set({ status: 'running', result: null, finished_at: null, locked_by: 'busy-instance', locked_until: new Date(Date.now() + 60_000).toISOString() })
+        .set({
+          status: 'running',
+          result: null,
+          finished_at: null,
+          locked_by: 'busy-instance',
+          locked_until: new Date(Date.now() + 60_000).toISOString(),
+        })
         .where('id', '=', id)
         .execute();
       await sleep(200);
       assert.equal((await read(`/api/reports/${id}`)()).body.status, 'running');
-      await t.server.db.updateTable('report_jobs').set({ status: 'done', locked_by: null, locked_until: null }).where('id', '=', id).execute();
+      await t.server.db
+        .updateTable('report_jobs')
+        .set({ status: 'done', locked_by: null, locked_until: null })
+        .where('id', '=', id)
+        .execute();
     });
 
     it('gives each job to exactly one of several instances racing to claim it', async () => {
@@ -142,7 +177,21 @@ for (const dialect of DIALECTS) {
         const ids = (
           await t.server.db
             .insertInto('report_jobs')
-            .values(Array.from({ length: 10 }, () => ({ type: 'content' as const, params: '{"from":null,"to":null}', status: 'queued' as const, result: null, error: null, requested_by: null, locked_by: null, locked_until: null, created_at: now, updated_at: now, finished_at: null })))
+            .values(
+              Array.from({ length: 10 }, () => ({
+                type: 'content' as const,
+                params: '{"from":null,"to":null}',
+                status: 'queued' as const,
+                result: null,
+                error: null,
+                requested_by: null,
+                locked_by: null,
+                locked_until: null,
+                created_at: now,
+                updated_at: now,
+                finished_at: null,
+              })),
+            )
             .returning('id')
             .execute()
         ).map((row) => row.id);
@@ -152,15 +201,34 @@ for (const dialect of DIALECTS) {
         const claimed: number[] = [];
         for (let round = 0; round < 20; round += 1) {
           const claims = await Promise.all(
-            Array.from({ length: 20 }, (_, i) => claimNextJob(i % 2 === 0 ? t.server.db : other.server.db, `racer-${round}-${i}`, new Date().toISOString(), lease)),
+            Array.from({ length: 20 }, (_, i) =>
+              claimNextJob(
+                i % 2 === 0 ? t.server.db : other.server.db,
+                `racer-${round}-${i}`,
+                new Date().toISOString(),
+                lease,
+              ),
+            ),
           );
           claimed.push(...claims.filter((row) => row !== undefined && ids.includes(row.id)).map((row) => row!.id));
-          const left = await t.server.db.selectFrom('report_jobs').select('id').where('id', 'in', ids).where('status', '=', 'queued').execute();
+          const left = await t.server.db
+            .selectFrom('report_jobs')
+            .select('id')
+            .where('id', 'in', ids)
+            .where('status', '=', 'queued')
+            .execute();
           if (left.length === 0) break;
         }
         assert.equal(new Set(claimed).size, claimed.length, 'a job was claimed twice');
-        const rows = await t.server.db.selectFrom('report_jobs').select(['id', 'status', 'locked_by']).where('id', 'in', ids).execute();
-        assert.ok(rows.every((row) => row.status !== 'queued'), 'every job was claimed');
+        const rows = await t.server.db
+          .selectFrom('report_jobs')
+          .select(['id', 'status', 'locked_by'])
+          .where('id', 'in', ids)
+          .execute();
+        assert.ok(
+          rows.every((row) => row.status !== 'queued'),
+          'every job was claimed',
+        );
         for (const row of rows.filter((r) => r.locked_by?.startsWith('racer-'))) assert.ok(claimed.includes(row.id));
       } finally {
         await other.close();
@@ -188,9 +256,15 @@ for (const dialect of DIALECTS) {
 
     it('keeps a job queued while no worker runs, and completes one interrupted mid-run after a restart', async () => {
       const queued = await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'sales' } });
-      const interrupted = await t.request('POST', '/api/reports/generate', { token: t.adminToken, body: { type: 'users' } });
+      const interrupted = await t.request('POST', '/api/reports/generate', {
+        token: t.adminToken,
+        body: { type: 'users' },
+      });
       await sleep(100);
-      assert.equal((await t.request('GET', `/api/reports/${queued.body.id}`, { token: t.adminToken })).body.status, 'queued');
+      assert.equal(
+        (await t.request('GET', `/api/reports/${queued.body.id}`, { token: t.adminToken })).body.status,
+        'queued',
+      );
       // The state an instance that died while running the job leaves behind: running, lease run out.
       await t.server.db
         .updateTable('report_jobs')
@@ -200,8 +274,14 @@ for (const dialect of DIALECTS) {
 
       const restarted = await startInstanceOn(t, POLL);
       try {
-        for (const [id, type] of [[queued.body.id, 'sales'], [interrupted.body.id, 'users']] as const) {
-          const done = await waitForStatus(() => restarted.request('GET', `/api/reports/${id}`, { token: t.adminToken }), 'done');
+        for (const [id, type] of [
+          [queued.body.id, 'sales'],
+          [interrupted.body.id, 'users'],
+        ] as const) {
+          const done = await waitForStatus(
+            () => restarted.request('GET', `/api/reports/${id}`, { token: t.adminToken }),
+            'done',
+          );
           assert.equal(done.body.result.type, type);
         }
       } finally {

@@ -11,7 +11,15 @@ const tags = ['reports'];
 export const reportsRoutes: FastifyPluginAsyncTypebox<{ reports: ReportsService }> = async (app, { reports }) => {
   app.post(
     '/reports/generate',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Queue a report (admin); poll the Location', body: GenerateReportInput, response: { 202: ReportJobView } } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Queue a report (admin); poll the Location',
+        body: GenerateReportInput,
+        response: { 202: ReportJobView },
+      },
+    },
     async (request, reply) => {
       const view = toReportJobView(await reports.requestReport(request.principal, request.body), request.apiPrefix);
       return reply.code(202).header('location', view._links.self.href).send(view);
@@ -20,7 +28,16 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ reports: ReportsService 
 
   app.get(
     '/reports/:reportId',
-    { config: { access: 'admin' }, schema: { tags, summary: 'A report job: its status and, when done, the result (admin)', params: Type.Object({ reportId: Id }), response: { 200: ReportJobView } } },
-    async (request) => toReportJobView(await reports.getReport(request.principal, request.params.reportId), request.apiPrefix),
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'A report job: its status and, when done, the result (admin)',
+        params: Type.Object({ reportId: Id }),
+        response: { 200: ReportJobView },
+      },
+    },
+    async (request) =>
+      toReportJobView(await reports.getReport(request.principal, request.params.reportId), request.apiPrefix),
   );
 };

@@ -23,7 +23,8 @@ function rangeOf(input: GenerateReportInput): ReportRange {
     // The pattern admits 2026-02-31 and the parser rolls it over to March; the calendar does not.
     const day = text.slice(0, 10);
     const realDay = Date.parse(`${day}T00:00:00Z`);
-    if (Number.isNaN(time) || Number.isNaN(realDay) || new Date(realDay).toISOString().slice(0, 10) !== day) throw AppError.validation([{ field, message: 'is not a valid date' }]);
+    if (Number.isNaN(time) || Number.isNaN(realDay) || new Date(realDay).toISOString().slice(0, 10) !== day)
+      throw AppError.validation([{ field, message: 'is not a valid date' }]);
     return new Date(field === 'to' && bareDate ? time + DAY_MS : time).toISOString();
   };
   const range = { from: parse('from'), to: parse('to') };
@@ -41,17 +42,31 @@ export interface ReportsOptions {
 
 export type ReportEvents = { 'report.completed': ReportJob };
 
-export function createReportsService(db: Db, options: ReportsOptions, events: EventRecorder<ReportEvents> = noEvents()) {
+export function createReportsService(
+  db: Db,
+  options: ReportsOptions,
+  events: EventRecorder<ReportEvents> = noEvents(),
+) {
   /** Records the outcome (done or failed) with its `report.completed`, if the job is still this worker's. */
   const finish = (id: number, workerId: string, outcome: Parameters<typeof repo.finishJob>[3]) =>
-    events.recordWith(db, 'report.completed', async (trx) => ((await repo.finishJob(trx, id, workerId, outcome)) ? repo.findJobById(trx, id) : undefined), toReportJob);
+    events.recordWith(
+      db,
+      'report.completed',
+      async (trx) => ((await repo.finishJob(trx, id, workerId, outcome)) ? repo.findJobById(trx, id) : undefined),
+      toReportJob,
+    );
 
   return {
     /** Queues a report; a worker picks it up. Admin only. */
     async requestReport(actor: Principal | null, raw: unknown): Promise<ReportJob> {
       const admin = requireAdmin(actor);
       const input = checkGenerate(raw);
-      const row = await repo.insertJob(db, { type: input.type, params: JSON.stringify(rangeOf(input)), requestedBy: admin.userId, at: now() });
+      const row = await repo.insertJob(db, {
+        type: input.type,
+        params: JSON.stringify(rangeOf(input)),
+        requestedBy: admin.userId,
+        at: now(),
+      });
       return toReportJob(row);
     },
 
@@ -68,7 +83,12 @@ export function createReportsService(db: Db, options: ReportsOptions, events: Ev
      */
     async runNextJob(workerId: string): Promise<boolean> {
       const at = new Date();
-      const row = await repo.claimNextJob(db, workerId, at.toISOString(), new Date(at.getTime() + options.leaseMs).toISOString());
+      const row = await repo.claimNextJob(
+        db,
+        workerId,
+        at.toISOString(),
+        new Date(at.getTime() + options.leaseMs).toISOString(),
+      );
       if (!row) return false;
       const job = toReportJob(row);
       try {
@@ -86,7 +106,10 @@ export function createReportsService(db: Db, options: ReportsOptions, events: Ev
     async queueStats(): Promise<{ queued: number; oldestAgeSeconds: number }> {
       const stats = await repo.queuedJobStats(db);
       const oldest = stats.oldestCreatedAt === null ? NaN : Date.parse(stats.oldestCreatedAt);
-      return { queued: stats.queued, oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
+      return {
+        queued: stats.queued,
+        oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
+      };
     },
   };
 }

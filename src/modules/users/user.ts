@@ -17,7 +17,17 @@ export interface User {
   updatedAt: string;
 }
 
-export const USER_FIELDS = ['id', 'name', 'email', 'age', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt'] as const;
+export const USER_FIELDS = [
+  'id',
+  'name',
+  'email',
+  'age',
+  'role',
+  'status',
+  'emailVerified',
+  'createdAt',
+  'updatedAt',
+] as const;
 export type UserField = (typeof USER_FIELDS)[number];
 
 /** The column of each field: loaders read only the columns of the fields a GraphQL query selects. */
@@ -48,7 +58,8 @@ export function toUser(row: UserRow): User {
 }
 
 /** A user's email is personal data: shown to that user and to admins (DECISIONS §5). */
-export const maySeeEmail = (viewer: Principal | null, userId: number): boolean => isAdmin(viewer) || viewer?.userId === userId;
+export const maySeeEmail = (viewer: Principal | null, userId: number): boolean =>
+  isAdmin(viewer) || viewer?.userId === userId;
 
 /**
  * The user as `viewer` may see them: the one rule below REST (which answers `"email": null`) and

@@ -36,7 +36,10 @@ for (const dialect of DIALECTS) {
 
     it('PUT with a new address resets it too, also when an admin makes the change', async () => {
       const user = await verifiedUser();
-      const res = await t.request('PUT', `/api/users/${user.id}`, { token: t.adminToken, body: { name: 'Replaced', email: fresh() } });
+      const res = await t.request('PUT', `/api/users/${user.id}`, {
+        token: t.adminToken,
+        body: { name: 'Replaced', email: fresh() },
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.emailVerified, false);
     });
@@ -45,7 +48,10 @@ for (const dialect of DIALECTS) {
       const user = await verifiedUser();
       const res = await t.request('POST', '/graphql', {
         token: user.token,
-        body: { query: 'mutation ($id: ID!, $email: String!) { updateUser(id: $id, input: { email: $email }) { id } }', variables: { id: String(user.id), email: fresh() } },
+        body: {
+          query: 'mutation ($id: ID!, $email: String!) { updateUser(id: $id, input: { email: $email }) { id } }',
+          variables: { id: String(user.id), email: fresh() },
+        },
       });
       assert.equal(res.body.errors, undefined, res.text);
       assert.equal((await stored(user.id)).emailVerified, false);
@@ -58,7 +64,10 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.body.emailVerified, true, JSON.stringify(body));
       }
-      const put = await t.request('PUT', `/api/users/${user.id}`, { token: user.token, body: { name: 'Same address', email: user.email } });
+      const put = await t.request('PUT', `/api/users/${user.id}`, {
+        token: user.token,
+        body: { name: 'Same address', email: user.email },
+      });
       assert.equal(put.body.emailVerified, true);
     });
   });

@@ -17,10 +17,16 @@ for (const dialect of DIALECTS) {
       owner = await t.createUser();
       other = await t.createUser();
       ownerEmail = owner.user.email as string;
-      const post = await t.request('POST', `/api/users/${owner.id}/posts`, { token: owner.token, body: { title: 'Mine', content: 'Text' } });
+      const post = await t.request('POST', `/api/users/${owner.id}/posts`, {
+        token: owner.token,
+        body: { title: 'Mine', content: 'Text' },
+      });
       assert.equal(post.status, 201);
       postId = post.body.id;
-      const comment = await t.request('POST', `/api/posts/${postId}/comments`, { token: owner.token, body: { text: 'Me again' } });
+      const comment = await t.request('POST', `/api/posts/${postId}/comments`, {
+        token: owner.token,
+        body: { text: 'Me again' },
+      });
       assert.equal(comment.status, 201);
     });
     after(() => t?.close());
@@ -44,9 +50,16 @@ for (const dialect of DIALECTS) {
           const list = await t.request('GET', `/api/users?${query}`, { token: other.token });
           assert.equal(list.status, 200);
           const visible = list.body.data.filter((user: { email: string | null }) => user.email !== null);
-          assert.deepEqual(visible.map((user: { id: number }) => user.id), [other.id], query);
+          assert.deepEqual(
+            visible.map((user: { id: number }) => user.id),
+            [other.id],
+            query,
+          );
           const all = await t.request('GET', `/api/users?${query}`, { token: t.adminToken });
-          assert.ok(all.body.data.every((user: { email: string | null }) => typeof user.email === 'string'), query);
+          assert.ok(
+            all.body.data.every((user: { email: string | null }) => typeof user.email === 'string'),
+            query,
+          );
         }
       });
 
@@ -64,7 +77,9 @@ for (const dialect of DIALECTS) {
       });
 
       it('answers a sign-up with its own address, and the user keeps reading and updating themselves with If-Match', async () => {
-        const signUp = await t.request('POST', '/api/users', { body: { name: 'Fresh', email: 'fresh-privacy@example.com' } });
+        const signUp = await t.request('POST', '/api/users', {
+          body: { name: 'Fresh', email: 'fresh-privacy@example.com' },
+        });
         assert.equal(signUp.status, 201);
         assert.equal(signUp.body.email, 'fresh-privacy@example.com');
         const read = await t.request('GET', `/api/users/${owner.id}`, { token: owner.token });
@@ -87,14 +102,18 @@ for (const dialect of DIALECTS) {
 
     describe('GraphQL', () => {
       it('answers email "" for another user in user and users, the address to the user and to an admin', async () => {
-        const one = async (token: string) => (await gql(t, `{ user(id: "${owner.id}") { id email } }`, { token })).body.data.user.email;
+        const one = async (token: string) =>
+          (await gql(t, `{ user(id: "${owner.id}") { id email } }`, { token })).body.data.user.email;
         assert.equal(await one(other.token), '');
         assert.equal(await one(owner.token), ownerEmail);
         assert.equal(await one(t.adminToken), ownerEmail);
         const list = await gql(t, '{ users(limit: 100) { id email } }', { token: other.token });
         assert.deepEqual(errorCodes(list), []);
         const shown = list.body.data.users.filter((user: { email: string }) => user.email !== '');
-        assert.deepEqual(shown.map((user: { id: string }) => user.id), [String(other.id)]);
+        assert.deepEqual(
+          shown.map((user: { id: string }) => user.id),
+          [String(other.id)],
+        );
         const admin = await gql(t, '{ users(limit: 100) { email } }', { token: t.adminToken });
         assert.ok(admin.body.data.users.every((user: { email: string }) => user.email.includes('@')));
       });
@@ -115,7 +134,10 @@ for (const dialect of DIALECTS) {
       });
 
       it('answers createUser with the new address', async () => {
-        const res = await gql(t, 'mutation { createUser(input: { name: "Gql Fresh", email: "gql-fresh-privacy@example.com" }) { email } }');
+        const res = await gql(
+          t,
+          'mutation { createUser(input: { name: "Gql Fresh", email: "gql-fresh-privacy@example.com" }) { email } }',
+        );
         assert.equal(res.body.data.createUser.email, 'gql-fresh-privacy@example.com');
       });
     });

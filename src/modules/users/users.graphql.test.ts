@@ -5,7 +5,8 @@ import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 const CREATE = 'mutation Create($input: CreateUserInput!) { createUser(input: $input) { id name email age } }';
-const UPDATE = 'mutation Update($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { id name email age } }';
+const UPDATE =
+  'mutation Update($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { id name email age } }';
 const DELETE = 'mutation Delete($id: ID!) { deleteUser(id: $id) }';
 
 for (const dialect of DIALECTS) {
@@ -34,13 +35,20 @@ for (const dialect of DIALECTS) {
 
       it('reads one user by id with exactly the selected fields; ids are strings', async () => {
         const { id, token } = await t.createUser({ name: 'Grace', age: 45 });
-        const res = await gql(t, 'query ($id: ID!) { user(id: $id) { id name age } }', { variables: { id: String(id) }, token });
+        const res = await gql(t, 'query ($id: ID!) { user(id: $id) { id name age } }', {
+          variables: { id: String(id) },
+          token,
+        });
         assert.equal(res.status, 200);
         assert.deepEqual(res.body, { data: { user: { id: String(id), name: 'Grace', age: 45 } } });
       });
 
       it('answers null (no error) for an unknown or malformed user id', async () => {
-        const res = await gql(t, '{ a: user(id: "999999") { id } b: user(id: "abc") { id } c: user(id: "-1") { id } }', { token: t.adminToken });
+        const res = await gql(
+          t,
+          '{ a: user(id: "999999") { id } b: user(id: "abc") { id } c: user(id: "-1") { id } }',
+          { token: t.adminToken },
+        );
         assert.deepEqual(res.body, { data: { a: null, b: null, c: null } });
       });
 
@@ -49,10 +57,15 @@ for (const dialect of DIALECTS) {
         const all = await gql(t, '{ users { id } }', { token: t.adminToken });
         assert.equal(all.body.data.users.length, 10);
         const ids = all.body.data.users.map((u: { id: string }) => Number(u.id));
-        assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => a - b),
+        );
         const page = await gql(t, '{ users(limit: 2, offset: 1) { id } }', { token: t.adminToken });
         assert.deepEqual(page.body.data.users, all.body.data.users.slice(1, 3));
-        const clamped = await gql(t, '{ low: users(limit: 0) { id } high: users(limit: 500) { id } }', { token: t.adminToken });
+        const clamped = await gql(t, '{ low: users(limit: 0) { id } high: users(limit: 500) { id } }', {
+          token: t.adminToken,
+        });
         assert.equal(clamped.body.data.low.length, 1);
         assert.ok(clamped.body.data.high.length > 10 && clamped.body.data.high.length <= 100);
       });
@@ -82,10 +95,15 @@ for (const dialect of DIALECTS) {
 
     describe('createUser', () => {
       it('signs up anonymously and returns the user', async () => {
-        const res = await gql(t, CREATE, { variables: { input: { name: ' Ada ', email: 'ADA.gql@example.com', age: 36 } } });
+        const res = await gql(t, CREATE, {
+          variables: { input: { name: ' Ada ', email: 'ADA.gql@example.com', age: 36 } },
+        });
         assert.equal(res.status, 200);
         assert.equal(res.body.errors, undefined);
-        assert.deepEqual({ ...res.body.data.createUser, id: undefined }, { id: undefined, name: 'Ada', email: 'ada.gql@example.com', age: 36 });
+        assert.deepEqual(
+          { ...res.body.data.createUser, id: undefined },
+          { id: undefined, name: 'Ada', email: 'ada.gql@example.com', age: 36 },
+        );
       });
 
       it('answers a bad email, a blank name and a negative age with BAD_USER_INPUT naming the field', async () => {
@@ -116,7 +134,10 @@ for (const dialect of DIALECTS) {
       });
 
       it('has no way to set a role: a role in the input is a schema error', async () => {
-        const res = await gql(t, 'mutation { createUser(input: {name: "R", email: "r@example.com", role: "admin"}) { id } }');
+        const res = await gql(
+          t,
+          'mutation { createUser(input: {name: "R", email: "r@example.com", role: "admin"}) { id } }',
+        );
         assert.deepEqual(errorCodes(res), ['GRAPHQL_VALIDATION_FAILED']);
       });
 
@@ -131,7 +152,12 @@ for (const dialect of DIALECTS) {
       it('lets users change themselves, only the fields sent', async () => {
         const { id, token } = await t.createUser({ name: 'Before', age: 20 });
         const res = await gql(t, UPDATE, { variables: { id: String(id), input: { name: 'After' } }, token });
-        assert.deepEqual(res.body.data.updateUser, { id: String(id), name: 'After', email: res.body.data.updateUser.email, age: 20 });
+        assert.deepEqual(res.body.data.updateUser, {
+          id: String(id),
+          name: 'After',
+          email: res.body.data.updateUser.email,
+          age: 20,
+        });
         const cleared = await gql(t, UPDATE, { variables: { id: String(id), input: { age: null } }, token });
         assert.equal(cleared.body.data.updateUser.age, null);
       });
@@ -139,7 +165,10 @@ for (const dialect of DIALECTS) {
       it('refuses updating another user with FORBIDDEN and changes nothing', async () => {
         const victim = await t.createUser({ name: 'Victim' });
         const other = await t.createUser();
-        const res = await gql(t, UPDATE, { variables: { id: String(victim.id), input: { name: 'Hacked' } }, token: other.token });
+        const res = await gql(t, UPDATE, {
+          variables: { id: String(victim.id), input: { name: 'Hacked' } },
+          token: other.token,
+        });
         assert.deepEqual(errorCodes(res), ['FORBIDDEN']);
         assert.equal(res.body.data, null);
         const read = await t.request('GET', `/api/users/${victim.id}`, { token: t.adminToken });
@@ -157,7 +186,10 @@ for (const dialect of DIALECTS) {
       it('answers an anonymous update with UNAUTHENTICATED and an unknown id (admin) with NOT_FOUND', async () => {
         const anonymous = await gql(t, UPDATE, { variables: { id: '1', input: { name: 'X' } } });
         assert.deepEqual(errorCodes(anonymous), ['UNAUTHENTICATED']);
-        const unknown = await gql(t, UPDATE, { variables: { id: '999999', input: { name: 'X' } }, token: t.adminToken });
+        const unknown = await gql(t, UPDATE, {
+          variables: { id: '999999', input: { name: 'X' } },
+          token: t.adminToken,
+        });
         assert.deepEqual(errorCodes(unknown), ['NOT_FOUND']);
       });
 
@@ -165,7 +197,10 @@ for (const dialect of DIALECTS) {
         const { id, token } = await t.createUser();
         const res = await gql(t, UPDATE, { variables: { id: String(id), input: { email: 'nope' } }, token });
         assert.deepEqual(errorCodes(res), ['BAD_USER_INPUT']);
-        assert.deepEqual(res.body.errors[0].extensions.details.map((d: { field: string }) => d.field), ['email']);
+        assert.deepEqual(
+          res.body.errors[0].extensions.details.map((d: { field: string }) => d.field),
+          ['email'],
+        );
       });
     });
 
@@ -192,13 +227,17 @@ for (const dialect of DIALECTS) {
 
     describe('one store for REST and GraphQL', () => {
       it('reads through GraphQL at once a user created through REST', async () => {
-        const created = await t.request('POST', '/api/users', { body: { name: 'Rest Made', email: 'rest-made@example.com' } });
+        const created = await t.request('POST', '/api/users', {
+          body: { name: 'Rest Made', email: 'rest-made@example.com' },
+        });
         const res = await gql(t, `{ user(id: "${created.body.id}") { name email } }`, { token: t.adminToken });
         assert.deepEqual(res.body.data.user, { name: 'Rest Made', email: 'rest-made@example.com' });
       });
 
       it('reads through REST at once a user created and updated through GraphQL', async () => {
-        const created = await gql(t, CREATE, { variables: { input: { name: 'Graph Made', email: 'graph-made@example.com' } } });
+        const created = await gql(t, CREATE, {
+          variables: { input: { name: 'Graph Made', email: 'graph-made@example.com' } },
+        });
         const id = created.body.data.createUser.id;
         await gql(t, UPDATE, { variables: { id, input: { age: 7 } }, token: t.adminToken });
         const read = await t.request('GET', `/api/users/${id}`, { token: t.adminToken });

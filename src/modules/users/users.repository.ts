@@ -40,7 +40,11 @@ export async function findUserRights(db: Db, id: number): Promise<Pick<UserRow, 
 }
 
 /** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
-export async function findUsersByIds(db: Db, ids: readonly number[], columns?: readonly (keyof UserRow)[]): Promise<UserRow[]> {
+export async function findUsersByIds(
+  db: Db,
+  ids: readonly number[],
+  columns?: readonly (keyof UserRow)[],
+): Promise<UserRow[]> {
   return ids.length === 0 ? [] : readRows(db, usersByIds(db, ids, columns));
 }
 
@@ -75,14 +79,23 @@ const listStatement = statementCache({
     let select = filtered(db, params).selectAll();
     // Nulls sort last in both directions on both databases (they disagree by default).
     if (shape.column === 'age') select = select.orderBy(sql`age is null`);
-    return select.orderBy(shape.column, shape.order).orderBy('id', shape.order).limit(params.limit).offset(params.offset);
+    return select
+      .orderBy(shape.column, shape.order)
+      .orderBy('id', shape.order)
+      .limit(params.limit)
+      .offset(params.offset);
   },
 });
 
 export async function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]> {
   const shape: UserListShape = { column: SORT_COLUMNS[query.sort], order: query.order };
   // `filtered` leaves out an empty filter as well as an absent one.
-  const params: UserListParams = { role: query.role || undefined, status: query.status || undefined, limit: query.limit, offset: query.offset };
+  const params: UserListParams = {
+    role: query.role || undefined,
+    status: query.status || undefined,
+    limit: query.limit,
+    offset: query.offset,
+  };
   return readRows(db, listStatement(db, shape, params));
 }
 

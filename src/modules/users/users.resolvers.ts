@@ -1,5 +1,11 @@
 import type { GraphQLContext } from '../../core/resolving/context.ts';
-import type { MutationCreateUserArgs, MutationDeleteUserArgs, MutationUpdateUserArgs, QueryUserArgs, QueryUsersArgs } from '../graphql-types.generated.ts';
+import type {
+  MutationCreateUserArgs,
+  MutationDeleteUserArgs,
+  MutationUpdateUserArgs,
+  QueryUserArgs,
+  QueryUsersArgs,
+} from '../graphql-types.generated.ts';
 import { nullIfNotFound, pageOf, toId, withId } from '../../core/resolving/context.ts';
 import { listLoader } from '../../core/resolving/loaders.ts';
 import type { Post } from '../posts/post.ts';
@@ -14,7 +20,8 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
       Query: {
         user: (_: unknown, args: QueryUserArgs, ctx: GraphQLContext) =>
           nullIfNotFound(() => users.getUser(ctx.principal, toId(args.id))),
-        users: (_: unknown, args: QueryUsersArgs, ctx: GraphQLContext) => users.listUserItems(ctx.principal, pageOf(args)),
+        users: (_: unknown, args: QueryUsersArgs, ctx: GraphQLContext) =>
+          users.listUserItems(ctx.principal, pageOf(args)),
       },
       // The service answers null for an email the caller may not see; the seed types it `String!`.
       User: {
@@ -25,12 +32,16 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
           users.createUser(ctx.principal, { ...args.input }),
         updateUser: (_: unknown, args: MutationUpdateUserArgs, ctx: GraphQLContext) =>
           withId(args.id, 'User', (id) => users.updateUser(ctx.principal, id, { ...args.input })),
-        deleteUser: (_: unknown, args: MutationDeleteUserArgs, ctx: GraphQLContext) => users.deleteUser(ctx.principal, toId(args.id)),
+        deleteUser: (_: unknown, args: MutationDeleteUserArgs, ctx: GraphQLContext) =>
+          users.deleteUser(ctx.principal, toId(args.id)),
       },
     },
     batched: {
       User: {
-        posts: listLoader<User, Post>((user) => user.id, (ids, page, fields) => posts.findPostsByAuthorIds(ids, page, fields)),
+        posts: listLoader<User, Post>(
+          (user) => user.id,
+          (ids, page, fields) => posts.findPostsByAuthorIds(ids, page, fields),
+        ),
       },
     },
   };

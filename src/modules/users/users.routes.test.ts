@@ -80,18 +80,25 @@ for (const dialect of DIALECTS) {
 
       it('decides concurrent sign-ups with one email in the database: one 201, the rest 409', async () => {
         const results = await Promise.all(
-          Array.from({ length: 8 }, () => t.request('POST', '/api/users', { body: { name: 'Race', email: 'race@example.com' } })),
+          Array.from({ length: 8 }, () =>
+            t.request('POST', '/api/users', { body: { name: 'Race', email: 'race@example.com' } }),
+          ),
         );
         const statuses = results.map((r) => r.status).sort();
         assert.deepEqual(statuses, [201, 409, 409, 409, 409, 409, 409, 409]);
       });
 
       it('lets only an admin set role or status', async () => {
-        const anonymous = await t.request('POST', '/api/users', { body: { name: 'R', email: 'r1@example.com', role: 'admin' } });
+        const anonymous = await t.request('POST', '/api/users', {
+          body: { name: 'R', email: 'r1@example.com', role: 'admin' },
+        });
         assert.equal(anonymous.status, 403);
         assert.equal(anonymous.body.error.code, 'FORBIDDEN');
         const { token } = await t.createUser();
-        const asUser = await t.request('POST', '/api/users', { token, body: { name: 'R', email: 'r2@example.com', status: 'suspended' } });
+        const asUser = await t.request('POST', '/api/users', {
+          token,
+          body: { name: 'R', email: 'r2@example.com', status: 'suspended' },
+        });
         assert.equal(asUser.status, 403);
         const asAdmin = await t.request('POST', '/api/users', {
           token: t.adminToken,
@@ -103,16 +110,24 @@ for (const dialect of DIALECTS) {
       });
 
       it('answers 400 BAD_REQUEST for malformed JSON and 415 for a non-JSON body', async () => {
-        const malformed = await t.request('POST', '/api/users', { raw: '{"name":', headers: { 'content-type': 'application/json' } });
+        const malformed = await t.request('POST', '/api/users', {
+          raw: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(malformed.status, 400);
         assert.equal(malformed.body.error.code, 'BAD_REQUEST');
-        const text = await t.request('POST', '/api/users', { raw: 'name=a', headers: { 'content-type': 'text/plain' } });
+        const text = await t.request('POST', '/api/users', {
+          raw: 'name=a',
+          headers: { 'content-type': 'text/plain' },
+        });
         assert.equal(text.status, 415);
         assert.equal(text.body.error.code, 'UNSUPPORTED_MEDIA_TYPE');
       });
 
       it('answers 413 PAYLOAD_TOO_LARGE for a body over 1 MiB', async () => {
-        const res = await t.request('POST', '/api/users', { body: { name: 'x'.repeat(1024 * 1024 + 10), email: 'big@example.com' } });
+        const res = await t.request('POST', '/api/users', {
+          body: { name: 'x'.repeat(1024 * 1024 + 10), email: 'big@example.com' },
+        });
         assert.equal(res.status, 413);
         assert.equal(res.body.error.code, 'PAYLOAD_TOO_LARGE');
       });
@@ -147,7 +162,11 @@ for (const dialect of DIALECTS) {
       let token: string;
       before(async () => {
         token = (await t.createUser({ name: 'Lister' })).token;
-        for (const [name, age] of [['Zed', 20], ['Amy', 40], ['Mia', null]] as const) {
+        for (const [name, age] of [
+          ['Zed', 20],
+          ['Amy', 40],
+          ['Mia', null],
+        ] as const) {
           await t.createUser({ name, age });
         }
         await t.createUser({ name: 'Sus', status: 'suspended' });
@@ -190,7 +209,15 @@ for (const dialect of DIALECTS) {
       });
 
       it('answers 422 for numbers that are not numbers, unknown sorts, orders and roles', async () => {
-        for (const query of ['page=abc', 'limit=ten', 'limit=1.5', 'sort=password', 'order=up', 'role=root', 'status=gone']) {
+        for (const query of [
+          'page=abc',
+          'limit=ten',
+          'limit=1.5',
+          'sort=password',
+          'order=up',
+          'role=root',
+          'status=gone',
+        ]) {
           const res = await t.request('GET', `/api/users?${query}`, { token });
           assert.equal(res.status, 422, query);
           assert.equal(res.body.error.code, 'VALIDATION_ERROR');
@@ -203,22 +230,34 @@ for (const dialect of DIALECTS) {
         assert.ok(admins.body.data.length >= 1);
         assert.ok(admins.body.data.every((u: { role: string }) => u.role === 'admin'));
         const suspended = await t.request('GET', '/api/users?status=suspended&role=user', { token });
-        assert.deepEqual(suspended.body.data.map((u: { name: string }) => u.name), ['Sus']);
+        assert.deepEqual(
+          suspended.body.data.map((u: { name: string }) => u.name),
+          ['Sus'],
+        );
         assert.equal(suspended.body.pagination.total, 1);
       });
 
       it('sorts by a field in either order, ties broken by id, nulls last', async () => {
         const asc = await t.request('GET', '/api/users?sort=name&order=asc&limit=100', { token });
         const names = asc.body.data.map((u: { name: string }) => u.name);
-        assert.deepEqual(names, [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        assert.deepEqual(
+          names,
+          [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+        );
         const desc = await t.request('GET', '/api/users?sort=age&order=desc&limit=100', { token });
         const ages = desc.body.data.map((u: { age: number | null }) => u.age);
         const firstNull = ages.indexOf(null);
-        assert.deepEqual(ages.slice(0, firstNull), [...ages.slice(0, firstNull)].sort((a, b) => b - a));
+        assert.deepEqual(
+          ages.slice(0, firstNull),
+          [...ages.slice(0, firstNull)].sort((a, b) => b - a),
+        );
         assert.ok(ages.slice(firstNull).every((a: number | null) => a === null));
         const byId = await t.request('GET', '/api/users?order=desc&limit=100', { token });
         const ids = byId.body.data.map((u: { id: number }) => u.id);
-        assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => b - a),
+        );
       });
 
       it('answers sorts, orders, filters and pages that alternate each with its own rows (statements built once per shape)', async () => {
@@ -230,32 +269,61 @@ for (const dialect of DIALECTS) {
         const everyone = await list('limit=100&order=asc');
         const byNameAsc = [...everyone].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
         for (let round = 0; round < 2; round += 1) {
-          assert.deepEqual((await list('sort=name&order=asc&limit=100')).map((u) => u.id), byNameAsc.map((u) => u.id));
-          assert.deepEqual((await list('sort=name&order=asc&limit=2&page=2')).map((u) => u.id), byNameAsc.slice(2, 4).map((u) => u.id));
-          assert.deepEqual((await list('limit=100&order=desc')).map((u) => u.id), everyone.map((u) => u.id).toReversed());
+          assert.deepEqual(
+            (await list('sort=name&order=asc&limit=100')).map((u) => u.id),
+            byNameAsc.map((u) => u.id),
+          );
+          assert.deepEqual(
+            (await list('sort=name&order=asc&limit=2&page=2')).map((u) => u.id),
+            byNameAsc.slice(2, 4).map((u) => u.id),
+          );
+          assert.deepEqual(
+            (await list('limit=100&order=desc')).map((u) => u.id),
+            everyone.map((u) => u.id).toReversed(),
+          );
           const ages = (await list('sort=age&order=asc&limit=100')).map((u) => u.age);
-          assert.deepEqual(ages.filter((a) => a !== null), ages.filter((a) => a !== null).sort((a, b) => a! - b!));
+          assert.deepEqual(
+            ages.filter((a) => a !== null),
+            ages.filter((a) => a !== null).sort((a, b) => a! - b!),
+          );
           assert.ok(ages.includes(null) && ages.slice(ages.indexOf(null)).every((a) => a === null));
-          assert.deepEqual((await list('status=suspended&limit=100')).map((u) => u.name), ['Sus']);
+          assert.deepEqual(
+            (await list('status=suspended&limit=100')).map((u) => u.name),
+            ['Sus'],
+          );
           const active = await list('status=active&role=user&limit=100');
-          assert.deepEqual(active.map((u) => u.id), everyone.filter((u) => u.status === 'active' && u.role === 'user').map((u) => u.id));
+          assert.deepEqual(
+            active.map((u) => u.id),
+            everyone.filter((u) => u.status === 'active' && u.role === 'user').map((u) => u.id),
+          );
         }
       });
 
       it('findUsersByIds reads each column list and number of ids with its own statement', async () => {
-        const ids = ((await t.request('GET', '/api/users?limit=3', { token })).body.data as { id: number }[]).map((u) => u.id);
+        const ids = ((await t.request('GET', '/api/users?limit=3', { token })).body.data as { id: number }[]).map(
+          (u) => u.id,
+        );
         assert.equal(ids.length, 3);
         const keys = (rows: object[]) => [...new Set(rows.map((row) => Object.keys(row).sort().join()))];
         const sorted = (rows: { id: number }[]) => rows.map((row) => row.id).sort((a, b) => a - b);
         for (let round = 0; round < 2; round += 1) {
           const names = await findUsersByIds(t.server.db, ids.slice(0, 2), ['id', 'name']);
           assert.deepEqual(keys(names), ['id,name']);
-          assert.deepEqual(sorted(names), ids.slice(0, 2).sort((a, b) => a - b));
+          assert.deepEqual(
+            sorted(names),
+            ids.slice(0, 2).sort((a, b) => a - b),
+          );
           const roles = await findUsersByIds(t.server.db, ids.slice(1, 3), ['role', 'id']);
           assert.deepEqual(keys(roles), ['id,role']);
-          assert.deepEqual(sorted(roles), ids.slice(1, 3).sort((a, b) => a - b));
+          assert.deepEqual(
+            sorted(roles),
+            ids.slice(1, 3).sort((a, b) => a - b),
+          );
           const three = await findUsersByIds(t.server.db, [...ids, 999999], ['id', 'name']);
-          assert.deepEqual(sorted(three), [...ids].sort((a, b) => a - b));
+          assert.deepEqual(
+            sorted(three),
+            [...ids].sort((a, b) => a - b),
+          );
           const whole = await findUsersByIds(t.server.db, [ids[0]!]);
           assert.equal(whole.length, 1);
           assert.ok(keys(whole)[0]!.includes('email') && keys(whole)[0]!.includes('created_at'));
@@ -277,7 +345,10 @@ for (const dialect of DIALECTS) {
     describe('PUT and PATCH /api/users/{id}', () => {
       it('PUT replaces: name and email required, an absent age becomes null', async () => {
         const { id, token } = await t.createUser({ age: 30 });
-        const res = await t.request('PUT', `/api/users/${id}`, { token, body: { name: 'Replaced', email: `replaced${id}@example.com` } });
+        const res = await t.request('PUT', `/api/users/${id}`, {
+          token,
+          body: { name: 'Replaced', email: `replaced${id}@example.com` },
+        });
         assert.equal(res.status, 200);
         assert.equal(res.body.name, 'Replaced');
         assert.equal(res.body.age, null);
@@ -313,7 +384,10 @@ for (const dialect of DIALECTS) {
         const { id, token } = await t.createUser();
         const res = await t.request('PATCH', `/api/users/${id}`, { token, body: { role: 'admin' } });
         assert.equal(res.status, 403);
-        const admin = await t.request('PATCH', `/api/users/${id}`, { token: t.adminToken, body: { role: 'admin', status: 'inactive' } });
+        const admin = await t.request('PATCH', `/api/users/${id}`, {
+          token: t.adminToken,
+          body: { role: 'admin', status: 'inactive' },
+        });
         assert.equal(admin.status, 200);
         assert.equal(admin.body.role, 'admin');
       });
@@ -321,7 +395,10 @@ for (const dialect of DIALECTS) {
       it('answers 409 when the new email belongs to someone else', async () => {
         const alice = await t.createUser();
         const bob = await t.createUser();
-        const res = await t.request('PATCH', `/api/users/${bob.id}`, { token: bob.token, body: { email: alice.user.email } });
+        const res = await t.request('PATCH', `/api/users/${bob.id}`, {
+          token: bob.token,
+          body: { email: alice.user.email },
+        });
         assert.equal(res.status, 409);
         assert.equal(res.body.error.code, 'CONFLICT');
       });
@@ -372,14 +449,21 @@ for (const dialect of DIALECTS) {
 
       it('lists carry an ETag too', async () => {
         const res = await t.request('GET', '/api/users', { token: t.adminToken });
-        const again = await t.request('GET', '/api/users', { token: t.adminToken, headers: { 'if-none-match': res.headers.get('etag')! } });
+        const again = await t.request('GET', '/api/users', {
+          token: t.adminToken,
+          headers: { 'if-none-match': res.headers.get('etag')! },
+        });
         assert.equal(again.status, 304);
       });
 
       it('If-Match that matches lets PUT, PATCH and DELETE through; a stale one is 412 and changes nothing', async () => {
         const { id, token } = await t.createUser();
         const etag = (await t.request('GET', `/api/users/${id}`, { token })).headers.get('etag')!;
-        const ok = await t.request('PATCH', `/api/users/${id}`, { token, body: { name: 'V2' }, headers: { 'if-match': etag } });
+        const ok = await t.request('PATCH', `/api/users/${id}`, {
+          token,
+          body: { name: 'V2' },
+          headers: { 'if-match': etag },
+        });
         assert.equal(ok.status, 200);
         for (const [method, body] of [
           ['PATCH', { name: 'V3' }],
@@ -392,7 +476,10 @@ for (const dialect of DIALECTS) {
         }
         const current = await t.request('GET', `/api/users/${id}`, { token });
         assert.equal(current.body.name, 'V2');
-        const deleted = await t.request('DELETE', `/api/users/${id}`, { token, headers: { 'if-match': current.headers.get('etag')! } });
+        const deleted = await t.request('DELETE', `/api/users/${id}`, {
+          token,
+          headers: { 'if-match': current.headers.get('etag')! },
+        });
         assert.equal(deleted.status, 204);
       });
     });
@@ -431,7 +518,10 @@ for (const dialect of DIALECTS) {
           .values({ post_id: post.id, author_id: other.id, text: 'on their post', created_at: stamp })
           .returning('id')
           .executeTakeFirstOrThrow();
-        await db.insertInto('comment_likes').values({ comment_id: comment.id, user_id: id, created_at: stamp }).execute();
+        await db
+          .insertInto('comment_likes')
+          .values({ comment_id: comment.id, user_id: id, created_at: stamp })
+          .execute();
         const res = await t.request('DELETE', `/api/users/${id}`, { token: t.adminToken });
         assert.equal(res.status, 204);
         assert.equal((await db.selectFrom('posts').where('author_id', '=', id).selectAll().execute()).length, 0);
@@ -444,7 +534,14 @@ for (const dialect of DIALECTS) {
         const stamp = new Date().toISOString();
         await t.server.db
           .insertInto('orders')
-          .values({ customer_id: id, status: 'paid', amount_cents: 100, currency: 'USD', created_at: stamp, updated_at: stamp })
+          .values({
+            customer_id: id,
+            status: 'paid',
+            amount_cents: 100,
+            currency: 'USD',
+            created_at: stamp,
+            updated_at: stamp,
+          })
           .execute();
         const res = await t.request('DELETE', `/api/users/${id}`, { token });
         assert.equal(res.status, 409);

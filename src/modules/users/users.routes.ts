@@ -22,7 +22,13 @@ const UserParams = Type.Object({ userId: Id });
 const tags = ['users'];
 
 /** The 409 of a sign-up or a change of email, as the OpenAPI document lists it. */
-const EMAIL_TAKEN = { 409: { description: 'The email belongs to another user (`CONFLICT`)', code: 'CONFLICT', message: 'Email already in use' } };
+const EMAIL_TAKEN = {
+  409: {
+    description: 'The email belongs to another user (`CONFLICT`)',
+    code: 'CONFLICT',
+    message: 'Email already in use',
+  },
+};
 
 /** A write's `If-Match` precondition: compared with the user as `GET /users/:userId` presents it. */
 const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<User> | undefined =>
@@ -32,12 +38,18 @@ const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<U
 export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
   app.get(
     '/users',
-    { config: { access: 'user' }, schema: { tags, summary: 'List users', querystring: ListUsersQuery, response: { 200: UserList } } },
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'List users', querystring: ListUsersQuery, response: { 200: UserList } },
+    },
     async (request) => {
       const fields = parseFields(request.query.fields, USER_FIELDS);
       const page = await users.listUsers(request.principal, request.query);
       return {
-        data: page.items.map((user) => ({ ...pickFields(user, fields), _links: userLinks(request.apiPrefix, user.id) })),
+        data: page.items.map((user) => ({
+          ...pickFields(user, fields),
+          _links: userLinks(request.apiPrefix, user.id),
+        })),
         pagination: paginationOf(page),
       };
     },
@@ -45,7 +57,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.post(
     '/users',
-    { config: { access: 'public', openapi: { errors: EMAIL_TAKEN } }, schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } } },
+    {
+      config: { access: 'public', openapi: { errors: EMAIL_TAKEN } },
+      schema: { tags, summary: 'Create a user (sign-up)', body: CreateUserInput, response: { 201: UserView } },
+    },
     async (request, reply) => {
       const user = await users.createUser(request.principal, request.body);
       const view = toUserView(user, request.apiPrefix);
@@ -55,24 +70,55 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.get(
     '/users/:userId',
-    { config: { access: 'user' }, schema: { tags, summary: 'Read a user', params: UserParams, response: { 200: UserView } } },
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Read a user', params: UserParams, response: { 200: UserView } },
+    },
     async (request) => toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix),
   );
 
   app.put(
     '/users/:userId',
-    { config: { access: 'user', openapi: { ifMatch: true, errors: EMAIL_TAKEN } }, schema: { tags, summary: 'Replace a user', params: UserParams, body: ReplaceUserInput, response: { 200: UserView } } },
+    {
+      config: { access: 'user', openapi: { ifMatch: true, errors: EMAIL_TAKEN } },
+      schema: {
+        tags,
+        summary: 'Replace a user',
+        params: UserParams,
+        body: ReplaceUserInput,
+        response: { 200: UserView },
+      },
+    },
     async (request, reply) => {
-      const user = await users.replaceUser(request.principal, request.params.userId, request.body, ifMatchOf(request, reply));
+      const user = await users.replaceUser(
+        request.principal,
+        request.params.userId,
+        request.body,
+        ifMatchOf(request, reply),
+      );
       return toUserView(user, request.apiPrefix);
     },
   );
 
   app.patch(
     '/users/:userId',
-    { config: { access: 'user', openapi: { ifMatch: true, errors: EMAIL_TAKEN } }, schema: { tags, summary: 'Update some fields of a user', params: UserParams, body: UpdateUserInput, response: { 200: UserView } } },
+    {
+      config: { access: 'user', openapi: { ifMatch: true, errors: EMAIL_TAKEN } },
+      schema: {
+        tags,
+        summary: 'Update some fields of a user',
+        params: UserParams,
+        body: UpdateUserInput,
+        response: { 200: UserView },
+      },
+    },
     async (request, reply) => {
-      const user = await users.updateUser(request.principal, request.params.userId, request.body, ifMatchOf(request, reply));
+      const user = await users.updateUser(
+        request.principal,
+        request.params.userId,
+        request.body,
+        ifMatchOf(request, reply),
+      );
       return toUserView(user, request.apiPrefix);
     },
   );
@@ -82,9 +128,24 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
     {
       config: {
         access: 'user',
-        openapi: { ifMatch: true, errors: { 409: { description: 'The user has orders, which are kept (`CONFLICT`)', code: 'CONFLICT', message: 'User 7 has orders and cannot be deleted' } } },
+        openapi: {
+          ifMatch: true,
+          errors: {
+            409: {
+              description: 'The user has orders, which are kept (`CONFLICT`)',
+              code: 'CONFLICT',
+              message: 'User 7 has orders and cannot be deleted',
+            },
+          },
+        },
       },
-      schema: { tags, summary: 'Delete a user with their posts, comments and likes', params: UserParams, response: { 204: Type.Null() } } },
+      schema: {
+        tags,
+        summary: 'Delete a user with their posts, comments and likes',
+        params: UserParams,
+        response: { 204: Type.Null() },
+      },
+    },
     async (request, reply) => {
       const deleted = await users.deleteUser(request.principal, request.params.userId, ifMatchOf(request, reply));
       if (!deleted) throw AppError.notFound(`User ${request.params.userId}`);
@@ -94,13 +155,32 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
 
   app.post(
     '/users/:userId/verify-email',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Mark the email as verified (admin)', params: UserParams, body: EmptyBody, response: { 200: UserView } } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Mark the email as verified (admin)',
+        params: UserParams,
+        body: EmptyBody,
+        response: { 200: UserView },
+      },
+    },
     async (request) => toUserView(await users.verifyEmail(request.principal, request.params.userId), request.apiPrefix),
   );
 
   app.post(
     '/users/:userId/actions/promote-to-admin',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Give the user the admin role (admin)', params: UserParams, body: EmptyBody, response: { 200: UserView } } },
-    async (request) => toUserView(await users.promoteToAdmin(request.principal, request.params.userId), request.apiPrefix),
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Give the user the admin role (admin)',
+        params: UserParams,
+        body: EmptyBody,
+        response: { 200: UserView },
+      },
+    },
+    async (request) =>
+      toUserView(await users.promoteToAdmin(request.principal, request.params.userId), request.apiPrefix),
   );
 };

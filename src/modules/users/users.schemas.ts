@@ -52,26 +52,32 @@ export const ListUsersQuery = Type.Object({
 });
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
-export const UserLinks = Named('UserLinks', Type.Object({
-  self: Link,
-  posts: Link,
-  avatar: Link,
-  update: Link,
-  delete: Link,
-}));
+export const UserLinks = Named(
+  'UserLinks',
+  Type.Object({
+    self: Link,
+    posts: Link,
+    avatar: Link,
+    update: Link,
+    delete: Link,
+  }),
+);
 
-export const UserView = Named('User', Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  email: Nullable(Type.String({ description: 'Shown to the user and to admins; null for anyone else' })),
-  age: Nullable(Type.Integer()),
-  role: Role,
-  status: UserStatus,
-  emailVerified: Type.Boolean(),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-  _links: UserLinks,
-}));
+export const UserView = Named(
+  'User',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    email: Nullable(Type.String({ description: 'Shown to the user and to admins; null for anyone else' })),
+    age: Nullable(Type.Integer()),
+    role: Role,
+    status: UserStatus,
+    emailVerified: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    _links: UserLinks,
+  }),
+);
 
 /** List items may be cut down by `fields`, so every property is optional there. */
 export const UserList = PageOf(Named('UserFields', Type.Partial(UserView)), 'UserPage');

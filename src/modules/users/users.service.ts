@@ -13,12 +13,7 @@ import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { toUser, USER_COLUMN_OF, visibleTo, type User } from './user.ts';
 import * as repo from './users.repository.ts';
-import {
-  CreateUserInput,
-  ReplaceUserInput,
-  UpdateUserInput,
-  type UserSort,
-} from './users.schemas.ts';
+import { CreateUserInput, ReplaceUserInput, UpdateUserInput, type UserSort } from './users.schemas.ts';
 
 export interface ListUsersOptions extends PageRequest {
   role?: string | undefined;
@@ -75,7 +70,12 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
     }
   }
 
-  async function change(actor: Principal | null, id: number, input: UpdateUserInput, precondition?: Precondition<User>) {
+  async function change(
+    actor: Principal | null,
+    id: number,
+    input: UpdateUserInput,
+    precondition?: Precondition<User>,
+  ) {
     requireSelfOrAdmin(actor, id);
     assertMayChangeRoleOrStatus(actor, input);
     const changes = await rowChanges(input);
@@ -86,7 +86,8 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
       if (Object.keys(changes).length === 0) return toUser(current);
       // DECISIONS §2: a new address is unverified. Emails are stored lower-cased, so one that
       // differs only in case is the same address and keeps its verification.
-      const verification = changes.email !== undefined && changes.email !== current.email ? { email_verified: false } : {};
+      const verification =
+        changes.email !== undefined && changes.email !== current.email ? { email_verified: false } : {};
       const row = await repo.updateUserById(trx, id, { ...changes, ...verification, updated_at: now() });
       await events.record(trx, 'user.updated', toUser(row ?? current));
       return toUser(row ?? current);
@@ -108,7 +109,9 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
 
     /** With `fields` (GraphQL's selection), only their columns are read: the other properties are absent. */
     async findUsersByIds(viewer: Principal | null, ids: readonly number[], fields?: Iterable<string>): Promise<User[]> {
-      return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map((row) => visibleTo(viewer, toUser(row)));
+      return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map((row) =>
+        visibleTo(viewer, toUser(row)),
+      );
     },
 
     async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<Page<User>> {
@@ -129,7 +132,12 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
       assertMaySort(actor, options.sort);
       const window = pageWindow(options, USER_PAGE_RULES);
       const filter = { role: options.role, status: options.status };
-      const rows = await repo.listUsers(db, { ...filter, sort: options.sort ?? 'id', order: options.order ?? 'asc', ...window });
+      const rows = await repo.listUsers(db, {
+        ...filter,
+        sort: options.sort ?? 'id',
+        order: options.order ?? 'asc',
+        ...window,
+      });
       return rows.map((row) => visibleTo(actor, toUser(row)));
     },
 
@@ -208,7 +216,12 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
       (changes.email_verified === undefined || Boolean(current.email_verified) === changes.email_verified) &&
       (changes.role === undefined || current.role === changes.role);
     if (unchanged) return toUser(current);
-    const row = await events.recordWith(db, 'user.updated', (trx) => repo.updateUserById(trx, id, { ...changes, updated_at: now() }), toUser);
+    const row = await events.recordWith(
+      db,
+      'user.updated',
+      (trx) => repo.updateUserById(trx, id, { ...changes, updated_at: now() }),
+      toUser,
+    );
     return toUser(row ?? current);
   }
 }

@@ -73,7 +73,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('products_category_price_idx').on('products').columns(['category', 'price_cents', 'id']).execute();
+  await db.schema
+    .createIndex('products_category_price_idx')
+    .on('products')
+    .columns(['category', 'price_cents', 'id'])
+    .execute();
   await db.schema.createIndex('products_price_idx').on('products').columns(['price_cents', 'id']).execute();
   await db.schema.createIndex('products_name_idx').on('products').columns(['name', 'id']).execute();
   await db.schema.createIndex('products_created_at_idx').on('products').columns(['created_at', 'id']).execute();

@@ -33,8 +33,16 @@ async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
   const add = (category: string, stock: string, delta: number) => `
     insert into product_counts (category, in_stock, n) values (${category}, ${stock} > 0, ${delta})
       on conflict (category, in_stock) do update set n = n + ${delta};`;
-  await sql.raw(`create trigger products_count_insert after insert on products begin ${add('new.category', 'new.stock', 1)} end`).execute(db);
-  await sql.raw(`create trigger products_count_delete after delete on products begin ${add('old.category', 'old.stock', -1)} end`).execute(db);
+  await sql
+    .raw(
+      `create trigger products_count_insert after insert on products begin ${add('new.category', 'new.stock', 1)} end`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger products_count_delete after delete on products begin ${add('old.category', 'old.stock', -1)} end`,
+    )
+    .execute(db);
   // Only a change of category or of in-stock status moves a product between counters.
   await sql
     .raw(
@@ -72,8 +80,10 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     .execute(db);
   const trigger = (op: string, tables: string) =>
     sql
-      .raw(`create trigger products_count_${op} after ${op} on products referencing ${tables}
-            for each statement execute function products_count_apply()`)
+      .raw(
+        `create trigger products_count_${op} after ${op} on products referencing ${tables}
+            for each statement execute function products_count_apply()`,
+      )
       .execute(db);
   await trigger('insert', 'new table as new_rows');
   await trigger('update', 'old table as old_rows new table as new_rows');

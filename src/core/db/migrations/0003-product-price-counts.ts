@@ -50,8 +50,12 @@ async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
     insert into product_price_counts (category, in_stock, bucket, n)
       values (${row}.category, ${row}.stock > 0, ${bucketOf(row)}, ${delta})
       on conflict (category, in_stock, bucket) do update set n = n + ${delta};`;
-  await sql.raw(`create trigger products_price_count_insert after insert on products begin ${add('new', 1)} end`).execute(db);
-  await sql.raw(`create trigger products_price_count_delete after delete on products begin ${add('old', -1)} end`).execute(db);
+  await sql
+    .raw(`create trigger products_price_count_insert after insert on products begin ${add('new', 1)} end`)
+    .execute(db);
+  await sql
+    .raw(`create trigger products_price_count_delete after delete on products begin ${add('old', -1)} end`)
+    .execute(db);
   // Only a change of category, in-stock status or bucket moves a product between counters.
   await sql
     .raw(
@@ -91,8 +95,10 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     .execute(db);
   const trigger = (op: string, tables: string) =>
     sql
-      .raw(`create trigger products_price_count_${op} after ${op} on products referencing ${tables}
-            for each statement execute function products_price_count_apply()`)
+      .raw(
+        `create trigger products_price_count_${op} after ${op} on products referencing ${tables}
+            for each statement execute function products_price_count_apply()`,
+      )
       .execute(db);
   await trigger('insert', 'new table as new_rows');
   await trigger('update', 'old table as old_rows new table as new_rows');

@@ -6,7 +6,11 @@ import type { Kysely } from 'kysely';
  * every pending order; this index reads only the overdue ones, in the order the sweep takes them.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('orders_status_created_at_idx').on('orders').columns(['status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('orders_status_created_at_idx')
+    .on('orders')
+    .columns(['status', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
