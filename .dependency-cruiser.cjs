@@ -6,7 +6,7 @@
  * - core-is-the-floor: src/core imports nothing above it (modules, GraphQL, config, the app's
  *   wiring, the entry points, the demo data); what it needs is passed in by the caller.
  * - no-foreign-repository: a module's repository (*.repository.ts) is imported only from inside its
- *   own module; others go through its service or its narrow *.queries.ts.
+ *   own module; others go through its service or its narrow *.reads.ts.
  * - runtime-not-test: code that runs in production never imports test code (test/, test-support,
  *   *.test.ts, *.test-support.ts, fixtures).
  */
@@ -43,7 +43,7 @@ module.exports = {
     {
       name: 'no-foreign-repository',
       severity: 'error',
-      comment: "Only a module's own files import its repository; others use its service or its *.queries.ts.",
+      comment: "Only a module's own files import its repository; others use its service or its *.reads.ts.",
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/.*\\.repository\\.ts$', pathNot: '^src/modules/$1/' },
     },

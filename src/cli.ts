@@ -5,7 +5,7 @@ import { createTokenService } from './core/access/tokens.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
 import { migrationsOfModules } from './modules/index.ts';
-import { findUserById } from './modules/users/users.queries.ts';
+import { findUserById } from './modules/users/users.reads.ts';
 import { serve } from './server.ts';
 
 const USAGE = `Usage: content-service <command> [options]

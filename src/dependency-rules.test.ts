@@ -58,15 +58,15 @@ const TREE: Record<string, string[]> = {
   // no-foreign-repository: posts reads users' repository; users' own service may
   'src/modules/posts/posts.service.ts': [
     '../users/users.repository.ts',
-    '../users/users.queries.ts',
+    '../users/users.reads.ts',
     './posts.repository.ts',
   ],
   'src/modules/posts/posts.repository.ts': [],
   'src/modules/users/users.service.ts': ['./users.repository.ts', '../../core/clock.ts'],
-  'src/modules/users/users.queries.ts': ['./users.repository.ts'],
+  'src/modules/users/users.reads.ts': ['./users.repository.ts'],
   'src/modules/users/users.repository.ts': [],
   // no-repository-outside-modules
-  'src/cli.ts': ['./modules/users/users.repository.ts', './modules/users/users.queries.ts'],
+  'src/cli.ts': ['./modules/users/users.repository.ts', './modules/users/users.reads.ts'],
   // runtime-not-test; test code may import test code and runtime code
   'src/server.ts': ['./test-support/test-server.ts', './app.ts'],
   'src/modules/users/users.presenter.ts': ['../../../test/helpers.ts', './users.fixture.ts'],
@@ -137,7 +137,7 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     ]);
   });
 
-  it("reports a module reading another module's repository, not its queries nor a module's own repository", () => {
+  it("reports a module reading another module's repository, not its reads nor a module's own repository", () => {
     assert.deepEqual(asText(violations.filter((v) => v.rule.name === 'no-foreign-repository')), [
       'no-foreign-repository: src/modules/posts/posts.service.ts → src/modules/users/users.repository.ts',
     ]);

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import mercurius from 'mercurius';
 import type { Config } from '../config/config.ts';
-import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/metrics.ts';
+import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/request-metrics.ts';
 import type { Services } from '../services.ts';
 import { assertReadWithList, batchedResolvers } from './batched-resolvers.ts';
 import { currentRightsCheck, type GraphQLContext } from '../core/resolving/context.ts';

@@ -7,9 +7,6 @@ import { observeDatabase } from './database-metrics.ts';
 import { requestMetrics } from './request-metrics.ts';
 import { addScrapedGauges, type ScrapedGauges } from './scraped-gauges.ts';
 
-/** Read by the GraphQL plugin, which cuts operation names to the length they are labelled with. */
-export { MAX_OPERATION_NAME_LENGTH } from './request-metrics.ts';
-
 /*
  * Why hand-written hooks and not `fastify-metrics` (evaluated at 14.1.0, its README and code): its
  * duration histogram always carries the status code (renamable, groupable into 2xx/4xx, never

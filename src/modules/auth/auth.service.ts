@@ -3,7 +3,7 @@ import type { TokenService } from '../../core/access/tokens.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import { findUserByEmail } from '../users/users.queries.ts';
+import { findUserByEmail } from '../users/users.reads.ts';
 import { TokenRequest } from './auth.schemas.ts';
 
 const checkTokenRequest = createChecker<TokenRequest>(TokenRequest);

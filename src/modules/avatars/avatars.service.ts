@@ -13,7 +13,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { toUser, type User } from '../users/user.ts';
-import { findUserById } from '../users/users.queries.ts';
+import { findUserById } from '../users/users.reads.ts';
 import { AVATAR_MAX_BYTES, AVATAR_TYPES, avatarTypeOf, sniffImageType } from './avatar-image.ts';
 import { renderAvatarSvg } from './avatar-svg.ts';
 import * as repo from './avatars.repository.ts';

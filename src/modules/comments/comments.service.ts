@@ -20,7 +20,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
-import { findPostById } from '../posts/posts.queries.ts';
+import { findPostById } from '../posts/posts.reads.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
 import { CreateCommentInput } from './comments.schemas.ts';

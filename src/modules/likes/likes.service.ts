@@ -13,7 +13,7 @@ import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { readPage, type Page, type PageRequest } from '../../core/pagination.ts';
-import { findCommentById } from '../comments/comments.queries.ts';
+import { findCommentById } from '../comments/comments.reads.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { toLike, type Like } from './like.ts';
 import * as repo from './likes.repository.ts';

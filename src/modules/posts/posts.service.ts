@@ -24,7 +24,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
-import { findUserById } from '../users/users.queries.ts';
+import { findUserById } from '../users/users.reads.ts';
 import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
 import { POST_COLUMN_OF, toPost, type Post } from './post.ts';
 import * as repo from './posts.repository.ts';
