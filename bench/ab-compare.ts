@@ -54,8 +54,10 @@ async function start(dir: string, name: string, url: string): Promise<ServerProc
 pinLoadGenerator();
 const database = await createBenchDatabase(dialect);
 try {
-  seedStandardData(database.url);
-  const token = mintToken(database.url, 1, env(database.url, 0));
+  // Seeded (and the token minted) by the base, which starts first: a migration only this tree has (a new table) is applied
+  // when B starts; the other way round the base would refuse a database with a migration it lacks.
+  seedStandardData(database.url, resolve(values.base));
+  const token = mintToken(database.url, 1, env(database.url, 0), resolve(values.base));
   const servers = { A: await start(resolve(values.base), 'a', database.url), B: await start('.', 'b', database.url) };
   try {
     for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {

@@ -50,12 +50,15 @@ export async function createBenchDatabase(dialect: Dialect): Promise<BenchDataba
   };
 }
 
-/** The standard data set, through the CLI `seed` command with its defaults (deterministic, seed 42). */
-export function seedStandardData(url: string): void {
-  runCli(['seed'], { DATABASE_URL: url, DEMO_DATA: 'false' });
+/**
+ * The standard data set, through the CLI `seed` command with its defaults (deterministic, seed 42), of
+ * this checkout or of another one (`dir`).
+ */
+export function seedStandardData(url: string, dir?: string): void {
+  runCli(['seed'], { DATABASE_URL: url, DEMO_DATA: 'false' }, dir);
 }
 
 /** Mints one access token with the CLI, as an operator would (`token --user ID` with JWT_SECRET). */
-export function mintToken(url: string, userId: number, env: Record<string, string>): string {
-  return runCli(['token', '--user', String(userId)], { ...env, DATABASE_URL: url }).trim();
+export function mintToken(url: string, userId: number, env: Record<string, string>, dir?: string): string {
+  return runCli(['token', '--user', String(userId)], { ...env, DATABASE_URL: url }, dir).trim();
 }

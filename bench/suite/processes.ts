@@ -74,9 +74,9 @@ export async function startProcess(
 }
 
 /** Runs a CLI command to completion (seed, token) and returns its standard output. */
-export function runCli(args: string[], env: Record<string, string>): string {
+export function runCli(args: string[], env: Record<string, string>, dir = SERVER_DIR): string {
   const result = spawnSync(NODE, ['src/cli.ts', ...args], {
-    cwd: SERVER_DIR,
+    cwd: dir,
     env: { ...process.env, ...env },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,

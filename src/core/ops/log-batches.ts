@@ -38,6 +38,13 @@ function flushAtExit(destination: BatchedDestination): void {
  * session 8). Here a line costs an array push; a batch one join and one write. sonic-boom
  * still owns the file: the write in flight, partial writes, EAGAIN, a closed pipe.
  *
+ * A batch is written at once with one synchronous write while sonic-boom has nothing in flight or
+ * waiting (a file, or a pipe with room: a batch costs one system call on this thread, no thread-pool
+ * hop); what the descriptor does not take at once (a full pipe: EAGAIN, or a partial write) and any
+ * batch behind it go to sonic-boom, in order, which never sleeps this thread. So a process that exits
+ * right after logging has nothing in flight in the common case: a batch handed to the thread pool just
+ * before `process.exit` was lost whenever the pool had not run it yet (seen under load in CI).
+ *
  * At exit the gathered lines are written synchronously (the event loop is gone): sonic-boom is switched
  * to synchronous writes and flushed, as pino flushes its own destination at exit.
  */
@@ -45,10 +52,15 @@ export function batchedDestination(
   fd: number,
   { batchChars, maxDelayMs }: LogBatchOptions = LOG_BATCHES,
 ): BatchedDestination {
-  // sonic-boom's `sync` and `destroyed` are plain fields, read on every write; its typings omit them.
-  const file = pino.destination({ fd, sync: false, minLength: 0 }) as ReturnType<typeof pino.destination> & {
+  // sonic-boom's `sync`, `destroyed`, `_writing` and `_len` (bytes waiting) are plain fields read on
+  // every write; its typings omit them. Bytes, so the rest of a partial write never splits a character.
+  const file = pino.destination({ fd, sync: false, minLength: 0, contentMode: 'buffer' }) as ReturnType<
+    typeof pino.destination
+  > & {
     sync: boolean;
     destroyed: boolean;
+    _writing: boolean;
+    _len: number;
   };
   let lines: string[] = [];
   let chars = 0;
@@ -64,7 +76,16 @@ export function batchedDestination(
     return batch;
   };
   const handOver = () => {
-    if (lines.length > 0 && !file.destroyed) file.write(take());
+    if (lines.length === 0 || file.destroyed) return;
+    const bytes = Buffer.from(take());
+    if (file._writing || file._len > 0 || file.sync) return void file.write(bytes as unknown as string);
+    let written = 0;
+    try {
+      written = writeSync(fd, bytes);
+    } catch {
+      // EAGAIN (a full pipe) or a failure: sonic-boom writes it, retrying or reporting as it does.
+    }
+    if (written < bytes.length) file.write(bytes.subarray(written) as unknown as string);
   };
   const destination: BatchedDestination = {
     write(line) {
