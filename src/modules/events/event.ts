@@ -38,6 +38,8 @@ export interface FeedEvent {
   event: DomainEvent;
   cursor: string;
   position: FeedPosition;
+  /** `<resource>:<id>`: whose events keep their order (a webhook endpoint delivers them one by one). */
+  resource: string;
 }
 
 /** A place in the feed: after the event `(tx, seq)`. */
@@ -56,6 +58,7 @@ export function toFeedEvent(row: EventRow): FeedEvent {
     },
     cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
     position: { tx: row.tx, seq: row.seq },
+    resource: row.resource,
   };
 }
 

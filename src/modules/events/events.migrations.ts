@@ -38,4 +38,19 @@ export const eventsMigrations = {
       await db.schema.dropTable('events').execute();
     },
   },
+  /** A consumer (the webhook fan-out, the NATS publisher) is advanced by one instance at a time: its lease. */
+  '0008-event-consumer-leases': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const postgres = dialectOf(db) === 'postgres';
+      await db.schema.alterTable('event_consumers').addColumn('holder', 'text').execute();
+      await db.schema
+        .alterTable('event_consumers')
+        .addColumn('lease_until', postgres ? 'timestamptz' : 'text')
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('event_consumers').dropColumn('lease_until').execute();
+      await db.schema.alterTable('event_consumers').dropColumn('holder').execute();
+    },
+  },
 };

@@ -90,3 +90,77 @@ export async function countEvents(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** The feed's last event readers can be given now (the no-skip guard applied), or the start when none. */
+async function findHead(db: Db): Promise<FeedPosition> {
+  let query = db.selectFrom('events').select(['tx', 'seq']);
+  if (dialectOf(db) === 'postgres')
+    query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  return (await query.orderBy('tx', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst()) ?? { tx: 0, seq: 0 };
+}
+
+/**
+ * Takes or renews `consumer`'s lease for `holder` (when free, run out, or already its own) and returns
+ * where the consumer has got to; undefined while another instance holds it. A consumer seen for the first
+ * time starts at the feed's head: the events before it existed are not its own.
+ */
+export async function claimConsumer(
+  db: Db,
+  claim: { consumer: string; holder: string; now: string; leaseUntil: string },
+): Promise<FeedPosition | undefined> {
+  const head = await findHead(db);
+  await db
+    .insertInto('event_consumers')
+    .values({ consumer: claim.consumer, ...head, updated_at: claim.now, holder: null, lease_until: null })
+    .onConflict((oc) => oc.column('consumer').doNothing())
+    .execute();
+  return db
+    .updateTable('event_consumers')
+    .set({ holder: claim.holder, lease_until: claim.leaseUntil })
+    .where('consumer', '=', claim.consumer)
+    .where((eb) =>
+      eb.or([eb('holder', 'is', null), eb('holder', '=', claim.holder), eb('lease_until', '<', claim.now)]),
+    )
+    .returning(['tx', 'seq'])
+    .executeTakeFirst();
+}
+
+/** Moves `consumer` past `position` if `holder` still holds it; false when the lease was taken over. */
+export async function advanceConsumer(
+  trx: Db,
+  move: { consumer: string; holder: string; position: FeedPosition; now: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('event_consumers')
+    .set({ tx: move.position.tx, seq: move.position.seq, updated_at: move.now })
+    .where('consumer', '=', move.consumer)
+    .where('holder', '=', move.holder)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives up `holder`'s lease of `consumer` (at stop), so another instance takes it at once. */
+export async function releaseConsumer(db: Db, consumer: string, holder: string): Promise<void> {
+  await db
+    .updateTable('event_consumers')
+    .set({ holder: null, lease_until: null })
+    .where('consumer', '=', consumer)
+    .where('holder', '=', holder)
+    .execute();
+}
+
+/** How many events `consumer` has not passed yet (the backlog, for `/metrics`); 0 when unregistered. */
+export async function countBehind(db: Db, consumer: string): Promise<number> {
+  const position = await db
+    .selectFrom('event_consumers')
+    .select(['tx', 'seq'])
+    .where('consumer', '=', consumer)
+    .executeTakeFirst();
+  if (!position) return 0;
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where((eb) => eb(eb.refTuple('tx', 'seq'), '>', eb.tuple(position.tx, position.seq)))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

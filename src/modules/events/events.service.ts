@@ -43,6 +43,18 @@ export interface FeedRequest {
   filter: TypeFilter | undefined;
 }
 
+/** How a consumer of the outbox (the webhook fan-out, the NATS publisher) takes its next events. */
+export interface ConsumeOptions {
+  /** The consumer's name in `event_consumers`. */
+  consumer: string;
+  /** This instance (a polling worker's id): the lease's holder. */
+  holder: string;
+  /** Events per batch. */
+  limit: number;
+  /** How long the lease lasts without a renewal: an instance that dies gives the consumer up after it. */
+  leaseMs: number;
+}
+
 export interface FeedPage {
   items: FeedEvent[];
   /** The last event's cursor; with nothing new, the cursor asked for (null when none was). */
@@ -56,7 +68,13 @@ function resourceOf(type: string, data: Record<string, unknown>): string {
   return `${resource}:${String(data.commentId)}:${String(data.userId)}`;
 }
 
+const earlier = (a: FeedPosition | undefined, b: FeedPosition | undefined) =>
+  !a ? b : !b ? a : a.tx < b.tx || (a.tx === b.tx && a.seq < b.seq) ? a : b;
+
 export function createEventsService(db: Db, options: EventsOptions) {
+  /** What else keeps events past their retention (the webhooks' pending deliveries): the oldest place each still needs. */
+  const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
+
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
     await repo.insertEvent(trx, {
       event_id: newEventId(randomUUID()),
@@ -121,10 +139,58 @@ export function createEventsService(db: Db, options: EventsOptions) {
       return { items, nextCursor: last ? last.cursor : asked };
     },
 
-    /** Removes events older than the retention, keeping those a registered consumer has not passed. */
+    /**
+     * Hands `handle` the consumer's next events, in feed order with the feed's no-skip read, if this
+     * instance holds the consumer's lease (taking or renewing it); the consumer moves past them in
+     * `handle`'s transaction when it returns, so what `handle` writes there and the move commit together.
+     * Returns how many were handled: 0 when nothing is new or another instance holds the lease. A
+     * `handle` that throws leaves the position where it was (its events come again).
+     */
+    async consume(consume: ConsumeOptions, handle: (trx: Db, batch: FeedEvent[]) => Promise<void>): Promise<number> {
+      const at = Date.now();
+      const position = await repo.claimConsumer(db, {
+        consumer: consume.consumer,
+        holder: consume.holder,
+        now: new Date(at).toISOString(),
+        leaseUntil: new Date(at + consume.leaseMs).toISOString(),
+      });
+      if (!position) return 0;
+      const batch = await readFeed({ after: position, limit: consume.limit, filter: undefined });
+      if (batch.length === 0) return 0;
+      await db.transaction().execute(async (trx) => {
+        await handle(trx, batch);
+        const moved = await repo.advanceConsumer(trx, {
+          consumer: consume.consumer,
+          holder: consume.holder,
+          position: batch.at(-1)!.position,
+          now: now(),
+        });
+        if (!moved) throw new Error(`event consumer ${consume.consumer}: the lease was taken over by another instance`);
+      });
+      return batch.length;
+    },
+
+    /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
+    releaseConsumer: (consumer: string, holder: string) => repo.releaseConsumer(db, consumer, holder),
+
+    /** Events the consumer has not passed yet (its backlog, for `/metrics`). */
+    countBehind: (consumer: string) => repo.countBehind(db, consumer),
+
+    /** Keeps events past their retention from the place `oldestNeeded` returns on (undefined: none needed). */
+    holdRetention(oldestNeeded: () => Promise<FeedPosition | undefined>): void {
+      retentionHolds.push(oldestNeeded);
+    },
+
+    /** Removes events older than the retention, keeping those a consumer has not passed or a hold needs. */
     async purgeExpired(): Promise<number> {
       const cutoff = new Date(Date.now() - options.retentionHours * 3_600_000).toISOString();
-      return repo.deleteEventsBefore(db, cutoff, await repo.findSlowestConsumer(db));
+      let keepFrom = await repo.findSlowestConsumer(db);
+      for (const hold of retentionHolds) {
+        const needed = await hold();
+        // A hold needs the event at its place itself: keep from just before it.
+        keepFrom = earlier(keepFrom, needed && { tx: needed.tx, seq: needed.seq - 1 });
+      }
+      return repo.deleteEventsBefore(db, cutoff, keepFrom);
     },
 
     /** Events kept now, for `/metrics`. */

@@ -20,14 +20,17 @@ export interface EventsTable {
 }
 
 /**
- * Where each consumer of the outbox (webhook dispatcher, NATS publisher: not built yet) has got to,
- * in feed order. The retention purge keeps every event a registered consumer has not passed.
+ * Where each consumer of the outbox (the webhook fan-out, the NATS publisher) has got to, in feed
+ * order, and which instance may advance it (`holder`, until `lease_until`). The retention purge keeps
+ * every event a registered consumer has not passed.
  */
 export interface EventConsumersTable {
   consumer: string;
   tx: number;
   seq: number;
   updated_at: Timestamp;
+  holder: string | null;
+  lease_until: Timestamp | null;
 }
 
 declare module '../../core/db/tables.ts' {

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import type { FeedEvent } from './event.ts';
+
+/**
+ * The outbox's consumers (the webhook fan-out, the NATS publisher): one instance at a time advances a
+ * consumer (its lease), from the feed's head when it is first seen, past exactly what its handler took,
+ * and not at all when the handler fails; the purge keeps what a consumer or a hold still needs.
+ */
+for (const dialect of DIALECTS) {
+  describe(`events: consumers of the outbox (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
+    });
+    after(() => t?.close());
+
+    const events = () => t.server.app.services.events;
+    const addProduct = async (name: string) => {
+      const answer = await t.request('POST', '/api/products', {
+        token: t.adminToken,
+        body: { name, category: 'consumers', price: 1, stock: 1 },
+      });
+      assert.equal(answer.status, 201, answer.text);
+      return (answer.body as { id: number }).id;
+    };
+    const take = async (consumer: string, holder: string, limit = 100) => {
+      const seen: FeedEvent[] = [];
+      const count = await events().consume({ consumer, holder, limit, leaseMs: 60_000 }, async (_trx, batch) => {
+        seen.push(...batch);
+      });
+      assert.equal(count, seen.length);
+      return seen;
+    };
+
+    it('starts a new consumer at the head, then hands it each later event once, in order', async () => {
+      await addProduct('before the consumer');
+      assert.deepEqual(await take('c-head', 'a'), [], 'the events before a consumer existed are not its own');
+      const ids = [await addProduct('one'), await addProduct('two'), await addProduct('three')];
+      const first = await take('c-head', 'a', 2);
+      const second = await take('c-head', 'a', 2);
+      assert.deepEqual(
+        [...first, ...second].map((item) => (item.event.data as { id: number }).id),
+        ids,
+      );
+      assert.deepEqual(await take('c-head', 'a'), []);
+      assert.equal(first[0]!.resource, `product:${ids[0]}`);
+    });
+
+    it('lets one holder at a time advance a consumer, and another take over once the lease runs out', async () => {
+      await take('c-lease', 'a');
+      await addProduct('leased');
+      assert.deepEqual(await take('c-lease', 'b'), [], 'b waits while a holds the lease');
+      assert.equal((await take('c-lease', 'a')).length, 1);
+      await addProduct('after a');
+      await t.server.db
+        .updateTable('event_consumers')
+        .set({ lease_until: new Date(Date.now() - 1000).toISOString() })
+        .where('consumer', '=', 'c-lease')
+        .execute();
+      assert.equal((await take('c-lease', 'b')).length, 1, 'b takes over an expired lease');
+      await addProduct('after b');
+      assert.deepEqual(await take('c-lease', 'a'), [], 'a no longer holds it');
+      await events().releaseConsumer('c-lease', 'b');
+      assert.equal((await take('c-lease', 'a')).length, 1, 'a released lease is free at once');
+    });
+
+    it('leaves the position and what the handler wrote where they were when the handler fails', async () => {
+      await take('c-fail', 'a');
+      const id = await addProduct('failing');
+      await assert.rejects(
+        events().consume({ consumer: 'c-fail', holder: 'a', limit: 10, leaseMs: 60_000 }, async (trx) => {
+          await trx.updateTable('products').set({ name: 'written by the handler' }).where('id', '=', id).execute();
+          throw new Error('receiver down');
+        }),
+        /receiver down/,
+      );
+      const product = await t.request('GET', `/api/products/${id}`, { token: t.adminToken });
+      assert.equal((product.body as { name: string }).name, 'failing', 'the handler write rolled back');
+      const again = await take('c-fail', 'a');
+      assert.deepEqual(
+        again.map((item) => (item.event.data as { id: number }).id),
+        [id],
+        'the same event comes again',
+      );
+      assert.equal(await events().countBehind('c-fail'), 0);
+      await addProduct('behind');
+      assert.equal(await events().countBehind('c-fail'), 1);
+    });
+
+    it('keeps expired events a consumer has not passed, or a hold still needs', async () => {
+      await take('c-purge', 'a');
+      await addProduct('kept for c-purge');
+      const backdate = () =>
+        t.server.db.updateTable('events').set({ created_at: '2000-01-01T00:00:00.000Z' }).execute();
+      await backdate();
+      await events().purgeExpired();
+      const behind = await take('c-purge', 'a');
+      assert.equal(behind.length, 1, 'the event c-purge had not passed was kept');
+      let needed: FeedEvent['position'] | undefined = behind[0]!.position;
+      events().holdRetention(async () => needed);
+      for (const consumer of ['c-head', 'c-lease', 'c-fail']) await take(consumer, 'a');
+      await events().purgeExpired();
+      const kept = await t.server.db.selectFrom('events').select('event_id').execute();
+      assert.ok(
+        kept.some((row) => row.event_id === behind[0]!.event.id),
+        'the event a hold needs was kept',
+      );
+      needed = undefined;
+      await backdate();
+      await events().purgeExpired();
+      const left = await t.server.db.selectFrom('events').select('event_id').execute();
+      assert.ok(!left.some((row) => row.event_id === behind[0]!.event.id), 'purged once nothing needs it');
+    });
+  });
+}
