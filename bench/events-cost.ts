@@ -1,0 +1,173 @@
+/**
+ * What events cost a write, and how soon they arrive (issue 34): `node bench/events-cost.ts --base DIR`.
+ * DIR is a checkout without the events work (e.g. `git archive 38fea2f | tar -x -C DIR`, then `npm ci`).
+ * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in this process that
+ * answers 204) and NATS JetStream on (`NATS_URL`, a stream and subject prefix of its own). W5 and W8 are
+ * loaded in alternating bursts; the receiver and a NATS subscriber measure, for every event, the time
+ * from the event's timestamp (taken in its transaction, just before the commit) to its arrival.
+ */
+import { createServer } from 'node:http';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { alternate, serviceEnv, startService } from './suite/alternate.ts';
+import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
+import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
+import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    workloads: { type: 'string', default: 'W5,W8' },
+    dialect: { type: 'string', default: 'sqlite' },
+    rounds: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    nats: { type: 'string', default: 'nats://127.0.0.1:4222' },
+  },
+});
+if (!values.base) throw new Error('--base DIR is required');
+const dialect = values.dialect as Dialect;
+
+/** Arrival delays (ms) and ids seen, for one way out (the webhook receiver, the NATS subscriber). */
+function arrivals() {
+  const delays: number[] = [];
+  const ids = new Set<string>();
+  let duplicates = 0;
+  return {
+    delays,
+    ids,
+    get duplicates() {
+      return duplicates;
+    },
+    add(json: string) {
+      const event = JSON.parse(json) as { id: string; timestamp: string };
+      if (ids.has(event.id)) duplicates += 1;
+      ids.add(event.id);
+      delays.push(Date.now() - Date.parse(event.timestamp));
+    },
+  };
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+function summary(name: string, seen: ReturnType<typeof arrivals>): string {
+  const sorted = [...seen.delays].sort((a, b) => a - b);
+  return `${name}: ${seen.ids.size} events (${seen.duplicates} repeated), commit to arrival p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
+}
+
+pinLoadGenerator();
+const webhook = arrivals();
+const receiver = createServer((request, response) => {
+  let body = '';
+  request.setEncoding('utf8');
+  request.on('data', (chunk: string) => (body += chunk));
+  request.on('end', () => {
+    webhook.add(body);
+    response.writeHead(204).end();
+  });
+});
+await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+const tag = `BENCH_${process.pid}_${Date.now()}`;
+const nats = await connect({ servers: values.nats });
+const broker = arrivals();
+const subscription = nats.subscribe(`bench.${tag}.>`, { callback: (_error, message) => broker.add(message.string()) });
+
+const database = await createBenchDatabase(dialect);
+let servers: { A: ServerProcess; B: ServerProcess } | undefined;
+try {
+  seedStandardData(database.url, resolve(values.base));
+  const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
+  servers = {
+    A: await startService(resolve(values.base), 'events-a', database.url),
+    B: await startService('.', 'events-b', database.url, {
+      extra: {
+        NATS_URL: values.nats,
+        NATS_STREAM: tag,
+        NATS_SUBJECT_PREFIX: `bench.${tag}`,
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      },
+    }),
+  };
+  const admin = await fetch(`${servers.B.url}/api/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: serviceEnv('', 0).ADMIN_PASSWORD }),
+  });
+  const { access_token: adminToken } = (await admin.json()) as { access_token: string };
+  const endpoint = await fetch(`${servers.B.url}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ url: receiverUrl, description: 'bench receiver' }),
+  });
+  if (endpoint.status !== 201)
+    throw new Error(`POST /api/webhooks answered ${endpoint.status}: ${await endpoint.text()}`);
+
+  const load = `load average ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+  console.log(`${dialect}: start, ${load}`);
+  for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
+    const prepare = (server: ServerProcess) => {
+      const context: WorkloadContext = {
+        baseUrl: server.url,
+        token,
+        tokenUserId: 1,
+        users: 1000,
+        products: 10000,
+        category: 'category-07',
+      };
+      return workload.prepare(context);
+    };
+    const { A, B } = await alternate(
+      {
+        A: { server: servers.A, ...(await prepare(servers.A)) },
+        B: { server: servers.B, ...(await prepare(servers.B)) },
+      },
+      { rounds: Number(values.rounds), seconds: Number(values.seconds), connections: Number(values.connections) },
+    );
+    console.log(
+      `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with a webhook and NATS ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | ratio ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
+    );
+  }
+  // Let the last deliveries and publications arrive, then compare with the feed's count.
+  const feedCount = async () => {
+    let count = 0;
+    let after = '';
+    for (;;) {
+      const page = (await (
+        await fetch(`${servers!.B.url}/api/events?limit=1000${after ? `&after=${after}` : ''}`, {
+          headers: { authorization: `Bearer ${adminToken}` },
+        })
+      ).json()) as { data: unknown[]; nextCursor: string | null };
+      count += page.data.length;
+      if (page.data.length < 1000 || !page.nextCursor) return count;
+      after = page.nextCursor;
+    }
+  };
+  const expected = await feedCount();
+  for (let i = 0; i < 120 && (webhook.ids.size < expected || broker.ids.size < expected); i += 1)
+    await new Promise((done) => setTimeout(done, 500));
+  console.log(`${dialect}: the feed holds ${expected} events`);
+  console.log(`${dialect} ${summary('webhook', webhook)}`);
+  console.log(`${dialect} ${summary('NATS', broker)}`);
+  console.log(
+    `${dialect}: end, load average ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+} finally {
+  await servers?.A.stop();
+  await servers?.B.stop();
+  await database.drop();
+  subscription.unsubscribe();
+  await (await jetstreamManager(nats)).streams.delete(tag).catch(() => false);
+  await nats.close();
+  receiver.close();
+}

@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import { runLoad, type LoadRequest } from './load.ts';
+import { BENCH_DIR } from './databases.ts';
+import { cpuMillis, freePort, startProcess, type ServerProcess } from './processes.ts';
+import { serverArgs } from './server-command.ts';
+
+/** The environment of a service measured against another: production mode, limits and shedding out of the way. */
+export function serviceEnv(url: string, port: number, logLevel = 'info'): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: url,
+    LOG_LEVEL: logLevel,
+    DEMO_DATA: 'false',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    JWT_TTL_SECONDS: '86400',
+    ADMIN_PASSWORD: 'bench-admin-password',
+    RATE_LIMIT_MAX: '1000000000',
+    REPORT_WORKER: 'false',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  };
+}
+
+/** Starts the service of checkout `dir` as `npm start` does, on database `url`, with `extra` settings. */
+export async function startService(
+  dir: string,
+  name: string,
+  url: string,
+  options: { logLevel?: string; extra?: Record<string, string> } = {},
+): Promise<ServerProcess> {
+  const port = await freePort();
+  mkdirSync(BENCH_DIR, { recursive: true }); // a PostgreSQL-only run on a fresh clone has not made it
+  const env = { ...serviceEnv(url, port, options.logLevel), ...options.extra };
+  return startProcess(serverArgs(dir), env, port, `${BENCH_DIR}/ab-${name}.log`, '/readyz', dir);
+}
+
+export interface SideLoad {
+  server: ServerProcess;
+  requests: LoadRequest[];
+  okStatus?: (status: number) => boolean;
+}
+
+export interface SideFigures {
+  /** Successful answers per second over every round. */
+  rps: number;
+  /** Server CPU per answer, µs. */
+  cpuUs: number;
+}
+
+/**
+ * Loads A and B in alternating short bursts (A B, B A, ...) after a 2 s warm-up of each, so a change in
+ * the machine's load reaches both alike; returns each side's throughput and CPU per answer.
+ */
+export async function alternate(
+  sides: { A: SideLoad; B: SideLoad },
+  options: { rounds: number; seconds: number; connections: number },
+): Promise<{ A: SideFigures; B: SideFigures }> {
+  const totals = { A: { ok: 0, cpu: 0, answered: 0 }, B: { ok: 0, cpu: 0, answered: 0 } };
+  const load = (side: 'A' | 'B', seconds: number) =>
+    runLoad({
+      url: sides[side].server.url,
+      connections: options.connections,
+      seconds,
+      requests: sides[side].requests,
+      ...(sides[side].okStatus ? { okStatus: sides[side].okStatus } : {}),
+    });
+  for (const side of ['A', 'B'] as const) await load(side, 2);
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const side of round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
+      const cpu = cpuMillis(sides[side].server.pid);
+      const figures = await load(side, options.seconds);
+      totals[side].cpu += cpuMillis(sides[side].server.pid) - cpu;
+      totals[side].ok += figures.rps * options.seconds;
+      totals[side].answered += figures.answered;
+    }
+  }
+  const seconds = options.rounds * options.seconds;
+  const figures = (side: 'A' | 'B'): SideFigures => ({
+    rps: totals[side].ok / seconds,
+    cpuUs: (totals[side].cpu * 1000) / totals[side].answered,
+  });
+  return { A: figures('A'), B: figures('B') };
+}
