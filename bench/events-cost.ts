@@ -58,6 +58,11 @@ function summary(name: string, seen: ReturnType<typeof arrivals>): string {
   return `${name}: ${seen.ids.size} events (${seen.duplicates} repeated), commit to arrival p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
 }
 
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 pinLoadGenerator();
 const webhook = arrivals();
 const receiver = createServer((request, response) => {
@@ -107,11 +112,7 @@ try {
   if (endpoint.status !== 201)
     throw new Error(`POST /api/webhooks answered ${endpoint.status}: ${await endpoint.text()}`);
 
-  const load = `load average ${(await import('node:os'))
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
-  console.log(`${dialect}: start, ${load}`);
+  console.log(`${dialect}: start, load average ${loadAverage()}`);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepare = (server: ServerProcess) => {
       const context: WorkloadContext = {
@@ -156,12 +157,7 @@ try {
   console.log(`${dialect}: the feed holds ${expected} events`);
   console.log(`${dialect} ${summary('webhook', webhook)}`);
   console.log(`${dialect} ${summary('NATS', broker)}`);
-  console.log(
-    `${dialect}: end, load average ${(await import('node:os'))
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`${dialect}: end, load average ${loadAverage()}`);
 } finally {
   await servers?.A.stop();
   await servers?.B.stop();
