@@ -15,13 +15,28 @@ const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
  * the first has committed (or rolled back) and then sees its event: the resource's events are in
  * commit order, whatever order their transactions got their ids in (README.md).
  */
-export async function insertEvent(trx: Db, row: Omit<NewEventRow, 'seq' | 'tx'>): Promise<void> {
+export async function insertEvent(
+  trx: Db,
+  row: Omit<NewEventRow, 'seq' | 'tx'>,
+  /** The resource is new in `trx` (a first id): no event of it can be placed before this one. */
+  fresh: boolean,
+): Promise<void> {
   if (dialectOf(trx) === 'sqlite') {
     await trx.insertInto('events').values(row).execute();
     return;
   }
-  await sql`select pg_advisory_xact_lock(${RESOURCE_LOCK_SPACE}, hashtext(${row.resource}))`.execute(trx);
   const own = sql<number>`pg_current_xact_id()::text::bigint`;
+  // A resource created in this transaction is invisible to every other until it commits, so nothing
+  // else can write its events first: its place is its writer's id, with no lock and no look-up. A
+  // later writer of it (having seen it committed) takes the lock and raises its place above this one.
+  if (fresh) {
+    await trx
+      .insertInto('events')
+      .values({ ...row, tx: own })
+      .execute();
+    return;
+  }
+  await sql`select pg_advisory_xact_lock(${RESOURCE_LOCK_SPACE}, hashtext(${row.resource}))`.execute(trx);
   const latest = sql<number>`(select max(tx) from events where resource = ${row.resource})`;
   await trx
     .insertInto('events')

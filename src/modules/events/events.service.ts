@@ -5,6 +5,7 @@ import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import {
+  EVENT_TYPES,
   encodeEventCursor,
   newEventId,
   parseTypeFilter,
@@ -61,6 +62,14 @@ export interface FeedPage {
   nextCursor: string | null;
 }
 
+/**
+ * Types whose resource gets a new id in the writing transaction (ids are never reused), so no other
+ * transaction can have written its events: a like's key (comment, user) comes back after an unlike.
+ */
+const FIRST_EVENT_TYPES = new Set<string>(
+  EVENT_TYPES.filter((type) => type.endsWith('.created') && type !== 'like.created'),
+);
+
 /** Whose events must stay in order: the resource named by the type and `data`'s ids. */
 function resourceOf(type: string, data: Record<string, unknown>): string {
   const resource = type.split('.')[0]!;
@@ -76,13 +85,14 @@ export function createEventsService(db: Db, options: EventsOptions) {
   const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
 
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
-    await repo.insertEvent(trx, {
+    const row = {
       event_id: newEventId(randomUUID()),
       type,
       resource: resourceOf(type, data),
       data: JSON.stringify(data),
       created_at: now(),
-    });
+    };
+    await repo.insertEvent(trx, row, FIRST_EVENT_TYPES.has(type));
   }
 
   async function checkFeedRequest(actor: Principal | null, query: FeedQuery): Promise<FeedRequest> {
