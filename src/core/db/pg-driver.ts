@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { createNamedStatements, type NamedStatements } from './pg-named-statements.ts';
+import { savepointCommands } from './savepoints.ts';
 
 const CACHED_PLAN_CHANGED = '0A000';
 
@@ -132,24 +133,14 @@ export class PgDriver implements Driver {
     }
   }
 
-  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoted(name)}`));
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`release ${quoted(name)}`));
-  }
+  readonly savepoint = savepointCommands.savepoint;
+  readonly rollbackToSavepoint = savepointCommands.rollbackToSavepoint;
+  readonly releaseSavepoint = savepointCommands.releaseSavepoint;
 
   async destroy(): Promise<void> {
     await this.#pool.end();
   }
 }
-
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Kysely's PostgreSQL dialect (its adapter, compiler and introspector) on our driver. */
 export function pgDialect(driver: PgDriver): Dialect {

@@ -10,6 +10,7 @@ import {
   type QueryResult,
   type SqliteDatabase,
 } from 'kysely';
+import { savepointCommands } from './savepoints.ts';
 
 /** The one connection to a node:sqlite database (sqlite-adapter.ts). Statements run synchronously. */
 export class SqliteConnection implements DatabaseConnection {
@@ -101,24 +102,14 @@ export class SqliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoted(name)}`));
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`release ${quoted(name)}`));
-  }
+  readonly savepoint = savepointCommands.savepoint;
+  readonly rollbackToSavepoint = savepointCommands.rollbackToSavepoint;
+  readonly releaseSavepoint = savepointCommands.releaseSavepoint;
 
   async destroy(): Promise<void> {
     this.#db.close();
   }
 }
-
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** The one connection is lent by our driver, so Kysely need not serialise acquisitions itself. */
 class OwnLockSqliteAdapter extends SqliteAdapter {
