@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnServer } from '../../../test/support/child-server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
@@ -36,5 +37,31 @@ describe('overload shedding', () => {
       status = (await t.request('GET', '/api/users/1', { token: t.adminToken })).status;
     }
     assert.equal(status, 200);
+  });
+});
+
+describe('overload shedding, when the machine does not run the process', () => {
+  it('does not shed the requests after a pause the process did not cause (SIGSTOP, then SIGCONT)', async () => {
+    const database = await sqlite.createDatabase();
+    const server = await spawnServer({
+      DATABASE_URL: database.url,
+      DEMO_DATA: 'false',
+      JWT_SECRET: 'overload-test-secret-overload-test-secret',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '500',
+    });
+    try {
+      assert.equal((await fetch(`${server.url}/api/products`)).status, 200);
+      // Two seconds the process is not run at all: its timers are late, its own loop was idle.
+      server.process.kill('SIGSTOP');
+      await sleep(2000);
+      server.process.kill('SIGCONT');
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) statuses.push((await fetch(`${server.url}/api/products`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200]);
+    } finally {
+      server.process.kill('SIGKILL');
+      await server.exited;
+      await database.drop();
+    }
   });
 });

@@ -11,6 +11,12 @@ const RETRY_AFTER_SECONDS = 5;
  * small batches.
  */
 const SAMPLE_INTERVAL_MS = 100;
+
+/** CPU time (ms) of the thread running the event loop. */
+function loopThreadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
 const RESOLUTION_MS = 10;
 
 /**
@@ -34,12 +40,19 @@ export async function registerOverloadProtection(
   let sampledAt = 0;
   let timer: NodeJS.Timeout | undefined;
 
+  let cpuAt = loopThreadCpuMs();
+
   const sample = () => {
     const now = performance.now();
+    const cpu = loopThreadCpuMs();
     // No sample in a window means the loop was blocked all along: its lateness is the delay.
-    delay = histogram.count > 0 ? histogram.mean / 1e6 - RESOLUTION_MS : now - sampledAt - SAMPLE_INTERVAL_MS;
-    delay = Math.max(0, delay);
+    const lateness = histogram.count > 0 ? histogram.mean / 1e6 - RESOLUTION_MS : now - sampledAt - SAMPLE_INTERVAL_MS;
+    // Only as much lateness as the loop's own work in the window: a process the machine did not run
+    // (a host busy with other work) is late without being overloaded, and shedding would not help it.
+    // This thread's CPU time: the loop's work, not the thread pool's or the collector's helpers'.
+    delay = Math.max(0, Math.min(lateness, cpu - cpuAt));
     sampledAt = now;
+    cpuAt = cpu;
     histogram.reset();
   };
 
@@ -48,6 +61,7 @@ export async function registerOverloadProtection(
     histogram.reset();
     histogram.enable();
     sampledAt = performance.now();
+    cpuAt = loopThreadCpuMs();
     timer = setInterval(sample, SAMPLE_INTERVAL_MS);
     timer.unref();
     done();
