@@ -177,7 +177,9 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     async (request, reply) => {
       const { webhookId, deliveryId } = request.params;
       const delivery = await webhooks.retryDelivery(request.principal, webhookId, deliveryId);
-      return reply.code(202).send(toDeliveryView(delivery, request.apiPrefix));
+      // Where to follow it: the endpoint's delivery log.
+      const log = `${request.apiPrefix}/webhooks/${webhookId}/deliveries`;
+      return reply.code(202).header('location', log).send(toDeliveryView(delivery, request.apiPrefix));
     },
   );
 
@@ -194,8 +196,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request, reply) => {
-      const queued = await webhooks.replay(request.principal, request.params.webhookId, request.body.since);
-      return reply.code(202).send({ queued });
+      const { webhookId } = request.params;
+      const queued = await webhooks.replay(request.principal, webhookId, request.body.since);
+      const log = `${request.apiPrefix}/webhooks/${webhookId}/deliveries?status=pending`;
+      return reply.code(202).header('location', log).send({ queued });
     },
   );
 };
