@@ -8,6 +8,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** Whether the answer was written in full (false while pending, or when the sender cut the connection first). */
+  answered: boolean;
   /** The parsed event (the body is the event JSON). */
   event: { id: string; type: string; timestamp: string; data: Record<string, unknown> };
 }
@@ -57,7 +59,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         event = { id: '', type: '', timestamp: '', data: {} };
       }
-      const item = { path, headers: request.headers, body, at: Date.now(), event };
+      const item: ReceivedRequest = { path, headers: request.headers, body, at: Date.now(), answered: false, event };
+      response.on('finish', () => {
+        item.answered = true;
+      });
       received.push(item);
       for (const wake of waiters) wake();
       const script = scripts.get(path) ?? [];
