@@ -20,9 +20,7 @@ export interface ReceivedRequest {
  * repeats. Absent: 200.
  */
 export type Answer =
-  | { status: number; headers?: Record<string, string>; delayMs?: number }
-  | { hang: true }
-  | { redirect: string };
+  { status: number; headers?: Record<string, string>; delayMs?: number } | { hang: true } | { redirect: string };
 
 export interface WebhookReceiver {
   /** The receiver's base URL (`http://127.0.0.1:<port>`); paths name endpoints. */
@@ -66,8 +64,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       received.push(item);
       for (const wake of waiters) wake();
       const script = scripts.get(path) ?? [];
-      const answer: Answer =
-        deciders.get(path)?.(item) ?? (script.length > 1 ? script.shift() : script[0]) ?? { status: 200 };
+      const answer: Answer = deciders.get(path)?.(item) ??
+        (script.length > 1 ? script.shift() : script[0]) ?? { status: 200 };
       if ('hang' in answer) {
         hanging.add(response);
         response.on('close', () => hanging.delete(response));

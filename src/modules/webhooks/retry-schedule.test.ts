@@ -4,16 +4,23 @@ import { nextAttemptAt, parseRetryAfter, parseRetrySchedule, withJitter } from '
 
 describe('webhook retry schedule', () => {
   it('parses durations with ms, s, m and h', () => {
-    assert.deepEqual(parseRetrySchedule('5s,5m,30m,2h,5h,10h,10h'), [
-      5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
-    ]);
+    assert.deepEqual(
+      parseRetrySchedule('5s,5m,30m,2h,5h,10h,10h'),
+      [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    );
     assert.deepEqual(parseRetrySchedule(' 50ms , 1.5s '), [50, 1500]);
     assert.throws(() => parseRetrySchedule('5x'), /WEBHOOK_RETRY_SCHEDULE/);
   });
 
   it('jitters each wait by at most ±20 %', () => {
-    assert.equal(withJitter(1000, () => 0), 800);
-    assert.equal(withJitter(1000, () => 1), 1200);
+    assert.equal(
+      withJitter(1000, () => 0),
+      800,
+    );
+    assert.equal(
+      withJitter(1000, () => 1),
+      1200,
+    );
     for (let i = 0; i < 100; i += 1) {
       const wait = withJitter(1000);
       assert.ok(wait >= 800 && wait <= 1200, String(wait));

@@ -29,7 +29,14 @@ describe('webhook URL guard', () => {
       '::ffff:10.0.0.1',
     ])
       assert.equal(isBlockedAddress(address), true, address);
-    for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+    for (const address of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+    ])
       assert.equal(isBlockedAddress(address), false, address);
   });
 
@@ -59,7 +66,12 @@ describe('webhook URL guard', () => {
     };
     const sender = createDeliverySender({ timeoutMs: 1000, guard: createUrlGuard({ enforced: true, resolver }) });
     try {
-      const result = await sender.send({ url: 'http://rebind.test/hook', secrets: [], eventId: 'evt_x', payload: '{}' });
+      const result = await sender.send({
+        url: 'http://rebind.test/hook',
+        secrets: [],
+        eventId: 'evt_x',
+        payload: '{}',
+      });
       assert.equal(result.kind, 'refused', JSON.stringify(result));
       assert.equal(lookups, 2, 'the connection looked the name up through the guard');
     } finally {

@@ -46,7 +46,9 @@ for (const dialect of DIALECTS) {
       const feed = await t.request('GET', '/api/events?types=product.created&limit=1000', { token: t.adminToken });
       const event = feed.body.data.find((item: { data: { id: number } }) => item.data.id === productId);
       assert.deepEqual(JSON.parse(request!.body), event, 'the body is the event as the feed shows it');
-      assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, headers));
+      assert.throws(() =>
+        new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, headers),
+      );
 
       const rotated = await t.request('POST', `/api/webhooks/${endpoint.id}/rotate-secret`, { token: t.adminToken });
       await addProduct(t, 'signed twice');

@@ -84,51 +84,58 @@ for (const dialect of DIALECTS) {
       },
     );
 
-    it('delivers every event at least once after a SIGKILL in the middle of deliveries', { timeout: 120_000 }, async (t) => {
-      const database = await dialect.createDatabase();
-      const receiver = await startWebhookReceiver();
-      // Slow answers: when the process is killed, several deliveries are in flight.
-      receiver.script('/kill', { status: 200, delayMs: 300 });
-      try {
-        const env = { ...WEBHOOK_ENV, DATABASE_URL: database.url, WEBHOOK_ENDPOINT_CONCURRENCY: '4' };
-        const first = await startProcess(env);
-        const admin = await tokenFor(1, 'admin');
-        await ok(call(first.url, 'POST', '/api/webhooks', { token: admin, body: { url: `${receiver.url}/kill` } }));
-        const products = await addProducts([first.url], admin, 40, 'kill');
-        await receiver.waitFor('/kill', 6, 30_000);
-        first.process.kill('SIGKILL');
-        assert.equal(await first.exited, null, 'killed, not exited');
-        const before = receiver.at('/kill').length;
-        const cutOff = receiver.at('/kill').filter((item) => !item.answered).length;
-        const restarted = await startProcess(env);
-        // Delivered means answered: a request whose 2xx the killed sender never read does not count.
-        const acknowledged = () => receiver.at('/kill').filter((item) => item.answered);
-        await waitFor(
-          () => new Set(acknowledged().map((item) => item.event.data.id)).size >= products.length,
-          30_000,
-          `every product event delivered and answered (${new Set(acknowledged().map((item) => item.event.data.id)).size} of ${products.length})`,
-        );
-        const counts = countById(receiver.at('/kill').map((item) => item.event.id));
-        assert.equal(counts.size, 40, 'every event, at least once');
-        t.diagnostic(
-          `${before} requests before the kill (${cutOff} cut off unanswered), ${receiver.at('/kill').length} in all; ${[...counts.values()].filter((n) => n > 1).length} events sent twice`,
-        );
-        const list = await call(restarted.url, 'GET', '/api/webhooks/1/deliveries?limit=100&status=pending', {
-          token: admin,
-        });
-        await waitFor(
-          async () =>
-            (await call(restarted.url, 'GET', '/api/webhooks/1/deliveries?limit=100&status=succeeded', { token: admin }))
-              .body.pagination.total === 40,
-          30_000,
-          `all deliveries succeeded (pending: ${list.body.pagination.total})`,
-        );
-        restarted.process.kill('SIGTERM');
-        await restarted.exited;
-      } finally {
-        await receiver.close();
-        await database.drop();
-      }
-    });
+    it(
+      'delivers every event at least once after a SIGKILL in the middle of deliveries',
+      { timeout: 120_000 },
+      async (t) => {
+        const database = await dialect.createDatabase();
+        const receiver = await startWebhookReceiver();
+        // Slow answers: when the process is killed, several deliveries are in flight.
+        receiver.script('/kill', { status: 200, delayMs: 300 });
+        try {
+          const env = { ...WEBHOOK_ENV, DATABASE_URL: database.url, WEBHOOK_ENDPOINT_CONCURRENCY: '4' };
+          const first = await startProcess(env);
+          const admin = await tokenFor(1, 'admin');
+          await ok(call(first.url, 'POST', '/api/webhooks', { token: admin, body: { url: `${receiver.url}/kill` } }));
+          const products = await addProducts([first.url], admin, 40, 'kill');
+          await receiver.waitFor('/kill', 6, 30_000);
+          first.process.kill('SIGKILL');
+          assert.equal(await first.exited, null, 'killed, not exited');
+          const before = receiver.at('/kill').length;
+          const cutOff = receiver.at('/kill').filter((item) => !item.answered).length;
+          const restarted = await startProcess(env);
+          // Delivered means answered: a request whose 2xx the killed sender never read does not count.
+          const acknowledged = () => receiver.at('/kill').filter((item) => item.answered);
+          await waitFor(
+            () => new Set(acknowledged().map((item) => item.event.data.id)).size >= products.length,
+            30_000,
+            `every product event delivered and answered (${new Set(acknowledged().map((item) => item.event.data.id)).size} of ${products.length})`,
+          );
+          const counts = countById(receiver.at('/kill').map((item) => item.event.id));
+          assert.equal(counts.size, 40, 'every event, at least once');
+          t.diagnostic(
+            `${before} requests before the kill (${cutOff} cut off unanswered), ${receiver.at('/kill').length} in all; ${[...counts.values()].filter((n) => n > 1).length} events sent twice`,
+          );
+          const list = await call(restarted.url, 'GET', '/api/webhooks/1/deliveries?limit=100&status=pending', {
+            token: admin,
+          });
+          await waitFor(
+            async () =>
+              (
+                await call(restarted.url, 'GET', '/api/webhooks/1/deliveries?limit=100&status=succeeded', {
+                  token: admin,
+                })
+              ).body.pagination.total === 40,
+            30_000,
+            `all deliveries succeeded (pending: ${list.body.pagination.total})`,
+          );
+          restarted.process.kill('SIGTERM');
+          await restarted.exited;
+        } finally {
+          await receiver.close();
+          await database.drop();
+        }
+      },
+    );
   });
 }
