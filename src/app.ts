@@ -71,6 +71,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   const metrics = createMetrics({ db, timed: isTimedRoute });
   for (const module of modules) {
     for (const source of module.metrics?.(services) ?? []) metrics.addScrapedGauges(source);
+    for (const metric of module.instruments?.(services) ?? []) metrics.addMetric(metric);
   }
   registerJsonBody(app);
   registerLingeringClose(app);

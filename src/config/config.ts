@@ -100,6 +100,19 @@ export const EnvSchema = Type.Object({
     default: 15000,
     description: 'Longest silence on an event stream before a heartbeat comment',
   }),
+  // Webhooks (docs/EVENTS.md, the README's table says what each does).
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000 }),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({
+    pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?(ms|s|m|h)\\s*)*$',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+  }),
+  WEBHOOK_SECRET_OVERLAP_HOURS: Type.Number({ minimum: 0, maximum: 8760, default: 24 }),
+  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Boolean({ default: false }),
+  WEBHOOK_FANOUT_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 200 }),
+  WEBHOOK_DELIVERY_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 1000 }),
+  WEBHOOK_LEASE_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 60000 }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
   API_V1_SUNSET: Type.String({
     pattern:
       '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$',

@@ -9,6 +9,7 @@ import { postsModule } from './posts/posts.module.ts';
 import { productsModule } from './products/products.module.ts';
 import { reportsModule } from './reports/reports.module.ts';
 import { usersModule } from './users/users.module.ts';
+import { webhooksModule } from './webhooks/webhooks.module.ts';
 import { moduleMigrations } from './module.ts';
 
 /**
@@ -20,6 +21,7 @@ import { moduleMigrations } from './module.ts';
  */
 export const modules = [
   eventsModule,
+  webhooksModule,
   authModule,
   usersModule,
   ordersModule,

@@ -5,6 +5,7 @@ import type { Db } from '../core/db/database.ts';
 import type { PollingWorker } from '../core/jobs/polling-worker.ts';
 import type { Migration } from 'kysely/migration';
 import type { ScrapedGauges } from '../core/ops/scraped-gauges.ts';
+import type { Metric } from 'prom-client';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from
@@ -38,6 +39,11 @@ export interface ServiceModule<
   readonly migrations?: Readonly<Record<string, Migration>>;
   /** Gauges read on each scrape of `/metrics` (e.g. a queue's depth), with their names and help texts. */
   metrics?(services: MetricsUses): ScrapedGauges[];
+  /**
+   * Counters and histograms the module's service updates as it works (prom-client metrics made with
+   * `registers: []`), added to the app's registry: each app counts its own.
+   */
+  instruments?(services: MetricsUses): Metric[];
 }
 
 /** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */

@@ -42,6 +42,10 @@ const orderPath =
   (which: 'pendingOrderId' | 'paidOrderId', suffix = '') =>
   async (w: World) => ({ path: `/api/orders/${await w[which]()}${suffix}` });
 
+const webhookPath =
+  (suffix = '') =>
+  async (w: World) => ({ path: `/api/webhooks/${await w.webhookId()}${suffix}` });
+
 export const REST_RULES: Record<string, RestRule> = {
   // Operations and documentation: public.
   'GET /healthz': { expect: e(200, 200, 200, 200), request: path('/healthz') },
@@ -203,6 +207,41 @@ export const REST_RULES: Record<string, RestRule> = {
   // Events: admin only. The stream never ends, so it is asked with a refused limit: the access check comes first.
   'GET /api/events': { expect: e(401, 403, 403, 200), request: path('/api/events') },
   'GET /api/events/stream': { expect: e(401, 403, 403, 422), request: path('/api/events/stream?limit=0') },
+
+  // Webhooks: admin only. The endpoint's URL is never called here (no event reaches it during the matrix).
+  'POST /api/webhooks': {
+    expect: e(401, 403, 403, 201),
+    writes: true,
+    request: async () => ({ path: '/api/webhooks', body: { url: 'https://example.com/matrix' } }),
+  },
+  'GET /api/webhooks': { expect: e(401, 403, 403, 200), request: path('/api/webhooks') },
+  'GET /api/webhooks/:webhookId': { expect: e(401, 403, 403, 200), request: webhookPath() },
+  'PATCH /api/webhooks/:webhookId': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: async (w) => ({ ...(await webhookPath()(w)), body: { description: 'patched' } }),
+  },
+  'DELETE /api/webhooks/:webhookId': { expect: e(401, 403, 403, 204), writes: true, request: webhookPath() },
+  'POST /api/webhooks/:webhookId/rotate-secret': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: webhookPath('/rotate-secret'),
+  },
+  'GET /api/webhooks/:webhookId/deliveries': {
+    expect: e(401, 403, 403, 200),
+    request: webhookPath('/deliveries'),
+  },
+  'POST /api/webhooks/:webhookId/deliveries/:deliveryId/retry': {
+    // No delivery exists for the world's endpoint: the admin gets past the access check to a 404.
+    expect: e(401, 403, 403, 404),
+    writes: true,
+    request: webhookPath('/deliveries/1/retry'),
+  },
+  'POST /api/webhooks/:webhookId/replay': {
+    expect: e(401, 403, 403, 202),
+    writes: true,
+    request: async (w) => ({ ...(await webhookPath('/replay')(w)), body: { since: new Date().toISOString() } }),
+  },
 
   // Reports: admin only.
   'POST /api/reports/generate': {

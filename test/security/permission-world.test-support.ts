@@ -92,6 +92,11 @@ export function createWorld(t: TestServer) {
         if (res.status !== 202) throw new Error(`report failed: ${res.status} ${res.text}`);
         return Number(res.headers.get('location')!.split('/').pop());
       }),
+    webhookId: () =>
+      once('webhook', async () => {
+        const body = { url: `https://example.com/world-${n}`, events: ['report.completed'] };
+        return (await ok(t.request('POST', '/api/webhooks', { token: t.adminToken, body }), 'webhook')).id as number;
+      }),
     unique: () => `${n}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
   };
   return world;

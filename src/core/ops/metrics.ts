@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import type { Access } from '../http/fastify-types.ts';
 import { REPLAYED_HEADER } from '../idempotency/idempotency.http.ts';
@@ -62,6 +62,8 @@ export interface Metrics extends MetricsExporter {
   rateLimited(limit: RateLimitName): void;
   shed(): void;
   addScrapedGauges(source: ScrapedGauges): void;
+  /** A module's own counter or histogram (made with no registry), added to this one. */
+  addMetric(metric: Metric): void;
   /** Counts one answered request (registerMetrics' onResponse hook). */
   observe(request: FastifyRequest, reply: FastifyReply): void;
   /** Stops observing the database (on close). */
@@ -106,6 +108,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     rateLimited: (limit) => rateLimitChildren.get(limit)?.inc(),
     shed: () => sheds.inc(),
     addScrapedGauges: (source) => addScrapedGauges(source, registers),
+    addMetric: (metric) => registry.registerMetric(metric),
     stop: () => stop(),
     observe(request, reply) {
       const route = observeRequest(request, reply);

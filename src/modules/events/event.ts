@@ -109,7 +109,8 @@ export interface TypeFilter {
   prefixes: string[];
 }
 
-export function parseTypeFilter(text: string | undefined): TypeFilter | undefined {
+/** `field` names the input in a 422 (the feed's `types`, a webhook endpoint's `events`). */
+export function parseTypeFilter(text: string | undefined, field = 'types'): TypeFilter | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const filter: TypeFilter = { types: [], prefixes: [] };
   for (const raw of text.split(',')) {
@@ -120,7 +121,7 @@ export function parseTypeFilter(text: string | undefined): TypeFilter | undefine
     else
       throw AppError.validation([
         {
-          field: 'types',
+          field,
           message: `${JSON.stringify(item.slice(0, 100))} is not an event type or a prefix such as order.*`,
         },
       ]);

@@ -1,0 +1,210 @@
+import { sql } from 'kysely';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { PageWindow } from '../../core/pagination.ts';
+import type { DeliveryStatus } from './webhook.ts';
+import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
+
+/** All SQL of webhook deliveries: the fan-out's inserts, the claim, the outcomes, the log. */
+
+/** Inserts the fan-out's deliveries; a pair (endpoint, event) already there is left as it is. */
+export async function insertDeliveries(trx: Db, rows: NewWebhookDeliveryRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
+    .execute();
+}
+
+/** A replay: the pair's delivery is pending again from `at` (a new one when the endpoint never had it). */
+export async function upsertReplayed(db: Db, rows: NewWebhookDeliveryRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const at = rows[0]!.created_at;
+  const result = await db
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['endpoint_id', 'event_id']).doUpdateSet({
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: at,
+        claimed_by: null,
+        claimed_until: null,
+      }),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? rows.length);
+}
+
+export interface ClaimRequest {
+  holder: string;
+  now: string;
+  leaseUntil: string;
+  /** Most deliveries to claim. */
+  limit: number;
+  /** How many more each endpoint may have in flight here (an endpoint not listed: `perEndpoint`). */
+  room: ReadonlyMap<number, number>;
+  perEndpoint: number;
+}
+
+/**
+ * Claims due deliveries for `holder` until `leaseUntil`: pending, due, not held by a live lease, of an
+ * enabled endpoint, and the head of their line (no earlier pending delivery of the same endpoint and
+ * resource), at most `room` per endpoint. The update repeats the claimable condition, so of two
+ * instances racing for a delivery only one gets it. PostgreSQL: candidates are picked with
+ * `FOR UPDATE SKIP LOCKED` in a short transaction of their own (no transaction stays open while
+ * sending); SQLite serialises writers, so the pick and the update cannot interleave with another claim.
+ */
+export async function claimDueDeliveries(db: Db, claim: ClaimRequest): Promise<WebhookDeliveryRow[]> {
+  const full = [...claim.room].filter(([, room]) => room <= 0).map(([id]) => id);
+  return db.transaction().execute(async (trx) => {
+    let candidates = trx
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'd.endpoint_id'])
+      .where('e.status', '=', 'enabled')
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', claim.now)
+      .where((eb) => eb.or([eb('d.claimed_until', 'is', null), eb('d.claimed_until', '<', claim.now)]))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('webhook_deliveries as p')
+              .select(sql`1`.as('one'))
+              .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
+              .whereRef('p.resource', '=', 'd.resource')
+              .where('p.status', '=', 'pending')
+              .where((inner) =>
+                inner(inner.refTuple('p.event_tx', 'p.event_seq'), '<', inner.refTuple('d.event_tx', 'd.event_seq')),
+              ),
+          ),
+        ),
+      )
+      .orderBy('d.next_attempt_at')
+      .orderBy('d.id')
+      // More than the limit: some may belong to an endpoint with no room left in this batch.
+      .limit(claim.limit * 4);
+    if (full.length > 0) candidates = candidates.where('d.endpoint_id', 'not in', full);
+    if (dialectOf(trx) === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
+    const room = new Map(claim.room);
+    const chosen: number[] = [];
+    for (const row of await candidates.execute()) {
+      if (chosen.length >= claim.limit) break;
+      const left = room.get(row.endpoint_id) ?? claim.perEndpoint;
+      if (left <= 0) continue;
+      room.set(row.endpoint_id, left - 1);
+      chosen.push(Number(row.id));
+    }
+    if (chosen.length === 0) return [];
+    return trx
+      .updateTable('webhook_deliveries')
+      .set({ claimed_by: claim.holder, claimed_until: claim.leaseUntil })
+      .where('id', 'in', chosen)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', claim.now)]))
+      .returningAll()
+      .execute();
+  });
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  at: string;
+  responseStatus: number | null;
+  error: string | null;
+  nextAttemptAt: string | null;
+}
+
+/** Records an attempt, only while `holder` still holds the delivery (a superseded sender's answer is dropped). */
+export async function recordAttempt(db: Db, id: number, holder: string, outcome: AttemptOutcome): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: outcome.status,
+      attempts: eb('attempts', '+', 1),
+      last_attempt_at: outcome.at,
+      last_response_status: outcome.responseStatus,
+      last_error: outcome.error,
+      next_attempt_at: outcome.nextAttemptAt,
+      claimed_by: null,
+      claimed_until: null,
+    }))
+    .where('id', '=', id)
+    .where('claimed_by', '=', holder)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives a claimed delivery back untried (the process is stopping), so another instance sends it at once. */
+export async function releaseDelivery(db: Db, id: number, holder: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ claimed_by: null, claimed_until: null })
+    .where('id', '=', id)
+    .where('claimed_by', '=', holder)
+    .execute();
+}
+
+export function findDelivery(db: Db, endpointId: number, id: number): Promise<WebhookDeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', id)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+}
+
+/** A manual retry: pending again, due at `at`, with a fresh schedule. */
+export function retryDelivery(db: Db, id: number, at: string): Promise<WebhookDeliveryRow | undefined> {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: at, claimed_by: null, claimed_until: null })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function listDeliveries(
+  db: Db,
+  endpointId: number,
+  status: DeliveryStatus | undefined,
+  window: PageWindow,
+): Promise<WebhookDeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
+  if (status) query = query.where('status', '=', status);
+  return query.orderBy('id', 'desc').limit(window.limit).offset(window.offset).execute();
+}
+
+export async function countDeliveries(db: Db, endpointId: number, status: DeliveryStatus | undefined): Promise<number> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('endpoint_id', '=', endpointId);
+  if (status) query = query.where('status', '=', status);
+  return Number((await query.executeTakeFirstOrThrow()).count);
+}
+
+/** The feed place of the oldest pending delivery's event: the retention purge keeps it and what follows. */
+export async function findOldestPendingPosition(db: Db): Promise<{ tx: number; seq: number } | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select(['event_tx', 'event_seq'])
+    .where('status', '=', 'pending')
+    .orderBy('event_tx')
+    .orderBy('event_seq')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { tx: Number(row.event_tx), seq: Number(row.event_seq) };
+}
+
+/** Deliveries waiting for a first or next attempt, for `/metrics`. */
+export async function countPending(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

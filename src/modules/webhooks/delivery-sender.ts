@@ -1,0 +1,116 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { BlockedUrlError, type UrlGuard } from './url-guard.ts';
+
+/**
+ * One delivery attempt over HTTP, as the Standard Webhooks specification says: `POST` of the event
+ * JSON with `webhook-id` (the event's id), `webhook-timestamp` and `webhook-signature` (one `v1,`
+ * signature per secret: two while a rotation overlaps), no credentials of ours, no redirect followed
+ * (undici follows none unless asked), `WEBHOOK_TIMEOUT_MS` for the whole answer.
+ */
+
+export interface Attempt {
+  url: string;
+  secrets: readonly string[];
+  eventId: string;
+  payload: string;
+}
+
+export type AttemptResult =
+  | { kind: 'answered'; status: number; retryAfter: string | undefined }
+  | { kind: 'failed'; error: string }
+  | { kind: 'refused'; error: string };
+
+const MAX_ERROR_LENGTH = 200;
+
+/** The `webhook-signature` header: the signatures of every secret, space-separated. */
+export function signatureHeader(secrets: readonly string[], eventId: string, at: Date, payload: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(eventId, at, payload)).join(' ');
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * The connection's own name lookup goes through the guard: the addresses connected to are exactly the
+ * ones checked, so a name that resolves to a public address at the check and to a private one at the
+ * connection (DNS rebinding) is refused at the connection too.
+ */
+function guardedLookup(guard: UrlGuard) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    guard.resolve(hostname).then(
+      (addresses) => {
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+}
+
+export interface DeliverySender {
+  send(attempt: Attempt, signal?: AbortSignal): Promise<AttemptResult>;
+  close(): Promise<void>;
+}
+
+export function createDeliverySender(options: { timeoutMs: number; guard: UrlGuard }): DeliverySender {
+  const agent = new Agent({
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect: {
+      timeout: options.timeoutMs,
+      ...(options.guard.enforced ? { lookup: guardedLookup(options.guard) } : {}),
+    },
+  });
+
+  return {
+    async send(attempt, signal) {
+      const url = new URL(attempt.url);
+      try {
+        // A literal address never reaches the lookup: checked here (a name is checked by the lookup too).
+        await options.guard.resolve(url.hostname);
+      } catch (error) {
+        if (error instanceof BlockedUrlError) return { kind: 'refused', error: error.message };
+        return { kind: 'failed', error: describe(error) };
+      }
+      const at = new Date();
+      const timeout = AbortSignal.timeout(options.timeoutMs);
+      try {
+        const answer = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'content-service-webhooks',
+            'webhook-id': attempt.eventId,
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': signatureHeader(attempt.secrets, attempt.eventId, at, attempt.payload),
+          },
+          body: attempt.payload,
+        });
+        // Read and dropped (up to undici's dump limit), so the connection can be used again.
+        await answer.body.dump().catch(() => {});
+        const retryAfter = answer.headers['retry-after'];
+        return {
+          kind: 'answered',
+          status: answer.statusCode,
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        };
+      } catch (error) {
+        if (error instanceof BlockedUrlError || (error as Error)?.cause instanceof BlockedUrlError)
+          return { kind: 'refused', error: describe(error) };
+        return {
+          kind: 'failed',
+          error: timeout.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error),
+        };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+function describe(error: unknown): string {
+  const err = error as { code?: string; message?: string };
+  return `${err.code ? `${err.code}: ` : ''}${err.message ?? String(error)}`.slice(0, MAX_ERROR_LENGTH);
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { matchesFilter, parseTypeFilter, type TypeFilter } from '../events/event.ts';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from './webhooks.table.ts';
+
+export type EndpointStatus = 'enabled' | 'disabled';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'dead';
+
+export interface WebhookEndpoint {
+  id: number;
+  url: string;
+  /** Types and `<resource>.*` prefixes; `["*"]` is every type. */
+  events: string[];
+  description: string | null;
+  status: EndpointStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An endpoint with what signs its deliveries: the secret, and the previous one while it overlaps. */
+export interface SigningEndpoint extends WebhookEndpoint {
+  secrets: string[];
+}
+
+export interface WebhookDelivery {
+  id: number;
+  endpointId: number;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  nextAttemptAt: string | null;
+}
+
+export function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The secrets that sign a delivery sent at `at`: the current one, and the previous one until its overlap ends. */
+export function toSigningEndpoint(row: WebhookEndpointRow, at: string): SigningEndpoint {
+  const overlapping =
+    row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > at;
+  return { ...toEndpoint(row), secrets: overlapping ? [row.secret, row.previous_secret!] : [row.secret] };
+}
+
+export function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+  return {
+    id: Number(row.id),
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    lastAttemptAt: row.last_attempt_at,
+    lastResponseStatus: row.last_response_status,
+    nextAttemptAt: row.next_attempt_at,
+  };
+}
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes (the specification allows 24 to 64). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The endpoint's `events` as the feed's filter (undefined: every type); 422 naming `events` for an unknown one. */
+export function subscriptionFilter(events: readonly string[]): TypeFilter | undefined {
+  return parseTypeFilter(events.join(','), 'events');
+}
+
+export function isSubscribed(events: readonly string[], type: string): boolean {
+  return matchesFilter(type, subscriptionFilter(events));
+}

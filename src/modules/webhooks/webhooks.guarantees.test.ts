@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhook-receiver.ts';
+import {
+  addProduct,
+  createEndpoint,
+  deleteEndpoint,
+  deliveriesOf,
+  eventually,
+  FAST_WEBHOOKS,
+  renameProduct,
+} from '../../../test/support/webhooks.ts';
+
+/**
+ * DECISIONS §10's guarantees in one process: exactly once with no failure, one resource's events in
+ * feed order per endpoint (a failing head holds back only its own resource), a slow endpoint delaying
+ * no other, and the events of pending deliveries kept past retention.
+ */
+for (const dialect of DIALECTS) {
+  describe(`webhooks: guarantees (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    let r: WebhookReceiver;
+    before(async () => {
+      r = await startWebhookReceiver();
+      // Four slots in all, two per endpoint: without the per-endpoint cap the hanging endpoint would take them all.
+      t = await startTestServer(dialect, { ...FAST_WEBHOOKS, DATABASE_POOL_SIZE: '5', WEBHOOK_CONCURRENCY: '4' });
+    });
+    after(async () => {
+      await t?.close();
+      await r?.close();
+    });
+
+    it('delivers each event exactly once when nothing fails, within a second of its commit', async () => {
+      const endpoint = await createEndpoint(t, `${r.url}/once`);
+      const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => addProduct(t, `once ${i}`)));
+      await Promise.all(ids.map((id) => renameProduct(t, id, `once renamed ${id}`)));
+      await r.waitFor('/once', 40);
+      await sleep(500);
+      const requests = r.at('/once');
+      const byId = new Map<string, number>();
+      for (const item of requests) byId.set(item.event.id, (byId.get(item.event.id) ?? 0) + 1);
+      assert.equal(byId.size, 40);
+      assert.deepEqual(
+        [...byId.values()].filter((count) => count !== 1),
+        [],
+        'no event twice',
+      );
+      const list = await deliveriesOf(t, endpoint.id);
+      assert.equal(list.length, 40);
+      assert.ok(list.every((item) => item.status === 'succeeded' && item.attempts === 1));
+      const slowest = Math.max(...requests.map((item) => item.at - Date.parse(item.event.timestamp)));
+      assert.ok(slowest < 2000, `slowest commit-to-delivery ${slowest} ms`);
+      await deleteEndpoint(t, endpoint.id);
+    });
+
+    it("holds a resource's later events behind its failing head, while other resources' events flow", async () => {
+      let holdHead = true;
+      let head = '';
+      r.respond('/order', (request) => {
+        if (request.event.type === 'product.created' && request.event.data.name === 'head' && holdHead) {
+          head = request.event.id;
+          return { status: 503, headers: { 'retry-after': '1' } };
+        }
+        return { status: 200 };
+      });
+      const endpoint = await createEndpoint(t, `${r.url}/order`);
+      const a = await addProduct(t, 'head');
+      await renameProduct(t, a, 'a second');
+      await renameProduct(t, a, 'a third');
+      const b = await addProduct(t, 'other');
+      await renameProduct(t, b, 'other second');
+      await eventually('the other resource', async () => {
+        const names = r.at('/order').map((item) => item.event.data.name);
+        return names.includes('other second') ? true : undefined;
+      });
+      const forA = () => r.at('/order').filter((item) => item.event.data.id === a);
+      assert.deepEqual(
+        forA().map((item) => item.event.id),
+        [head],
+        "a's later events wait for its head",
+      );
+      holdHead = false;
+      await eventually('a in order', async () => (forA().length === 4 ? true : undefined), 5000);
+      assert.deepEqual(
+        forA().map((item) => item.event.data.name),
+        ['head', 'head', 'a second', 'a third'],
+        'feed order, the head first',
+      );
+      await deleteEndpoint(t, endpoint.id);
+    });
+
+    it('lets a hanging endpoint delay no other endpoint', async () => {
+      r.script('/slow', { hang: true });
+      const slow = await createEndpoint(t, `${r.url}/slow`);
+      const fast = await createEndpoint(t, `${r.url}/fast`);
+      for (let i = 0; i < 6; i += 1) await addProduct(t, `busy ${i}`);
+      const requests = await r.waitFor('/fast', 6, 5000);
+      const latencies = requests.map((item) => item.at - Date.parse(item.event.timestamp));
+      // The slow endpoint holds its two slots for the whole timeout (1 s) each time.
+      assert.ok(Math.max(...latencies) < 900, `fast endpoint latencies ${latencies.join(', ')} ms`);
+      assert.ok(r.at('/slow').length >= 1);
+      await deleteEndpoint(t, slow.id);
+      await deleteEndpoint(t, fast.id);
+    });
+
+    it('keeps the event of a pending delivery past its retention, and lets it go once delivered', async () => {
+      let down = true;
+      r.respond('/kept', () => (down ? { status: 410 } : { status: 200 }));
+      const endpoint = await createEndpoint(t, `${r.url}/kept`);
+      await addProduct(t, 'kept');
+      const [request] = await r.waitFor('/kept', 1);
+      const eventId = request!.event.id;
+      await eventually('disabled', async () =>
+        (await t.request('GET', `/api/webhooks/${endpoint.id}`, { token: t.adminToken })).body.status === 'disabled'
+          ? true
+          : undefined,
+      );
+      const db = t.server.db;
+      await db.updateTable('events').set({ created_at: '2000-01-01T00:00:00.000Z' }).execute();
+      await eventually('fan-out passed', async () =>
+        (await t.server.app.services.events.countBehind('webhooks')) === 0 ? true : undefined,
+      );
+      await t.server.app.services.events.purgeExpired();
+      const kept = await db.selectFrom('events').select('event_id').where('event_id', '=', eventId).execute();
+      assert.equal(kept.length, 1, 'the pending delivery keeps its event');
+      down = false;
+      await t.request('PATCH', `/api/webhooks/${endpoint.id}`, { token: t.adminToken, body: { status: 'enabled' } });
+      await eventually('delivered', async () =>
+        (await deliveriesOf(t, endpoint.id, '&status=succeeded')).length === 1 ? true : undefined,
+      );
+      await t.server.app.services.events.purgeExpired();
+      const left = await db.selectFrom('events').select('event_id').where('event_id', '=', eventId).execute();
+      assert.equal(left.length, 0, 'purged once delivered');
+      await deleteEndpoint(t, endpoint.id);
+    });
+  });
+}

@@ -1,0 +1,110 @@
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../../core/db/database.ts';
+
+/** The webhook consumer's name in `event_consumers` (a migration keeps its own copy of a constant). */
+const CONSUMER = 'webhooks';
+
+/**
+ * Endpoints and deliveries. Every query of the delivery worker has its index: the claim reads
+ * `webhook_deliveries_due_idx` (pending, by due time), the head-of-line check
+ * `webhook_deliveries_line_idx` (pending, per endpoint and resource in feed order), the log
+ * `webhook_deliveries_log_idx`, the retention hold `webhook_deliveries_position_idx`.
+ */
+export const webhooksMigrations = {
+  '0009-webhooks': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const postgres = dialectOf(db) === 'postgres';
+      const time = postgres ? 'timestamptz' : 'text';
+      const big = postgres ? 'bigint' : 'integer';
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'integer', (col) =>
+          postgres ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement(),
+        )
+        .addColumn('url', 'text', (col) => col.notNull())
+        .addColumn('events', 'text', (col) => col.notNull())
+        .addColumn('description', 'text')
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('secret', 'text', (col) => col.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_secret_until', time)
+        .addColumn('disabled_at', time)
+        .addColumn('created_at', time, (col) => col.notNull())
+        .addColumn('updated_at', time, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', big, (col) =>
+          postgres ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement(),
+        )
+        .addColumn('endpoint_id', 'integer', (col) =>
+          col.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+        )
+        .addColumn('event_tx', big, (col) => col.notNull())
+        .addColumn('event_seq', big, (col) => col.notNull())
+        .addColumn('event_id', 'text', (col) => col.notNull())
+        .addColumn('event_type', 'text', (col) => col.notNull())
+        .addColumn('resource', 'text', (col) => col.notNull())
+        .addColumn('payload', 'text', (col) => col.notNull())
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('last_attempt_at', time)
+        .addColumn('last_response_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('next_attempt_at', time)
+        .addColumn('claimed_by', 'text')
+        .addColumn('claimed_until', time)
+        .addColumn('created_at', time, (col) => col.notNull())
+        .execute();
+      // One delivery per (endpoint, event), whatever the fan-out does twice; a replay reuses the row.
+      await db.schema
+        .createIndex('webhook_deliveries_endpoint_event_idx')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'event_id'])
+        .unique()
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due_idx')
+        .on('webhook_deliveries')
+        .columns(['next_attempt_at', 'id'])
+        .where(sql.ref('status'), '=', 'pending')
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_line_idx')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'resource', 'event_tx', 'event_seq'])
+        .where(sql.ref('status'), '=', 'pending')
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_position_idx')
+        .on('webhook_deliveries')
+        .columns(['event_tx', 'event_seq'])
+        .where(sql.ref('status'), '=', 'pending')
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_log_idx')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_log_status_idx')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'status', 'id'])
+        .execute();
+      // The fan-out consumes the feed from its start: no event committed after the first endpoint can
+      // slip past a consumer that registered late (the events before an endpoint match none of it).
+      await db
+        .insertInto('event_consumers' as never)
+        .values({ consumer: CONSUMER, tx: 0, seq: 0, updated_at: new Date().toISOString() } as never)
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db
+        .deleteFrom('event_consumers' as never)
+        .where(sql.ref('consumer'), '=', CONSUMER)
+        .execute();
+      await db.schema.dropTable('webhook_deliveries').execute();
+      await db.schema.dropTable('webhook_endpoints').execute();
+    },
+  },
+};

@@ -1,0 +1,89 @@
+import { createPollingWorker } from '../../core/jobs/polling-worker.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { createDeliveriesService } from './deliveries.service.ts';
+import { createDeliverySender } from './delivery-sender.ts';
+import { createDeliveryWorker } from './delivery-worker.ts';
+import { parseRetrySchedule } from './retry-schedule.ts';
+import { createUrlGuard } from './url-guard.ts';
+import { createWebhookMetrics } from './webhook-metrics.ts';
+import { webhooksMigrations } from './webhooks.migrations.ts';
+import { webhooksRoutes } from './webhooks.routes.ts';
+import { createWebhooksService } from './webhooks.service.ts';
+
+/** Events per fan-out batch (one transaction: the deliveries and the consumer's move). */
+const FAN_OUT_BATCH = 200;
+
+function createService({ db, config, services }: ModuleDeps<{ events: EventsService }>) {
+  const guard = createUrlGuard({
+    enforced: config.NODE_ENV === 'production' && !config.WEBHOOK_ALLOW_PRIVATE_URLS,
+  });
+  const metrics = createWebhookMetrics();
+  const sender = createDeliverySender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, guard });
+  return {
+    ...createWebhooksService(db, services.events, guard, { secretOverlapHours: config.WEBHOOK_SECRET_OVERLAP_HOURS }),
+    deliveries: createDeliveriesService(db, services.events, sender, metrics, {
+      schedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
+      // A lease shorter than a request would let another instance send a delivery still in flight.
+      leaseMs: Math.max(config.WEBHOOK_LEASE_MS, config.WEBHOOK_TIMEOUT_MS + 1000),
+      fanOutBatch: FAN_OUT_BATCH,
+    }),
+    metrics,
+  };
+}
+type WebhooksModuleService = ReturnType<typeof createService>;
+
+/**
+ * Webhooks: endpoints (`/webhooks`, admin), the fan-out of the outbox into deliveries (consumer
+ * `webhooks`, one instance at a time) and the delivery worker of every instance (README.md).
+ */
+export const webhooksModule = defineModule({
+  name: 'webhooks',
+  createService,
+  routes: restRoutes(webhooksRoutes, ({ webhooks }) => ({ webhooks })),
+  migrations: webhooksMigrations,
+  workers: ({ webhooks }: { webhooks: WebhooksModuleService }, { config, log }) => {
+    const delivery = createDeliveryWorker(webhooks.deliveries, {
+      pollMs: config.WEBHOOK_DELIVERY_POLL_MS,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      log,
+    });
+    webhooks.onDeliveriesQueued(delivery.wake);
+    const fanOut = createPollingWorker({
+      name: 'webhook fan-out',
+      intervalMs: config.WEBHOOK_FANOUT_POLL_MS,
+      log,
+      step: async (holder) => {
+        const done = await webhooks.deliveries.fanOut(holder);
+        // Delivered in well under a second: this process sends what it just queued without waiting for a poll.
+        if (done.deliveries > 0) delivery.wake();
+        return done.events >= FAN_OUT_BATCH;
+      },
+    });
+    return [
+      {
+        ...fanOut,
+        async stop() {
+          await fanOut.stop();
+          // Another instance takes the fan-out over at once instead of after the lease.
+          await webhooks.deliveries.releaseFanOut(fanOut.id).catch(() => {});
+        },
+      },
+      delivery,
+    ];
+  },
+  metrics: ({ webhooks }: { webhooks: WebhooksModuleService }) => [
+    {
+      gauges: {
+        webhook_events_behind: 'Events the webhook fan-out has not taken yet (the outbox backlog of webhooks)',
+        webhook_deliveries_pending: 'Webhook deliveries waiting for their first or next attempt',
+      },
+      read: async () => ({
+        webhook_events_behind: await webhooks.deliveries.countBehind(),
+        webhook_deliveries_pending: await webhooks.deliveries.countPending(),
+      }),
+    },
+  ],
+  instruments: ({ webhooks }: { webhooks: WebhooksModuleService }) => webhooks.metrics.all,
+});
