@@ -14,6 +14,13 @@ export interface NatsSettings {
   name: string;
 }
 
+export interface OutgoingMessage {
+  subject: string;
+  payload: string;
+  /** Sent as `Nats-Msg-Id`: JetStream drops a second message with the same id within its duplicate window. */
+  msgId: string;
+}
+
 /** Thrown instead of publishing while there is no connection: the outbox keeps the events. */
 export class BrokerUnavailableError extends Error {}
 
@@ -94,15 +101,21 @@ export function createNatsConnection(settings: NatsSettings) {
   return {
     ready,
 
-    /** Publishes one message with `Nats-Msg-Id: msgId` and waits for JetStream's ack (or the timeout). */
-    async publish(subject: string, payload: string, msgId: string): Promise<PubAck> {
-      const nc = await ready();
-      try {
-        return await jetstream(nc).publish(subject, payload, { msgID: msgId, timeout: settings.timeoutMs });
-      } catch (error) {
-        streamReady = false;
-        throw error;
-      }
+    /**
+     * Sends every message, each with `Nats-Msg-Id`, and returns their acks in the same order (each
+     * settles with JetStream's ack or fails at the timeout). The messages are handed to the client in
+     * one synchronous run, so they reach the socket back to back before the client can learn of a
+     * dropped connection: what the server receives of them is a prefix, in order, and a later message
+     * is never stored while an earlier one was lost (which a re-publication would then put after it).
+     */
+    async publishInOrder(messages: OutgoingMessage[]): Promise<Array<Promise<PubAck>>> {
+      const js = jetstream(await ready());
+      const acks = messages.map((message) =>
+        js.publish(message.subject, message.payload, { msgID: message.msgId, timeout: settings.timeoutMs }),
+      );
+      // A failed publication may mean the stream is gone: look it up again before the next one.
+      for (const ack of acks) ack.catch(() => (streamReady = false));
+      return acks;
     },
 
     /** Flushes what was sent and closes (bounded), or just closes while disconnected. */

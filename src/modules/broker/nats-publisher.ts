@@ -22,10 +22,10 @@ export interface NatsPublisherOptions {
 
 /**
  * Publishes the outbox to JetStream: the next batch from the publisher's place in the feed, each event
- * on `<prefix>.<type>` with `Nats-Msg-Id` = its id, then the place moves past the batch. Events go one
- * at a time, each ack awaited before the next is sent: were they pipelined, a message lost as the
- * connection drops could be followed by one that is stored, and the re-publication would put the lost
- * one after it (the stream out of feed order). The measured cost of that choice is in bench/RESULTS.md.
+ * on `<prefix>.<type>` with `Nats-Msg-Id` = its id, then the place moves past the batch once every ack
+ * is in. A batch is sent at once and its acks checked in order (nats-connection.ts says why the stream
+ * keeps feed order so): awaiting each ack before sending the next costs an event-loop turn per event,
+ * which under load falls behind the write rate (bench/RESULTS.md).
  */
 export function createNatsPublisher(
   db: Db,
@@ -36,12 +36,22 @@ export function createNatsPublisher(
   const totals: Record<PublicationOutcome, number> = { published: 0, duplicate: 0, failed: 0 };
 
   async function send(batch: FeedEvent[]): Promise<void> {
-    for (const { event } of batch) {
+    const messages = batch.map(({ event }) => ({
+      subject: `${options.subjectPrefix}.${event.type}`,
+      payload: JSON.stringify(event),
+      msgId: event.id,
+    }));
+    const acks = await connection.publishInOrder(messages).catch((error: unknown) => {
+      totals.failed += 1; // not sent at all (no connection): the batch's first event failed
+      throw error;
+    });
+    for (const ack of acks) {
       try {
-        const ack = await connection.publish(`${options.subjectPrefix}.${event.type}`, JSON.stringify(event), event.id);
-        totals[ack.duplicate ? 'duplicate' : 'published'] += 1;
+        totals[(await ack).duplicate ? 'duplicate' : 'published'] += 1;
       } catch (error) {
         totals.failed += 1;
+        // The rest settle (none left unhandled); the batch goes again, its stored part as duplicates.
+        await Promise.allSettled(acks);
         throw error;
       }
     }
