@@ -65,6 +65,12 @@ export function createNatsConnection(settings: NatsSettings) {
     connection = nc;
     connected = true;
     void watch(nc);
+    // Closed for good (the server refused us, say): the next publication opens a new connection.
+    void nc.closed().then(() => {
+      if (connection !== nc) return;
+      connection = undefined;
+      connected = false;
+    });
     return nc;
   }
 
