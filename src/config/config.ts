@@ -113,6 +113,40 @@ export const EnvSchema = Type.Object({
   WEBHOOK_LEASE_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 60000 }),
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
+  NATS_URL: Type.Optional(
+    Type.String({
+      pattern: '^(nats|tls)://[^,\\s]+(,(nats|tls)://[^,\\s]+)*$',
+      description: 'Publishes every event to NATS JetStream (docs/EVENTS.md); a comma list names several servers',
+    }),
+  ),
+  NATS_SUBJECT_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$',
+    default: 'content.events',
+    description: 'Events are published on <prefix>.<type>',
+  }),
+  NATS_STREAM: Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,255}$',
+    default: 'CONTENT_EVENTS',
+    description: 'The JetStream stream, created with the subjects <prefix>.> if missing',
+  }),
+  NATS_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60000,
+    default: 500,
+    description: 'How often the publisher looks for events no commit of this process woke it for',
+  }),
+  NATS_BATCH_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 100,
+    description: 'Events the publisher takes from the outbox at a time',
+  }),
+  NATS_PUBLISH_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60000,
+    default: 5000,
+    description: 'How long a publication waits for its acknowledgement (and a connection attempt lasts)',
+  }),
   API_V1_SUNSET: Type.String({
     pattern:
       '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$',

@@ -1,5 +1,6 @@
 import { authModule } from './auth/auth.module.ts';
 import { avatarsModule } from './avatars/avatars.module.ts';
+import { brokerModule } from './broker/broker.module.ts';
 import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
 import { eventsModule } from './events/events.module.ts';
@@ -22,6 +23,7 @@ import { moduleMigrations } from './module.ts';
 export const modules = [
   eventsModule,
   webhooksModule,
+  brokerModule,
   authModule,
   usersModule,
   ordersModule,

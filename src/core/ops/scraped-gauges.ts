@@ -1,4 +1,4 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 /**
  * Gauges a module reads on each scrape (the report queue: one query). `read` is called at most once
@@ -8,6 +8,16 @@ export interface ScrapedGauges {
   /** Gauge name → help text. */
   gauges: Record<string, string>;
   read(): Promise<Record<string, number>>;
+  /** Counters the module keeps in memory (e.g. publications by outcome), by name; read on each scrape too. */
+  counters?: Record<string, ScrapedCounter>;
+}
+
+/** A counter family with one label, whose totals since the process started the module keeps itself. */
+export interface ScrapedCounter {
+  help: string;
+  label: string;
+  /** The total for each value of the label (values present from the start show as 0). */
+  totals(): Record<string, number>;
 }
 
 const SCRAPE_READ_TIMEOUT_MS = 1000;
@@ -35,6 +45,18 @@ export function addScrapedGauges(source: ScrapedGauges, registers: Registry[]): 
       async collect() {
         const value = (await values())?.[name];
         if (value !== undefined) this.set(value);
+      },
+    });
+  }
+  for (const [name, counter] of Object.entries(source.counters ?? {})) {
+    new Counter({
+      name,
+      help: counter.help,
+      labelNames: [counter.label],
+      registers,
+      collect() {
+        this.reset();
+        for (const [value, total] of Object.entries(counter.totals())) this.inc({ [counter.label]: value }, total);
       },
     });
   }

@@ -115,6 +115,29 @@ export function createEventsService(db: Db, options: EventsOptions) {
     return (await repo.listEventsAfter(db, request)).map(toFeedEvent);
   }
 
+  /** The consumer's next events, if this instance holds (takes or renews) its lease; none otherwise. */
+  async function claimNextBatch(consume: ConsumeOptions): Promise<FeedEvent[]> {
+    const at = Date.now();
+    const position = await repo.claimConsumer(db, {
+      consumer: consume.consumer,
+      holder: consume.holder,
+      now: new Date(at).toISOString(),
+      leaseUntil: new Date(at + consume.leaseMs).toISOString(),
+    });
+    return position ? readFeed({ after: position, limit: consume.limit, filter: undefined }) : [];
+  }
+
+  /** Moves the consumer past `batch`; throws when another instance has taken the lease over. */
+  async function advance(writer: Db, consume: ConsumeOptions, batch: FeedEvent[]): Promise<void> {
+    const moved = await repo.advanceConsumer(writer, {
+      consumer: consume.consumer,
+      holder: consume.holder,
+      position: batch.at(-1)!.position,
+      now: now(),
+    });
+    if (!moved) throw new Error(`event consumer ${consume.consumer}: the lease was taken over by another instance`);
+  }
+
   return {
     streamTiming: { pollMs: options.pollMs, heartbeatMs: options.heartbeatMs },
 
@@ -157,26 +180,27 @@ export function createEventsService(db: Db, options: EventsOptions) {
      * `handle` that throws leaves the position where it was (its events come again).
      */
     async consume(consume: ConsumeOptions, handle: (trx: Db, batch: FeedEvent[]) => Promise<void>): Promise<number> {
-      const at = Date.now();
-      const position = await repo.claimConsumer(db, {
-        consumer: consume.consumer,
-        holder: consume.holder,
-        now: new Date(at).toISOString(),
-        leaseUntil: new Date(at + consume.leaseMs).toISOString(),
-      });
-      if (!position) return 0;
-      const batch = await readFeed({ after: position, limit: consume.limit, filter: undefined });
+      const batch = await claimNextBatch(consume);
       if (batch.length === 0) return 0;
       await db.transaction().execute(async (trx) => {
         await handle(trx, batch);
-        const moved = await repo.advanceConsumer(trx, {
-          consumer: consume.consumer,
-          holder: consume.holder,
-          position: batch.at(-1)!.position,
-          now: now(),
-        });
-        if (!moved) throw new Error(`event consumer ${consume.consumer}: the lease was taken over by another instance`);
+        await advance(trx, consume, batch);
       });
+      return batch.length;
+    },
+
+    /**
+     * As `consume`, but `send` runs outside any transaction and the move follows it: for a consumer that
+     * only talks to the network (the NATS publisher), so that waiting on it holds no transaction open
+     * (on SQLite a transaction holds the one connection, and every request would wait behind it). A
+     * `send` that throws leaves the position where it was; one that returns moves the consumer past the
+     * batch. Were the lease taken over meanwhile, the move fails and the new holder sends them again.
+     */
+    async relay(consume: ConsumeOptions, send: (batch: FeedEvent[]) => Promise<void>): Promise<number> {
+      const batch = await claimNextBatch(consume);
+      if (batch.length === 0) return 0;
+      await send(batch);
+      await advance(db, consume, batch);
       return batch.length;
     },
 

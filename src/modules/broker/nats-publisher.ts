@@ -1,0 +1,149 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../core/db/database.ts';
+import { observeQueries } from '../../core/db/database-observers.ts';
+import { createPollingWorker, type PollingWorker } from '../../core/jobs/polling-worker.ts';
+import type { FeedEvent } from '../events/event.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { NatsBrokerConnection } from './nats-connection.ts';
+
+/** The publisher's name in `event_consumers`: its place in the feed, shared by every instance. */
+export const NATS_CONSUMER = 'nats-publisher';
+
+export type PublicationOutcome = 'published' | 'duplicate' | 'failed';
+
+export interface NatsPublisherOptions {
+  /** NATS_SUBJECT_PREFIX: an event goes to `<prefix>.<type>`. */
+  subjectPrefix: string;
+  /** NATS_BATCH_SIZE. */
+  batchSize: number;
+  /** How long an instance keeps the publisher's lease without renewing it (each step renews it). */
+  leaseMs: number;
+}
+
+/**
+ * Publishes the outbox to JetStream: the next batch from the publisher's place in the feed, each event
+ * on `<prefix>.<type>` with `Nats-Msg-Id` = its id, then the place moves past the batch once every ack
+ * is in. A batch is sent at once and its acks checked in order (nats-connection.ts says why the stream
+ * keeps feed order so): awaiting each ack before sending the next costs an event-loop turn per event,
+ * which under load falls behind the write rate (bench/RESULTS.md).
+ */
+export function createNatsPublisher(
+  db: Db,
+  events: EventsService,
+  connection: NatsBrokerConnection,
+  options: NatsPublisherOptions,
+) {
+  const totals: Record<PublicationOutcome, number> = { published: 0, duplicate: 0, failed: 0 };
+
+  async function send(batch: FeedEvent[]): Promise<void> {
+    const messages = batch.map(({ event }) => ({
+      subject: `${options.subjectPrefix}.${event.type}`,
+      payload: JSON.stringify(event),
+      msgId: event.id,
+    }));
+    const acks = await connection.publishInOrder(messages).catch((error: unknown) => {
+      totals.failed += 1; // not sent at all (no connection): the batch's first event failed
+      throw error;
+    });
+    for (const ack of acks) {
+      try {
+        totals[(await ack).duplicate ? 'duplicate' : 'published'] += 1;
+      } catch (error) {
+        totals.failed += 1;
+        // The rest settle (none left unhandled); the batch goes again, its stored part as duplicates.
+        await Promise.allSettled(acks);
+        throw error;
+      }
+    }
+  }
+
+  return {
+    /**
+     * One step for `holder` (a worker's id): publishes the next batch if this instance holds the lease,
+     * and moves past it once every ack is in. True when the batch was full (more may wait). Throws when
+     * a publication fails: the place stays, and the same events go again at the next step.
+     */
+    async publishNext(holder: string): Promise<boolean> {
+      const count = await events.relay(
+        { consumer: NATS_CONSUMER, holder, limit: options.batchSize, leaseMs: options.leaseMs },
+        send,
+      );
+      return count === options.batchSize;
+    },
+
+    /** Calls `listener` after each commit of this process (any transaction's: most write an event). */
+    onCommit(listener: () => void): () => void {
+      return observeQueries(db, (sql, _ms, failed) => {
+        if (sql === 'commit' && !failed) listener();
+      });
+    },
+
+    /** Events not published yet (for `/metrics`). */
+    backlog: () => events.countBehind(NATS_CONSUMER),
+
+    /** Publications since start, by outcome (for `/metrics`). */
+    totals: (): Record<string, number> => ({ ...totals }),
+
+    /** Gives the lease up, so another instance goes on at once. */
+    release: (holder: string) => events.releaseConsumer(NATS_CONSUMER, holder),
+
+    close: () => connection.close(),
+  };
+}
+
+export type NatsPublisher = ReturnType<typeof createNatsPublisher>;
+
+/** A burst of commits within this long is published in one step (the step's claim costs statements). */
+const WAKE_DELAY_MS = 10;
+
+/**
+ * The publisher's background loop: every `pollMs`, and right after each commit this process makes
+ * (so the publication follows within milliseconds, not a poll interval). While NATS is away it logs
+ * once, stops waking on commits and polls; the events wait in the outbox. Its stop releases the lease
+ * and drains the connection.
+ */
+export function createNatsPublisherWorker(
+  publisher: NatsPublisher,
+  context: { pollMs: number; log: FastifyBaseLogger },
+): PollingWorker {
+  const { log } = context;
+  let failing = false;
+  let unobserve = () => {};
+  const worker = createPollingWorker({
+    name: 'NATS publisher',
+    intervalMs: context.pollMs,
+    wakeDelayMs: WAKE_DELAY_MS,
+    log,
+    async step(holder) {
+      try {
+        const more = await publisher.publishNext(holder);
+        if (failing) log.info('NATS publisher: publishing again');
+        failing = false;
+        return more;
+      } catch (error) {
+        // One line per outage, not one per poll; the failures are counted in /metrics.
+        if (!failing) log.warn({ err: error }, 'NATS publisher: publication failed; events wait in the outbox');
+        failing = true;
+        return false;
+      }
+    },
+  });
+  return {
+    id: worker.id,
+    wake: () => worker.wake(),
+    start() {
+      unobserve = publisher.onCommit(() => {
+        if (!failing) worker.wake();
+      });
+      worker.start();
+    },
+    async stop() {
+      unobserve();
+      await worker.stop();
+      await publisher
+        .release(worker.id)
+        .catch((error: unknown) => log.warn({ err: error }, 'NATS publisher: lease not released'));
+      await publisher.close();
+    },
+  };
+}
