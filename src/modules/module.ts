@@ -5,6 +5,7 @@ import type { Db } from '../core/db/database.ts';
 import type { PollingWorker } from '../core/jobs/polling-worker.ts';
 import type { Migration } from 'kysely/migration';
 import type { ScrapedGauges } from '../core/ops/scraped-gauges.ts';
+import type { EventPayloads } from './events/event-payloads.ts';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from
@@ -38,6 +39,11 @@ export interface ServiceModule<
   readonly migrations?: Readonly<Record<string, Migration>>;
   /** Gauges read on each scrape of `/metrics` (e.g. a queue's depth), with their names and help texts. */
   metrics?(services: MetricsUses): ScrapedGauges[];
+  /**
+   * The schema of `data` of each event type of the module's resource (events/event-payloads.ts): the
+   * schema its routes answer 200 with, or the `*.deleted` shape. The documents' `webhooks` show them.
+   */
+  readonly eventPayloads?: EventPayloads;
 }
 
 /** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */
