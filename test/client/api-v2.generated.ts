@@ -475,7 +475,328 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.created event
+         * @description Sent to each enabled webhook endpoint subscribed to `user.created` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["userCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.updated event
+         * @description Sent to each enabled webhook endpoint subscribed to `user.updated` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["userUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.deleted event
+         * @description Sent to each enabled webhook endpoint subscribed to `user.deleted` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["userDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.created event
+         * @description Sent to each enabled webhook endpoint subscribed to `post.created` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["postCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.created event
+         * @description Sent to each enabled webhook endpoint subscribed to `comment.created` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["commentCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.deleted event
+         * @description Sent to each enabled webhook endpoint subscribed to `comment.deleted` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["commentDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "like.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * like.created event
+         * @description Sent to each enabled webhook endpoint subscribed to `like.created` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["likeCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "like.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * like.deleted event
+         * @description Sent to each enabled webhook endpoint subscribed to `like.deleted` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["likeDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created event
+         * @description Sent to each enabled webhook endpoint subscribed to `product.created` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["productCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated event
+         * @description Sent to each enabled webhook endpoint subscribed to `product.updated` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["productUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.deleted event
+         * @description Sent to each enabled webhook endpoint subscribed to `product.deleted` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["productDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created event
+         * @description Sent to each enabled webhook endpoint subscribed to `order.created` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["orderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.paid event
+         * @description Sent to each enabled webhook endpoint subscribed to `order.paid` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["orderPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled event
+         * @description Sent to each enabled webhook endpoint subscribed to `order.cancelled` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["orderCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.refunded event
+         * @description Sent to each enabled webhook endpoint subscribed to `order.refunded` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["orderRefundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * report.completed event
+         * @description Sent to each enabled webhook endpoint subscribed to `report.completed` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["reportCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -785,6 +1106,260 @@ export interface components {
                 self: components["schemas"]["Link"];
                 user: components["schemas"]["Link"];
             };
+        };
+        UserCreatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "user.created";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["User"];
+        };
+        UserUpdatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "user.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["User"];
+        };
+        DeletedUser: {
+            id: number;
+        };
+        UserDeletedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "user.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["DeletedUser"];
+        };
+        PostCreatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "post.created";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Post"];
+        };
+        CommentCreatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "comment.created";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Comment"];
+        };
+        DeletedComment: {
+            id: number;
+            postId: number;
+        };
+        CommentDeletedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "comment.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["DeletedComment"];
+        };
+        LikeCreatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "like.created";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Like"];
+        };
+        DeletedLike: {
+            commentId: number;
+            userId: number;
+        };
+        LikeDeletedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "like.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["DeletedLike"];
+        };
+        ProductCreatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "product.created";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Product"];
+        };
+        ProductUpdatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "product.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Product"];
+        };
+        DeletedProduct: {
+            id: number;
+        };
+        ProductDeletedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "product.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["DeletedProduct"];
+        };
+        OrderCreatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "order.created";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        OrderPaidEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "order.paid";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        OrderCancelledEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        OrderRefundedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "order.refunded";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        ReportCompletedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "report.completed";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["ReportJob"];
         };
     };
     responses: never;
@@ -12772,6 +13347,1186 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    userCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "user.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "name",
+                 *         "email": "email",
+                 *         "age": 1,
+                 *         "role": "user",
+                 *         "status": "active",
+                 *         "emailVerified": true,
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "posts": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "avatar": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "update": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "delete": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "user.updated",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "name",
+                 *         "email": "email",
+                 *         "age": 1,
+                 *         "role": "user",
+                 *         "status": "active",
+                 *         "emailVerified": true,
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "posts": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "avatar": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "update": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "delete": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "user.deleted",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "post.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "title": "title",
+                 *         "content": "content",
+                 *         "authorId": 1,
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "author": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "comments": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "comment.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "postId": 1,
+                 *         "authorId": 1,
+                 *         "text": "text",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "post": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "author": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "likes": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CommentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "comment.deleted",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "postId": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CommentDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    likeCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "like.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "commentId": 1,
+                 *         "userId": 1,
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "user": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LikeCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    likeDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "like.deleted",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "commentId": 1,
+                 *         "userId": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LikeDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "product.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "name",
+                 *         "category": "category",
+                 *         "price": 9.99,
+                 *         "stock": 1,
+                 *         "image": "image",
+                 *         "description": "description",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "product.updated",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "name",
+                 *         "category": "category",
+                 *         "price": 9.99,
+                 *         "stock": 1,
+                 *         "image": "image",
+                 *         "description": "description",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "product.deleted",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "order.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "customerId": 1,
+                 *         "status": "pending",
+                 *         "items": [
+                 *           {
+                 *             "productId": 1,
+                 *             "name": "name",
+                 *             "quantity": 1,
+                 *             "unitPrice": 9.99
+                 *           }
+                 *         ],
+                 *         "amount": 9.99,
+                 *         "currency": "currency",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "paidAt": "2026-11-21T10:00:00.000Z",
+                 *         "cancelledAt": "2026-11-21T10:00:00.000Z",
+                 *         "refundedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "pay": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "cancel": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "refund": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "receipt": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "customer": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "order.paid",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "customerId": 1,
+                 *         "status": "pending",
+                 *         "items": [
+                 *           {
+                 *             "productId": 1,
+                 *             "name": "name",
+                 *             "quantity": 1,
+                 *             "unitPrice": 9.99
+                 *           }
+                 *         ],
+                 *         "amount": 9.99,
+                 *         "currency": "currency",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "paidAt": "2026-11-21T10:00:00.000Z",
+                 *         "cancelledAt": "2026-11-21T10:00:00.000Z",
+                 *         "refundedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "pay": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "cancel": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "refund": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "receipt": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "customer": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "order.cancelled",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "customerId": 1,
+                 *         "status": "pending",
+                 *         "items": [
+                 *           {
+                 *             "productId": 1,
+                 *             "name": "name",
+                 *             "quantity": 1,
+                 *             "unitPrice": 9.99
+                 *           }
+                 *         ],
+                 *         "amount": 9.99,
+                 *         "currency": "currency",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "paidAt": "2026-11-21T10:00:00.000Z",
+                 *         "cancelledAt": "2026-11-21T10:00:00.000Z",
+                 *         "refundedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "pay": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "cancel": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "refund": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "receipt": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "customer": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderRefundedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "order.refunded",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "customerId": 1,
+                 *         "status": "pending",
+                 *         "items": [
+                 *           {
+                 *             "productId": 1,
+                 *             "name": "name",
+                 *             "quantity": 1,
+                 *             "unitPrice": 9.99
+                 *           }
+                 *         ],
+                 *         "amount": 9.99,
+                 *         "currency": "currency",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "paidAt": "2026-11-21T10:00:00.000Z",
+                 *         "cancelledAt": "2026-11-21T10:00:00.000Z",
+                 *         "refundedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "pay": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "cancel": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "refund": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "receipt": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "customer": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "report.completed",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "type": "sales",
+                 *         "params": {
+                 *           "from": "from",
+                 *           "to": "to"
+                 *         },
+                 *         "status": "queued",
+                 *         "result": null,
+                 *         "error": "error",
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "finishedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
