@@ -19,6 +19,13 @@ export interface OpenApiOptions {
    * the document's version: give a fixed shape where a webhook's body does not follow the API version.
    */
   webhooks?: Readonly<Record<string, object>> | undefined;
+  /**
+   * Components the documents show in place of the routes' own of the same name: for an answer a route
+   * serializes with a looser schema (an open object costs the serializer far less than a union it
+   * must test member by member) whose exact shape the document should still give. Titled schemas
+   * inside become components too.
+   */
+  schemas?: Readonly<Record<string, object>> | undefined;
 }
 
 const HEADERS = {
@@ -131,7 +138,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         facts,
         options.v1Sunset,
         options.examples?.[version],
-        options.webhooks,
+        { webhooks: options.webhooks, schemas: options.schemas },
       );
       documents.set(version, document);
     }
