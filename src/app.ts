@@ -19,7 +19,7 @@ import { createMetrics, metricsRouteFor, registerMetrics, type MetricsExporter }
 import { loggerOptions } from './core/ops/logging.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { compileRequestValidator } from './core/validation/request-validator.ts';
-import { eventComponents, eventWebhooks } from './modules/events/event-webhooks.ts';
+import { eventWebhooks } from './modules/events/event-webhooks.ts';
 import { eventPayloadsOfModules, modules } from './modules/index.ts';
 import { loadOpenApiExamples } from './openapi-examples.ts';
 import { createServices, type Services } from './services.ts';
@@ -95,7 +95,6 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       v1Sunset: config.API_V1_SUNSET,
       examples: loadOpenApiExamples(),
       webhooks: eventWebhooks(eventPayloadsOfModules),
-      schemas: eventComponents(eventPayloadsOfModules),
     },
   );
   await app.register(graphqlPlugin, {

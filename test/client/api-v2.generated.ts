@@ -818,8 +818,27 @@ export interface components {
                 }[];
             };
         };
-        /** @description An event: its `type` tells the shape of its `data` (the same as the webhook of that type) */
-        Event: components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserUpdatedEvent"] | components["schemas"]["UserDeletedEvent"] | components["schemas"]["PostCreatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["LikeCreatedEvent"] | components["schemas"]["LikeDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderRefundedEvent"] | components["schemas"]["ReportCompletedEvent"];
+        Event: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /**
+             * @description `<resource>.<past tense>`
+             * @enum {unknown}
+             */
+            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            /** @description The resource as an admin's `GET /api/v2/...` shows it right after the change (`_links` included); for `*.deleted`, its id (and a comment's post, a like's comment and user) */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         EventFeed: {
             data: components["schemas"]["Event"][];
             /** @description Pass as `after` to read on: the last event's cursor, or with nothing new the cursor given (null when none was) */
@@ -1414,39 +1433,7 @@ export interface operations {
                      *           "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                      *           "type": "user.created",
                      *           "timestamp": "2026-11-21T10:00:00.000Z",
-                     *           "data": {
-                     *             "id": 1,
-                     *             "name": "name",
-                     *             "email": "email",
-                     *             "age": 1,
-                     *             "role": "user",
-                     *             "status": "active",
-                     *             "emailVerified": true,
-                     *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "_links": {
-                     *               "self": {
-                     *                 "href": "/api/v2/users/1",
-                     *                 "method": "GET"
-                     *               },
-                     *               "posts": {
-                     *                 "href": "/api/v2/users/1",
-                     *                 "method": "GET"
-                     *               },
-                     *               "avatar": {
-                     *                 "href": "/api/v2/users/1",
-                     *                 "method": "GET"
-                     *               },
-                     *               "update": {
-                     *                 "href": "/api/v2/users/1",
-                     *                 "method": "GET"
-                     *               },
-                     *               "delete": {
-                     *                 "href": "/api/v2/users/1",
-                     *                 "method": "GET"
-                     *               }
-                     *             }
-                     *           }
+                     *           "data": {}
                      *         }
                      *       ],
                      *       "nextCursor": "nextCursor"

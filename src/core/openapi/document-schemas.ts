@@ -5,9 +5,8 @@ import type { OpenApiDocument } from './openapi-document.ts';
  * Every schema of the paths and webhooks with a `title` (core/http/schemas.ts `Named`) becomes a component,
  * `#/components/schemas/<title>`, referenced where it was, so generated clients get named types.
  * Two different shapes under one title get distinct names (`Title2`), never a wrong reference.
- * `replacements` are components shown in place of the hoisted ones of the same name.
  */
-export function hoistNamedSchemas(document: OpenApiDocument, replacements: Record<string, unknown> = {}): void {
+export function hoistNamedSchemas(document: OpenApiDocument): void {
   const schemas = { ...document.components.schemas } as Record<string, unknown>;
   const hoist = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(hoist);
@@ -25,7 +24,6 @@ export function hoistNamedSchemas(document: OpenApiDocument, replacements: Recor
   };
   document.paths = hoist(document.paths) as OpenApiDocument['paths'];
   if (document.webhooks) document.webhooks = hoist(document.webhooks) as OpenApiDocument['webhooks'];
-  for (const [name, schema] of Object.entries(replacements)) schemas[name] = hoist(schema);
   document.components = { ...document.components, schemas };
 }
 

@@ -19,13 +19,6 @@ export interface OpenApiOptions {
    * the document's version: give a fixed shape where a webhook's body does not follow the API version.
    */
   webhooks?: Readonly<Record<string, object>> | undefined;
-  /**
-   * Components the documents show in place of the routes' own of the same name: for an answer a route
-   * serializes with a looser schema (an open object costs the serializer far less than a union it
-   * must test member by member) whose exact shape the document should still give. Titled schemas
-   * inside become components too.
-   */
-  schemas?: Readonly<Record<string, object>> | undefined;
 }
 
 const HEADERS = {
@@ -138,7 +131,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         facts,
         options.v1Sunset,
         options.examples?.[version],
-        { webhooks: options.webhooks, schemas: options.schemas },
+        options.webhooks,
       );
       documents.set(version, document);
     }

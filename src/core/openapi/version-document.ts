@@ -29,8 +29,7 @@ const DEFAULT_FACTS: OperationFacts = {
 /**
  * One version's document from the generated whole: only that version's paths, the default error
  * responses and version headers on every operation, and per-version schemas resolved; the webhooks
- * given (the requests the service sends) as they are, their titled schemas hoisted and examples added,
- * and the components given in place of the routes' own.
+ * given (the requests the service sends) as they are, their titled schemas hoisted and examples added.
  */
 export function documentForVersion(
   full: OpenApiDocument,
@@ -38,12 +37,8 @@ export function documentForVersion(
   facts: ReadonlyMap<string, OperationFacts>,
   v1Sunset: string,
   recorded: RecordedExamples = {},
-  given: {
-    webhooks?: Readonly<Record<string, object>> | undefined;
-    schemas?: Readonly<Record<string, object>> | undefined;
-  } = {},
+  webhooks: Readonly<Record<string, object>> = {},
 ): OpenApiDocument {
-  const webhooks = given.webhooks ?? {};
   const prefix = `/api/v${version}/`;
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
@@ -82,7 +77,7 @@ export function documentForVersion(
   }
   const whole = Object.keys(webhooks).length > 0 ? { ...full, paths, webhooks } : { ...full, paths };
   const document = pickVersion(whole, version) as OpenApiDocument;
-  hoistNamedSchemas(document, pickVersion(given.schemas ?? {}, version) as Record<string, unknown>);
+  hoistNamedSchemas(document);
   addExamples(document, recorded);
   addVendorMedia(document, version);
   if (version !== 1) {

@@ -1,6 +1,4 @@
-import { Type } from 'typebox';
 import { EVENT_TYPES, type EventType } from './event.ts';
-import { EVENT_COMPONENT } from './events.schemas.ts';
 import { EventOfType, pascalCaseOf, type EventPayloadTable } from './event-payloads.ts';
 
 /*
@@ -61,20 +59,6 @@ function webhookOf(type: EventType, payloads: EventPayloadTable) {
       },
       responses: RESPONSES,
     },
-  };
-}
-
-/**
- * The feed's `Event` as the document shows it: one of the types' events, told apart by `type`. The
- * route serializes an open `data` (events.schemas.ts: a union would be tested member by member for
- * each event); the document gives the exact shape, the same components as the webhooks.
- */
-export function eventComponents(payloads: EventPayloadTable): Record<string, object> {
-  return {
-    [EVENT_COMPONENT]: Type.Union(
-      EVENT_TYPES.map((type) => EventOfType(type, payloads[type])),
-      { description: 'An event: its `type` tells the shape of its `data` (the same as the webhook of that type)' },
-    ),
   };
 }
 

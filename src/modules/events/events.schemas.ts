@@ -35,11 +35,8 @@ export const EventTimestamp = Type.String({
   description: 'When the change was made (ISO 8601 UTC, milliseconds)',
 });
 
-/** The feed's event's component name (event-webhooks.ts gives the document its exact shape under it). */
-export const EVENT_COMPONENT = 'Event';
-
 export const EventView = Named(
-  EVENT_COMPONENT,
+  'Event',
   Type.Object({
     id: EventId,
     type: Type.Enum([...EVENT_TYPES], { description: '`<resource>.<past tense>`' }),
