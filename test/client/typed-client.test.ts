@@ -126,11 +126,17 @@ for (const dialect of DIALECTS) {
         body: { name: 'Typed shade', category: 'lighting', price: 3, stock: 1 },
         headers: auth(t.adminToken),
       });
-      const feed = await client.GET('/events', {
-        params: { query: { types: 'product.created', limit: 1000 } },
-        headers: auth(t.adminToken),
-      });
-      const event = feed.data!.data.find((item) => item.data.id === product.data!.id);
+      // On PostgreSQL an event shows in the feed a moment after its commit (docs/EVENTS.md): read until it does.
+      const deadline = Date.now() + 10_000;
+      let event;
+      while (!event && Date.now() < deadline) {
+        const feed = await client.GET('/events', {
+          params: { query: { types: 'product.created', limit: 1000 } },
+          headers: auth(t.adminToken),
+        });
+        event = feed.data!.data.find((item) => item.data.id === product.data!.id);
+        if (!event) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       // The feed's item has an open `data`; a receiver of `product.created` gets the v2 Product.
       const received = event as Delivered<'product.created'>;
       assert.equal(received.type, 'product.created');
