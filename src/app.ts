@@ -19,7 +19,8 @@ import { createMetrics, metricsRouteFor, registerMetrics, type MetricsExporter }
 import { loggerOptions } from './core/ops/logging.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { compileRequestValidator } from './core/validation/request-validator.ts';
-import { modules } from './modules/index.ts';
+import { eventWebhooks } from './modules/events/event-webhooks.ts';
+import { eventPayloadsOfModules, modules } from './modules/index.ts';
 import { loadOpenApiExamples } from './openapi-examples.ts';
 import { createServices, type Services } from './services.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
@@ -91,7 +92,11 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     async (api) => {
       for (const module of modules) await module.routes?.register(api, services);
     },
-    { v1Sunset: config.API_V1_SUNSET, examples: loadOpenApiExamples() },
+    {
+      v1Sunset: config.API_V1_SUNSET,
+      examples: loadOpenApiExamples(),
+      webhooks: eventWebhooks(eventPayloadsOfModules),
+    },
   );
   await app.register(graphqlPlugin, {
     config,

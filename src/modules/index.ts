@@ -11,6 +11,7 @@ import { productsModule } from './products/products.module.ts';
 import { reportsModule } from './reports/reports.module.ts';
 import { usersModule } from './users/users.module.ts';
 import { webhooksModule } from './webhooks/webhooks.module.ts';
+import { collectEventPayloads } from './events/event-payloads.ts';
 import { moduleMigrations } from './module.ts';
 
 /**
@@ -40,3 +41,6 @@ export type Modules = typeof modules;
 
 /** The migrations the listed modules bring (beyond core's history), for the migrator. */
 export const migrationsOfModules = moduleMigrations(modules);
+
+/** Each event type's `data` schema, declared by the module of its resource (the documents' `webhooks`). */
+export const eventPayloadsOfModules = collectEventPayloads(modules);

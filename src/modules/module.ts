@@ -6,6 +6,7 @@ import type { PollingWorker } from '../core/jobs/polling-worker.ts';
 import type { Migration } from 'kysely/migration';
 import type { ScrapedGauges } from '../core/ops/scraped-gauges.ts';
 import type { Metric } from 'prom-client';
+import type { EventPayloads } from './events/event-payloads.ts';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from
@@ -44,6 +45,11 @@ export interface ServiceModule<
    * `registers: []`), added to the app's registry: each app counts its own.
    */
   instruments?(services: MetricsUses): Metric[];
+  /**
+   * The schema of `data` of each event type of the module's resource (events/event-payloads.ts): the
+   * schema its routes answer 200 with, or the `*.deleted` shape. The documents' `webhooks` show them.
+   */
+  readonly eventPayloads?: EventPayloads;
 }
 
 /** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */

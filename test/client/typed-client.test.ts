@@ -7,7 +7,7 @@ import { PNG_BYTES } from '../support/avatar-samples.ts';
 import { checkFetched } from '../support/checked-answer.ts';
 import { DIALECTS } from '../support/dialects.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import type { components, paths } from './api-v2.generated.ts';
+import type { components, paths, webhooks } from './api-v2.generated.ts';
 
 /**
  * A client generated from the published v2 document (openapi-typescript types, compiled by
@@ -22,6 +22,8 @@ describe('REST v2 types generated from the OpenAPI document', () => {
 
 type User = components['schemas']['User'];
 type Order = components['schemas']['Order'];
+/** What a webhook endpoint receives for one event type, typed from the document's `webhooks`. */
+type Delivered<T extends keyof webhooks> = webhooks[T]['post']['requestBody']['content']['application/json'];
 
 for (const dialect of DIALECTS) {
   describe(`a typed client generated from the v2 document (${dialect.name})`, { skip: dialect.skip }, () => {
@@ -117,6 +119,30 @@ for (const dialect of DIALECTS) {
       assert.equal(order?.status, 'pending');
       const stock = await client.GET('/products/{productId}', { params: { path: { productId: product.data!.id } } });
       assert.equal(stock.data?.stock, 1);
+    });
+
+    it("types a webhook receiver from the document's webhooks (an event read from the feed)", async () => {
+      const product = await client.POST('/products', {
+        body: { name: 'Typed shade', category: 'lighting', price: 3, stock: 1 },
+        headers: auth(t.adminToken),
+      });
+      // On PostgreSQL an event shows in the feed a moment after its commit (docs/EVENTS.md): read until it does.
+      const deadline = Date.now() + 10_000;
+      let event;
+      while (!event && Date.now() < deadline) {
+        const feed = await client.GET('/events', {
+          params: { query: { types: 'product.created', limit: 1000 } },
+          headers: auth(t.adminToken),
+        });
+        event = feed.data!.data.find((item) => item.data.id === product.data!.id);
+        if (!event) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The feed's item has an open `data`; a receiver of `product.created` gets the v2 Product.
+      const received = event as Delivered<'product.created'>;
+      assert.equal(received.type, 'product.created');
+      const createdAt: string = received.data.createdAt;
+      assert.equal(createdAt, product.data!.createdAt);
+      assert.equal(received.data._links.self.href, `/api/v2/products/${product.data!.id}`);
     });
   });
 }

@@ -59,4 +59,15 @@ describe('OpenAPI documents lint clean with Redocly CLI', () => {
     const { code, output } = await lint([file]);
     assert.notEqual(code, 0, output);
   });
+
+  it('lints the webhooks too: a webhook header with no place is an error', { timeout: 120_000 }, async () => {
+    const broken = JSON.parse(readFileSync(files[1]!, 'utf8'));
+    const [first] = Object.values(broken.webhooks) as { post: { parameters: { in: string }[] } }[];
+    first!.post.parameters[0]!.in = 'body';
+    const file = join(dir, 'broken-webhook.json');
+    writeFileSync(file, JSON.stringify(broken));
+    const { code, output } = await lint([file]);
+    assert.notEqual(code, 0, output);
+    assert.match(output, /struct .*`in` can be one of/, output);
+  });
 });

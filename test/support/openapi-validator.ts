@@ -23,7 +23,11 @@ import { API_PREFIXES } from '../../src/core/http/versioning.ts';
  */
 
 type Json = Record<string, unknown>;
-type OpenApiDocument = { paths: Record<string, Record<string, Json>>; components: Json };
+type OpenApiDocument = {
+  paths: Record<string, Record<string, Json>>;
+  webhooks?: Record<string, Json>;
+  components: Json;
+};
 type ResponseObject = { content?: Record<string, { schema?: unknown }>; headers?: Record<string, Json> };
 
 export interface ObservedExchange {
@@ -180,6 +184,23 @@ export class OpenApiResponseValidator {
         exchange.body,
       );
     }
+    return violations;
+  }
+
+  /**
+   * The violations of a request the service sends to a webhook endpoint: `body` against the JSON
+   * request body schema of the document's webhook `name` (`webhooks.<name>.post`), with the same ajv.
+   */
+  validateWebhook(name: string, body: unknown): string[] {
+    const webhook = (this.document.webhooks?.[name] as { post?: Json } | undefined)?.post;
+    if (!webhook) return [`webhook ${name}: not in the document`];
+    const violations: string[] = [];
+    this.checkSchema(
+      violations,
+      `webhook ${name}: body`,
+      pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema'),
+      body,
+    );
     return violations;
   }
 

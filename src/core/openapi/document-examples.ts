@@ -49,4 +49,10 @@ export function addExamples(document: OpenApiDocument, recorded: RecordedExample
       }
     }
   }
+  // What the service sends is shown in full, built from its schema.
+  for (const [, , op] of operationsOf(document, 'webhooks')) {
+    for (const media of Object.values(op.requestBody?.content ?? {})) {
+      if (media.example === undefined && media.schema !== undefined) media.example = exampleOf(media.schema, resolve);
+    }
+  }
 }

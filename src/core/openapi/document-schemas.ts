@@ -2,7 +2,7 @@ import { VERSIONS_KEYWORD, type ApiVersion } from '../http/versioning.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
 
 /**
- * Every schema with a `title` (core/http/schemas.ts `Named`) becomes a component,
+ * Every schema of the paths and webhooks with a `title` (core/http/schemas.ts `Named`) becomes a component,
  * `#/components/schemas/<title>`, referenced where it was, so generated clients get named types.
  * Two different shapes under one title get distinct names (`Title2`), never a wrong reference.
  */
@@ -23,6 +23,7 @@ export function hoistNamedSchemas(document: OpenApiDocument): void {
     return { $ref: `#/components/schemas/${name}` };
   };
   document.paths = hoist(document.paths) as OpenApiDocument['paths'];
+  if (document.webhooks) document.webhooks = hoist(document.webhooks) as OpenApiDocument['webhooks'];
   document.components = { ...document.components, schemas };
 }
 

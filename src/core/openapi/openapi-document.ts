@@ -2,6 +2,8 @@
 export type OpenApiDocument = Record<string, unknown> & {
   info: Record<string, unknown>;
   paths: Record<string, Record<string, Operation>>;
+  /** OpenAPI 3.1: the requests the service sends (not serves), by name, each a path item. */
+  webhooks?: Record<string, Record<string, Operation>>;
   components: Record<string, Record<string, unknown>>;
 };
 
@@ -18,11 +20,15 @@ export type Operation = {
 /** The keys of a path item that are operations (the others are its parameters, summary, ...). */
 export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-/** Every operation of the document, with its lower-case method and its path. */
+/**
+ * Every operation the service serves (`paths`), or with `section: 'webhooks'` every request it sends,
+ * with its lower-case method and its path (a webhook's name).
+ */
 export function* operationsOf(
   document: OpenApiDocument,
+  section: 'paths' | 'webhooks' = 'paths',
 ): Generator<[path: string, method: string, operation: Operation]> {
-  for (const [path, item] of Object.entries(document.paths)) {
+  for (const [path, item] of Object.entries(document[section] ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
       if (METHODS.has(method)) yield [path, method, operation];
     }

@@ -12,6 +12,13 @@ export interface OpenApiOptions {
   v1Sunset: string;
   /** Recorded answers of the service per version, shown as the documents' examples. */
   examples?: Partial<Record<ApiVersion, RecordedExamples>> | undefined;
+  /**
+   * OpenAPI 3.1 `webhooks`: the requests the service sends, by name, each a path item (`{ post: ... }`)
+   * whose schemas may be TypeBox schemas; placed in every version's document, where titled schemas
+   * become components like the routes' (the same object, the same `$ref`). A versioned schema shows
+   * the document's version: give a fixed shape where a webhook's body does not follow the API version.
+   */
+  webhooks?: Readonly<Record<string, object>> | undefined;
 }
 
 const HEADERS = {
@@ -124,6 +131,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         facts,
         options.v1Sunset,
         options.examples?.[version],
+        options.webhooks,
       );
       documents.set(version, document);
     }

@@ -138,6 +138,25 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(v2.info.description, /Deprecated/);
     });
 
+    it('places the webhooks the app gives in every document: titled schemas as components, each body with an example', () => {
+      for (const document of [v1, v2]) {
+        const webhooks = Object.entries(document.webhooks as Json);
+        assert.ok(webhooks.length > 0);
+        for (const [name, item] of webhooks) {
+          const body = item.post.requestBody.content['application/json'];
+          assert.match(body.schema.$ref, /^#\/components\/schemas\//, name);
+          assert.ok(body.example !== undefined, name);
+        }
+        // Every reference of the webhooks names a component of the same document.
+        const refs = JSON.stringify(document.webhooks).match(/"\$ref":"[^"]+"/g) ?? [];
+        for (const ref of new Set(refs)) {
+          const [, section, component] = /#\/components\/(\w+)\/([^"]+)"$/.exec(ref) ?? [];
+          assert.ok(document.components[section!]?.[component!], ref);
+        }
+        assert.doesNotMatch(JSON.stringify(document.webhooks), /x-api-version/);
+      }
+    });
+
     it('carries examples for request and response bodies', () => {
       let bodies = 0;
       for (const item of Object.values(v2.paths as Json)) {

@@ -28,7 +28,8 @@ const DEFAULT_FACTS: OperationFacts = {
 
 /**
  * One version's document from the generated whole: only that version's paths, the default error
- * responses and version headers on every operation, and per-version schemas resolved.
+ * responses and version headers on every operation, and per-version schemas resolved; the webhooks
+ * given (the requests the service sends) as they are, their titled schemas hoisted and examples added.
  */
 export function documentForVersion(
   full: OpenApiDocument,
@@ -36,6 +37,7 @@ export function documentForVersion(
   facts: ReadonlyMap<string, OperationFacts>,
   v1Sunset: string,
   recorded: RecordedExamples = {},
+  webhooks: Readonly<Record<string, object>> = {},
 ): OpenApiDocument {
   const prefix = `/api/v${version}/`;
   const paths: OpenApiDocument['paths'] = {};
@@ -73,7 +75,8 @@ export function documentForVersion(
     }
     paths[path.slice(prefix.length - 1)] = copy;
   }
-  const document = pickVersion({ ...full, paths }, version) as OpenApiDocument;
+  const whole = Object.keys(webhooks).length > 0 ? { ...full, paths, webhooks } : { ...full, paths };
+  const document = pickVersion(whole, version) as OpenApiDocument;
   hoistNamedSchemas(document);
   addExamples(document, recorded);
   addVendorMedia(document, version);

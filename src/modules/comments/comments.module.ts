@@ -1,10 +1,12 @@
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toCommentView } from './comments.presenter.ts';
 import { commentsTypeDefs } from './comments.graphql.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { commentsRoutes } from './comments.routes.ts';
+import { CommentView, DeletedComment } from './comments.schemas.ts';
 import { createCommentsService, type CommentEvents } from './comments.service.ts';
 
 /** Comments: REST `/posts/{id}/comments`, GraphQL `Comment`. */
@@ -20,4 +22,8 @@ export const commentsModule = defineModule({
     ),
   routes: restRoutes(commentsRoutes, ({ comments }) => ({ comments })),
   graphql: { typeDefs: commentsTypeDefs, resolvers: commentsResolvers },
+  eventPayloads: {
+    'comment.created': CommentView,
+    'comment.deleted': DeletedComment,
+  } satisfies EventPayloadsOf<CommentEvents>,
 });

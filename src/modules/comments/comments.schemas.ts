@@ -26,6 +26,12 @@ export const CommentView = Named(
   }),
 );
 
+/** `data` of `comment.deleted`: the comment and the post it was on. */
+export const DeletedComment = Named(
+  'DeletedComment',
+  Type.Object({ id: Type.Integer(), postId: Type.Integer() }, { additionalProperties: false }),
+);
+
 export const CommentPage = PageOf(CommentView, 'CommentPage');
 
 export const CommentsQuery = Type.Object({ ...PageQuery });

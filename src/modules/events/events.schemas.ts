@@ -25,19 +25,22 @@ export const ListEventsQuery = Type.Object({
 });
 export const EventStreamQuery = ListEventsQuery;
 
+/** The envelope's fields, shared by the feed's `Event` and each webhook's body (event-payloads.ts). */
+export const EventId = Type.String({
+  description: "Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)",
+  examples: ['evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c'],
+});
+export const EventTimestamp = Type.String({
+  format: 'date-time',
+  description: 'When the change was made (ISO 8601 UTC, milliseconds)',
+});
+
 export const EventView = Named(
   'Event',
   Type.Object({
-    id: Type.String({
-      description:
-        "Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)",
-      examples: ['evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c'],
-    }),
+    id: EventId,
     type: Type.Enum([...EVENT_TYPES], { description: '`<resource>.<past tense>`' }),
-    timestamp: Type.String({
-      format: 'date-time',
-      description: 'When the change was made (ISO 8601 UTC, milliseconds)',
-    }),
+    timestamp: EventTimestamp,
     data: Type.Object(
       {},
       {

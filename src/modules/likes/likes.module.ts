@@ -1,8 +1,10 @@
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toLikeView } from './likes.presenter.ts';
 import { likesRoutes } from './likes.routes.ts';
+import { DeletedLike, LikeView } from './likes.schemas.ts';
 import { createLikesService, type LikeEvents } from './likes.service.ts';
 
 /** Likes: REST `/comments/{id}/likes`. */
@@ -17,4 +19,5 @@ export const likesModule = defineModule({
       }),
     ),
   routes: restRoutes(likesRoutes, ({ likes }) => ({ likes })),
+  eventPayloads: { 'like.created': LikeView, 'like.deleted': DeletedLike } satisfies EventPayloadsOf<LikeEvents>,
 });

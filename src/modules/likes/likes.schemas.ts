@@ -11,6 +11,12 @@ export const LikeView = Named(
   }),
 );
 
+/** `data` of `like.deleted`: the comment and the user the like joined. */
+export const DeletedLike = Named(
+  'DeletedLike',
+  Type.Object({ commentId: Type.Integer(), userId: Type.Integer() }, { additionalProperties: false }),
+);
+
 export const LikePage = PageOf(LikeView, 'LikePage');
 
 export const LikesQuery = Type.Object({ ...PageQuery });

@@ -1,10 +1,12 @@
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toOrderView } from './orders.presenter.ts';
 import type { Order } from './order.ts';
 import { createOrderHoldWorker } from './order-hold-worker.ts';
 import { ordersRoutes } from './orders.routes.ts';
+import { OrderView } from './orders.schemas.ts';
 import { createOrdersService, type OrderEvents, type OrdersService } from './orders.service.ts';
 
 const view = (order: Order) => toOrderView(order, EVENT_LINK_PREFIX);
@@ -24,6 +26,12 @@ export const ordersModule = defineModule({
       }),
     ),
   routes: restRoutes(ordersRoutes, ({ orders, idempotency }) => ({ orders, idempotency })),
+  eventPayloads: {
+    'order.created': OrderView,
+    'order.paid': OrderView,
+    'order.cancelled': OrderView,
+    'order.refunded': OrderView,
+  } satisfies EventPayloadsOf<OrderEvents>,
   // Every instance sweeps (DECISIONS §3); the conditional transition cancels each order once.
   workers: ({ orders }: { orders: OrdersService }, { config, log }) =>
     config.ORDER_HOLD_WORKER

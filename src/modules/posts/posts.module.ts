@@ -1,10 +1,12 @@
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toPostView } from './posts.presenter.ts';
 import { postsTypeDefs } from './posts.graphql.ts';
 import { postsResolvers } from './posts.resolvers.ts';
 import { postsRoutes } from './posts.routes.ts';
+import { PostView } from './posts.schemas.ts';
 import { createPostsService, type PostEvents } from './posts.service.ts';
 
 /** Posts: REST `/posts` and `/users/{id}/posts`, GraphQL `Post`, `post`, `posts` and `createPost`. */
@@ -17,4 +19,5 @@ export const postsModule = defineModule({
     ),
   routes: restRoutes(postsRoutes, ({ posts }) => ({ posts })),
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
+  eventPayloads: { 'post.created': PostView } satisfies EventPayloadsOf<PostEvents>,
 });

@@ -1,9 +1,11 @@
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toProductView } from './products.presenter.ts';
 import { productsMigrations } from './products.migrations.ts';
 import { productsRoutes } from './products.routes.ts';
+import { DeletedProduct, ProductViewV2 } from './products.schemas.ts';
 import { createProductsService, type ProductEvents } from './products.service.ts';
 
 /** Products: REST `/products`, the catalogue with its filters, sorts and exact counts. */
@@ -20,4 +22,10 @@ export const productsModule = defineModule({
     ),
   routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
   migrations: productsMigrations,
+  // Events carry the v2 view whatever version made the change: the fixed v2 shape, not the versioned one.
+  eventPayloads: {
+    'product.created': ProductViewV2,
+    'product.updated': ProductViewV2,
+    'product.deleted': DeletedProduct,
+  } satisfies EventPayloadsOf<ProductEvents>,
 });

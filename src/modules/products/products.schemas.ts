@@ -101,6 +101,12 @@ export const ProductViewV1 = productViewOf('created_at');
 export const ProductViewV2 = productViewOf('createdAt');
 export const ProductView = Versioned(ProductViewV1, ProductViewV2);
 
+/** `data` of `product.deleted`. */
+export const DeletedProduct = Named(
+  'DeletedProduct',
+  Type.Object({ id: Type.Integer() }, { additionalProperties: false }),
+);
+
 /** List items may be cut down by `fields`, so every property is optional there. */
 export const ProductList = PageOf(
   Versioned(

@@ -1,9 +1,11 @@
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toReportJobView } from './reports.presenter.ts';
 import { createReportWorker } from './report-worker.ts';
 import { reportsRoutes } from './reports.routes.ts';
+import { ReportJobView } from './reports.schemas.ts';
 import { createReportsService, type ReportEvents, type ReportsService } from './reports.service.ts';
 
 /** Reports: REST `/reports`, jobs queued in `report_jobs` and run by the report worker. */
@@ -18,6 +20,7 @@ export const reportsModule = defineModule({
       }),
     ),
   routes: restRoutes(reportsRoutes, ({ reports }) => ({ reports })),
+  eventPayloads: { 'report.completed': ReportJobView } satisfies EventPayloadsOf<ReportEvents>,
   workers: ({ reports }: { reports: ReportsService }, { config, log }) =>
     config.REPORT_WORKER ? [createReportWorker(reports, { pollMs: config.REPORT_POLL_MS, log })] : [],
   // Read on each scrape (one query on the status index); the same on every instance, which share the queue.

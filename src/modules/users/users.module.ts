@@ -1,10 +1,12 @@
 import type { EventsService } from '../events/events.service.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toUserView } from './users.presenter.ts';
 import { usersTypeDefs } from './users.graphql.ts';
 import { usersResolvers } from './users.resolvers.ts';
 import { usersRoutes } from './users.routes.ts';
+import { DeletedUser, UserView } from './users.schemas.ts';
 import { createUsersService, type UserEvents } from './users.service.ts';
 
 /** Users: REST `/users`, GraphQL `User`, `user`, `users` and the user mutations. */
@@ -21,4 +23,9 @@ export const usersModule = defineModule({
     ),
   routes: restRoutes(usersRoutes, ({ users }) => ({ users })),
   graphql: { typeDefs: usersTypeDefs, resolvers: usersResolvers },
+  eventPayloads: {
+    'user.created': UserView,
+    'user.updated': UserView,
+    'user.deleted': DeletedUser,
+  } satisfies EventPayloadsOf<UserEvents>,
 });

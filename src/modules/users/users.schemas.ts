@@ -79,5 +79,8 @@ export const UserView = Named(
   }),
 );
 
+/** `data` of `user.deleted` (their posts, comments and likes went with them, with no events of their own). */
+export const DeletedUser = Named('DeletedUser', Type.Object({ id: Type.Integer() }, { additionalProperties: false }));
+
 /** List items may be cut down by `fields`, so every property is optional there. */
 export const UserList = PageOf(Named('UserFields', Type.Partial(UserView)), 'UserPage');
