@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { observeQueries } from '../core/db/database.ts';
+import { statementsOf as statementsOfWork } from '../../test/support/statements-of.ts';
 import { DIALECTS } from '../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 import { gql, GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
@@ -71,21 +71,16 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    /** Runs one operation and returns the SQL statements it caused, with its data. */
+    /** Runs one operation and returns the SQL statements its handler ran, with its data. */
     async function statementsOf(query: string): Promise<{ statements: string[]; data: Record<string, unknown[]> }> {
-      const statements: string[] = [];
-      const stop = observeQueries(t.server.db, (sql) => {
-        // The admin token's rights check (core/access/rights.ts) is one read per request, not per level.
-        if (!sql.includes('report_jobs') && !RIGHTS_LOOKUP.test(sql)) statements.push(sql);
-      });
-      try {
-        const res = await gql(t, query, { token: t.adminToken });
-        assert.equal(res.status, 200);
-        assert.equal(res.body.errors, undefined, res.text);
-        return { statements, data: res.body.data };
-      } finally {
-        stop();
-      }
+      const { result: res, statements } = await statementsOfWork(t.server.db, () =>
+        gql(t, query, { token: t.adminToken }),
+      );
+      assert.equal(res.status, 200);
+      assert.equal(res.body.errors, undefined, res.text);
+      // The admin token's rights check (core/access/rights.ts) is one read per request, not per level.
+      const own = statements.filter((sql) => !sql.includes('report_jobs') && !RIGHTS_LOOKUP.test(sql));
+      return { statements: own, data: res.body.data };
     }
 
     it('runs the same small number of statements for 10 users as for 50: one per relation level', async () => {

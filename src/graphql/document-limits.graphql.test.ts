@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { observeQueries } from '../core/db/database.ts';
+import { statementsOf } from '../../test/support/statements-of.ts';
 import { DIALECTS } from '../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 import { errorCodes, gql, GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts';
@@ -23,32 +23,28 @@ for (const dialect of DIALECTS) {
 
     /** Runs an operation expecting a guard to refuse it before any resolver, hence before any SQL. */
     async function refused(query: string, variables?: Record<string, unknown>, guard?: string) {
-      const statements: string[] = [];
-      const stop = observeQueries(t.server.db, (sql) => statements.push(sql));
-      try {
-        const res = await gql(t, query, { token: t.adminToken, ...(variables ? { variables } : {}) });
-        assert.equal(res.status, 200);
-        assert.equal(res.body.data, undefined, res.text);
-        assert.ok(res.body.errors.length > 0);
-        assert.ok(
-          errorCodes(res).every((code) => code === 'GRAPHQL_VALIDATION_FAILED'),
-          res.text,
-        );
-        assert.deepEqual(statements, [], 'a resolver ran');
-        const strict = await gql(t, query, {
-          token: t.adminToken,
-          accept: GRAPHQL_RESPONSE,
-          ...(variables ? { variables } : {}),
-        });
-        assert.equal(strict.status, 400);
-        // The first error of the guard under test (another guard may object too).
-        return (
-          res.body.errors.find((e: { extensions: { guard?: string } }) => e.extensions.guard === guard) ??
-          res.body.errors[0]
-        );
-      } finally {
-        stop();
-      }
+      const { result: res, statements } = await statementsOf(t.server.db, () =>
+        gql(t, query, { token: t.adminToken, ...(variables ? { variables } : {}) }),
+      );
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data, undefined, res.text);
+      assert.ok(res.body.errors.length > 0);
+      assert.ok(
+        errorCodes(res).every((code) => code === 'GRAPHQL_VALIDATION_FAILED'),
+        res.text,
+      );
+      assert.deepEqual(statements, [], 'a resolver ran');
+      const strict = await gql(t, query, {
+        token: t.adminToken,
+        accept: GRAPHQL_RESPONSE,
+        ...(variables ? { variables } : {}),
+      });
+      assert.equal(strict.status, 400);
+      // The first error of the guard under test (another guard may object too).
+      return (
+        res.body.errors.find((e: { extensions: { guard?: string } }) => e.extensions.guard === guard) ??
+        res.body.errors[0]
+      );
     }
 
     it('accepts a query exactly at the depth limit of 10', async () => {
