@@ -123,21 +123,26 @@ export async function claimConsumer(
   db: Db,
   claim: { consumer: string; holder: string; now: string; leaseUntil: string },
 ): Promise<FeedPosition | undefined> {
+  const take = () =>
+    db
+      .updateTable('event_consumers')
+      .set({ holder: claim.holder, lease_until: claim.leaseUntil })
+      .where('consumer', '=', claim.consumer)
+      .where((eb) =>
+        eb.or([eb('holder', 'is', null), eb('holder', '=', claim.holder), eb('lease_until', '<', claim.now)]),
+      )
+      .returning(['tx', 'seq'])
+      .executeTakeFirst();
+  // One statement each poll once the consumer exists; the first time, register it at the head.
+  const taken = await take();
+  if (taken) return taken;
   const head = await findHead(db);
   await db
     .insertInto('event_consumers')
     .values({ consumer: claim.consumer, ...head, updated_at: claim.now, holder: null, lease_until: null })
     .onConflict((oc) => oc.column('consumer').doNothing())
-    .execute();
-  return db
-    .updateTable('event_consumers')
-    .set({ holder: claim.holder, lease_until: claim.leaseUntil })
-    .where('consumer', '=', claim.consumer)
-    .where((eb) =>
-      eb.or([eb('holder', 'is', null), eb('holder', '=', claim.holder), eb('lease_until', '<', claim.now)]),
-    )
-    .returning(['tx', 'seq'])
     .executeTakeFirst();
+  return take();
 }
 
 /** Moves `consumer` past `position` if `holder` still holds it; false when the lease was taken over. */
