@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { feedEnd } from '../../../test/support/events.ts';
+import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import type { FeedEvent } from './event.ts';
@@ -95,6 +96,33 @@ for (const dialect of DIALECTS) {
       assert.equal((await take('c-lease', 'a', 1)).length, 1, 'a released lease is free at once');
     });
 
+    it('keeps a lease while its holder steps (renewed at half its time, without a write per step)', async () => {
+      await feedEnd(t);
+      const step = (holder: string) =>
+        events().consume({ consumer: 'c-renew', holder, limit: 100, leaseMs: 300 }, async () => {});
+      await step('a');
+      let renewals = 0;
+      let steps = 0;
+      const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) => {
+        // A claim of a's: `set "holder" = 'a', "lease_until" = ...`.
+        if (/^update "event_consumers" set "holder"/.test(text) && parameters[0] === 'a') renewals += 1;
+      });
+      try {
+        for (const until = Date.now() + 1200; Date.now() < until;) {
+          assert.equal(await step('b'), 0);
+          await addProduct('while a steps');
+          await feedEnd(t);
+          assert.equal(await step('a'), 1, 'a holds the lease and takes each new event');
+          steps += 1;
+          await sleep(40);
+        }
+      } finally {
+        stop();
+      }
+      // One renewal per half lease (150 ms), not one per step (every ~50 ms here).
+      assert.ok(renewals >= 2 && renewals < steps / 2, `${renewals} renewals in ${steps} steps of a 300 ms lease`);
+    });
+
     it('leaves the position and what the handler wrote where they were when the handler fails', async () => {
       await feedEnd(t); // every event so far is before its head
       await take('c-fail', 'a');
@@ -132,7 +160,7 @@ for (const dialect of DIALECTS) {
       assert.equal(behind.length, 1, 'the event c-purge had not passed was kept');
       let needed: FeedEvent['position'] | undefined = behind[0]!.position;
       events().holdRetention(async () => needed);
-      for (const consumer of ['c-head', 'c-lease', 'c-fail']) await take(consumer, 'a');
+      for (const consumer of ['c-head', 'c-lease', 'c-fail', 'c-renew']) await take(consumer, 'a');
       // The app's own consumer (the webhook fan-out, registered by its migration, quiet here) passes them too.
       await t.server.db
         .updateTable('event_consumers')

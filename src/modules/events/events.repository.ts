@@ -145,6 +145,16 @@ export async function claimConsumer(
   return take();
 }
 
+/** Where `consumer` has got to, while `holder` holds it (a plain read: no lease renewed); undefined otherwise. */
+export function findHeldPosition(db: Db, consumer: string, holder: string): Promise<FeedPosition | undefined> {
+  return db
+    .selectFrom('event_consumers')
+    .select(['tx', 'seq'])
+    .where('consumer', '=', consumer)
+    .where('holder', '=', holder)
+    .executeTakeFirst();
+}
+
 /** Moves `consumer` past `position` if `holder` still holds it; false when the lease was taken over. */
 export async function advanceConsumer(
   trx: Db,

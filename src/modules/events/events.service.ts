@@ -115,15 +115,32 @@ export function createEventsService(db: Db, options: EventsOptions) {
     return (await repo.listEventsAfter(db, request)).map(toFeedEvent);
   }
 
+  /**
+   * When each lease this process holds is due for renewal: a lease is renewed (a write) once half of it
+   * has passed, not on every step; in between a step only reads where the consumer is, while this
+   * process still holds it. A write per step cost a commit per step of every consumer (on SQLite a
+   * synchronous one). While a lease is this process's, no other instance can take it (only a lease run
+   * out can be), and a renewal comes before it runs out.
+   */
+  const renewals = new Map<string, number>();
+  const keyOf = (consume: Pick<ConsumeOptions, 'consumer' | 'holder'>) => `${consume.consumer}\u0000${consume.holder}`;
+
   /** The consumer's next events, if this instance holds (takes or renews) its lease; none otherwise. */
   async function claimNextBatch(consume: ConsumeOptions): Promise<FeedEvent[]> {
     const at = Date.now();
-    const position = await repo.claimConsumer(db, {
-      consumer: consume.consumer,
-      holder: consume.holder,
-      now: new Date(at).toISOString(),
-      leaseUntil: new Date(at + consume.leaseMs).toISOString(),
-    });
+    const key = keyOf(consume);
+    let position: FeedPosition | undefined;
+    if (at < (renewals.get(key) ?? 0)) position = await repo.findHeldPosition(db, consume.consumer, consume.holder);
+    if (!position) {
+      position = await repo.claimConsumer(db, {
+        consumer: consume.consumer,
+        holder: consume.holder,
+        now: new Date(at).toISOString(),
+        leaseUntil: new Date(at + consume.leaseMs).toISOString(),
+      });
+      if (position) renewals.set(key, at + consume.leaseMs / 2);
+      else renewals.delete(key);
+    }
     return position ? readFeed({ after: position, limit: consume.limit, filter: undefined }) : [];
   }
 
@@ -135,7 +152,10 @@ export function createEventsService(db: Db, options: EventsOptions) {
       position: batch.at(-1)!.position,
       now: now(),
     });
-    if (!moved) throw new Error(`event consumer ${consume.consumer}: the lease was taken over by another instance`);
+    if (!moved) {
+      renewals.delete(keyOf(consume));
+      throw new Error(`event consumer ${consume.consumer}: the lease was taken over by another instance`);
+    }
   }
 
   return {
@@ -205,7 +225,10 @@ export function createEventsService(db: Db, options: EventsOptions) {
     },
 
     /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
-    releaseConsumer: (consumer: string, holder: string) => repo.releaseConsumer(db, consumer, holder),
+    releaseConsumer(consumer: string, holder: string): Promise<void> {
+      renewals.delete(keyOf({ consumer, holder }));
+      return repo.releaseConsumer(db, consumer, holder);
+    },
 
     /** Events the consumer has not passed yet (its backlog, for `/metrics`). */
     countBehind: (consumer: string) => repo.countBehind(db, consumer),
