@@ -63,9 +63,15 @@ export interface ClaimRequest {
  * `FOR UPDATE SKIP LOCKED` in a short transaction of their own (no transaction stays open while
  * sending); SQLite serialises writers, so the pick and the update cannot interleave with another claim.
  */
-export async function claimDueDeliveries(db: Db, claim: ClaimRequest): Promise<WebhookDeliveryRow[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  claim: ClaimRequest,
+  /** Writes to commit with the claim (the successes answered since the last one): one commit for both. */
+  before: (trx: Db) => Promise<void> = async () => {},
+): Promise<WebhookDeliveryRow[]> {
   const full = [...claim.room].filter(([, room]) => room <= 0).map(([id]) => id);
   return db.transaction().execute(async (trx) => {
+    await before(trx);
     let candidates = trx
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')

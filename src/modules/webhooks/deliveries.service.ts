@@ -97,52 +97,47 @@ export function createDeliveriesService(
   }
 
   /**
-   * Successes answered in one turn of the event loop, recorded by one statement per response status
-   * at the next turn: under load a delivery then costs a share of one update, not an update of its own.
+   * Successes answered since the last claim, recorded by the next claim's transaction (one update per
+   * response status, then the claim: one commit for both), or at stop. Under load a delivery then costs
+   * a share of one commit, not a commit of its own (each a synchronous one on SQLite). A success not yet
+   * recorded when the process dies is sent again after the lease: at least once, as for any crash.
    */
-  let successes = new Map<
-    string,
-    Array<{ id: number; committed: number; done: () => void; failed: (error: unknown) => void }>
-  >();
-  let flushing = false;
-  function recordSucceeded(claimed: ClaimedDelivery, holder: string, responseStatus: number): Promise<void> {
-    const committed = ms((JSON.parse(claimed.row.payload) as { timestamp: string }).timestamp);
-    return new Promise<void>((done, failed) => {
-      const key = `${responseStatus} ${holder}`;
-      const list = successes.get(key) ?? [];
-      list.push({ id: Number(claimed.row.id), committed, done, failed });
-      successes.set(key, list);
-      if (flushing) return;
-      flushing = true;
-      setImmediate(() => {
-        const batch = successes;
-        successes = new Map();
-        flushing = false;
-        for (const [key, entries] of batch) {
-          const [status, owner] = [Number(key.slice(0, key.indexOf(' '))), key.slice(key.indexOf(' ') + 1)];
-          const nowMs = Date.now();
-          deliveries
-            .recordSucceeded(
-              db,
-              entries.map((entry) => entry.id),
-              owner,
-              { at: new Date(nowMs).toISOString(), responseStatus: status },
-            )
-            .then(
-              (recorded) => {
-                const kept = new Set(recorded);
-                for (const entry of entries) {
-                  if (kept.has(entry.id)) metrics.delivered(Math.max(0, nowMs - entry.committed) / 1000);
-                  entry.done();
-                }
-              },
-              (error: unknown) => {
-                for (const entry of entries) entry.failed(error);
-              },
-            );
-        }
-      });
-    });
+  let successes: Array<{ id: number; committed: number; status: number; holder: string }> = [];
+
+  async function recordSuccesses(writer: Db, taken: typeof successes): Promise<void> {
+    const at = Date.now();
+    const groups = new Map<string, typeof successes>();
+    for (const entry of taken) {
+      const key = `${entry.status} ${entry.holder}`;
+      const group = groups.get(key);
+      if (group) group.push(entry);
+      else groups.set(key, [entry]);
+    }
+    for (const entries of groups.values()) {
+      const { status, holder } = entries[0]!;
+      const recorded = new Set(
+        await deliveries.recordSucceeded(
+          writer,
+          entries.map((entry) => entry.id),
+          holder,
+          { at: new Date(at).toISOString(), responseStatus: status },
+        ),
+      );
+      for (const entry of entries)
+        if (recorded.has(entry.id)) metrics.delivered(Math.max(0, at - entry.committed) / 1000);
+    }
+  }
+
+  /** Hands the successes to `write`; they are kept for the next one if it fails. */
+  async function withSuccesses(write: (taken: typeof successes) => Promise<void>): Promise<void> {
+    const taken = successes;
+    successes = [];
+    try {
+      await write(taken);
+    } catch (error) {
+      successes = [...taken, ...successes];
+      throw error;
+    }
   }
 
   async function record(claimed: ClaimedDelivery, holder: string, result: AttemptResult): Promise<void> {
@@ -151,7 +146,8 @@ export function createDeliveriesService(
     const at = new Date(nowMs).toISOString();
     if (result.kind === 'answered' && result.status >= 200 && result.status < 300) {
       metrics.attempt('succeeded');
-      await recordSucceeded(claimed, holder, result.status);
+      const committed = ms((JSON.parse(row.payload) as { timestamp: string }).timestamp);
+      successes.push({ id: Number(row.id), committed, status: result.status, holder });
       return;
     }
     if (result.kind === 'answered' && result.status === 410) {
@@ -217,13 +213,20 @@ export function createDeliveriesService(
       perEndpoint: number,
     ): Promise<ClaimedDelivery[]> {
       const nowMs = Date.now();
-      const rows = await deliveries.claimDueDeliveries(db, {
-        holder,
-        now: new Date(nowMs).toISOString(),
-        leaseUntil: new Date(nowMs + options.leaseMs).toISOString(),
-        limit,
-        room,
-        perEndpoint,
+      let rows: WebhookDeliveryRow[] = [];
+      await withSuccesses(async (taken) => {
+        rows = await deliveries.claimDueDeliveries(
+          db,
+          {
+            holder,
+            now: new Date(nowMs).toISOString(),
+            leaseUntil: new Date(nowMs + options.leaseMs).toISOString(),
+            limit,
+            room,
+            perEndpoint,
+          },
+          (trx) => recordSuccesses(trx, taken),
+        );
       });
       if (rows.length === 0) return [];
       const at = new Date(nowMs).toISOString();
@@ -259,6 +262,8 @@ export function createDeliveriesService(
 
     countPending: () => deliveries.countPending(db),
     countBehind: () => events.countBehind(WEBHOOKS_CONSUMER),
+    /** Records the successes no claim has recorded yet (at stop). */
+    flushSuccesses: () => withSuccesses((taken) => recordSuccesses(db, taken)),
     closeSender: () => sender.close(),
   };
 }

@@ -101,6 +101,7 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       // Requests in flight are cut off and their deliveries given back, for another instance to send at once.
       stopping.abort();
       await Promise.all([...sending]);
+      await service.flushSuccesses();
       await service.closeSender();
     },
   };
