@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { explainGenericPlan, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /**
@@ -11,14 +12,6 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
  * a price range and guesses it keeps 0.5% of the rows; the list must stay cheap under that plan too.
  */
 const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
 
 /** Every scan of the products table or its indexes in the plan. */
 function scansOfProducts(node: PlanNode): PlanNode[] {
@@ -64,26 +57,7 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
 
     const list = statements.find((s) => s.sql.includes('list_total'));
     assert.ok(list, `the list statement among ${statements.map((s) => s.sql).join('\n')}`);
-    const literal = (value: unknown) =>
-      typeof value === 'string' ? `'${value.replaceAll("'", "''")}'` : String(value);
-    const plan = await t.server.db.connection().execute(async (session) => {
-      await sql`set plan_cache_mode = force_generic_plan`.execute(session);
-      try {
-        await sql.raw(`prepare list as ${list.sql}`).execute(session);
-        try {
-          const explained = await sql
-            .raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-              `explain (analyze, format json) execute list(${list.parameters.map(literal).join(', ')})`,
-            )
-            .execute(session);
-          return explained.rows[0]!['QUERY PLAN'][0].Plan;
-        } finally {
-          await sql`deallocate list`.execute(session); // only ours: the pool's named statements stay prepared
-        }
-      } finally {
-        await sql`reset plan_cache_mode`.execute(session);
-      }
-    });
+    const plan = await explainGenericPlan(t.server.db, list);
 
     const shown = JSON.stringify(plan, null, 1);
     assert.ok(

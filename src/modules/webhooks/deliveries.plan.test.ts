@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { explainGenericPlan, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { claimDueDeliveries } from './deliveries.repository.ts';
 
@@ -14,15 +15,6 @@ import { claimDueDeliveries } from './deliveries.repository.ts';
  */
 const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
 const PENDING = 2000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
 
 /** Index entries or rows every scan of the deliveries read, kept or filtered out. */
 function deliveriesRead(node: PlanNode): number {
@@ -70,26 +62,7 @@ describe('webhook delivery claim plan (postgres)', { skip: postgres.skip }, () =
     assert.equal(claimed.length, 8);
     const pick = seen.find((statement) => statement.sql.startsWith('select "d"."id"'));
     assert.ok(pick, seen.map((statement) => statement.sql).join('\n'));
-    const literal = (value: unknown) =>
-      typeof value === 'string' ? `'${value.replaceAll("'", "''")}'` : String(value);
-    const plan = await t.server.db.connection().execute(async (session) => {
-      await sql`set plan_cache_mode = force_generic_plan`.execute(session);
-      try {
-        await sql.raw(`prepare claim as ${pick.sql}`).execute(session);
-        try {
-          const explained = await sql
-            .raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-              `explain (analyze, format json) execute claim(${pick.parameters.map(literal).join(', ')})`,
-            )
-            .execute(session);
-          return explained.rows[0]!['QUERY PLAN'][0].Plan;
-        } finally {
-          await sql`deallocate claim`.execute(session);
-        }
-      } finally {
-        await sql`reset plan_cache_mode`.execute(session);
-      }
-    });
+    const plan = await explainGenericPlan(t.server.db, pick);
     // The candidates once (2,000) and a probe of a line each; a scan of the endpoint's pending
     // deliveries per candidate would read 2,000 × 2,000.
     const read = deliveriesRead(plan);
