@@ -56,7 +56,7 @@ export const webhooksModule = defineModule({
       log,
       step: async (holder) => {
         const done = await webhooks.deliveries.fanOut(holder);
-        // Delivered in well under a second: this process sends what it just queued without waiting for a poll.
+        // This process sends what it just queued without waiting for a poll.
         if (done.deliveries > 0) delivery.wake();
         return done.events >= FAN_OUT_BATCH;
       },
