@@ -44,6 +44,22 @@ export async function upsertReplayed(db: Db, rows: NewWebhookDeliveryRow[]): Pro
   return Number(result.numInsertedOrUpdatedRows ?? rows.length);
 }
 
+/**
+ * Whether any pending delivery is due at `now` (whatever its endpoint, lease or line): a read on the due
+ * index, so that a poll with nothing to do opens no transaction (on SQLite a transaction takes the one
+ * connection from every request: a claim each second cost W3 13 % of its throughput there).
+ */
+export async function anyDue(db: Db, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', PENDING)
+    .where('next_attempt_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export interface ClaimRequest {
   holder: string;
   now: string;

@@ -213,6 +213,7 @@ export function createDeliveriesService(
       perEndpoint: number,
     ): Promise<ClaimedDelivery[]> {
       const nowMs = Date.now();
+      if (successes.length === 0 && !(await deliveries.anyDue(db, new Date(nowMs).toISOString()))) return [];
       let rows: WebhookDeliveryRow[] = [];
       await withSuccesses(async (taken) => {
         rows = await deliveries.claimDueDeliveries(
