@@ -26,6 +26,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     nats: { type: 'string', default: 'nats://127.0.0.1:4222' },
+    /** A directory for a CPU profile of B (written when it stops). */
+    profile: { type: 'string' },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -39,6 +41,11 @@ function arrivals() {
   return {
     delays,
     ids,
+    /** Forgets the delays measured so far (a new workload); the ids stay, to count arrivals against the feed. */
+    reset() {
+      delays.length = 0;
+      duplicates = 0;
+    },
     get duplicates() {
       return duplicates;
     },
@@ -55,7 +62,7 @@ const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 function summary(name: string, seen: ReturnType<typeof arrivals>): string {
   const sorted = [...seen.delays].sort((a, b) => a - b);
-  return `${name}: ${seen.ids.size} events (${seen.duplicates} repeated), commit to arrival p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
+  return `${name}: ${seen.delays.length} events (${seen.duplicates} repeated), commit to arrival p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
 }
 
 const loadAverage = () =>
@@ -95,6 +102,7 @@ try {
         NATS_STREAM: tag,
         NATS_SUBJECT_PREFIX: `bench.${tag}`,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile)}` } : {}),
       },
     }),
   };
@@ -112,6 +120,31 @@ try {
   if (endpoint.status !== 201)
     throw new Error(`POST /api/webhooks answered ${endpoint.status}: ${await endpoint.text()}`);
 
+  // The feed, read on from where the last read stopped: how many events B has committed so far.
+  let feedCursor = '';
+  let feedTotal = 0;
+  const feedCount = async () => {
+    for (;;) {
+      const page = (await (
+        await fetch(`${servers!.B.url}/api/events?limit=1000${feedCursor ? `&after=${feedCursor}` : ''}`, {
+          headers: { authorization: `Bearer ${adminToken}` },
+        })
+      ).json()) as { data: unknown[]; nextCursor: string | null };
+      feedTotal += page.data.length;
+      if (page.nextCursor) feedCursor = page.nextCursor;
+      if (page.data.length < 1000) return feedTotal;
+    }
+  };
+  /** Until every event B committed has reached the receiver and the subscriber (at most 60 s). */
+  const settleB = async () => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const expected = await feedCount();
+      if ((webhook.ids.size >= expected && broker.ids.size >= expected) || Date.now() > deadline) return;
+      await new Promise((done) => setTimeout(done, 25));
+    }
+  };
+
   console.log(`${dialect}: start, load average ${loadAverage()}`);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepare = (server: ServerProcess) => {
@@ -125,38 +158,27 @@ try {
       };
       return workload.prepare(context);
     };
+    const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
+    await settleB();
+    webhook.reset();
+    broker.reset();
     const { A, B } = await alternate(
+      { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
       {
-        A: { server: servers.A, ...(await prepare(servers.A)) },
-        B: { server: servers.B, ...(await prepare(servers.B)) },
+        rounds: Number(values.rounds),
+        seconds: Number(values.seconds),
+        connections: Number(values.connections),
+        // B's deliveries and publications are done before A's next burst, and counted to B.
+        settle: (side) => (side === 'B' ? settleB() : Promise.resolve()),
       },
-      { rounds: Number(values.rounds), seconds: Number(values.seconds), connections: Number(values.connections) },
     );
     console.log(
-      `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with a webhook and NATS ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | ratio ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
+      `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with a webhook and NATS ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req (CPU with its deliveries), ${Math.round(B.sustainedRps)} req/s counting the wait for its deliveries | ratio ${(B.rps / A.rps).toFixed(2)} (sustained ${(B.sustainedRps / A.rps).toFixed(2)}), CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
     );
+    console.log(`${dialect} ${workload.id} ${summary('webhook', webhook)}`);
+    console.log(`${dialect} ${workload.id} ${summary('NATS', broker)}`);
   }
-  // Let the last deliveries and publications arrive, then compare with the feed's count.
-  const feedCount = async () => {
-    let count = 0;
-    let after = '';
-    for (;;) {
-      const page = (await (
-        await fetch(`${servers!.B.url}/api/events?limit=1000${after ? `&after=${after}` : ''}`, {
-          headers: { authorization: `Bearer ${adminToken}` },
-        })
-      ).json()) as { data: unknown[]; nextCursor: string | null };
-      count += page.data.length;
-      if (page.data.length < 1000 || !page.nextCursor) return count;
-      after = page.nextCursor;
-    }
-  };
-  const expected = await feedCount();
-  for (let i = 0; i < 120 && (webhook.ids.size < expected || broker.ids.size < expected); i += 1)
-    await new Promise((done) => setTimeout(done, 500));
-  console.log(`${dialect}: the feed holds ${expected} events`);
-  console.log(`${dialect} ${summary('webhook', webhook)}`);
-  console.log(`${dialect} ${summary('NATS', broker)}`);
+  console.log(`${dialect}: the feed holds ${await feedCount()} events`);
   console.log(`${dialect}: end, load average ${loadAverage()}`);
 } finally {
   await servers?.A.stop();

@@ -113,8 +113,9 @@ export async function claimDueDeliveries(
       )
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
-      // More than the limit: some may belong to an endpoint with no room left in this batch.
-      .limit(claim.limit * 4);
+      // No more than one endpoint could take (each row read is locked on PostgreSQL): when the first
+      // endpoint in line fills its room, the caller claims again without it (it is then `full`).
+      .limit(Math.min(claim.limit, Math.max(claim.perEndpoint, ...claim.room.values())));
     if (full.length > 0) candidates = candidates.where('d.endpoint_id', 'not in', full);
     if (dialectOf(trx) === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
     const room = new Map(claim.room);
@@ -197,12 +198,13 @@ export async function recordSucceeded(
   return rows.map((row) => Number(row.id));
 }
 
-/** Gives a claimed delivery back untried (the process is stopping), so another instance sends it at once. */
-export async function releaseDelivery(db: Db, id: number, holder: string): Promise<void> {
+/** Gives claimed deliveries back untried (the process is stopping, or a lease is too short to send), so another sender takes them at once. */
+export async function releaseDeliveries(db: Db, ids: number[], holder: string): Promise<void> {
+  if (ids.length === 0) return;
   await db
     .updateTable('webhook_deliveries')
     .set({ claimed_by: null, claimed_until: null })
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where('claimed_by', '=', holder)
     .execute();
 }

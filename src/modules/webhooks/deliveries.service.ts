@@ -20,6 +20,8 @@ export interface DeliveryOptions {
   schedule: readonly number[];
   /** How long a claimed delivery (and the consumer) is held. */
   leaseMs: number;
+  /** WEBHOOK_TIMEOUT_MS: how long an attempt may take. */
+  timeoutMs: number;
   /** Events per fan-out batch. */
   fanOutBatch: number;
 }
@@ -255,11 +257,28 @@ export function createDeliveriesService(
         signal,
       );
       if (signal?.aborted) {
-        await deliveries.releaseDelivery(db, Number(claimed.row.id), holder);
+        await deliveries.releaseDeliveries(db, [Number(claimed.row.id)], holder);
         return;
       }
       await record(claimed, holder, result);
     },
+
+    /**
+     * Whether a claimed delivery's lease still covers a whole attempt: one claimed ahead and kept waiting
+     * behind its endpoint's answers is given back instead, so its lease never runs out while it is in
+     * flight (another instance could send it at the same time). A lease is at least the timeout plus a
+     * second, so a delivery sent right after its claim always is.
+     */
+    sendable: (claimed: ClaimedDelivery, nowMs = Date.now()): boolean =>
+      claimed.row.claimed_until !== null && ms(claimed.row.claimed_until) - nowMs > options.timeoutMs,
+
+    /** Gives claimed deliveries back unsent (see `sendable`, and at stop). */
+    giveBack: (claimed: ClaimedDelivery[], holder: string) =>
+      deliveries.releaseDeliveries(
+        db,
+        claimed.map((item) => Number(item.row.id)),
+        holder,
+      ),
 
     countPending: () => deliveries.countPending(db),
     countBehind: () => events.countBehind(WEBHOOKS_CONSUMER),

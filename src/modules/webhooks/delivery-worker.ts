@@ -18,49 +18,129 @@ export interface DeliveryWorkerOptions {
 }
 
 /**
- * Sends deliveries concurrently: claims as many due ones as it has free slots (each endpoint at most
- * `perEndpoint` at once), sends each without waiting for the others, and claims again whenever one
- * finishes, when woken, and every `pollMs` (retries coming due). Not a `createPollingWorker` loop:
- * that one runs one step at a time, and here the steps (HTTP requests) overlap.
+ * How many deliveries of a fast endpoint are claimed ahead, in multiples of `perEndpoint`: its next ones
+ * are sent as soon as one answers, without a claim (a transaction) between each answer and the next
+ * request. One claim per answer held the rate of one endpoint to ~300 a second on PostgreSQL (a claim
+ * took ~10 ms in round trips) and ~400 on SQLite (a claim per delivery, each holding the one connection).
+ */
+const CLAIM_AHEAD = 8;
+/** An endpoint whose answers take longer than this on average gets no deliveries claimed ahead. */
+const FAST_ANSWER_MS = 250;
+/** The weight of the latest answer in an endpoint's average answer time. */
+const ANSWER_WEIGHT = 0.2;
+
+/** This process's deliveries of one endpoint: sending, and claimed but waiting for a free slot. */
+interface Line {
+  sending: number;
+  waiting: ClaimedDelivery[];
+  /** A moving average of its answer times (ms); undefined until one answered. */
+  answerMs: number | undefined;
+}
+
+/**
+ * Sends deliveries concurrently: claims due ones, sends each without waiting for the others (each
+ * endpoint at most `perEndpoint` at once, the process at most `concurrency`), and claims again when an
+ * endpoint's claimed deliveries run low, when woken, and every `pollMs` (retries coming due). A fast
+ * endpoint gets up to `CLAIM_AHEAD × perEndpoint` claimed at once, sent one after the other as answers
+ * come; a delivery whose lease would run out before its answer could is given back unsent, so another
+ * sender never holds it at the same time. Not a `createPollingWorker` loop: that one runs one step at
+ * a time, and here the steps (HTTP requests) overlap.
  */
 export function createDeliveryWorker(service: DeliveriesService, options: DeliveryWorkerOptions): DeliveryWorker {
   const id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const inFlight = new Map<number, number>();
-  const sending = new Set<Promise<void>>();
+  const lines = new Map<number, Line>();
+  const sendingAll = new Set<Promise<void>>();
   const stopping = new AbortController();
-  let total = 0;
+  let sending = 0;
+  let held = 0;
   let stopped = true;
   let claiming: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
 
-  function send(claimed: ClaimedDelivery): void {
-    const endpointId = claimed.endpoint.id;
-    total += 1;
-    inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+  const lineOf = (endpointId: number): Line => {
+    let line = lines.get(endpointId);
+    if (!line) lines.set(endpointId, (line = { sending: 0, waiting: [], answerMs: undefined }));
+    return line;
+  };
+  /** How many of an endpoint's deliveries this process holds at most (sending and waiting). */
+  const depth = (line: Line | undefined) =>
+    line?.answerMs !== undefined && line.answerMs < FAST_ANSWER_MS
+      ? options.perEndpoint * CLAIM_AHEAD
+      : options.perEndpoint;
+
+  function send(claimed: ClaimedDelivery, line: Line): void {
+    sending += 1;
+    line.sending += 1;
+    const started = performance.now();
     const done = service
       .deliver(claimed, id, stopping.signal)
       .catch((error: unknown) => options.log.error({ err: error }, 'webhook delivery failed to record'))
       .finally(() => {
-        total -= 1;
-        const left = (inFlight.get(endpointId) ?? 1) - 1;
-        if (left === 0) inFlight.delete(endpointId);
-        else inFlight.set(endpointId, left);
-        sending.delete(done);
-        wake();
+        const took = performance.now() - started;
+        line.answerMs = line.answerMs === undefined ? took : line.answerMs + ANSWER_WEIGHT * (took - line.answerMs);
+        sending -= 1;
+        line.sending -= 1;
+        held -= 1;
+        sendingAll.delete(done);
+        pump();
+        // Claims again once half of what this endpoint may hold is used up, not after every answer.
+        if (line.sending + line.waiting.length <= depth(line) / 2) wake();
       });
-    sending.add(done);
+    sendingAll.add(done);
+  }
+
+  /** Starts the waiting deliveries that have a free slot (of their endpoint and of the process). */
+  function pump(): void {
+    const expired: ClaimedDelivery[] = [];
+    for (const line of lines.values()) {
+      while (
+        !stopped &&
+        line.waiting.length > 0 &&
+        line.sending < options.perEndpoint &&
+        sending < options.concurrency
+      ) {
+        const next = line.waiting.shift()!;
+        if (service.sendable(next)) send(next, line);
+        else {
+          held -= 1;
+          expired.push(next);
+        }
+      }
+    }
+    for (const [endpointId, line] of lines)
+      if (line.sending === 0 && line.waiting.length === 0 && line.answerMs === undefined) lines.delete(endpointId);
+    if (expired.length > 0) giveBack(expired);
+  }
+
+  function giveBack(claimed: ClaimedDelivery[]): void {
+    const back = service
+      .giveBack(claimed, id)
+      .catch((error: unknown) => options.log.error({ err: error }, 'webhook deliveries could not be given back'))
+      .finally(() => sendingAll.delete(back));
+    sendingAll.add(back);
   }
 
   async function claimWhileRoom(): Promise<void> {
     do {
       again = false;
-      const free = options.concurrency - total;
+      const free = options.concurrency * CLAIM_AHEAD - held;
       if (stopped || free <= 0) return;
-      const room = new Map([...inFlight].map(([endpointId, count]) => [endpointId, options.perEndpoint - count]));
+      const room = new Map(
+        [...lines].map(([endpointId, line]) => [endpointId, depth(line) - line.sending - line.waiting.length]),
+      );
       const claimed = await service.claim(id, free, room, options.perEndpoint);
-      for (const item of claimed) send(item);
-      if (claimed.length === free) again = true;
+      held += claimed.length;
+      const filled = new Set<number>();
+      for (const item of claimed) {
+        const line = lineOf(item.endpoint.id);
+        line.waiting.push(item);
+        if (line.sending + line.waiting.length >= depth(line)) filled.add(item.endpoint.id);
+      }
+      pump();
+      // An endpoint that filled its room may have hidden others' due deliveries behind its own: claim
+      // again without it.
+      if (claimed.length === free || (claimed.length > 0 && filled.size > 0)) again = true;
     } while (again);
   }
 
@@ -98,9 +178,13 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       stopped = true;
       clearTimeout(timer);
       await claiming;
-      // Requests in flight are cut off and their deliveries given back, for another instance to send at once.
+      // Requests in flight are cut off and their deliveries given back, with the ones still waiting,
+      // for another instance to send at once.
       stopping.abort();
-      await Promise.all([...sending]);
+      const waiting = [...lines.values()].flatMap((line) => line.waiting.splice(0));
+      held -= waiting.length;
+      if (waiting.length > 0) giveBack(waiting);
+      await Promise.all([...sendingAll]);
       await service.flushSuccesses();
       await service.closeSender();
     },

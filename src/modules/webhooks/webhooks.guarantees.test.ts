@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhook-receiver.ts';
@@ -104,6 +105,44 @@ for (const dialect of DIALECTS) {
       assert.ok(r.at('/slow').length >= 1);
       await deleteEndpoint(t, slow.id);
       await deleteEndpoint(t, fast.id);
+    });
+
+    it("claims a fast endpoint's deliveries ahead: a backlog costs a claim per batch, not one per answer", async () => {
+      const endpoint = await createEndpoint(t, `${r.url}/ahead`);
+      const since = new Date().toISOString();
+      await Promise.all(Array.from({ length: 60 }, (_, i) => addProduct(t, `ahead ${i}`)));
+      await r.waitFor('/ahead', 60, 10_000);
+      // A backlog of 60 due at once, to an endpoint known to answer fast.
+      const claims: string[] = [];
+      const stop = observeQueries(t.server.db, (sql) => {
+        if (/^update "webhook_deliveries" set "claimed_by"/.test(sql)) claims.push(sql);
+      });
+      try {
+        const replay = await t.request('POST', `/api/webhooks/${endpoint.id}/replay`, {
+          token: t.adminToken,
+          body: { since },
+        });
+        assert.equal(replay.status, 202, replay.text);
+        await r.waitFor('/ahead', 120, 10_000);
+      } finally {
+        stop();
+      }
+      // Two in flight at once (WEBHOOK_ENDPOINT_CONCURRENCY): a claim per answer made 30 to 60.
+      assert.ok(claims.length <= 12, `${claims.length} claims for 60 deliveries`);
+      await deleteEndpoint(t, endpoint.id);
+    });
+
+    it('sends a claimed delivery only while its lease covers a whole attempt', async () => {
+      const deliveries = t.server.app.services.webhooks.deliveries;
+      const now = Date.now();
+      const claimed = (leftMs: number) =>
+        ({
+          row: { claimed_until: new Date(now + leftMs).toISOString() },
+          endpoint: {},
+        }) as Parameters<typeof deliveries.sendable>[0];
+      // FAST_WEBHOOKS: WEBHOOK_TIMEOUT_MS 1000.
+      assert.equal(deliveries.sendable(claimed(1500), now), true);
+      assert.equal(deliveries.sendable(claimed(900), now), false, 'it could still be in flight when the lease ends');
     });
 
     it('keeps the event of a pending delivery past its retention, and lets it go once delivered', async () => {

@@ -26,6 +26,7 @@ function createService({ db, config, services }: ModuleDeps<{ events: EventsServ
       schedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
       // A lease shorter than a request would let another instance send a delivery still in flight.
       leaseMs: Math.max(config.WEBHOOK_LEASE_MS, config.WEBHOOK_TIMEOUT_MS + 1000),
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       fanOutBatch: FAN_OUT_BATCH,
     }),
     metrics,
