@@ -4,11 +4,10 @@ import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
 import type { AttemptResult, DeliverySender } from './delivery-sender.ts';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.ts';
-import { subscriptionFilter, toSigningEndpoint, type SigningEndpoint } from './webhook.ts';
+import { subscribedAt, toSigningEndpoint, type SigningEndpoint } from './webhook.ts';
 import type { AttemptOutcomeLabel, WebhookMetrics } from './webhook-metrics.ts';
 import * as endpoints from './webhooks.repository.ts';
-import type { NewWebhookDeliveryRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhooks.table.ts';
-import { matchesFilter } from '../events/event.ts';
+import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
 
 /** The outbox consumer that fans events out to endpoints (its name in `event_consumers`). */
 export const WEBHOOKS_CONSUMER = 'webhooks';
@@ -33,18 +32,6 @@ export interface ClaimedDelivery {
 }
 
 const ms = (iso: string) => Date.parse(iso);
-
-/** Whether `event` is the endpoint's: enabled when it committed (created before, not disabled before) and subscribed. */
-function receives(
-  endpoint: WebhookEndpointRow,
-  filter: ReturnType<typeof subscriptionFilter>,
-  event: FeedEvent,
-): boolean {
-  const at = ms(event.event.timestamp);
-  if (ms(endpoint.created_at) > at) return false;
-  if (endpoint.status !== 'enabled' && (endpoint.disabled_at === null || ms(endpoint.disabled_at) <= at)) return false;
-  return matchesFilter(event.event.type, filter);
-}
 
 export function toDeliveryRow(endpointId: number, item: FeedEvent, at: string): NewWebhookDeliveryRow {
   return {
@@ -84,15 +71,16 @@ export function createDeliveriesService(
       batch[0]!.event.timestamp,
     );
     const targets = (await endpoints.findFanOutEndpoints(trx, oldest)).map((row) => ({
-      row,
-      filter: subscriptionFilter(JSON.parse(row.events) as string[]),
+      id: row.id,
+      receives: subscribedAt(row),
     }));
     const at = new Date().toISOString();
-    const rows = batch.flatMap((item) =>
-      targets
-        .filter((target) => receives(target.row, target.filter, item))
-        .map((target) => toDeliveryRow(target.row.id, item, at)),
-    );
+    const rows = batch.flatMap((item) => {
+      const committed = ms(item.event.timestamp);
+      return targets
+        .filter((target) => target.receives(item.event.type, committed))
+        .map((target) => toDeliveryRow(target.id, item, at));
+    });
     for (let i = 0; i < rows.length; i += INSERT_CHUNK)
       await deliveries.insertDeliveries(trx, rows.slice(i, i + INSERT_CHUNK));
     return rows.length;

@@ -76,6 +76,57 @@ export function subscriptionFilter(events: readonly string[]): TypeFilter | unde
   return parseTypeFilter(events.join(','), 'events');
 }
 
+/** What an endpoint was subscribed to until `until` (an entry of `webhook_endpoints.history`). */
+export interface SubscriptionPast {
+  until: string;
+  enabled: boolean;
+  events: string[];
+}
+
+/** Past subscriptions kept per endpoint: far more changes than any fan-out lag could span. */
+const HISTORY_KEPT = 50;
+
+/**
+ * The endpoint's `history` after a change at `at` from `before` (its row before the change), or
+ * undefined when neither `status` nor `events` changes.
+ */
+export function historyAfterChange(
+  before: WebhookEndpointRow,
+  after: { status: EndpointStatus; events: string },
+  at: string,
+): string | undefined {
+  if (after.status === before.status && after.events === before.events) return undefined;
+  const history = JSON.parse(before.history) as SubscriptionPast[];
+  history.push({ until: at, enabled: before.status === 'enabled', events: JSON.parse(before.events) as string[] });
+  return JSON.stringify(history.slice(-HISTORY_KEPT));
+}
+
+/**
+ * For the fan-out: whether an event of `type` committed at `atMs` is the endpoint's. It is when the
+ * endpoint existed, was enabled and was subscribed to `type` then: by the first past subscription that
+ * lasted beyond `atMs`, else by the current one. (Parsed once per endpoint, asked once per event.)
+ */
+export function subscribedAt(row: WebhookEndpointRow): (type: string, atMs: number) => boolean {
+  const createdMs = Date.parse(row.created_at);
+  const states = [
+    ...(JSON.parse(row.history) as SubscriptionPast[]).map((entry) => ({
+      untilMs: Date.parse(entry.until),
+      enabled: entry.enabled,
+      filter: subscriptionFilter(entry.events),
+    })),
+    {
+      untilMs: Infinity,
+      enabled: row.status === 'enabled',
+      filter: subscriptionFilter(JSON.parse(row.events) as string[]),
+    },
+  ];
+  return (type, atMs) => {
+    if (createdMs > atMs) return false;
+    const state = states.find((entry) => entry.untilMs > atMs)!;
+    return state.enabled && matchesFilter(type, state.filter);
+  };
+}
+
 export function isSubscribed(events: readonly string[], type: string): boolean {
   return matchesFilter(type, subscriptionFilter(events));
 }

@@ -145,6 +145,35 @@ for (const dialect of DIALECTS) {
       assert.equal(deliveries.sendable(claimed(900), now), false, 'it could still be in flight when the lease ends');
     });
 
+    it('gives an event to the endpoint as it was subscribed when the event committed, whenever it fans out', async () => {
+      const endpoint = await createEndpoint(t, `${r.url}/as-then`, ['product.*']);
+      const db = t.server.db;
+      // The fan-out held back (its consumer leased to no worker), so the change below comes first.
+      const hold = (until: string) =>
+        db
+          .updateTable('event_consumers')
+          .set({ holder: 'test-hold', lease_until: until })
+          .where('consumer', '=', 'webhooks')
+          .execute();
+      await hold('2999-01-01T00:00:00.000Z');
+      try {
+        await addProduct(t, 'committed while subscribed');
+        const patched = await t.request('PATCH', `/api/webhooks/${endpoint.id}`, {
+          token: t.adminToken,
+          body: { events: ['order.*'] },
+        });
+        assert.equal(patched.status, 200, patched.text);
+        await addProduct(t, 'committed after the change');
+      } finally {
+        await hold('2000-01-01T00:00:00.000Z');
+      }
+      const [delivered] = await r.waitFor('/as-then', 1, 5000);
+      assert.equal(delivered!.event.data.name, 'committed while subscribed');
+      await sleep(300);
+      assert.equal(r.at('/as-then').length, 1, 'not the product created after the change');
+      await deleteEndpoint(t, endpoint.id);
+    });
+
     it('keeps the event of a pending delivery past its retention, and lets it go once delivered', async () => {
       let down = true;
       r.respond('/kept', () => (down ? { status: 410 } : { status: 200 }));

@@ -107,4 +107,28 @@ export const webhooksMigrations = {
       await db.schema.dropTable('webhook_endpoints').execute();
     },
   },
+  /**
+   * The subscriptions an endpoint had before each change of its `events` or `status` (see
+   * `webhook.ts`'s `subscriptionAt`). An endpoint disabled before this migration was enabled, with its
+   * events, until `disabled_at`: the rule the fan-out followed until now.
+   */
+  '0010-webhook-endpoint-history': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable('webhook_endpoints')
+        .addColumn('history', 'text', (col) => col.notNull().defaultTo('[]'))
+        .execute();
+      const disabled = await sql<{ id: number; events: string; disabled_at: string | Date }>`
+        select id, events, disabled_at from webhook_endpoints where status = 'disabled' and disabled_at is not null
+      `.execute(db);
+      for (const row of disabled.rows) {
+        const until = row.disabled_at instanceof Date ? row.disabled_at.toISOString() : row.disabled_at;
+        const history = JSON.stringify([{ until, enabled: true, events: JSON.parse(row.events) as string[] }]);
+        await sql`update webhook_endpoints set history = ${history} where id = ${row.id}`.execute(db);
+      }
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('webhook_endpoints').dropColumn('history').execute();
+    },
+  },
 };

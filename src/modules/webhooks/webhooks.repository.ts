@@ -1,6 +1,7 @@
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { PageWindow } from '../../core/pagination.ts';
-import type { NewWebhookEndpointRow, WebhookEndpointRow, WebhookEndpointsTable } from './webhooks.table.ts';
+import type { NewWebhookEndpointRow, WebhookEndpointChanges, WebhookEndpointRow } from './webhooks.table.ts';
+import { historyAfterChange } from './webhook.ts';
 
 /** All SQL of webhook endpoints. */
 
@@ -39,7 +40,7 @@ export async function countEndpoints(db: Db): Promise<number> {
 export function updateEndpoint(
   db: Db,
   id: number,
-  changes: Partial<Omit<WebhookEndpointsTable, 'id' | 'created_at'>>,
+  changes: Omit<WebhookEndpointChanges, 'id' | 'created_at'>,
 ): Promise<WebhookEndpointRow | undefined> {
   return db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
@@ -68,11 +69,17 @@ export function findEndpointsByIds(db: Db, ids: readonly number[]): Promise<Webh
   return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
 }
 
-/** 410 Gone: the endpoint is disabled (only if still enabled, so a later re-enable is not undone by a stale answer). */
-export async function disableEndpoint(db: Db, id: number, at: string): Promise<void> {
-  await db
+/**
+ * 410 Gone: the endpoint is disabled (only if still enabled, so a later re-enable is not undone by a
+ * stale answer), its subscription until now kept in its history.
+ */
+export async function disableEndpoint(trx: Db, id: number, at: string): Promise<void> {
+  const current = await findEndpointForUpdate(trx, id);
+  if (current?.status !== 'enabled') return;
+  const history = historyAfterChange(current, { status: 'disabled', events: current.events }, at);
+  await trx
     .updateTable('webhook_endpoints')
-    .set({ status: 'disabled', disabled_at: at, updated_at: at })
+    .set({ status: 'disabled', disabled_at: at, updated_at: at, ...(history !== undefined && { history }) })
     .where('id', '=', id)
     .where('status', '=', 'enabled')
     .execute();

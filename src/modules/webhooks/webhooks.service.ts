@@ -11,6 +11,7 @@ import * as deliveries from './deliveries.repository.ts';
 import { toDeliveryRow } from './deliveries.service.ts';
 import type { UrlGuard } from './url-guard.ts';
 import {
+  historyAfterChange,
   newWebhookSecret,
   subscriptionFilter,
   toDelivery,
@@ -148,7 +149,16 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
         if (Object.keys(input).length === 0) return toEndpoint(current);
         const at = now();
         const disabling = input.status === 'disabled' && current.status === 'enabled';
+        const history = historyAfterChange(
+          current,
+          {
+            status: input.status ?? current.status,
+            events: input.events !== undefined ? JSON.stringify(input.events) : current.events,
+          },
+          at,
+        );
         const row = await repo.updateEndpoint(trx, id, {
+          ...(history !== undefined && { history }),
           ...(input.url !== undefined && { url: input.url }),
           ...(input.events !== undefined && { events: JSON.stringify(input.events) }),
           ...(input.description !== undefined && { description: input.description }),

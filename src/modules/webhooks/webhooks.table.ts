@@ -1,11 +1,12 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { Timestamp } from '../../core/db/tables.ts';
 
 /**
  * A webhook endpoint. `events` is a JSON list of types and `<resource>.*` prefixes (`["*"]`: all).
  * `secret` signs every delivery; after a rotation `previous_secret` signs too until
- * `previous_secret_until`. `disabled_at` is when it was last disabled (the fan-out still gives it the
- * events that committed before that).
+ * `previous_secret_until`. `disabled_at` is when it was last disabled. `history` (JSON) holds the
+ * subscriptions it had before its latest changes (`SubscriptionPast[]`, oldest first), so the fan-out
+ * gives an event to the endpoint as it was when the event committed, not as it is when it fans out.
  */
 export interface WebhookEndpointsTable {
   id: Generated<number>;
@@ -17,6 +18,7 @@ export interface WebhookEndpointsTable {
   previous_secret: string | null;
   previous_secret_until: Timestamp | null;
   disabled_at: Timestamp | null;
+  history: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -58,3 +60,4 @@ export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type NewWebhookEndpointRow = Insertable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewWebhookDeliveryRow = Insertable<WebhookDeliveriesTable>;
+export type WebhookEndpointChanges = Updateable<WebhookEndpointsTable>;
