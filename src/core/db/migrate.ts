@@ -58,7 +58,9 @@ export async function migrateToLatest(
 }
 
 async function migrateOnce(db: Db, provider: MigrationProvider): Promise<MigrationOutcome> {
-  const migrator = new Migrator({ db, provider });
+  // Each module brings its own migrations, numbered independently (`0010-users-...`, `0010-webhook-...`):
+  // a database that has a later-named one applied still takes an earlier-named one added since.
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
