@@ -117,3 +117,12 @@ export function rawSocket(t: { url: string }, headers: Record<string, string> = 
   });
   return { socket, messages, closed, opened, send: (message: unknown) => socket.send(JSON.stringify(message)) };
 }
+
+/** `promise`, or a failure naming `what` after `ms` (a rule that breaks fails its test instead of hanging it). */
+export function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

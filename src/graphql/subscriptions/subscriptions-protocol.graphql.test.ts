@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
 import { startServer } from '../../server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { rawSocket, subscribeWs, subscriptionsLive, until, wsClient } from '../../../test/support/live-clients.ts';
+import { rawSocket, subscribeWs, subscriptionsLive, until, within, wsClient } from '../../../test/support/live-clients.ts';
 import { GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
       for (const text of ['{not json', '{"type":"nonsense"}', '[]', '{"type":"subscribe","id":1,"payload":{}}']) {
         const raw = await initialised();
         raw.socket.send(text);
-        assert.equal((await raw.closed).code, 4400, text);
+        assert.equal((await within(raw.closed, 'the close')).code, 4400, text);
       }
       await stillServing(t);
     });
@@ -47,8 +47,8 @@ for (const dialect of DIALECTS) {
       const early = rawSocket(t);
       await early.opened;
       early.send({ type: 'subscribe', id: 'a', payload: { query: USER, variables: { id: '1' } } });
-      assert.equal((await early.closed).code, 4401);
-      assert.equal((await silent.closed).code, 4408);
+      assert.equal((await within(early.closed, 'the close')).code, 4401);
+      assert.equal((await within(silent.closed, 'the close')).code, 4408);
       await stillServing(t);
     });
 
@@ -70,7 +70,7 @@ for (const dialect of DIALECTS) {
       await until(() => raw.messages.filter((m) => m.type === 'error').length === 180, '180 refusals');
       await subscriptionsLive(t, 20);
       raw.send({ type: 'subscribe', id: 's0', payload: { query: USER, variables: { id: '1' } } });
-      assert.equal((await raw.closed).code, 4409);
+      assert.equal((await within(raw.closed, 'the close')).code, 4409);
       await subscriptionsLive(t, 0);
       await stillServing(t);
     });
@@ -78,7 +78,7 @@ for (const dialect of DIALECTS) {
     it('closes with 1009 on a message over 1 MiB', async () => {
       const raw = await initialised();
       raw.send({ type: 'subscribe', id: 'big', payload: { query: `{ __typename } # ${'x'.repeat(1024 * 1024)}` } });
-      assert.equal((await raw.closed).code, 1009);
+      assert.equal((await within(raw.closed, 'the close')).code, 1009);
       await stillServing(t);
     });
 
@@ -110,7 +110,7 @@ for (const dialect of DIALECTS) {
       const live = subscribeWs(client, USER, { id: '1' });
       await until(() => second.app.live.subscriptions === 1, 'the subscription');
       await second.close();
-      await live.ended;
+      await within(live.ended, 'the close');
       assert.equal(closed, 1001);
       await client.dispose();
     });

@@ -7,6 +7,7 @@ import {
   subscribeWs,
   subscriptionsLive,
   until,
+  within,
   wsClient,
 } from '../../../test/support/live-clients.ts';
 import { GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
@@ -137,7 +138,7 @@ for (const dialect of DIALECTS) {
         let closeCode: number | undefined;
         const client = wsClient(t, token, (event) => (closeCode = (event as { code: number }).code));
         const live = subscribeWs(client, USER, { id: '1' });
-        await live.ended;
+        await within(live.ended, 'the close');
         assert.equal(closeCode, 4401);
         await client.dispose();
       }
@@ -156,7 +157,7 @@ for (const dialect of DIALECTS) {
           'subscription { postCreated { author { posts(limit: 100) { comments(limit: 100) { post { comments(limit: 100) { id } } } } } } }',
         );
         const invalid = subscribeWs(client, 'subscription { nothing }');
-        const [deepError, costError, invalidError] = (await Promise.all([deep.ended, costly.ended, invalid.ended])) as {
+        const [deepError, costError, invalidError] = (await within(Promise.all([deep.ended, costly.ended, invalid.ended]), 'the refusals')) as {
           extensions?: { guard?: string; code?: string };
         }[][];
         assert.equal(deepError![0]!.extensions?.guard, 'depth');
@@ -175,7 +176,7 @@ for (const dialect of DIALECTS) {
         const open = [1, 2, 3].map(() => subscribeWs(client, USER, { id: '1' }));
         await subscriptionsLive(t, 3);
         const refused = subscribeWs(client, USER, { id: '1' });
-        const errors = (await refused.ended) as { message: string }[];
+        const errors = (await within(refused.ended, 'the refusal')) as { message: string }[];
         assert.match(errors[0]!.message, /At most 3 subscriptions/);
         open[0]!.stop();
         await subscriptionsLive(t, 2);
@@ -202,7 +203,7 @@ for (const dialect of DIALECTS) {
       await until(() => closed !== undefined, 'the close at exp', expiresAt + 5_000 - Date.now());
       assert.equal(closed!.code, 4401);
       assert.ok(closed!.at <= expiresAt + 5_000);
-      await overSse.ended;
+      await within(overSse.ended, 'the end of the SSE subscription');
       assert.equal(overSse.results.at(-1)?.errors?.[0]?.extensions?.code, 'UNAUTHENTICATED');
       await comment(author.token, postId, 'after exp');
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -218,7 +219,7 @@ for (const dialect of DIALECTS) {
       const client = wsClient(t, me.token);
       const once = async (query: string, variables?: Record<string, unknown>) => {
         const live = subscribeWs(client, query, variables);
-        const ended = await live.ended;
+        const ended = await within(live.ended, 'the answer');
         return { results: live.results, ended };
       };
       try {
