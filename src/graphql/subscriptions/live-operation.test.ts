@@ -36,7 +36,12 @@ function manualHub() {
   const publish = (name: string) => {
     seq += 1;
     const item: FeedEvent = {
-      event: { id: `evt_${seq}`, type: 'user.updated', timestamp: '', data: { id: 7, name, email: 'seven@example.com' } },
+      event: {
+        id: `evt_${seq}`,
+        type: 'user.updated',
+        timestamp: '',
+        data: { id: 7, name, email: 'seven@example.com' },
+      },
       cursor: '',
       position: { tx: 0, seq },
       resource: 'user:7',
