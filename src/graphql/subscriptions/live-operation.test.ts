@@ -116,3 +116,37 @@ describe('a live subscription', () => {
     assert.equal(hub.size, 0);
   });
 });
+
+describe('payloads shared between subscribers', () => {
+  const cache = createOperationCache({ schema, rules: [] });
+  const start = (text: string, userId: number) => {
+    const { hub, publish } = manualHub();
+    return startLiveOperation({
+      schema,
+      hub,
+      prepared: cache.prepare(text, undefined) as PreparedOperation,
+      variables: {},
+      operationName: undefined,
+      viewer: viewer(Date.now() + 60_000, userId),
+      logUnexpected: () => {},
+      onSlow: () => {},
+    }).then((live) => ({ live, publish }));
+  };
+
+  it('resolves a document without e-mail once per event for every subscriber, and one with e-mail per subscriber', async () => {
+    const flat = [
+      await start('subscription { userUpdated(id: "7") { id name } }', 1),
+      await start('subscription { userUpdated(id: "7") { id name } }', 2),
+    ];
+    const withEmail = [
+      await start('subscription { userUpdated(id: "7") { id email } }', 7),
+      await start('subscription { userUpdated(id: "7") { id email } }', 2),
+    ];
+    for (const { publish } of [...flat, ...withEmail]) publish('same');
+    const [a, b] = await Promise.all(flat.map(({ live }) => live.next()));
+    assert.equal(a!.value, b!.value, 'one result object for both');
+    const [own, other] = await Promise.all(withEmail.map(({ live }) => live.next()));
+    assert.deepEqual(own!.value, { data: { userUpdated: { id: '7', email: 'seven@example.com' } } });
+    assert.deepEqual(other!.value, { data: { userUpdated: { id: '7', email: '' } } });
+  });
+});

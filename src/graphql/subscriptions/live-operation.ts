@@ -1,4 +1,5 @@
 import {
+  visit,
   getArgumentValues,
   GraphQLError,
   Kind,
@@ -69,6 +70,34 @@ export interface LiveOptions {
   congested?(): boolean;
 }
 
+/**
+ * Whether a document's answer can differ by viewer: the only read rule that depends on who reads a post,
+ * a comment or a user is e-mail privacy (DECISIONS §5), so a document that selects no `email` field, in
+ * any fragment, answers every signed-in viewer alike. Read once per prepared operation.
+ */
+const viewerIndependent = new WeakMap<PreparedOperation, boolean>();
+function answersEveryViewerAlike(prepared: PreparedOperation): boolean {
+  let alike = viewerIndependent.get(prepared);
+  if (alike === undefined) {
+    alike = true;
+    visit(prepared.document, {
+      Field(node) {
+        if (node.name.value === 'email') alike = false;
+      },
+    });
+    viewerIndependent.set(prepared, alike);
+  }
+  return alike;
+}
+
+/**
+ * The last payload resolved per prepared operation, by event and variables: the subscribers of one
+ * document share it when its answer does not depend on the viewer (issue 35: resolve once per distinct
+ * selection and viewer class, not once per subscriber). One entry per operation: every subscriber takes
+ * the same event at about the same moment.
+ */
+const sharedPayloads = new WeakMap<PreparedOperation, { key: string; result: Promise<ExecutionResult> }>();
+
 const EXPIRED = {
   errors: [{ message: 'The access token has expired', extensions: { code: 'UNAUTHENTICATED' } }],
 } as unknown as ExecutionResult;
@@ -124,7 +153,19 @@ export async function startLiveOperation(options: LiveOptions): Promise<AsyncGen
     signal();
   }
 
-  async function resolveEvent(item: FeedEvent): Promise<ExecutionResult> {
+  const shareable = answersEveryViewerAlike(prepared);
+  const variablesKey = shareable ? JSON.stringify(variables) : '';
+  function resolveEvent(item: FeedEvent): Promise<ExecutionResult> {
+    if (!shareable) return resolveFor(item);
+    const key = `${item.event.id}\u0000${variablesKey}`;
+    const last = sharedPayloads.get(prepared);
+    if (last?.key === key) return last.result;
+    const result = resolveFor(item);
+    sharedPayloads.set(prepared, { key, result });
+    return result;
+  }
+
+  async function resolveFor(item: FeedEvent): Promise<ExecutionResult> {
     // A context per payload: the batched resolvers group their calls by context.
     const context = { principal: viewer.principal, operationName: options.operationName };
     const result = await prepared.execute(payloadRoot(field, item.event, viewer.principal), context, variables);
