@@ -24,6 +24,7 @@ import { eventPayloadsOfModules, modules } from './modules/index.ts';
 import { loadOpenApiExamples } from './openapi-examples.ts';
 import { createServices, type Services } from './services.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
+import type { LiveStatus } from './graphql/subscriptions/subscriptions.plugin.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -43,6 +44,8 @@ export interface App {
   services: Services;
   /** Read by the METRICS_PORT listener, which `server.ts` runs. */
   metrics: MetricsExporter;
+  /** GraphQL subscriptions of this process (graphql/subscriptions/). */
+  live: LiveStatus;
 }
 
 /** Builds the HTTP app over a ready database. Only `server.ts` listens and handles signals. */
@@ -101,10 +104,12 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       webhooks: eventWebhooks(eventPayloadsOfModules),
     },
   );
+  let live: LiveStatus = { subscriptions: 0, sockets: 0 };
   await app.register(graphqlPlugin, {
     config,
     services,
     charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
+    onLive: (status) => (live = status),
   });
 
   // Each module's workers start once listening (after migrations) and stop on close, before the database goes.
@@ -116,5 +121,5 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   }
 
   await app.ready();
-  return { http: app, services, metrics };
+  return { http: app, services, metrics, live };
 }

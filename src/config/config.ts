@@ -172,6 +172,7 @@ export const EnvSchema = Type.Object({
     description: 'Expensive GraphQL operations executing at once per process; the others wait their turn',
   }),
   GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 0, maximum: 1000, default: 30 }),
+  GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
   GRAPHQL_MAX_ROOT_FIELDS: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
   /** Unset: on in development and test, off in production. */
   GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),

@@ -69,7 +69,7 @@ function batchedField(load: Loader, relations: Relations): FieldResolver {
         const started: Batch = { queries: [], settle: [], info };
         batch = started;
         pending.set(context, started);
-        // The same moment Mercurius flushes: after the current level's resolvers have all run.
+        // After the current level's resolvers have all run (the moment Mercurius' loaders flush too).
         process.nextTick(() => {
           pending.delete(context);
           flush(load, started, context, withRelations);

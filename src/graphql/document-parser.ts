@@ -16,9 +16,6 @@ export function retainedBytes(text: string, tokens: number): number {
   return tokens * 1200 + text.length * 2;
 }
 
-/** The parser's own cache of verdicts keeps at most this much (estimated), oldest out first. */
-const VERDICT_CACHE_BYTES = 32 * 1024 * 1024;
-
 const OPENING = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.PAREN_L, TokenKind.BRACKET_L]);
 const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.PAREN_R, TokenKind.BRACKET_R]);
 
@@ -49,58 +46,25 @@ function assertNesting(source: Source): number {
   return tokens;
 }
 
-export interface DocumentParser {
-  /** The document of a GraphQL text, or its syntax error (a GraphQLError) thrown. */
-  parse(text: string): DocumentNode;
-  /** What a document of this text keeps alive once parsed (`retainedBytes`), for caches holding one. */
-  weight(text: string): number;
+/** A text's verdict: its document, or its syntax error; and its tokens (what a kept document weighs). */
+export interface ParsedText {
+  verdict: DocumentNode | GraphQLError;
+  tokens: number;
 }
 
 /**
- * The one way a GraphQL text becomes a document: token cap, nesting cap, graphql-js's parser, and a
- * small cache of verdicts by text so a repeated operation (or a repeated bad one) is parsed once.
- * The route calls it before it hands a text to Mercurius (graphql.routes.ts): a text this refuses never
- * reaches Mercurius, whose fallback would otherwise read an unparsable text as a JSON-encoded AST.
- * The compiled operations take their documents from it (compiled-operations.ts).
+ * The one way a GraphQL text becomes a document: token cap, nesting cap, then graphql-js's parser.
+ * No cache here: the operation cache (operation-cache.ts) keeps each text's verdict with its
+ * validation and compilation, one entry per text.
  */
-export function createDocumentParser(cacheBytes = VERDICT_CACHE_BYTES): DocumentParser {
-  const verdicts = new Map<string, { verdict: DocumentNode | GraphQLError; weight: number }>();
-  let cached = 0;
-  // The last text parsed: `weight` right after `parse` of a text too large to cache must not parse it again.
-  let last: { text: string; entry: { verdict: DocumentNode | GraphQLError; weight: number } } | undefined;
-  const judge = (text: string) => {
-    let entry = verdicts.get(text);
-    if (entry === undefined) {
-      const source = new Source(text);
-      let verdict: DocumentNode | GraphQLError;
-      let tokens = MAX_TOKENS;
-      try {
-        tokens = assertNesting(source);
-        verdict = parse(source, { maxTokens: MAX_TOKENS });
-      } catch (error) {
-        if (!(error instanceof GraphQLError)) throw error;
-        verdict = error;
-      }
-      entry = { verdict, weight: retainedBytes(text, tokens) };
-      if (entry.weight <= cacheBytes) {
-        cached += entry.weight;
-        verdicts.set(text, entry);
-        for (const [oldest, { weight }] of verdicts) {
-          if (cached <= cacheBytes) break;
-          verdicts.delete(oldest);
-          cached -= weight;
-        }
-      }
-    }
-    last = { text, entry };
-    return entry;
-  };
-  return {
-    parse(text) {
-      const { verdict } = judge(text);
-      if (verdict instanceof GraphQLError) throw verdict;
-      return verdict;
-    },
-    weight: (text) => (last?.text === text ? last.entry : judge(text)).weight,
-  };
+export function parseDocument(text: string): ParsedText {
+  const source = new Source(text);
+  let tokens = MAX_TOKENS;
+  try {
+    tokens = assertNesting(source);
+    return { verdict: parse(source, { maxTokens: MAX_TOKENS }), tokens };
+  } catch (error) {
+    if (!(error instanceof GraphQLError)) throw error;
+    return { verdict: error, tokens };
+  }
 }

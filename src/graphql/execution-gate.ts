@@ -43,7 +43,7 @@ export function createExecutionGate(slots: number): ExecutionGate {
   };
 }
 
-/** What the pre-execution hooks leave on Mercurius' context (the object runGraphQL passed in). */
+/** What the pre-execution checks leave on an operation's context (the object runGraphQL passed in). */
 export interface GatedContext {
   /** The operation's cost, from the cost check. */
   operationCost?: number;

@@ -1,10 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { AppError } from '../core/errors/app-error.ts';
 import { toAppError } from '../core/http/error-envelope.ts';
 import { toErrorDetails } from '../core/validation/ajv.ts';
-import type { CompiledOperation, CompiledOperations } from './compiled-operations.ts';
-import type { DocumentParser } from './document-parser.ts';
+import type { Principal } from '../core/access/principal.ts';
+import type { OperationCache } from './operation-cache.ts';
+import type { LiveTransports } from './subscriptions/subscriptions.plugin.ts';
 import { formatGraphQLError, requestError, type GraphQLErrorJson } from './errors.ts';
 import { leaveGate, type GatedContext } from './execution-gate.ts';
 import { registerGraphiQL } from './graphiql.ts';
@@ -14,11 +15,17 @@ import { GRAPHQL_RESPONSE_TYPE, JSON_TYPE, negotiateResponseType, type ResponseT
 /** DECISIONS §8: request bodies are at most 1 MiB, GraphQL's included. */
 export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
 
-/** The checks run after validation and before execution; Mercurius' hook and the compiled path share them. */
+/** What an operation over HTTP runs with: its resolvers' context, plus what the checks need and leave. */
+export interface HttpOperationContext extends GatedContext {
+  principal: Principal | null;
+  operationName: string | undefined;
+  reply: FastifyReply;
+}
+
+/** The checks run after validation and the variables' check, before execution (graphql.plugin.ts). */
 export type BeforeExecution = (
-  schema: GraphQLSchema,
   document: DocumentNode,
-  context: object,
+  context: HttpOperationContext,
   variables: Record<string, unknown> | undefined,
 ) => Promise<void> | undefined;
 
@@ -107,13 +114,9 @@ function parseJsonObject(text: string | undefined, name: string): Record<string,
 }
 
 /** Only POST may run mutations: GET (and HEAD) are for queries, which are safe to repeat and cache. */
-function refusesOverGet(parser: DocumentParser, params: GraphQLParams): GraphQLError | 'mutation' | null {
-  let document: DocumentNode;
-  try {
-    document = parser.parse(params.query);
-  } catch {
-    return null; // the executor reports the syntax error itself
-  }
+function refusesOverGet(operations: OperationCache, params: GraphQLParams): GraphQLError | 'mutation' | null {
+  const document = operations.documentOf(params.query);
+  if (!document) return null; // the pipeline reports the syntax error itself
   const operation = getOperationAST(document, params.operationName ?? undefined);
   if (!operation) {
     return new GraphQLError(
@@ -124,6 +127,9 @@ function refusesOverGet(parser: DocumentParser, params: GraphQLParams): GraphQLE
   }
   return operation.operation === 'query' ? null : 'mutation';
 }
+
+/** The root value of queries and mutations: the root fields resolve through their field resolvers. */
+const ROOT = Object.freeze({});
 
 async function runGraphQL(
   endpoint: GraphQLEndpoint,
@@ -137,99 +143,60 @@ async function runGraphQL(
     return send(reply, JSON_TYPE, 406, { errors: [requestError(error)] });
   }
   const logUnexpected = (err: unknown) => request.log.error({ err }, 'GraphQL resolver failed');
+  const refuse = (errors: readonly unknown[]) =>
+    sendDocumentFailure(
+      endpoint,
+      reply,
+      type,
+      errors.map((e) => formatGraphQLError(e, logUnexpected, true)),
+    );
   if (request.method !== 'POST') {
-    const refusal = refusesOverGet(endpoint.parser, params);
+    const refusal = refusesOverGet(endpoint.operations, params);
     if (refusal === 'mutation') {
       reply.header('allow', 'POST');
       const error = new AppError('METHOD_NOT_ALLOWED', 'Mutations must be sent with POST');
       return send(reply, type, 405, { errors: [requestError(error)] });
     }
-    if (refusal) return sendDocumentFailure(endpoint, reply, type, [formatGraphQLError(refusal, logUnexpected, true)]);
+    if (refusal) return refuse([refusal]);
   }
   const operationName = params.operationName ?? undefined;
-  const context: GatedContext & { principal: typeof request.principal; operationName: string | undefined } = {
-    principal: request.principal,
-    operationName,
-  };
-  let result: { data?: unknown; errors?: readonly unknown[] };
+  const prepared = endpoint.operations.prepare(params.query, operationName);
+  if ('errors' in prepared) return refuse(prepared.errors);
+  if (prepared.operation.operation === 'subscription') return refuse([SUBSCRIPTION_OVER_HTTP]);
+  const variables = params.variables ?? {};
+  const variableErrors = prepared.variableErrors(variables);
+  if (variableErrors) return refuse(variableErrors);
+  const context: HttpOperationContext = { principal: request.principal, operationName, reply };
+  let result: ExecutionResult;
   try {
-    const compiled = endpoint.operations.get(params.query, operationName);
-    if (compiled) {
-      result = await runCompiled(endpoint, compiled, reply, context, params.variables ?? undefined);
-    } else {
-      // Our parser first (token and nesting caps): a text it refuses never reaches Mercurius. Called here,
-      // not from Mercurius' preParsing hook, which would cost its hook runner and two promises a request.
-      endpoint.parser.parse(params.query);
-      result = await reply.graphql(params.query, context, params.variables ?? undefined, operationName);
-      if (result.data !== undefined) endpoint.operations.executed(params.query, operationName);
-    }
+    const waiting = endpoint.beforeExecution(prepared.document, context, params.variables ?? undefined);
+    if (waiting) await waiting;
+    result = await prepared.execute(ROOT, context, variables);
   } catch (error) {
-    const rejected = rejectedBeforeExecution(error);
-    if (!rejected) throw error;
-    return sendDocumentFailure(
-      endpoint,
-      reply,
-      type,
-      rejected.map((e) => formatGraphQLError(e, logUnexpected, true)),
-    );
+    // A guard's refusal (cost, input rules) is the document's fault; anything else (401, 429) is the request's.
+    if (!(error instanceof GraphQLError)) throw error;
+    return refuse([error]);
   } finally {
-    // An expensive operation held an execution slot from its last pre-execution hook (graphql.plugin.ts).
+    // An expensive operation held an execution slot from the pre-execution checks (graphql.plugin.ts).
     leaveGate(context);
   }
-  if (result.data === undefined || (result.data === null && !result.errors?.some((e) => (e as GraphQLError).path))) {
-    // No execution happened (an unknown operation, variables that do not fit): a request error.
-    return sendDocumentFailure(
-      endpoint,
-      reply,
-      type,
-      (result.errors ?? []).map((e) => formatGraphQLError(e, logUnexpected, true)),
-    );
+  if (result.data === undefined || (result.data === null && !result.errors?.some((e) => e.path))) {
+    // No execution happened: a request error.
+    return refuse(result.errors ?? []);
   }
   const errors = result.errors?.map((e) => formatGraphQLError(e, logUnexpected));
   // Not a spread of a conditional object: V8 clones it generically (bench/RESULTS.md, session 8, change 49).
   return send(reply, type, 200, errors && errors.length > 0 ? { data: result.data, errors } : { data: result.data });
 }
 
-/**
- * An operation compiled by an earlier run (compiled-operations.ts), run as Mercurius runs a compiled
- * query: variables checked first (their errors end the request as Mercurius' do), then the pre-execution
- * checks, then the query, with the context fields Mercurius sets (`reply`, `app`, `errors`).
- */
-async function runCompiled(
-  endpoint: GraphQLEndpoint,
-  compiled: CompiledOperation,
-  reply: FastifyReply,
-  context: GatedContext & { operationName: string | undefined },
-  variables: Record<string, unknown> | undefined,
-): Promise<{ data?: unknown; errors?: readonly unknown[] }> {
-  const given = variables ?? {};
-  const variableErrors = compiled.variableErrors(given);
-  if (variableErrors) return { errors: variableErrors };
-  const executing = Object.assign(context, { reply, app: reply.server, errors: null });
-  const waiting = endpoint.beforeExecution(reply.server.graphql.schema, compiled.document, executing, variables);
-  if (waiting) await waiting;
-  return compiled.execute(executing, given);
-}
-
-/**
- * The GraphQL errors of a document refused before execution: one thrown by our parser or a pre-execution
- * check, or Mercurius' rejection of a document that fails validation or whose variables do not fit, which
- * carries them in `errors` (the shape Mercurius' public `defaultErrorFormatter` reads; no library's
- * error code is matched). Anything else is no document's fault.
- */
-function rejectedBeforeExecution(error: unknown): readonly GraphQLError[] | null {
-  if (error instanceof GraphQLError) return [error];
-  const errors = (error as { errors?: unknown } | null)?.errors;
-  if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => e instanceof GraphQLError))
-    return errors as GraphQLError[];
-  return null;
-}
+const SUBSCRIPTION_OVER_HTTP = new GraphQLError(
+  'Subscriptions are served over WebSocket (graphql-transport-ws) or Server-Sent Events (Accept: text/event-stream) on this path.',
+);
 
 interface GraphQLEndpoint {
-  /** The one parse of a text, with our caps (throws its syntax error). */
-  parser: DocumentParser;
-  /** Operations compiled after their earlier runs, run without Mercurius. */
-  operations: CompiledOperations;
+  schema: GraphQLSchema;
+  /** The one document cache: parse, validation and compilation of each text (operation-cache.ts). */
+  operations: OperationCache;
   /** The pre-execution checks (graphql.plugin.ts): a promise only when there is something to wait for. */
   beforeExecution: BeforeExecution;
   /** Introspection is off: error messages must not suggest the schema's names either. */
@@ -238,11 +205,13 @@ interface GraphQLEndpoint {
 
 export interface GraphQLRoutesOptions extends GraphQLEndpoint {
   graphiql: boolean;
+  /** Subscriptions over Server-Sent Events: a GET or POST that accepts `text/event-stream` (subscriptions/). */
+  live: LiveTransports;
 }
 
 export async function graphqlRoutes(
   app: FastifyInstance,
-  { graphiql, ...endpoint }: GraphQLRoutesOptions,
+  { graphiql, live, ...endpoint }: GraphQLRoutesOptions,
 ): Promise<void> {
   const common = {
     url: '/graphql',
@@ -259,7 +228,10 @@ export async function graphqlRoutes(
       body: GraphQLPostBody,
       response: { 200: GraphQLResponse },
     },
-    handler: (request, reply) => runGraphQL(endpoint, request, reply, request.body as GraphQLParams),
+    handler: (request, reply) =>
+      live.wantsEventStream(request)
+        ? live.serveEventStream(request, reply, request.body)
+        : runGraphQL(endpoint, request, reply, request.body as GraphQLParams),
   });
   app.route({
     ...common,
@@ -271,6 +243,7 @@ export async function graphqlRoutes(
       response: { 200: GraphQLResponse },
     },
     handler: (request, reply) => {
+      if (live.wantsEventStream(request)) return live.serveEventStream(request, reply, null);
       const query = request.query as GraphQLGetQuery;
       parseJsonObject(query.extensions, 'extensions');
       return runGraphQL(endpoint, request, reply, {

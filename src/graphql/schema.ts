@@ -1,4 +1,5 @@
 import { modules } from '../modules/index.ts';
+import { subscriptionTypeDefs } from './subscriptions/subscription-fields.ts';
 
 /**
  * The root operation types: each module adds its fields with `extend type Query { ... }` and
@@ -13,10 +14,11 @@ export const rootTypeDefs = /* GraphQL */ `
 /**
  * The GraphQL schema, composed from the modules' slices in list order (the roots last, so they print
  * last): the seed's types, inputs, queries and mutations exactly, plus only the additions of
- * DECISIONS §6 (`limit`/`offset` on every list field, `Comment.post`).
+ * DECISIONS §6 (`limit`/`offset` on every list field, `Comment.post`) and §11 (the Subscription root).
  * Defaults are declared in the slices so introspection shows them; resolvers clamp to at most 100.
  */
 export const typeDefs = [
   ...modules.flatMap((module) => (module.graphql ? [module.graphql.typeDefs] : [])),
   rootTypeDefs,
+  subscriptionTypeDefs,
 ].join('');

@@ -14,7 +14,7 @@ export type VariableCheck = (variables: Record<string, unknown>) => readonly Gra
 
 /**
  * The check of an operation's variables against their declared types, built once per compiled operation:
- * the errors graphql-js' `getVariableValues` gives (the check Mercurius runs before execution, and its
+ * the errors graphql-js' `getVariableValues` gives (the check graphql-js' `execute` runs first, and its
  * wording), or undefined when the variables fit.
  *
  * Why not `getVariableValues` on every request: it builds the coerced values, a closure and the types

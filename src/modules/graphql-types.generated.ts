@@ -139,3 +139,28 @@ export type MutationDeleteUserArgs = {
 export type MutationCreatePostArgs = {
   input: CreatePostInput;
 };
+
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** New posts, of one author when given. */
+  postCreated: Post;
+  /** New comments of one post. */
+  commentAdded: Comment;
+  /** Changes to one user. */
+  userUpdated: User;
+};
+
+
+export type SubscriptionPostCreatedArgs = {
+  authorId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type SubscriptionCommentAddedArgs = {
+  postId: Scalars['ID']['input'];
+};
+
+
+export type SubscriptionUserUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};

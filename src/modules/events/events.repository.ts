@@ -107,7 +107,7 @@ export async function countEvents(db: Db): Promise<number> {
 }
 
 /** The feed's last event readers can be given now (the no-skip guard applied), or the start when none. */
-async function findHead(db: Db): Promise<FeedPosition> {
+export async function findHead(db: Db): Promise<FeedPosition> {
   let query = db.selectFrom('events').select(['tx', 'seq']);
   if (dialectOf(db) === 'postgres')
     query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);

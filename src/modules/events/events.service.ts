@@ -184,6 +184,9 @@ export function createEventsService(db: Db, options: EventsOptions) {
     /** The next events after the request's position (the stream calls this again from its last cursor). */
     readFeed,
 
+    /** The feed's last event readers can be given now (a reader starting "from now" goes on from it). */
+    feedHead: () => repo.findHead(db),
+
     async listEvents(actor: Principal | null, query: FeedQuery): Promise<FeedPage> {
       const request = await checkFeedRequest(actor, query);
       const items = await readFeed(request);

@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FeedEvent, FeedPosition } from '../../modules/events/event.ts';
+import type { EventsService } from '../../modules/events/events.service.ts';
+
+/** One live subscription's interest in the feed. */
+export interface HubSubscriber {
+  /** The events of this type with `data[key] === value` (any value when undefined). */
+  type: string;
+  key: string;
+  value: string | undefined;
+  deliver(event: FeedEvent): void;
+}
+
+export interface EventHub {
+  /** Registers a subscriber once the reader knows where the feed stands: it receives the events after that point. */
+  add(subscriber: HubSubscriber): Promise<() => void>;
+  /** Subscribers registered now (tests, metrics). */
+  readonly size: number;
+  stop(): Promise<void>;
+}
+
+const BATCH = 500;
+
+/**
+ * One reader of the event feed per process, for every subscription of the process (not one per
+ * subscriber): it starts at the feed's head when the first subscriber arrives, reads with the feed's
+ * no-skip read (events/README.md: every event once, in feed order, whichever instance wrote it) every
+ * `pollMs`, hands each event to the subscribers whose field and argument match (an index by type and
+ * key value, so an event costs the look-up of its own subscribers), and stops when the last one leaves.
+ * A subscriber that arrives while the reader runs gets every event after the reader's position.
+ */
+export function createEventHub(
+  events: EventsService,
+  types: readonly string[],
+  pollMs: number,
+  log: (error: unknown) => void,
+): EventHub {
+  // type -> value ('' for "any") -> subscribers
+  const index = new Map<string, Map<string, Set<HubSubscriber>>>();
+  let size = 0;
+  let running: Promise<void> | undefined;
+  let started: Promise<FeedPosition> | undefined;
+  let stopping = false;
+  let wake: AbortController | undefined;
+
+  function deliver(item: FeedEvent): void {
+    const byValue = index.get(item.event.type);
+    if (!byValue) return;
+    for (const [value, subscribers] of byValue) {
+      if (value !== '') {
+        const key = [...subscribers][0]?.key;
+        if (key === undefined || String(item.event.data[key]) !== value) continue;
+      }
+      for (const subscriber of subscribers) subscriber.deliver(item);
+    }
+  }
+
+  async function run(from: FeedPosition): Promise<FeedPosition> {
+    let after = from;
+    const filter = { types: [...types], prefixes: [] };
+    while (size > 0 && !stopping) {
+      let batch: FeedEvent[] = [];
+      try {
+        batch = await events.readFeed({ after, limit: BATCH, filter });
+      } catch (error) {
+        log(error);
+      }
+      for (const item of batch) {
+        deliver(item);
+        after = item.position;
+      }
+      if (batch.length === BATCH) continue;
+      wake = new AbortController();
+      await sleep(pollMs, undefined, { signal: wake.signal }).catch(() => {});
+    }
+    return after;
+  }
+
+  /** Resolves once the reader knows its position (the head, or where it had got to when it stopped just now). */
+  function start(from?: FeedPosition): Promise<FeedPosition> {
+    if (!started) {
+      const position = from ? Promise.resolve(from) : events.feedHead();
+      started = position;
+      running = position.then(run).then(
+        (last) => {
+          running = undefined;
+          started = undefined;
+          // A subscriber that arrived while the reader was stopping: go on from where it stopped.
+          if (size > 0 && !stopping) void start(last);
+        },
+        (error: unknown) => {
+          running = undefined;
+          started = undefined;
+          log(error);
+        },
+      );
+    }
+    return started;
+  }
+
+  return {
+    async add(subscriber) {
+      // Counted before the reader starts, so that it does not stop at once for want of subscribers.
+      size += 1;
+      try {
+        await start();
+      } catch (error) {
+        size -= 1;
+        throw error;
+      }
+      const value = subscriber.value ?? '';
+      let byValue = index.get(subscriber.type);
+      if (!byValue) index.set(subscriber.type, (byValue = new Map()));
+      let set = byValue.get(value);
+      if (!set) byValue.set(value, (set = new Set()));
+      set.add(subscriber);
+      let removed = false;
+      return () => {
+        if (removed) return;
+        removed = true;
+        set.delete(subscriber);
+        if (set.size === 0) byValue.delete(value);
+        size -= 1;
+        if (size === 0) wake?.abort();
+      };
+    },
+    get size() {
+      return size;
+    },
+    async stop() {
+      stopping = true;
+      wake?.abort();
+      await running;
+    },
+  };
+}

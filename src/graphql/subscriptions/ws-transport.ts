@@ -1,0 +1,225 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../../core/errors/app-error.ts';
+import type { EventHub } from './event-hub.ts';
+import type { LiveChecks } from './live-checks.ts';
+import { startLiveOperation, type LiveViewer } from './live-operation.ts';
+import type { GraphQLSchema } from 'graphql';
+
+/** DECISIONS §8: a message is at most what a request body may be; a larger one closes the socket (1009). */
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** A socket whose unsent answers pass this is a consumer that does not read: closed, not buffered without end. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Pings keep idle connections through proxies; a peer that does not answer within one interval is cut off. */
+const KEEP_ALIVE_MS = 12_000;
+
+export const CLOSE_UNAUTHORIZED = 4401;
+export const CLOSE_SLOW_CONSUMER = 1008;
+export const CLOSE_GOING_AWAY = 1001;
+
+interface Connection {
+  socket: WebSocket;
+  request: IncomingMessage;
+  viewer?: LiveViewer;
+  expiry?: NodeJS.Timeout;
+  subscriptions: number;
+}
+
+export interface WsTransportOptions {
+  schema: GraphQLSchema;
+  hub: EventHub;
+  checks: LiveChecks;
+  maxSubscriptions: number;
+  log: FastifyBaseLogger;
+  viewerOf(authorization: unknown): Promise<LiveViewer>;
+}
+
+/** Execution args carrying what our execute/subscribe below need; graphql-ws passes them through untouched. */
+type LiveArgs = ExecutionArgs & {
+  contextValue: { connection: Connection; prepared: ReturnType<LiveChecks['check']> & { prepared: unknown } };
+};
+
+/**
+ * GraphQL over WebSocket with the `graphql-transport-ws` subprotocol: graphql-ws's protocol server
+ * (`makeServer`, its public API) over `ws` sockets, with our pipeline for each operation. The token comes
+ * in `connection_init`'s payload (`authorization`) or the upgrade request's Authorization header; without
+ * a valid one the socket is closed with 4401, and at the token's `exp` too.
+ */
+export function createWsTransport(options: WsTransportOptions) {
+  const { schema, hub, checks, log } = options;
+  const connections = new Set<Connection>();
+  const running = new Set<Promise<unknown>>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols });
+  const logUnexpected = (err: unknown) => log.error({ err }, 'GraphQL subscription resolver failed');
+
+  const server = makeServer<Record<string, unknown> | undefined, Connection>({
+    schema,
+    connectionInitWaitTimeout: 3_000,
+    async onConnect(ctx) {
+      const connection = ctx.extra;
+      try {
+        connection.viewer = await options.viewerOf(
+          ctx.connectionParams?.authorization ?? connection.request.headers.authorization,
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 401) log.error({ err: error }, 'GraphQL socket refused');
+        connection.socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized');
+        return false;
+      }
+      // DECISIONS §11: the connection (every subscription on it) ends when its token expires.
+      connection.expiry = setTimeout(
+        () => connection.socket.close(CLOSE_UNAUTHORIZED, 'Token expired'),
+        Math.max(0, connection.viewer.expiresAt - Date.now()),
+      );
+      return true;
+    },
+    onSubscribe(ctx, _id, payload) {
+      const connection = ctx.extra;
+      const checked = checks.check(payload.query, payload.operationName ?? undefined, payload.variables ?? undefined);
+      if ('errors' in checked) return checked.errors;
+      if (checked.prepared.operation.operation === 'subscription') {
+        if (connection.subscriptions >= options.maxSubscriptions) {
+          return [
+            new GraphQLError(`At most ${options.maxSubscriptions} subscriptions at once on a connection`, {
+              extensions: { code: 'BAD_REQUEST', limit: options.maxSubscriptions },
+            }),
+          ];
+        }
+        // Counted here, not when the subscription starts: a burst of subscribe messages is checked one by one.
+        connection.subscriptions += 1;
+      }
+      return {
+        schema,
+        document: checked.prepared.document,
+        operationName: payload.operationName ?? undefined,
+        variableValues: checked.variables,
+        contextValue: { connection, prepared: checked },
+      } satisfies ExecutionArgs;
+    },
+    execute: (args) => {
+      const { connection, prepared } = (args as LiveArgs).contextValue;
+      const checked = prepared as unknown as Exclude<ReturnType<LiveChecks['check']>, { errors: unknown }>;
+      const run = checks.runOnce(
+        checked.prepared,
+        checked.variables,
+        args.operationName ?? undefined,
+        connection.viewer!,
+        logUnexpected,
+      );
+      running.add(run);
+      void run.finally(() => running.delete(run)).catch(() => {});
+      return run;
+    },
+    subscribe: async (args) => {
+      const { connection, prepared } = (args as LiveArgs).contextValue;
+      const checked = prepared as unknown as Exclude<ReturnType<LiveChecks['check']>, { errors: unknown }>;
+      let live;
+      try {
+        live = await startLiveOperation({
+          schema,
+          hub,
+          prepared: checked.prepared,
+          variables: checked.variables,
+          operationName: args.operationName ?? undefined,
+          viewer: connection.viewer!,
+          logUnexpected,
+          onSlow: () => connection.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer'),
+        });
+      } catch (error) {
+        connection.subscriptions -= 1;
+        throw error;
+      }
+      const release = () => {
+        connection.subscriptions -= 1;
+      };
+      const original = live.return.bind(live);
+      let released = false;
+      live.return = (value) => {
+        if (!released) {
+          released = true;
+          release();
+        }
+        return original(value);
+      };
+      return live;
+    },
+  });
+
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    const connection: Connection = { socket, request, subscriptions: 0 };
+    connections.add(connection);
+    let alive = true;
+    const keepAlive = setInterval(() => {
+      if (!alive) {
+        socket.terminate();
+        return;
+      }
+      alive = false;
+      socket.ping();
+    }, KEEP_ALIVE_MS);
+    socket.on('pong', () => (alive = true));
+    socket.on('error', (err) => log.debug({ err }, 'GraphQL socket error'));
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+              socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer');
+              return resolve();
+            }
+            // Resolved when written out: a subscription waits for its socket before its next payload.
+            socket.send(data, () => resolve());
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (cb) =>
+          socket.on('message', (data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean) => {
+            if (isBinary) {
+              socket.close(CloseCode.BadRequest, 'Binary messages are not supported');
+              return;
+            }
+            cb(String(data)).catch((err: unknown) => {
+              log.error({ err }, 'GraphQL socket message failed');
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            });
+          }),
+      },
+      connection,
+    );
+    socket.once('close', (code, reason) => {
+      clearInterval(keepAlive);
+      clearTimeout(connection.expiry);
+      connections.delete(connection);
+      void closed(code, String(reason));
+    });
+  });
+
+  return {
+    /** Takes an upgrade of `/graphql` over. */
+    upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    },
+    get connections() {
+      return connections.size;
+    },
+    /** SIGTERM: the queries and mutations in flight are answered, then every socket is closed with 1001. */
+    async close(waitMs: number): Promise<void> {
+      const deadline = new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+      await Promise.race([Promise.allSettled([...running]), deadline]);
+      for (const { socket } of connections) socket.close(CLOSE_GOING_AWAY, 'Server shutting down');
+      await Promise.race([
+        Promise.all([...connections].map(({ socket }) => new Promise((resolve) => socket.once('close', resolve)))),
+        deadline,
+      ]);
+      for (const { socket } of connections) socket.terminate();
+      wss.close();
+    },
+  };
+}
+
+export type WsTransport = ReturnType<typeof createWsTransport>;

@@ -1,0 +1,128 @@
+import { SignJWT } from 'jose';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { TestServer } from './test-server.ts';
+
+/** A result as a subscriber receives it. */
+export interface LiveResult {
+  data?: Record<string, unknown> | null;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+/** What one subscription has received, and how it ended. */
+export interface Received {
+  results: LiveResult[];
+  /** Resolves when the subscription completes or fails (the failure's close event or errors, if any). */
+  ended: Promise<unknown>;
+  stop(): void;
+}
+
+export const wsUrl = (t: { url: string }) => `${t.url.replace(/^http/, 'ws')}/graphql`;
+
+/** A `graphql-ws` client (the library's own) with the token in connection_init's payload; no retries. */
+export function wsClient(t: { url: string }, token: string | undefined, onClose?: (event: unknown) => void): WsClient {
+  return createWsClient({
+    url: wsUrl(t),
+    webSocketImpl: WebSocket,
+    connectionParams: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => {},
+    on: onClose ? { closed: onClose } : {},
+  });
+}
+
+export function subscribeWs(client: WsClient, query: string, variables?: Record<string, unknown>): Received {
+  const results: LiveResult[] = [];
+  let stop = () => {};
+  const ended = new Promise<unknown>((resolve) => {
+    stop = client.subscribe(
+      { query, variables },
+      {
+        next: (value) => void results.push(value as LiveResult),
+        error: (error) => resolve(error),
+        complete: () => resolve(undefined),
+      },
+    );
+  });
+  return { results, ended, stop: () => stop() };
+}
+
+/** A `graphql-sse` client (the library's own, distinct connections mode) with the token in Authorization. */
+export function subscribeSse(
+  t: { url: string },
+  token: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+): Received & { client: ReturnType<typeof createSseClient> } {
+  const client = createSseClient({
+    url: `${t.url}/graphql`,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
+  const results: LiveResult[] = [];
+  let stop = () => {};
+  const ended = new Promise<unknown>((resolve) => {
+    stop = client.subscribe(
+      { query, variables },
+      {
+        next: (value) => void results.push(value as LiveResult),
+        error: (error) => resolve(error),
+        complete: () => resolve(undefined),
+      },
+    );
+  });
+  return { results, ended, stop: () => stop(), client };
+}
+
+/** Waits until `check` holds, polling; fails with `what` after `ms`. */
+export async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until the server's feed reader holds `count` subscriptions (a subscription counts once it is live). */
+export function subscriptionsLive(t: TestServer, count: number): Promise<void> {
+  return until(() => t.server.app.live.subscriptions === count, `${count} live subscriptions`);
+}
+
+/** A token of the test server's signer that expires in `seconds`. */
+export async function shortLivedToken(t: TestServer, userId: number, seconds: number): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ role: 'user' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(String(userId))
+    .setIssuer(t.config.JWT_ISSUER)
+    .setAudience(t.config.JWT_AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + seconds)
+    .sign(new TextEncoder().encode(t.config.jwtSecret));
+}
+
+/** A raw socket speaking graphql-transport-ws by hand (bad input), with every message and its close recorded. */
+export function rawSocket(t: { url: string }, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(wsUrl(t), 'graphql-transport-ws', { headers });
+  const messages: Record<string, unknown>[] = [];
+  socket.on('message', (data: Buffer) => messages.push(JSON.parse(String(data)) as Record<string, unknown>));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code: number, reason: Buffer) => resolve({ code, reason: String(reason) })),
+  );
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return { socket, messages, closed, opened, send: (message: unknown) => socket.send(JSON.stringify(message)) };
+}
+
+/** `promise`, or a failure naming `what` after `ms` (a rule that breaks fails its test instead of hanging it). */
+export function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
