@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { inTransaction } from '../../core/db/transaction.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
 import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
@@ -86,7 +87,8 @@ export async function claimDueDeliveries(
   before: (trx: Db) => Promise<void> = async () => {},
 ): Promise<WebhookDeliveryRow[]> {
   const full = [...claim.room].filter(([, room]) => room <= 0).map(([id]) => id);
-  return db.transaction().execute(async (trx) => {
+  // Run again whole when PostgreSQL aborts it as one side of a deadlock (a replay's upsert of the same rows).
+  return inTransaction(db, async (trx) => {
     await before(trx);
     let candidates = trx
       .selectFrom('webhook_deliveries as d')

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
@@ -131,6 +132,45 @@ for (const dialect of DIALECTS) {
       assert.ok(claims.length <= 12, `${claims.length} claims for 60 deliveries`);
       await deleteEndpoint(t, endpoint.id);
     });
+
+    it(
+      'answers a replay that PostgreSQL aborts as one side of a deadlock by running it again',
+      {
+        skip: dialect.name !== 'postgres' && "row locks and deadlocks are PostgreSQL's",
+      },
+      async () => {
+        const endpoint = await createEndpoint(t, `${r.url}/deadlock`);
+        const since = new Date().toISOString();
+        for (let i = 0; i < 3; i += 1) await addProduct(t, `deadlock ${i}`);
+        await r.waitFor('/deadlock', 3, 10_000);
+        await eventually('recorded', async () =>
+          (await deliveriesOf(t, endpoint.id, '&status=succeeded')).length === 3 ? true : undefined,
+        );
+        const ids = (await deliveriesOf(t, endpoint.id)).map((item) => item.id).sort((a, b) => a - b);
+        // Another transaction holds the last row, then asks for the first, which the replay (locking in
+        // feed order) holds while it waits for the last: a deadlock, and the replay is the side aborted.
+        const other = new pg.Client({ connectionString: t.config.DATABASE_URL });
+        await other.connect();
+        try {
+          await other.query('begin');
+          await other.query('update webhook_deliveries set attempts = attempts where id = $1', [ids.at(-1)]);
+          const replay = t.request('POST', `/api/webhooks/${endpoint.id}/replay`, {
+            token: t.adminToken,
+            body: { since },
+          });
+          await sleep(300);
+          await other.query('update webhook_deliveries set attempts = attempts where id = $1', [ids[0]]);
+          await other.query('commit');
+          const answer = await replay;
+          assert.equal(answer.status, 202, answer.text);
+          assert.equal(answer.body.queued, 3);
+        } finally {
+          await other.end();
+        }
+        await r.waitFor('/deadlock', 6, 10_000);
+        await deleteEndpoint(t, endpoint.id);
+      },
+    );
 
     it('sends a claimed delivery only while its lease covers a whole attempt', async () => {
       const deliveries = t.server.app.services.webhooks.deliveries;

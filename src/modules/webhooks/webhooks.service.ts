@@ -2,6 +2,7 @@ import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
+import { inTransaction } from '../../core/db/transaction.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { readPage, type Page, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -249,10 +250,10 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
         if (page.length === 0) break;
         const at = now();
         const wanted = page.filter((item) => start.from === undefined || item.event.timestamp >= start.from);
-        count += await deliveries.upsertReplayed(
-          db,
-          wanted.map((item) => toDeliveryRow(id, item, at)),
-        );
+        // The upsert locks the rows in feed order, a claim's success update in its own: PostgreSQL may
+        // abort one side as a deadlock, and the aborted page is run again.
+        const rows = wanted.map((item) => toDeliveryRow(id, item, at));
+        count += await inTransaction(db, (trx) => deliveries.upsertReplayed(trx, rows));
         after = page.at(-1)!.position;
       }
       queued();
