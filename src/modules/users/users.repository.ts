@@ -1,30 +1,12 @@
-import { sql } from 'kysely';
 import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { readRows } from '../../core/db/fast-read.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
-import type { UserSort } from './users.schemas.ts';
-
-export interface UserFilter {
-  role?: string | undefined;
-  status?: string | undefined;
-}
-
-export interface UserListQuery extends UserFilter {
-  sort: UserSort;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
-
-const SORT_COLUMNS = {
-  id: 'id',
-  name: 'name',
-  email: 'email',
-  age: 'age',
-  createdAt: 'created_at',
-} as const satisfies Record<UserSort, keyof UserRow>;
+import type { PageWindow } from '../../core/pagination.ts';
+import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import { createListStatements, orderKeysOf } from '../../core/querying/list-sql.ts';
+import { USER_QUERY } from './users.query.ts';
 
 const userById = rowByIdStatement<UserRow>('users');
 const rightsById = rowByIdStatement<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
@@ -52,58 +34,16 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-function filtered(db: Db, filter: UserFilter) {
-  let query = db.selectFrom('users');
-  if (filter.role) query = query.where('role', '=', filter.role as UserRow['role']);
-  if (filter.status) query = query.where('status', '=', filter.status as UserRow['status']);
-  return query;
+const userList = createListStatements<UserRow>('users');
+
+/** One page of the users list as the request's grammar reads it, with the total its `count` asks for. */
+export function readUserPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<UserRow>> {
+  return readQueriedPage(db, USER_QUERY, userList, query, window);
 }
 
-interface UserListShape {
-  column: (typeof SORT_COLUMNS)[UserSort];
-  order: 'asc' | 'desc';
-}
-
-/** Every value the list binds; an absent filter (undefined) leaves its condition out. */
-interface UserListParams extends Record<string, unknown> {
-  role: string | undefined;
-  status: string | undefined;
-  limit: number;
-  offset: number;
-}
-
-/** The SQL of each sort, order and set of filters is built once (`statementCache`). */
-const listStatement = statementCache({
-  keyOf: (shape: UserListShape) => `${shape.column} ${shape.order}`,
-  build: (db, shape, params: UserListParams) => {
-    let select = filtered(db, params).selectAll();
-    // Nulls sort last in both directions on both databases (they disagree by default).
-    if (shape.column === 'age') select = select.orderBy(sql`age is null`);
-    return select
-      .orderBy(shape.column, shape.order)
-      .orderBy('id', shape.order)
-      .limit(params.limit)
-      .offset(params.offset);
-  },
-});
-
-export async function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]> {
-  const shape: UserListShape = { column: SORT_COLUMNS[query.sort], order: query.order };
-  // `filtered` leaves out an empty filter as well as an absent one.
-  const params: UserListParams = {
-    role: query.role || undefined,
-    status: query.status || undefined,
-    limit: query.limit,
-    offset: query.offset,
-  };
-  return readRows(db, listStatement(db, shape, params));
-}
-
-export async function countUsers(db: Db, filter: UserFilter): Promise<number> {
-  const row = await filtered(db, filter)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/** One page of users by id, counted by nobody (GraphQL's `users`). */
+export function listUserRows(db: Db, window: PageWindow): Promise<UserRow[]> {
+  return userList.readPage(db, { conditions: [], keys: orderKeysOf([], 'id', 'asc') }, window);
 }
 
 export function insertUser(db: Db, row: NewUserRow): Promise<UserRow> {
