@@ -1084,9 +1084,23 @@ export interface components {
             updatedAt?: string;
             _links?: components["schemas"]["UserLinks"];
         };
+        QueriedPagination: {
+            page: number;
+            limit: number;
+            /** @description Absent with count=none */
+            total?: number;
+            /** @description Absent with count=none */
+            totalPages?: number;
+            /** @description Present (true) when total is an estimate */
+            totalEstimated?: boolean;
+            hasNext: boolean;
+            hasPrev: boolean;
+            /** @description Send as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         UserPage: {
             data: components["schemas"]["UserFields"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         User: {
             id: number;
@@ -4928,10 +4942,132 @@ export interface operations {
                 limit?: number;
                 role?: "user" | "admin";
                 status?: "active" | "inactive" | "suspended";
-                sort?: "id" | "name" | "email" | "age" | "createdAt";
+                /** @description Comma-separated fields (id, name, email (admins), age, role, status, emailVerified, createdAt); a leading `-` sorts that field descending; ties break by id */
+                sort?: string;
+                /** @description The direction of the sort fields without `-` */
                 order?: "asc" | "desc";
                 /** @description Comma-separated field names; id is always included */
                 fields?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /**
+                 * @description id one of (comma list) the value
+                 * @example 18,30
+                 */
+                "id[in]"?: string;
+                /** @description name equal to the value */
+                name?: string;
+                /** @description name equal to the value */
+                "name[eq]"?: string;
+                /** @description name not equal to the value */
+                "name[ne]"?: string;
+                /** @description name greater than the value */
+                "name[gt]"?: string;
+                /** @description name greater than or equal to the value */
+                "name[gte]"?: string;
+                /** @description name less than the value */
+                "name[lt]"?: string;
+                /** @description name less than or equal to the value */
+                "name[lte]"?: string;
+                /** @description name one of (comma list) the value */
+                "name[in]"?: string;
+                /** @description name containing, case-insensitively, the value */
+                "name[contains]"?: string;
+                /** @description email equal to the value (administrators only) */
+                email?: string;
+                /** @description email equal to the value (administrators only) */
+                "email[eq]"?: string;
+                /** @description email not equal to the value (administrators only) */
+                "email[ne]"?: string;
+                /** @description email greater than the value (administrators only) */
+                "email[gt]"?: string;
+                /** @description email greater than or equal to the value (administrators only) */
+                "email[gte]"?: string;
+                /** @description email less than the value (administrators only) */
+                "email[lt]"?: string;
+                /** @description email less than or equal to the value (administrators only) */
+                "email[lte]"?: string;
+                /** @description email one of (comma list) the value (administrators only) */
+                "email[in]"?: string;
+                /** @description email containing, case-insensitively, the value (administrators only) */
+                "email[contains]"?: string;
+                /** @description age equal to the value */
+                age?: number;
+                /** @description age equal to the value */
+                "age[eq]"?: number;
+                /** @description age not equal to the value */
+                "age[ne]"?: number;
+                /** @description age greater than the value */
+                "age[gt]"?: number;
+                /** @description age greater than or equal to the value */
+                "age[gte]"?: number;
+                /** @description age less than the value */
+                "age[lt]"?: number;
+                /** @description age less than or equal to the value */
+                "age[lte]"?: number;
+                /**
+                 * @description age one of (comma list) the value
+                 * @example 18,30
+                 */
+                "age[in]"?: string;
+                /** @description age null (`true`) or not null (`false`) */
+                "age[null]"?: boolean;
+                /** @description role equal to the value */
+                "role[eq]"?: "user" | "admin";
+                /** @description role not equal to the value */
+                "role[ne]"?: "user" | "admin";
+                /**
+                 * @description role one of (comma list) the value
+                 * @example user,admin
+                 */
+                "role[in]"?: string;
+                /** @description status equal to the value */
+                "status[eq]"?: "active" | "inactive" | "suspended";
+                /** @description status not equal to the value */
+                "status[ne]"?: "active" | "inactive" | "suspended";
+                /**
+                 * @description status one of (comma list) the value
+                 * @example active,inactive
+                 */
+                "status[in]"?: string;
+                /** @description emailVerified equal to the value */
+                emailVerified?: boolean;
+                /** @description emailVerified equal to the value */
+                "emailVerified[eq]"?: boolean;
+                /** @description emailVerified not equal to the value */
+                "emailVerified[ne]"?: boolean;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -5023,7 +5159,8 @@ export interface operations {
                      *         "total": 4,
                      *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": "eyJmIjoiOGx6Rm5tYThWb25iY2lGLSIsInYiOlsyXSwibyI6Mn0"
                      *       }
                      *     }
                      */
