@@ -80,7 +80,11 @@ function paramsOf(plan: ListPlan, window: { limit?: number; offset?: number }): 
   return params;
 }
 
-function whereOf(shape: Shape, params: Record<string, unknown>): Expression<SqlBool>[] {
+function whereOf(
+  shape: Shape,
+  params: Record<string, unknown>,
+  keyset: 'after' | 'none' = 'after',
+): Expression<SqlBool>[] {
   const parts: Expression<SqlBool>[] = [];
   shape.plan.conditions.forEach((condition, index) => {
     const column = sql.ref(condition.column);
@@ -119,7 +123,7 @@ function whereOf(shape: Shape, params: Record<string, unknown>): Expression<SqlB
         break;
     }
   });
-  if (shape.plan.after) parts.push(...keysetOf(shape.plan.keys, shape.plan.after, params));
+  if (shape.plan.after && keyset === 'after') parts.push(...keysetOf(shape.plan.keys, shape.plan.after, params));
   return parts;
 }
 
@@ -129,6 +133,16 @@ function whereOf(shape: Shape, params: Record<string, unknown>): Expression<SqlB
  * (`k0 >= v0`), so an index on it starts the walk at the cursor instead of at the first row.
  */
 function keysetOf(keys: readonly OrderKey[], after: readonly unknown[], params: Record<string, unknown>) {
+  // One direction and no nulls: a row-value comparison, which an index on the keys reads as a range
+  // starting right after the cursor (PostgreSQL and SQLite both), however many rows share a value.
+  if (keys.every((key) => !key.nullable && key.direction === keys[0]!.direction)) {
+    const columns = keys.map((key) => sql.ref(key.column));
+    const values = keys.map((_, index) => params[`k${index}`]);
+    const op = sql.raw(keys[0]!.direction === 'asc' ? '>' : '<');
+    return keys.length === 1
+      ? [sql<SqlBool>`${columns[0]} ${op} ${values[0]}`]
+      : [sql<SqlBool>`(${sql.join(columns)}) ${op} (${sql.join(values)})`];
+  }
   const equal = (key: OrderKey, index: number) =>
     after[index] === null
       ? sql<SqlBool>`${sql.ref(key.column)} is null`
@@ -166,6 +180,8 @@ function orderOf(keys: readonly OrderKey[]): RawBuilder<unknown>[] {
   );
 }
 
+const splitsAtNulls = (plan: ListPlan) => plan.after !== undefined && plan.keys[0]!.nullable && plan.after[0] !== null;
+
 export interface ListStatements<Row> {
   /** One page: `limit` rows from `offset`, or right after `plan.after` when set (no offset then). */
   readPage(db: Db, plan: ListPlan, window: { limit: number; offset: number }): Promise<Row[]>;
@@ -193,6 +209,7 @@ export function createListStatements<Row>(table: string): ListStatements<Row> {
       return params.offset === undefined ? query : query.offset(params.offset as number);
     },
   });
+
   const count = statementCache({
     keyOf: (shape: Shape) => `count ${shape.key}`,
     build: (db, shape, params: Record<string, unknown>) =>
@@ -215,10 +232,29 @@ export function createListStatements<Row>(table: string): ListStatements<Row> {
     build: (db, shape, params: Record<string, unknown>) => filtered(db, shape, params).selectAll(),
   });
 
+  const readPageAsOne = (db: Db, plan: ListPlan, window: { limit: number; offset: number }) => {
+    const params = paramsOf(plan, { limit: window.limit, ...(plan.after ? {} : { offset: window.offset }) });
+    return readRows(db, page(db, shapeOf(db, plan), params)) as Promise<Row[]>;
+  };
+
   return {
     async readPage(db, plan, window) {
-      const params = paramsOf(plan, { limit: window.limit, ...(plan.after ? {} : { offset: window.offset }) });
-      return readRows(db, page(db, shapeOf(db, plan), params)) as Promise<Row[]>;
+      if (!splitsAtNulls(plan)) return readPageAsOne(db, plan, window);
+      // A cursor on a nullable first key with a value (`sort=age`, at 52): what follows is the rest of
+      // the values from 52 on, then every null. As one condition (`age > 52 or ... or age is null`) no
+      // index range can start at 52, and PostgreSQL walked every row before it. As two ranges of the
+      // key's index, read one after the other, each starts where it should; the second only runs for
+      // the page where the values end.
+      const [first, ...rest] = plan.keys;
+      const values = await readPageAsOne(db, { ...plan, keys: [{ ...first!, nullable: false }, ...rest] }, window);
+      if (values.length >= window.limit) return values;
+      const isNull: Condition = { field: first!.column, column: first!.column, operator: 'null', value: true };
+      const nulls = await readPageAsOne(
+        db,
+        { conditions: [...plan.conditions, isNull], keys: rest },
+        { limit: window.limit - values.length, offset: 0 },
+      );
+      return [...values, ...nulls];
     },
     async count(db, plan) {
       const shape = shapeOf(db, { ...plan, after: undefined });
