@@ -1289,7 +1289,7 @@ export interface components {
         };
         CommentPage: {
             data: components["schemas"]["Comment"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         Like: {
             commentId: number;
@@ -1303,7 +1303,7 @@ export interface components {
         };
         LikePage: {
             data: components["schemas"]["Like"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         AvatarInfo: {
             userId: number;
@@ -13678,6 +13678,61 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /**
+                 * @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id
+                 * @example -createdAt
+                 */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /**
+                 * @description id one of (comma list) the value
+                 * @example 18,30
+                 */
+                "id[in]"?: string;
+                /** @description authorId equal to the value */
+                authorId?: number;
+                /** @description authorId equal to the value */
+                "authorId[eq]"?: number;
+                /** @description authorId not equal to the value */
+                "authorId[ne]"?: number;
+                /**
+                 * @description authorId one of (comma list) the value
+                 * @example 18,30
+                 */
+                "authorId[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -13732,7 +13787,8 @@ export interface operations {
                      *         "total": 1,
                      *         "totalPages": 1,
                      *         "hasNext": false,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": null
                      *       }
                      *     }
                      */
@@ -14713,6 +14769,50 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /**
+                 * @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt
+                 * @example -createdAt
+                 */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description userId equal to the value */
+                userId?: number;
+                /** @description userId equal to the value */
+                "userId[eq]"?: number;
+                /** @description userId not equal to the value */
+                "userId[ne]"?: number;
+                /** @description userId greater than the value */
+                "userId[gt]"?: number;
+                /** @description userId greater than or equal to the value */
+                "userId[gte]"?: number;
+                /** @description userId less than the value */
+                "userId[lt]"?: number;
+                /** @description userId less than or equal to the value */
+                "userId[lte]"?: number;
+                /**
+                 * @description userId one of (comma list) the value
+                 * @example 18,30
+                 */
+                "userId[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -14759,7 +14859,8 @@ export interface operations {
                      *         "total": 1,
                      *         "totalPages": 1,
                      *         "hasNext": false,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": null
                      *       }
                      *     }
                      */

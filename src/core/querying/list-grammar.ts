@@ -38,6 +38,8 @@ export interface ListGrammar<F extends string = string> {
    * (`'follow'`, the users list of the seed: `order=desc` reverses the ids too).
    */
   tieBreak: 'asc' | 'follow';
+  /** The order when the request names none (`createdAt`): written as `sort` would be. Else the id's. */
+  defaultSort?: string;
   /**
    * Fields whose plain equality parameter (`role=admin`) the module's query schema declares itself
    * (a parameter of the seed, kept exactly as it was).

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
+import type { PageRequest } from '../pagination.ts';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
 import {
   COUNT_MODES,
@@ -214,12 +215,38 @@ export interface ListRequest extends SortRequest {
   cursor?: string | undefined;
   /** Every query parameter: the filters are read from them. */
   parameters: Readonly<Record<string, unknown>>;
+  /**
+   * The list's own bounds, set by the module, never by the request (`{ post_id: 7 }`: a post's
+   * comments): equalities on those columns, part of the fingerprint like any filter.
+   */
+  scope?: Readonly<Record<string, FilterValue>>;
+}
+
+/** A list's options as a transport hands them to a service: the page, sort, count, cursor and filter parameters. */
+export interface ListOptions extends PageRequest {
+  sort?: string | undefined;
+  order?: 'asc' | 'desc' | undefined;
+  count?: string | undefined;
+  cursor?: string | undefined;
+  [parameter: string]: unknown;
+}
+
+/** The request of a list's options, within `scope` (see `ListRequest.scope`). */
+export function listRequestOf(options: ListOptions, scope?: Readonly<Record<string, FilterValue>>): ListRequest {
+  const { sort, order, count, cursor } = options;
+  return { sort, order, count, cursor, parameters: options, ...(scope ? { scope } : {}) };
 }
 
 /** Reads a list request against its grammar: filters, sort, count and cursor. */
 export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker: Asker): ListQuery {
-  const conditions = parseFilters(grammar, request.parameters, asker);
-  const sort = parseSort(grammar, request, asker);
+  const scope = Object.entries(request.scope ?? {}).map(([column, value]): Condition => ({
+    field: column,
+    column,
+    operator: 'eq',
+    value,
+  }));
+  const conditions = [...scope, ...parseFilters(grammar, request.parameters, asker)];
+  const sort = parseSort(grammar, { ...request, sort: request.sort ?? grammar.defaultSort }, asker);
   const idDirection = grammar.tieBreak === 'asc' ? 'asc' : (sort[0]?.direction ?? request.order ?? 'asc');
   return {
     conditions,

@@ -3,6 +3,7 @@ import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
 import {
   COUNT_EXACT_LIMIT,
   COUNT_MODES,
+  isSortable,
   operatorsOf,
   type FieldRule,
   type ListGrammar,
@@ -89,3 +90,22 @@ export const CountAndCursorParameters = {
     }),
   ),
 };
+
+/** `sort` of a grammar: a comma list of its sortable fields, each with an optional leading `-`. */
+export function sortParameter(grammar: ListGrammar) {
+  const fields = Object.entries<FieldRule>(grammar.fields)
+    .filter(([, rule]) => isSortable(rule))
+    .map(([name]) => name);
+  return Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: `Comma-separated fields (${fields.join(', ')}); a leading \`-\` sorts that field descending; ties break by ascending id${grammar.defaultSort ? `; default ${grammar.defaultSort}` : ''}`,
+      examples: [`-${fields.at(-1)}`],
+    }),
+  );
+}
+
+/** The query parameters a grammar adds to a page list: `sort`, `count`, `cursor` and the filters. */
+export function listQueryParameters(grammar: ListGrammar): Record<string, TSchema> {
+  return { sort: sortParameter(grammar), ...CountAndCursorParameters, ...filterParameters(grammar) };
+}

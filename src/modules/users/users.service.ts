@@ -10,7 +10,7 @@ import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
-import { parseListQuery } from '../../core/querying/list-query-parse.ts';
+import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { toUser, USER_COLUMN_OF, visibleTo, type User } from './user.ts';
@@ -19,13 +19,7 @@ import { USER_QUERY } from './users.query.ts';
 import { CreateUserInput, ReplaceUserInput, UpdateUserInput } from './users.schemas.ts';
 
 /** The list's page, sort, count and cursor; its filters are every other parameter the grammar names (users.query.ts). */
-export interface ListUsersOptions extends PageRequest {
-  sort?: string | undefined;
-  order?: 'asc' | 'desc' | undefined;
-  count?: string | undefined;
-  cursor?: string | undefined;
-  [filter: string]: unknown;
-}
+export type ListUsersOptions = ListOptions;
 
 export const USER_PAGE_RULES = { defaultLimit: 10, maxLimit: 100 };
 
@@ -119,11 +113,7 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
      */
     async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<QueriedPage<User>> {
       requireSignedIn(actor);
-      const query = parseListQuery(
-        USER_QUERY,
-        { sort: options.sort, order: options.order, count: options.count, cursor: options.cursor, parameters: options },
-        { admin: isAdmin(actor) },
-      );
+      const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor) });
       const page = await repo.readUserPage(db, query, pageWindow(options, USER_PAGE_RULES));
       return { ...page, items: page.items.map((row) => visibleTo(actor, toUser(row))) };
     },
