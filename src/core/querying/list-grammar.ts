@@ -30,7 +30,7 @@ export interface FieldRule {
 }
 
 export interface ListGrammar<F extends string = string> {
-  /** The resource's name, for messages (`users`). */
+  /** The resource's name, for messages ("may not filter widgets by ..."). */
   resource: string;
   fields: Readonly<Record<F, FieldRule>>;
   /**

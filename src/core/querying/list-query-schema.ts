@@ -48,15 +48,9 @@ function parameterSchema(name: string, rule: FieldRule, operator: Operator): TSc
   const description = `${name} ${WORDS[operator]}${operator === 'null' ? '' : ' the value'}${who}`;
   if (operator === 'null') return Type.Boolean({ description });
   if (operator === 'in') {
-    return Type.String({ description, maxLength: 4096, examples: examplesOf(rule, true) });
+    return Type.String({ description, maxLength: 4096 });
   }
   return { ...valueSchemaOf(rule), description };
-}
-
-function examplesOf(rule: FieldRule, list: boolean): string[] | undefined {
-  if (rule.type === 'enum') return [list ? rule.values!.slice(0, 2).join(',') : rule.values![0]!];
-  if (rule.type === 'integer') return [list ? '18,30' : '18'];
-  return undefined;
 }
 
 /**
@@ -100,7 +94,6 @@ export function sortParameter(grammar: ListGrammar) {
     Type.String({
       maxLength: 200,
       description: `Comma-separated fields (${fields.join(', ')}); a leading \`-\` sorts that field descending; ties break by ascending id${grammar.defaultSort ? `; default ${grammar.defaultSort}` : ''}`,
-      examples: [`-${fields.at(-1)}`],
     }),
   );
 }

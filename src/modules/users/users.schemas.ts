@@ -51,7 +51,6 @@ export const ListUsersQuery = Type.Object({
       maxLength: 200,
       description:
         'Comma-separated fields (id, name, email (admins), age, role, status, emailVerified, createdAt); a leading `-` sorts that field descending; ties break by id',
-      examples: ['name', '-age,name'],
     }),
   ),
   order: Type.Optional(Type.Enum(['asc', 'desc'], { description: 'The direction of the sort fields without `-`' })),
