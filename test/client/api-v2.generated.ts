@@ -1157,7 +1157,7 @@ export interface components {
         };
         OrderPage: {
             data: components["schemas"]["Order"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         Receipt: {
             receiptNumber: string;
@@ -4966,10 +4966,7 @@ export interface operations {
                 "id[lt]"?: number;
                 /** @description id less than or equal to the value */
                 "id[lte]"?: number;
-                /**
-                 * @description id one of (comma list) the value
-                 * @example 18,30
-                 */
+                /** @description id one of (comma list) the value */
                 "id[in]"?: string;
                 /** @description name equal to the value */
                 name?: string;
@@ -5021,10 +5018,7 @@ export interface operations {
                 "age[lt]"?: number;
                 /** @description age less than or equal to the value */
                 "age[lte]"?: number;
-                /**
-                 * @description age one of (comma list) the value
-                 * @example 18,30
-                 */
+                /** @description age one of (comma list) the value */
                 "age[in]"?: string;
                 /** @description age null (`true`) or not null (`false`) */
                 "age[null]"?: boolean;
@@ -5032,19 +5026,13 @@ export interface operations {
                 "role[eq]"?: "user" | "admin";
                 /** @description role not equal to the value */
                 "role[ne]"?: "user" | "admin";
-                /**
-                 * @description role one of (comma list) the value
-                 * @example user,admin
-                 */
+                /** @description role one of (comma list) the value */
                 "role[in]"?: string;
                 /** @description status equal to the value */
                 "status[eq]"?: "active" | "inactive" | "suspended";
                 /** @description status not equal to the value */
                 "status[ne]"?: "active" | "inactive" | "suspended";
-                /**
-                 * @description status one of (comma list) the value
-                 * @example active,inactive
-                 */
+                /** @description status one of (comma list) the value */
                 "status[in]"?: string;
                 /** @description emailVerified equal to the value */
                 emailVerified?: boolean;
@@ -7575,6 +7563,98 @@ export interface operations {
                 status?: "pending" | "paid" | "cancelled" | "refunded";
                 /** @description Admins: any customer; others: only themselves */
                 customerId?: number;
+                /** @description Comma-separated fields (id, status, currency, amount, createdAt, paidAt, customerId); a leading `-` sorts that field descending; ties break by ascending id; default -createdAt */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description status equal to the value */
+                "status[eq]"?: "pending" | "paid" | "cancelled" | "refunded";
+                /** @description status not equal to the value */
+                "status[ne]"?: "pending" | "paid" | "cancelled" | "refunded";
+                /** @description status one of (comma list) the value */
+                "status[in]"?: string;
+                /** @description currency equal to the value */
+                currency?: string;
+                /** @description currency equal to the value */
+                "currency[eq]"?: string;
+                /** @description currency not equal to the value */
+                "currency[ne]"?: string;
+                /** @description currency one of (comma list) the value */
+                "currency[in]"?: string;
+                /** @description amount equal to the value */
+                amount?: number;
+                /** @description amount equal to the value */
+                "amount[eq]"?: number;
+                /** @description amount not equal to the value */
+                "amount[ne]"?: number;
+                /** @description amount greater than the value */
+                "amount[gt]"?: number;
+                /** @description amount greater than or equal to the value */
+                "amount[gte]"?: number;
+                /** @description amount less than the value */
+                "amount[lt]"?: number;
+                /** @description amount less than or equal to the value */
+                "amount[lte]"?: number;
+                /** @description amount one of (comma list) the value */
+                "amount[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /** @description paidAt equal to the value */
+                paidAt?: string;
+                /** @description paidAt equal to the value */
+                "paidAt[eq]"?: string;
+                /** @description paidAt not equal to the value */
+                "paidAt[ne]"?: string;
+                /** @description paidAt greater than the value */
+                "paidAt[gt]"?: string;
+                /** @description paidAt greater than or equal to the value */
+                "paidAt[gte]"?: string;
+                /** @description paidAt less than the value */
+                "paidAt[lt]"?: string;
+                /** @description paidAt less than or equal to the value */
+                "paidAt[lte]"?: string;
+                /** @description paidAt one of (comma list) the value */
+                "paidAt[in]"?: string;
+                /** @description paidAt null (`true`) or not null (`false`) */
+                "paidAt[null]"?: boolean;
+                /** @description customerId equal to the value */
+                "customerId[eq]"?: number;
+                /** @description customerId not equal to the value */
+                "customerId[ne]"?: number;
+                /** @description customerId one of (comma list) the value */
+                "customerId[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -7668,7 +7748,8 @@ export interface operations {
                      *         "total": 4,
                      *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yM1QwNjo0NTowNC44ODRaIiw0XSwibyI6Mn0"
                      *       }
                      *     }
                      */
@@ -13678,10 +13759,7 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
-                /**
-                 * @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id
-                 * @example -createdAt
-                 */
+                /** @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
@@ -13701,10 +13779,7 @@ export interface operations {
                 "id[lt]"?: number;
                 /** @description id less than or equal to the value */
                 "id[lte]"?: number;
-                /**
-                 * @description id one of (comma list) the value
-                 * @example 18,30
-                 */
+                /** @description id one of (comma list) the value */
                 "id[in]"?: string;
                 /** @description authorId equal to the value */
                 authorId?: number;
@@ -13712,10 +13787,7 @@ export interface operations {
                 "authorId[eq]"?: number;
                 /** @description authorId not equal to the value */
                 "authorId[ne]"?: number;
-                /**
-                 * @description authorId one of (comma list) the value
-                 * @example 18,30
-                 */
+                /** @description authorId one of (comma list) the value */
                 "authorId[in]"?: string;
                 /** @description createdAt equal to the value */
                 createdAt?: string;
@@ -14769,10 +14841,7 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
-                /**
-                 * @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt
-                 * @example -createdAt
-                 */
+                /** @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
@@ -14792,10 +14861,7 @@ export interface operations {
                 "userId[lt]"?: number;
                 /** @description userId less than or equal to the value */
                 "userId[lte]"?: number;
-                /**
-                 * @description userId one of (comma list) the value
-                 * @example 18,30
-                 */
+                /** @description userId one of (comma list) the value */
                 "userId[in]"?: string;
                 /** @description createdAt equal to the value */
                 createdAt?: string;

@@ -27,6 +27,11 @@ export interface FieldRule {
   adminOnly?: boolean;
   /** Shown in the OpenAPI document beside each of its parameters. */
   description?: string;
+  /**
+   * The column's value of a checked request value, when they differ (an amount in currency units
+   * stored in cents); undefined when the value has no column value (a third decimal): a 422.
+   */
+  encode?: (value: FilterValue) => FilterValue | undefined;
 }
 
 export interface ListGrammar<F extends string = string> {

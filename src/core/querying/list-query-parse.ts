@@ -108,15 +108,21 @@ export function parseFilters(
 
 function valueOf(rule: FieldRule, operator: Operator, raw: unknown, parameter: string): Condition['value'] {
   if (operator === 'null') return checkValue({ column: rule.column, type: 'boolean' }, raw, parameter);
+  const encoded = (value: FilterValue) => {
+    if (!rule.encode) return value;
+    const column = rule.encode(value);
+    if (column === undefined) throw invalid(parameter, 'is not a value this field can hold');
+    return column;
+  };
   if (operator === 'in') {
     const items = Array.isArray(raw) ? raw : String(raw).split(',');
     const values = items.map((item) => (typeof item === 'string' ? item.trim() : item));
     if (values.length > MAX_IN_VALUES) throw invalid(parameter, `takes at most ${MAX_IN_VALUES} values`);
-    return [...new Set(values.map((value) => checkValue(rule, value, parameter)))];
+    return [...new Set(values.map((value) => encoded(checkValue(rule, value, parameter))))];
   }
   const value = checkValue(rule, raw, parameter);
   if (operator === 'contains' && value === '') throw invalid(parameter, 'must not be empty');
-  return value;
+  return encoded(value);
 }
 
 /**
