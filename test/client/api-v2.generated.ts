@@ -5022,16 +5022,16 @@ export interface operations {
                 "age[in]"?: string;
                 /** @description age null (`true`) or not null (`false`) */
                 "age[null]"?: boolean;
-                /** @description role equal to the value */
-                "role[eq]"?: "user" | "admin";
-                /** @description role not equal to the value */
-                "role[ne]"?: "user" | "admin";
+                /** @description role equal to the value: one of user, admin */
+                "role[eq]"?: string;
+                /** @description role not equal to the value: one of user, admin */
+                "role[ne]"?: string;
                 /** @description role one of (comma list) the value */
                 "role[in]"?: string;
-                /** @description status equal to the value */
-                "status[eq]"?: "active" | "inactive" | "suspended";
-                /** @description status not equal to the value */
-                "status[ne]"?: "active" | "inactive" | "suspended";
+                /** @description status equal to the value: one of active, inactive, suspended */
+                "status[eq]"?: string;
+                /** @description status not equal to the value: one of active, inactive, suspended */
+                "status[ne]"?: string;
                 /** @description status one of (comma list) the value */
                 "status[in]"?: string;
                 /** @description emailVerified equal to the value */
@@ -7585,10 +7585,10 @@ export interface operations {
                 "id[lte]"?: number;
                 /** @description id one of (comma list) the value */
                 "id[in]"?: string;
-                /** @description status equal to the value */
-                "status[eq]"?: "pending" | "paid" | "cancelled" | "refunded";
-                /** @description status not equal to the value */
-                "status[ne]"?: "pending" | "paid" | "cancelled" | "refunded";
+                /** @description status equal to the value: one of pending, paid, cancelled, refunded */
+                "status[eq]"?: string;
+                /** @description status not equal to the value: one of pending, paid, cancelled, refunded */
+                "status[ne]"?: string;
                 /** @description status one of (comma list) the value */
                 "status[in]"?: string;
                 /** @description currency equal to the value */

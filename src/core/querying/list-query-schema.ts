@@ -43,12 +43,18 @@ export function valueSchemaOf(rule: FieldRule): TSchema {
   }
 }
 
-function parameterSchema(name: string, rule: FieldRule, operator: Operator): TSchema {
+function parameterSchema(name: string, rule: FieldRule, operator: Operator, bracketed: boolean): TSchema {
   const who = rule.adminOnly ? ' (administrators only)' : '';
   const description = `${name} ${WORDS[operator]}${operator === 'null' ? '' : ' the value'}${who}`;
   if (operator === 'null') return Type.Boolean({ description });
   if (operator === 'in') {
     return Type.String({ description, maxLength: 4096 });
+  }
+  // An enum's bracketed operators are text here (the parser checks the value): an API console such as
+  // the /docs page fills every enum parameter with its first value, and `role[ne]=user` beside
+  // `role=user` would empty the list it sends.
+  if (rule.type === 'enum' && bracketed) {
+    return Type.String({ description: `${description}: one of ${rule.values!.join(', ')}`, maxLength: 100 });
   }
   return { ...valueSchemaOf(rule), description };
 }
@@ -62,9 +68,9 @@ export function filterParameters(grammar: ListGrammar): Record<string, TSchema> 
   const properties: Record<string, TSchema> = {};
   for (const [name, rule] of Object.entries<FieldRule>(grammar.fields)) {
     const seed = grammar.seedParameters?.includes(name) ?? false;
-    if (!seed) properties[name] = Type.Optional(parameterSchema(name, rule, 'eq'));
+    if (!seed) properties[name] = Type.Optional(parameterSchema(name, rule, 'eq', false));
     for (const operator of operatorsOf(rule)) {
-      properties[`${name}[${operator}]`] = Type.Optional(parameterSchema(name, rule, operator));
+      properties[`${name}[${operator}]`] = Type.Optional(parameterSchema(name, rule, operator, true));
     }
   }
   return properties;
