@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import type { Db } from '../db/database.ts';
 import type { PageWindow } from '../pagination.ts';
 import { decodeCursor, encodeCursor, type KeyKind } from './list-cursor.ts';
-import { COUNT_EXACT_LIMIT, type FieldRule, type ListGrammar } from './list-grammar.ts';
+import { COUNT_EXACT_LIMIT, type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
 import type { ListQuery } from './list-query-parse.ts';
 import { orderKeysOf, type ListStatements, type ListPlan } from './list-sql.ts';
 
@@ -24,14 +24,25 @@ export interface QueriedPage<T> {
  * `hasNext` comes from the total when it is exact and no cursor is used (the seed's rule), else from
  * reading one row more than the page.
  */
+export interface QueriedPageOptions {
+  /** The column that breaks ties and ends every cursor (`id`). */
+  idColumn?: string;
+  /**
+   * The exact total of `conditions` from counters the module maintains, without counting rows; or
+   * undefined when its counters cannot answer them (the rows are counted then).
+   */
+  countedTotal?: (db: Db, conditions: readonly Condition[]) => Promise<number> | undefined;
+}
+
 export async function readQueriedPage<Row>(
   db: Db,
   grammar: ListGrammar,
   statements: ListStatements<Row>,
   query: ListQuery,
   window: PageWindow,
-  idColumn = 'id',
+  options: QueriedPageOptions = {},
 ): Promise<QueriedPage<Row>> {
+  const { idColumn = 'id', countedTotal } = options;
   const keys = orderKeysOf(query.sort, idColumn, query.idDirection);
   const position =
     query.cursor === undefined
@@ -43,7 +54,7 @@ export async function readQueriedPage<Row>(
   const readsOneMore = position !== undefined || query.count !== 'exact';
   const [rows, total] = await Promise.all([
     statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset }),
-    totalOf(db, statements, plan, query),
+    totalOf(db, statements, plan, query, countedTotal),
   ]);
   const items = rows.slice(0, window.limit);
   const hasNext = readsOneMore ? rows.length > window.limit : offset + window.limit < (total?.value ?? 0);
@@ -81,10 +92,13 @@ async function totalOf<Row>(
   statements: ListStatements<Row>,
   plan: ListPlan,
   query: ListQuery,
+  countedTotal: QueriedPageOptions['countedTotal'],
 ): Promise<{ value: number; estimated: boolean } | undefined> {
+  if (query.count === 'none') return undefined;
+  // Maintained counters are exact and cost a few rows: the answer to `exact` and `estimated` alike.
+  const counted = countedTotal?.(db, plan.conditions);
+  if (counted !== undefined) return { value: await counted, estimated: false };
   switch (query.count) {
-    case 'none':
-      return undefined;
     case 'exact':
       return { value: await statements.count(db, plan), estimated: false };
     case 'estimated': {

@@ -12,7 +12,7 @@ const likeList = createListStatements<LikeRow>('comment_likes');
 
 /** One page of a comment's likes as the request's grammar reads it (its scope names the comment). */
 export function readLikePage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<LikeRow>> {
-  return readQueriedPage(db, LIKE_QUERY, likeList, query, window, LIKE_TIE_COLUMN);
+  return readQueriedPage(db, LIKE_QUERY, likeList, query, window, { idColumn: LIKE_TIE_COLUMN });
 }
 
 export function findLike(db: Db, commentId: number, userId: number): Promise<LikeRow | undefined> {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
+import { userCountsMigration } from './users.counters.migration.ts';
 
 /**
  * Indexes behind the users list's filters and sorts (users.query.ts) that migration 0001 has not:
@@ -39,4 +40,5 @@ export const usersMigrations = {
       }
     },
   },
+  '0010-users-user-counts': userCountsMigration,
 };

@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { readRows } from '../../core/db/fast-read.ts';
+import { statementCache } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { Condition } from '../../core/querying/list-grammar.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
 import { createListStatements, orderKeysOf } from '../../core/querying/list-sql.ts';
 import { USER_QUERY } from './users.query.ts';
@@ -38,7 +41,51 @@ const userList = createListStatements<UserRow>('users');
 
 /** One page of the users list as the request's grammar reads it, with the total its `count` asks for. */
 export function readUserPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<UserRow>> {
-  return readQueriedPage(db, USER_QUERY, userList, query, window);
+  return readQueriedPage(db, USER_QUERY, userList, query, window, { countedTotal: countedUsers });
+}
+
+/** The columns `user_counts` keeps users by. */
+const COUNTED_COLUMNS = new Set(['role', 'status']);
+
+/** Every value the counters' statement binds; an absent one leaves its condition out. */
+interface CounterParams extends Record<string, unknown> {
+  role: string | readonly string[] | undefined;
+  status: string | readonly string[] | undefined;
+}
+
+const countersStatement = statementCache({
+  keyOf: (shape: { role: 'eq' | 'in' | 'none'; status: 'eq' | 'in' | 'none' }) => `${shape.role} ${shape.status}`,
+  build: (db, shape, params: CounterParams) => {
+    let query = db
+      .selectFrom('user_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
+    for (const column of ['role', 'status'] as const) {
+      const value = params[column];
+      if (shape[column] === 'eq') query = query.where(column, '=', value as string);
+      if (shape[column] === 'in')
+        query = query.where(sql<boolean>`${sql.ref(column)} in (${sql.join(value as string[])})`);
+    }
+    return query;
+  },
+});
+
+/**
+ * The exact total from `user_counts` (users.counters.migration.ts) when the filter is only equalities
+ * or `in` lists on role and status (at most one condition each), or none: a sum over at most six rows,
+ * instead of counting up to every user.
+ */
+function countedUsers(db: Db, conditions: readonly Condition[]): Promise<number> | undefined {
+  const shape = { role: 'none', status: 'none' } as { role: 'eq' | 'in' | 'none'; status: 'eq' | 'in' | 'none' };
+  const params: CounterParams = { role: undefined, status: undefined };
+  for (const condition of conditions) {
+    const column = condition.column as 'role' | 'status';
+    if (!COUNTED_COLUMNS.has(column) || shape[column] !== 'none') return undefined;
+    if (condition.operator === 'eq') params[column] = String(condition.value);
+    else if (condition.operator === 'in') params[column] = (condition.value as readonly string[]).map(String);
+    else return undefined;
+    shape[column] = condition.operator;
+  }
+  return readRows(db, countersStatement(db, shape, params)).then((rows) => Number(rows[0]?.n ?? 0));
 }
 
 /** One page of users by id, counted by nobody (GraphQL's `users`). */
