@@ -88,6 +88,12 @@ function countedUsers(db: Db, conditions: readonly Condition[]): Promise<number>
   return readRows(db, countersStatement(db, shape, params)).then((rows) => Number(rows[0]?.n ?? 0));
 }
 
+/** One page of users as a grammar's query orders and filters them, counted by nobody (GraphQL's `users(filter, orderBy)`). */
+export function queryUserRows(db: Db, query: ListQuery, window: PageWindow): Promise<UserRow[]> {
+  const keys = orderKeysOf(query.sort, 'id', query.idDirection);
+  return userList.readPage(db, { conditions: query.conditions, keys }, window);
+}
+
 /** One page of users by id, counted by nobody (GraphQL's `users`). */
 export function listUserRows(db: Db, window: PageWindow): Promise<UserRow[]> {
   return userList.readPage(db, { conditions: [], keys: orderKeysOf([], 'id', 'asc') }, window);

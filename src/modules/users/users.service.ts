@@ -9,6 +9,7 @@ import type { UserRowUpdate } from './users.table.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
+import { asGraphqlArguments } from '../../core/querying/list-graphql.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -116,6 +117,29 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
       const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor) });
       const page = await repo.readUserPage(db, query, pageWindow(options, USER_PAGE_RULES));
       return { ...page, items: page.items.map((row) => visibleTo(actor, toUser(row))) };
+    },
+
+    /**
+     * One page of users filtered and ordered by the list's grammar, without a total (GraphQL's `users`
+     * with `filter` or `orderBy`): the REST list's rules, its 422s named as GraphQL's arguments.
+     */
+    async queryUserItems(
+      actor: Principal | null,
+      options: PageRequest & { parameters: Record<string, unknown>; sort: string | undefined },
+    ): Promise<User[]> {
+      requireSignedIn(actor);
+      let query;
+      try {
+        query = parseListQuery(
+          USER_QUERY,
+          { sort: options.sort, parameters: options.parameters, count: 'none' },
+          { admin: isAdmin(actor) },
+        );
+      } catch (error) {
+        throw asGraphqlArguments(error);
+      }
+      const rows = await repo.queryUserRows(db, query, pageWindow(options, USER_PAGE_RULES));
+      return rows.map((row) => visibleTo(actor, toUser(row)));
     },
 
     /** One page of users by id without counting them all: for lists that show no total (GraphQL's `users`). */
