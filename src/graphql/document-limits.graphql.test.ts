@@ -120,7 +120,7 @@ for (const dialect of DIALECTS) {
       assert.match(page.text, /graphiql/i);
     });
 
-    it('declares exactly the seed schema plus limit/offset and Comment.post', async () => {
+    it('declares exactly the seed schema plus limit/offset, Comment.post and the users filter and orderBy', async () => {
       const res = await gql(
         t,
         '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } c: __type(name: "Comment") { fields { name } } }',
@@ -133,7 +133,7 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(queries, {
         user: ['id'],
-        users: ['limit', 'offset'],
+        users: ['limit', 'offset', 'filter', 'orderBy'], // filter and orderBy: DECISIONS §12
         post: ['id'],
         posts: ['authorId', 'limit', 'offset'],
       });

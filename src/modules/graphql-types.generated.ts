@@ -10,6 +10,115 @@ export type Scalars = {
   Float: { input: number; output: number; }
 };
 
+/** Conditions on id, combined with AND. */
+export type UserIdFilter = {
+  eq?: InputMaybe<Scalars['Int']['input']>;
+  ne?: InputMaybe<Scalars['Int']['input']>;
+  gt?: InputMaybe<Scalars['Int']['input']>;
+  gte?: InputMaybe<Scalars['Int']['input']>;
+  lt?: InputMaybe<Scalars['Int']['input']>;
+  lte?: InputMaybe<Scalars['Int']['input']>;
+  in?: InputMaybe<Array<Scalars['Int']['input']>>;
+};
+
+/** Conditions on name, combined with AND. */
+export type UserNameFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  gt?: InputMaybe<Scalars['String']['input']>;
+  gte?: InputMaybe<Scalars['String']['input']>;
+  lt?: InputMaybe<Scalars['String']['input']>;
+  lte?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+  contains?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Conditions on email, combined with AND. Administrators only. */
+export type UserEmailFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  gt?: InputMaybe<Scalars['String']['input']>;
+  gte?: InputMaybe<Scalars['String']['input']>;
+  lt?: InputMaybe<Scalars['String']['input']>;
+  lte?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+  contains?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Conditions on age, combined with AND. */
+export type UserAgeFilter = {
+  eq?: InputMaybe<Scalars['Int']['input']>;
+  ne?: InputMaybe<Scalars['Int']['input']>;
+  gt?: InputMaybe<Scalars['Int']['input']>;
+  gte?: InputMaybe<Scalars['Int']['input']>;
+  lt?: InputMaybe<Scalars['Int']['input']>;
+  lte?: InputMaybe<Scalars['Int']['input']>;
+  in?: InputMaybe<Array<Scalars['Int']['input']>>;
+  null?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Conditions on role (one of user, admin), combined with AND. */
+export type UserRoleFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** Conditions on status (one of active, inactive, suspended), combined with AND. */
+export type UserStatusFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** Conditions on emailVerified, combined with AND. */
+export type UserEmailVerifiedFilter = {
+  eq?: InputMaybe<Scalars['Boolean']['input']>;
+  ne?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Conditions on createdAt (ISO 8601 with a zone), combined with AND. */
+export type UserCreatedAtFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  gt?: InputMaybe<Scalars['String']['input']>;
+  gte?: InputMaybe<Scalars['String']['input']>;
+  lt?: InputMaybe<Scalars['String']['input']>;
+  lte?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** Conditions on users, combined with AND (docs/QUERYING.md). */
+export type UserFilter = {
+  id?: InputMaybe<UserIdFilter>;
+  name?: InputMaybe<UserNameFilter>;
+  email?: InputMaybe<UserEmailFilter>;
+  age?: InputMaybe<UserAgeFilter>;
+  role?: InputMaybe<UserRoleFilter>;
+  status?: InputMaybe<UserStatusFilter>;
+  emailVerified?: InputMaybe<UserEmailVerifiedFilter>;
+  createdAt?: InputMaybe<UserCreatedAtFilter>;
+};
+
+/** An order of users: a field and a direction; ties break by id, nulls last. */
+export type UserOrder =
+  | 'ID_ASC'
+  | 'ID_DESC'
+  | 'NAME_ASC'
+  | 'NAME_DESC'
+  | 'EMAIL_ASC'
+  | 'EMAIL_DESC'
+  | 'AGE_ASC'
+  | 'AGE_DESC'
+  | 'ROLE_ASC'
+  | 'ROLE_DESC'
+  | 'STATUS_ASC'
+  | 'STATUS_DESC'
+  | 'EMAIL_VERIFIED_ASC'
+  | 'EMAIL_VERIFIED_DESC'
+  | 'CREATED_AT_ASC'
+  | 'CREATED_AT_DESC';
+
 /** A registered user. */
 export type User = {
   __typename?: 'User';
@@ -76,7 +185,7 @@ export type Query = {
   __typename?: 'Query';
   /** Null when no user has this id. */
   user?: Maybe<User>;
-  /** Users by id (limit 1-100). */
+  /** Users by id (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md). */
   users: Array<User>;
   /** Null when no post has this id. */
   post?: Maybe<Post>;
@@ -93,6 +202,8 @@ export type QueryUserArgs = {
 export type QueryUsersArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
+  filter?: InputMaybe<UserFilter>;
+  orderBy?: InputMaybe<Array<UserOrder>>;
 };
 
 

@@ -1084,9 +1084,23 @@ export interface components {
             updatedAt?: string;
             _links?: components["schemas"]["UserLinks"];
         };
+        QueriedPagination: {
+            page: number;
+            limit: number;
+            /** @description Absent with count=none */
+            total?: number;
+            /** @description Absent with count=none */
+            totalPages?: number;
+            /** @description Present (true) when total is an estimate */
+            totalEstimated?: boolean;
+            hasNext: boolean;
+            hasPrev: boolean;
+            /** @description Send as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         UserPage: {
             data: components["schemas"]["UserFields"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         User: {
             id: number;
@@ -1143,7 +1157,7 @@ export interface components {
         };
         OrderPage: {
             data: components["schemas"]["Order"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         Receipt: {
             receiptNumber: string;
@@ -1275,7 +1289,7 @@ export interface components {
         };
         CommentPage: {
             data: components["schemas"]["Comment"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         Like: {
             commentId: number;
@@ -1289,7 +1303,7 @@ export interface components {
         };
         LikePage: {
             data: components["schemas"]["Like"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         AvatarInfo: {
             userId: number;
@@ -4928,10 +4942,120 @@ export interface operations {
                 limit?: number;
                 role?: "user" | "admin";
                 status?: "active" | "inactive" | "suspended";
-                sort?: "id" | "name" | "email" | "age" | "createdAt";
+                /** @description Comma-separated fields (id, name, email (admins), age, role, status, emailVerified, createdAt); a leading `-` sorts that field descending; ties break by id */
+                sort?: string;
+                /** @description The direction of the sort fields without `-` */
                 order?: "asc" | "desc";
                 /** @description Comma-separated field names; id is always included */
                 fields?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description name equal to the value */
+                name?: string;
+                /** @description name equal to the value */
+                "name[eq]"?: string;
+                /** @description name not equal to the value */
+                "name[ne]"?: string;
+                /** @description name greater than the value */
+                "name[gt]"?: string;
+                /** @description name greater than or equal to the value */
+                "name[gte]"?: string;
+                /** @description name less than the value */
+                "name[lt]"?: string;
+                /** @description name less than or equal to the value */
+                "name[lte]"?: string;
+                /** @description name one of (comma list) the value */
+                "name[in]"?: string;
+                /** @description name containing, case-insensitively, the value */
+                "name[contains]"?: string;
+                /** @description email equal to the value (administrators only) */
+                email?: string;
+                /** @description email equal to the value (administrators only) */
+                "email[eq]"?: string;
+                /** @description email not equal to the value (administrators only) */
+                "email[ne]"?: string;
+                /** @description email greater than the value (administrators only) */
+                "email[gt]"?: string;
+                /** @description email greater than or equal to the value (administrators only) */
+                "email[gte]"?: string;
+                /** @description email less than the value (administrators only) */
+                "email[lt]"?: string;
+                /** @description email less than or equal to the value (administrators only) */
+                "email[lte]"?: string;
+                /** @description email one of (comma list) the value (administrators only) */
+                "email[in]"?: string;
+                /** @description email containing, case-insensitively, the value (administrators only) */
+                "email[contains]"?: string;
+                /** @description age equal to the value */
+                age?: number;
+                /** @description age equal to the value */
+                "age[eq]"?: number;
+                /** @description age not equal to the value */
+                "age[ne]"?: number;
+                /** @description age greater than the value */
+                "age[gt]"?: number;
+                /** @description age greater than or equal to the value */
+                "age[gte]"?: number;
+                /** @description age less than the value */
+                "age[lt]"?: number;
+                /** @description age less than or equal to the value */
+                "age[lte]"?: number;
+                /** @description age one of (comma list) the value */
+                "age[in]"?: string;
+                /** @description age null (`true`) or not null (`false`) */
+                "age[null]"?: boolean;
+                /** @description role equal to the value: one of user, admin */
+                "role[eq]"?: string;
+                /** @description role not equal to the value: one of user, admin */
+                "role[ne]"?: string;
+                /** @description role one of (comma list) the value */
+                "role[in]"?: string;
+                /** @description status equal to the value: one of active, inactive, suspended */
+                "status[eq]"?: string;
+                /** @description status not equal to the value: one of active, inactive, suspended */
+                "status[ne]"?: string;
+                /** @description status one of (comma list) the value */
+                "status[in]"?: string;
+                /** @description emailVerified equal to the value */
+                emailVerified?: boolean;
+                /** @description emailVerified equal to the value */
+                "emailVerified[eq]"?: boolean;
+                /** @description emailVerified not equal to the value */
+                "emailVerified[ne]"?: boolean;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -5023,7 +5147,8 @@ export interface operations {
                      *         "total": 4,
                      *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": "eyJmIjoiOGx6Rm5tYThWb25iY2lGLSIsInYiOlsyXSwibyI6Mn0"
                      *       }
                      *     }
                      */
@@ -7438,6 +7563,98 @@ export interface operations {
                 status?: "pending" | "paid" | "cancelled" | "refunded";
                 /** @description Admins: any customer; others: only themselves */
                 customerId?: number;
+                /** @description Comma-separated fields (id, status, currency, amount, createdAt, paidAt, customerId); a leading `-` sorts that field descending; ties break by ascending id; default -createdAt */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description status equal to the value: one of pending, paid, cancelled, refunded */
+                "status[eq]"?: string;
+                /** @description status not equal to the value: one of pending, paid, cancelled, refunded */
+                "status[ne]"?: string;
+                /** @description status one of (comma list) the value */
+                "status[in]"?: string;
+                /** @description currency equal to the value */
+                currency?: string;
+                /** @description currency equal to the value */
+                "currency[eq]"?: string;
+                /** @description currency not equal to the value */
+                "currency[ne]"?: string;
+                /** @description currency one of (comma list) the value */
+                "currency[in]"?: string;
+                /** @description amount equal to the value */
+                amount?: number;
+                /** @description amount equal to the value */
+                "amount[eq]"?: number;
+                /** @description amount not equal to the value */
+                "amount[ne]"?: number;
+                /** @description amount greater than the value */
+                "amount[gt]"?: number;
+                /** @description amount greater than or equal to the value */
+                "amount[gte]"?: number;
+                /** @description amount less than the value */
+                "amount[lt]"?: number;
+                /** @description amount less than or equal to the value */
+                "amount[lte]"?: number;
+                /** @description amount one of (comma list) the value */
+                "amount[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /** @description paidAt equal to the value */
+                paidAt?: string;
+                /** @description paidAt equal to the value */
+                "paidAt[eq]"?: string;
+                /** @description paidAt not equal to the value */
+                "paidAt[ne]"?: string;
+                /** @description paidAt greater than the value */
+                "paidAt[gt]"?: string;
+                /** @description paidAt greater than or equal to the value */
+                "paidAt[gte]"?: string;
+                /** @description paidAt less than the value */
+                "paidAt[lt]"?: string;
+                /** @description paidAt less than or equal to the value */
+                "paidAt[lte]"?: string;
+                /** @description paidAt one of (comma list) the value */
+                "paidAt[in]"?: string;
+                /** @description paidAt null (`true`) or not null (`false`) */
+                "paidAt[null]"?: boolean;
+                /** @description customerId equal to the value */
+                "customerId[eq]"?: number;
+                /** @description customerId not equal to the value */
+                "customerId[ne]"?: number;
+                /** @description customerId one of (comma list) the value */
+                "customerId[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -7531,7 +7748,8 @@ export interface operations {
                      *         "total": 4,
                      *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yM1QwNjo0NTowNC44ODRaIiw0XSwibyI6Mn0"
                      *       }
                      *     }
                      */
@@ -13541,6 +13759,52 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /** @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description authorId equal to the value */
+                authorId?: number;
+                /** @description authorId equal to the value */
+                "authorId[eq]"?: number;
+                /** @description authorId not equal to the value */
+                "authorId[ne]"?: number;
+                /** @description authorId one of (comma list) the value */
+                "authorId[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -13595,7 +13859,8 @@ export interface operations {
                      *         "total": 1,
                      *         "totalPages": 1,
                      *         "hasNext": false,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": null
                      *       }
                      *     }
                      */
@@ -14576,6 +14841,44 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /** @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description userId equal to the value */
+                userId?: number;
+                /** @description userId equal to the value */
+                "userId[eq]"?: number;
+                /** @description userId not equal to the value */
+                "userId[ne]"?: number;
+                /** @description userId greater than the value */
+                "userId[gt]"?: number;
+                /** @description userId greater than or equal to the value */
+                "userId[gte]"?: number;
+                /** @description userId less than the value */
+                "userId[lt]"?: number;
+                /** @description userId less than or equal to the value */
+                "userId[lte]"?: number;
+                /** @description userId one of (comma list) the value */
+                "userId[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -14622,7 +14925,8 @@ export interface operations {
                      *         "total": 1,
                      *         "totalPages": 1,
                      *         "hasNext": false,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": null
                      *       }
                      *     }
                      */

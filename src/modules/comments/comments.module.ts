@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { commentsMigrations } from './comments.migrations.ts';
 import { toCommentView } from './comments.presenter.ts';
 import { commentsTypeDefs } from './comments.graphql.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
@@ -21,6 +22,7 @@ export const commentsModule = defineModule({
       }),
     ),
   routes: restRoutes(commentsRoutes, ({ comments }) => ({ comments })),
+  migrations: commentsMigrations,
   graphql: { typeDefs: commentsTypeDefs, resolvers: commentsResolvers },
   eventPayloads: {
     'comment.created': CommentView,

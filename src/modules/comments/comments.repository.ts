@@ -3,6 +3,11 @@ import type { Db } from '../../core/db/database.ts';
 import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
+import type { PageWindow } from '../../core/pagination.ts';
+import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import { createListStatements } from '../../core/querying/list-sql.ts';
+import { COMMENT_QUERY } from './comments.query.ts';
 import type { CommentsTable } from './comments.table.ts';
 import { COMMENT_COLUMN_OF } from './comment.ts';
 import type { CommentRow } from './comments.table.ts';
@@ -15,28 +20,11 @@ export async function findCommentById(db: Db, id: number): Promise<CommentRow | 
   return (await readRows(db, commentById(db, id)))[0];
 }
 
-export function listCommentsOfPost(
-  db: Db,
-  postId: number,
-  window: { limit: number; offset: number },
-): Promise<CommentRow[]> {
-  return db
-    .selectFrom('comments')
-    .selectAll()
-    .where('post_id', '=', postId)
-    .orderBy('id', 'asc')
-    .limit(window.limit)
-    .offset(window.offset)
-    .execute();
-}
+const commentList = createListStatements<CommentRow>('comments');
 
-export async function countCommentsOfPost(db: Db, postId: number): Promise<number> {
-  const row = await db
-    .selectFrom('comments')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('post_id', '=', postId)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/** One page of a post's comments as the request's grammar reads it (its scope names the post). */
+export function readCommentPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<CommentRow>> {
+  return readQueriedPage(db, COMMENT_QUERY, commentList, query, window);
 }
 
 const ALL_COMMENT_COLUMNS = Object.values(COMMENT_COLUMN_OF);

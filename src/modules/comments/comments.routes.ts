@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
-import { paginationOf } from '../../core/pagination.ts';
+import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import { toCommentView } from './comments.presenter.ts';
 import { CommentPage, CommentsQuery, CommentView, CreateCommentInput } from './comments.schemas.ts';
 import type { CommentsService } from './comments.service.ts';
@@ -28,7 +28,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
       return {
         data: page.items.map((comment) => toCommentView(comment, request.apiPrefix)),
-        pagination: paginationOf(page),
+        pagination: queriedPaginationOf(page),
       };
     },
   );

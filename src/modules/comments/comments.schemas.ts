@@ -1,5 +1,8 @@
+import { queriedPageOf } from '../../core/querying/list-page.ts';
+import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
+import { COMMENT_QUERY } from './comments.query.ts';
 import { Type, type Static } from 'typebox';
-import { Link, Named, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Named, PageQuery } from '../../core/http/schemas.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rule of DECISIONS §2, shared by REST validation and the service. */
@@ -32,6 +35,6 @@ export const DeletedComment = Named(
   Type.Object({ id: Type.Integer(), postId: Type.Integer() }, { additionalProperties: false }),
 );
 
-export const CommentPage = PageOf(CommentView, 'CommentPage');
+export const CommentPage = queriedPageOf(CommentView, 'CommentPage');
 
-export const CommentsQuery = Type.Object({ ...PageQuery });
+export const CommentsQuery = Type.Object({ ...PageQuery, ...listQueryParameters(COMMENT_QUERY) });

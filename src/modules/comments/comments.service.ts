@@ -5,7 +5,8 @@
  *   findCommentsByPostIds(postIds: readonly number[], { limit?, offset? }, fields?): Promise<Map<number, Comment[]>>
  *       one query; oldest first per post; limit default 20, max 100; every post id gets an entry
  * REST:
- *   listPostComments(actor, postId, { page?, limit? }): Promise<Page<Comment>>   oldest first; 404 unknown post
+ *   listPostComments(actor, postId, { page?, limit?, sort?, count?, cursor?, ...filters }): Promise<QueriedPage<Comment>>
+ *       oldest first unless sorted (comments.query.ts); 404 unknown post
  *   getPostComment(actor, postId, commentId): Promise<Comment>                   404 when not on that post
  *   createComment(actor, postId, input: unknown {text}): Promise<Comment>        author is the caller
  *   deleteComment(actor, postId, commentId): Promise<void>                       comment author, post author or admin
@@ -17,12 +18,15 @@ import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow } from '../../core/pagination.ts';
+import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findPostById } from '../posts/posts.reads.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
+import { COMMENT_QUERY } from './comments.query.ts';
 import { CreateCommentInput } from './comments.schemas.ts';
 
 export const COMMENT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
@@ -39,18 +43,19 @@ export function createCommentsService(db: Db, events: EventRecorder<CommentEvent
   }
 
   return {
-    async listPostComments(actor: Principal | null, postId: number, request: PageRequest): Promise<Page<Comment>> {
+    /** A page of the post's comments by the list's grammar (comments.query.ts): filters, sort, count and cursor. */
+    async listPostComments(
+      actor: Principal | null,
+      postId: number,
+      options: ListOptions,
+    ): Promise<QueriedPage<Comment>> {
       requireSignedIn(actor);
+      const query = parseListQuery(COMMENT_QUERY, listRequestOf(options, { post_id: postId }), {
+        admin: isAdmin(actor),
+      });
       await assertPostExists(db, postId);
-      return readPage(
-        request,
-        COMMENT_PAGE_RULES,
-        {
-          rows: (window) => repo.listCommentsOfPost(db, postId, window),
-          total: () => repo.countCommentsOfPost(db, postId),
-        },
-        toComment,
-      );
+      const page = await repo.readCommentPage(db, query, pageWindow(options, COMMENT_PAGE_RULES));
+      return { ...page, items: page.items.map(toComment) };
     },
 
     async getPostComment(actor: Principal | null, postId: number, commentId: number): Promise<Comment> {

@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { likesMigrations } from './likes.migrations.ts';
 import { toLikeView } from './likes.presenter.ts';
 import { likesRoutes } from './likes.routes.ts';
 import { DeletedLike, LikeView } from './likes.schemas.ts';
@@ -19,5 +20,6 @@ export const likesModule = defineModule({
       }),
     ),
   routes: restRoutes(likesRoutes, ({ likes }) => ({ likes })),
+  migrations: likesMigrations,
   eventPayloads: { 'like.created': LikeView, 'like.deleted': DeletedLike } satisfies EventPayloadsOf<LikeEvents>,
 });

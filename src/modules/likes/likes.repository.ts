@@ -1,31 +1,18 @@
 import type { Db } from '../../core/db/database.ts';
+import type { PageWindow } from '../../core/pagination.ts';
+import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import { createListStatements } from '../../core/querying/list-sql.ts';
+import { LIKE_QUERY, LIKE_TIE_COLUMN } from './likes.query.ts';
 import type { LikeRow } from './likes.table.ts';
 
 /** All SQL of comment likes. The primary key (comment_id, user_id) makes a like unique. */
 
-export function listLikesOfComment(
-  db: Db,
-  commentId: number,
-  window: { limit: number; offset: number },
-): Promise<LikeRow[]> {
-  return db
-    .selectFrom('comment_likes')
-    .selectAll()
-    .where('comment_id', '=', commentId)
-    .orderBy('created_at', 'asc')
-    .orderBy('user_id', 'asc')
-    .limit(window.limit)
-    .offset(window.offset)
-    .execute();
-}
+const likeList = createListStatements<LikeRow>('comment_likes');
 
-export async function countLikesOfComment(db: Db, commentId: number): Promise<number> {
-  const row = await db
-    .selectFrom('comment_likes')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('comment_id', '=', commentId)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/** One page of a comment's likes as the request's grammar reads it (its scope names the comment). */
+export function readLikePage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<LikeRow>> {
+  return readQueriedPage(db, LIKE_QUERY, likeList, query, window, { idColumn: LIKE_TIE_COLUMN });
 }
 
 export function findLike(db: Db, commentId: number, userId: number): Promise<LikeRow | undefined> {

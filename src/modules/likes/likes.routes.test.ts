@@ -77,6 +77,7 @@ for (const dialect of DIALECTS) {
         totalPages: 1,
         hasNext: false,
         hasPrev: false,
+        nextCursor: null,
       });
       assert.deepEqual(
         res.body.data.map((l: { userId: number }) => l.userId),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
-import { paginationOf } from '../../core/pagination.ts';
+import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import { toLikeView } from './likes.presenter.ts';
 import { LikePage, LikesQuery, LikeView } from './likes.schemas.ts';
 import type { LikesService } from './likes.service.ts';
@@ -26,7 +26,10 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
     },
     async (request) => {
       const page = await likes.listLikes(request.principal, request.params.commentId, request.query);
-      return { data: page.items.map((like) => toLikeView(like, request.apiPrefix)), pagination: paginationOf(page) };
+      return {
+        data: page.items.map((like) => toLikeView(like, request.apiPrefix)),
+        pagination: queriedPaginationOf(page),
+      };
     },
   );
 

@@ -1,5 +1,8 @@
 import { Type } from 'typebox';
-import { Link, Named, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Named, PageQuery } from '../../core/http/schemas.ts';
+import { queriedPageOf } from '../../core/querying/list-page.ts';
+import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
+import { LIKE_QUERY } from './likes.query.ts';
 
 export const LikeView = Named(
   'Like',
@@ -17,6 +20,6 @@ export const DeletedLike = Named(
   Type.Object({ commentId: Type.Integer(), userId: Type.Integer() }, { additionalProperties: false }),
 );
 
-export const LikePage = PageOf(LikeView, 'LikePage');
+export const LikePage = queriedPageOf(LikeView, 'LikePage');
 
-export const LikesQuery = Type.Object({ ...PageQuery });
+export const LikesQuery = Type.Object({ ...PageQuery, ...listQueryParameters(LIKE_QUERY) });

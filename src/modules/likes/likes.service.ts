@@ -1,22 +1,26 @@
 /**
  * Likes of comments: any signed-in user likes and unlikes as themselves; both are idempotent.
  *
- *   listLikes(actor, commentId, { page?, limit? }): Promise<Page<Like>>      oldest first; 404 unknown comment
+ *   listLikes(actor, commentId, { page?, limit?, sort?, count?, cursor?, ...filters }): Promise<QueriedPage<Like>>
+ *       oldest first unless sorted (likes.query.ts); 404 unknown comment
  *   getLike(actor, commentId, userId): Promise<Like>                          404 when that user has not liked it
  *   likeComment(actor, commentId): Promise<{ like: Like; created: boolean }>  created false when already liked
  *   unlikeComment(actor, commentId): Promise<boolean>                         true when a like was removed
  */
 import { requireSignedIn } from '../../core/access/guards.ts';
-import type { Principal } from '../../core/access/principal.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { readPage, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow } from '../../core/pagination.ts';
+import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { findCommentById } from '../comments/comments.reads.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { toLike, type Like } from './like.ts';
 import * as repo from './likes.repository.ts';
+import { LIKE_QUERY } from './likes.query.ts';
 
 export const LIKE_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
@@ -30,18 +34,15 @@ export function createLikesService(db: Db, events: EventRecorder<LikeEvents> = n
   }
 
   return {
-    async listLikes(actor: Principal | null, commentId: number, request: PageRequest): Promise<Page<Like>> {
+    /** A page of the comment's likes by the list's grammar (likes.query.ts): filters, sort, count and cursor. */
+    async listLikes(actor: Principal | null, commentId: number, options: ListOptions): Promise<QueriedPage<Like>> {
       requireSignedIn(actor);
+      const query = parseListQuery(LIKE_QUERY, listRequestOf(options, { comment_id: commentId }), {
+        admin: isAdmin(actor),
+      });
       await assertCommentExists(commentId);
-      return readPage(
-        request,
-        LIKE_PAGE_RULES,
-        {
-          rows: (window) => repo.listLikesOfComment(db, commentId, window),
-          total: () => repo.countLikesOfComment(db, commentId),
-        },
-        toLike,
-      );
+      const page = await repo.readLikePage(db, query, pageWindow(options, LIKE_PAGE_RULES));
+      return { ...page, items: page.items.map(toLike) };
     },
 
     async getLike(actor: Principal | null, commentId: number, userId: number): Promise<Like> {

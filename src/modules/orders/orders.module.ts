@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { ordersMigrations } from './orders.migrations.ts';
 import { toOrderView } from './orders.presenter.ts';
 import type { Order } from './order.ts';
 import { createOrderHoldWorker } from './order-hold-worker.ts';
@@ -26,6 +27,7 @@ export const ordersModule = defineModule({
       }),
     ),
   routes: restRoutes(ordersRoutes, ({ orders, idempotency }) => ({ orders, idempotency })),
+  migrations: ordersMigrations,
   eventPayloads: {
     'order.created': OrderView,
     'order.paid': OrderView,

@@ -1,16 +1,16 @@
 import type { Db } from '../../core/db/database.ts';
 import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
+import type { PageWindow } from '../../core/pagination.ts';
+import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import { createListStatements } from '../../core/querying/list-sql.ts';
 import type { OrderStatus } from './order.ts';
+import { ORDER_QUERY } from './orders.query.ts';
 import type { OrderItemRow, OrderRow } from './orders.table.ts';
 import type { OrderTimestamp } from './order-state-machine.ts';
 
 /** All SQL of orders, their lines, and the stock they take from and return to products. */
-
-export interface OrderFilter {
-  customerId?: number | undefined;
-  status?: OrderStatus | undefined;
-}
 
 export interface ProductForSale {
   id: number;
@@ -94,29 +94,11 @@ export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): 
   return byOrder;
 }
 
-function filtered(db: Db, filter: OrderFilter) {
-  let query = db.selectFrom('orders');
-  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  return query;
-}
+const orderList = createListStatements<OrderRow>('orders');
 
-/** Newest first; ids break ties between orders created in the same millisecond. */
-export function listOrders(db: Db, filter: OrderFilter, limit: number, offset: number): Promise<OrderRow[]> {
-  return filtered(db, filter)
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-}
-
-export async function countOrders(db: Db, filter: OrderFilter): Promise<number> {
-  const row = await filtered(db, filter)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/** One page of orders as the request's grammar reads it (a customer's own: its scope). */
+export function readOrderPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<OrderRow>> {
+  return readQueriedPage(db, ORDER_QUERY, orderList, query, window);
 }
 
 /**

@@ -238,7 +238,9 @@ for (const dialect of DIALECTS) {
           totalPages: 2,
           hasNext: true,
           hasPrev: false,
+          nextCursor: res.body.pagination.nextCursor,
         });
+        assert.equal(typeof res.body.pagination.nextCursor, 'string');
         assert.ok(res.body.data[0]._links.pay);
         const page2 = await t.request('GET', '/api/orders?limit=2&page=2', { token: customer.token });
         assert.deepEqual(

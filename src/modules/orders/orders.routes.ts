@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { IdempotencyHeaders, sendIdempotent } from '../../core/idempotency/idempotency.http.ts';
 import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
-import { paginationOf } from '../../core/pagination.ts';
+import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import { ORDER_ACTIONS } from './order-state-machine.ts';
 import { toOrderView, toReceiptView } from './orders.presenter.ts';
 import { CreateOrderInput, ListOrdersQuery, OrderList, OrderView, ReceiptView } from './orders.schemas.ts';
@@ -67,7 +67,10 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
     },
     async (request) => {
       const page = await orders.listOrders(request.principal, request.query);
-      return { data: page.items.map((order) => toOrderView(order, request.apiPrefix)), pagination: paginationOf(page) };
+      return {
+        data: page.items.map((order) => toOrderView(order, request.apiPrefix)),
+        pagination: queriedPaginationOf(page),
+      };
     },
   );
 

@@ -1,6 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { IdField, Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { queriedPageOf } from '../../core/querying/list-page.ts';
+import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import { ORDER_STATUSES } from './order.ts';
+import { ORDER_QUERY } from './orders.query.ts';
 
 /** Rules of an order request, declared once: REST validates with them and so does the service. */
 export const MAX_ORDER_LINES = 100;
@@ -33,6 +36,7 @@ export const ListOrdersQuery = Type.Object({
   ...PageQuery,
   status: Type.Optional(OrderStatusSchema),
   customerId: Type.Optional(IdField({ description: 'Admins: any customer; others: only themselves' })),
+  ...listQueryParameters(ORDER_QUERY),
 });
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
 
@@ -80,7 +84,7 @@ export const OrderView = Named(
   }),
 );
 
-export const OrderList = PageOf(OrderView, 'OrderPage');
+export const OrderList = queriedPageOf(OrderView, 'OrderPage');
 
 export const ReceiptView = Named(
   'Receipt',

@@ -3,7 +3,9 @@ import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
-import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
+import { pageWindow } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { toOrder, type Order, type OrderStatus } from './order.ts';
 import type { OrderRow } from './orders.table.ts';
@@ -18,14 +20,13 @@ import {
 } from './order-state-machine.ts';
 import { placeOrder } from './order-placement.service.ts';
 import * as repo from './orders.repository.ts';
+import { ORDER_QUERY } from './orders.query.ts';
 import { CreateOrderInput } from './orders.schemas.ts';
 import { inTransaction } from '../../core/db/transaction.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 
-export interface ListOrdersOptions extends PageRequest {
-  status?: OrderStatus | undefined;
-  customerId?: number | undefined;
-}
+/** The list's page, sort, count and cursor; its filters are every other parameter the grammar names (orders.query.ts). */
+export type ListOrdersOptions = ListOptions;
 
 export interface Receipt {
   receiptNumber: string;
@@ -144,22 +145,26 @@ export function createOrdersService(db: Db, options: OrdersOptions, events: Even
 
     getOrder: readVisible,
 
-    async listOrders(actor: Principal | null, query: ListOrdersOptions): Promise<Page<Order>> {
+    /**
+     * A page of orders by the list's grammar (orders.query.ts): filters, sort, count and cursor. A
+     * customer sees their own orders only: `customerId` may name no one else (403), and the list is
+     * scoped to them whatever else it filters.
+     */
+    async listOrders(actor: Principal | null, options: ListOrdersOptions): Promise<QueriedPage<Order>> {
       const principal = requireSignedIn(actor);
-      if (!isAdmin(principal) && query.customerId !== undefined && query.customerId !== principal.userId) {
-        throw AppError.forbidden("Only an administrator may list another customer's orders");
-      }
-      const filter = { status: query.status, customerId: isAdmin(principal) ? query.customerId : principal.userId };
-      const window = pageWindow(query, ORDER_PAGE_RULES);
-      const [rows, total] = await Promise.all([
-        repo.listOrders(db, filter, window.limit, window.offset),
-        repo.countOrders(db, filter),
-      ]);
+      const admin = isAdmin(principal);
+      const scope = admin ? undefined : { customer_id: principal.userId };
+      const query = parseListQuery(ORDER_QUERY, listRequestOf(options, scope), { admin });
+      const othersNamed = query.conditions.some(
+        (c) => c.field === 'customerId' && (c.operator !== 'eq' || c.value !== principal.userId),
+      );
+      if (!admin && othersNamed) throw AppError.forbidden("Only an administrator may list another customer's orders");
+      const page = await repo.readOrderPage(db, query, pageWindow(options, ORDER_PAGE_RULES));
       const items = await repo.findItemsByOrderIds(
         db,
-        rows.map((row) => row.id),
+        page.items.map((row) => row.id),
       );
-      return { items: rows.map((row) => toOrder(row, items.get(row.id) ?? [])), total, window };
+      return { ...page, items: page.items.map((row) => toOrder(row, items.get(row.id) ?? [])) };
     },
 
     pay: (actor: Principal | null, id: number) => act(actor, id, 'pay'),

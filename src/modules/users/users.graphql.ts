@@ -1,5 +1,10 @@
+import { graphqlListTypeDefs } from '../../core/querying/list-graphql.ts';
+import { USER_QUERY } from './users.query.ts';
+
 /** The users slice of the GraphQL schema (composed in graphql/schema.ts); resolvers in users.resolvers.ts. */
 export const usersTypeDefs = /* GraphQL */ `
+  ${graphqlListTypeDefs(USER_QUERY, 'User')}
+
   """
   A registered user.
   """
@@ -32,9 +37,9 @@ export const usersTypeDefs = /* GraphQL */ `
     """
     user(id: ID!): User
     """
-    Users by id (limit 1-100).
+    Users by id (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md).
     """
-    users(limit: Int = 10, offset: Int = 0): [User!]!
+    users(limit: Int = 10, offset: Int = 0, filter: UserFilter, orderBy: [UserOrder!]): [User!]!
   }
 
   extend type Mutation {

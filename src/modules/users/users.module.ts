@@ -2,6 +2,7 @@ import type { EventsService } from '../events/events.service.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { usersMigrations } from './users.migrations.ts';
 import { toUserView } from './users.presenter.ts';
 import { usersTypeDefs } from './users.graphql.ts';
 import { usersResolvers } from './users.resolvers.ts';
@@ -22,6 +23,7 @@ export const usersModule = defineModule({
       }),
     ),
   routes: restRoutes(usersRoutes, ({ users }) => ({ users })),
+  migrations: usersMigrations,
   graphql: { typeDefs: usersTypeDefs, resolvers: usersResolvers },
   eventPayloads: {
     'user.created': UserView,

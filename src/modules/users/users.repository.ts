@@ -4,27 +4,12 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 import type { NewUserRow, UserRow, UserRowUpdate } from './users.table.ts';
-import type { UserSort } from './users.schemas.ts';
-
-export interface UserFilter {
-  role?: string | undefined;
-  status?: string | undefined;
-}
-
-export interface UserListQuery extends UserFilter {
-  sort: UserSort;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
-
-const SORT_COLUMNS = {
-  id: 'id',
-  name: 'name',
-  email: 'email',
-  age: 'age',
-  createdAt: 'created_at',
-} as const satisfies Record<UserSort, keyof UserRow>;
+import type { PageWindow } from '../../core/pagination.ts';
+import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { Condition } from '../../core/querying/list-grammar.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import { createListStatements, orderKeysOf } from '../../core/querying/list-sql.ts';
+import { USER_QUERY } from './users.query.ts';
 
 const userById = rowByIdStatement<UserRow>('users');
 const rightsById = rowByIdStatement<Pick<UserRow, 'role' | 'status'>>('users', ['role', 'status']);
@@ -52,58 +37,66 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-function filtered(db: Db, filter: UserFilter) {
-  let query = db.selectFrom('users');
-  if (filter.role) query = query.where('role', '=', filter.role as UserRow['role']);
-  if (filter.status) query = query.where('status', '=', filter.status as UserRow['status']);
-  return query;
+const userList = createListStatements<UserRow>('users');
+
+/** One page of the users list as the request's grammar reads it, with the total its `count` asks for. */
+export function readUserPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<UserRow>> {
+  return readQueriedPage(db, USER_QUERY, userList, query, window, { countedTotal: countedUsers });
 }
 
-interface UserListShape {
-  column: (typeof SORT_COLUMNS)[UserSort];
-  order: 'asc' | 'desc';
+/** The columns `user_counts` keeps users by. */
+const COUNTED_COLUMNS = new Set(['role', 'status']);
+
+/** Every value the counters' statement binds; an absent one leaves its condition out. */
+interface CounterParams extends Record<string, unknown> {
+  role: string | readonly string[] | undefined;
+  status: string | readonly string[] | undefined;
 }
 
-/** Every value the list binds; an absent filter (undefined) leaves its condition out. */
-interface UserListParams extends Record<string, unknown> {
-  role: string | undefined;
-  status: string | undefined;
-  limit: number;
-  offset: number;
-}
-
-/** The SQL of each sort, order and set of filters is built once (`statementCache`). */
-const listStatement = statementCache({
-  keyOf: (shape: UserListShape) => `${shape.column} ${shape.order}`,
-  build: (db, shape, params: UserListParams) => {
-    let select = filtered(db, params).selectAll();
-    // Nulls sort last in both directions on both databases (they disagree by default).
-    if (shape.column === 'age') select = select.orderBy(sql`age is null`);
-    return select
-      .orderBy(shape.column, shape.order)
-      .orderBy('id', shape.order)
-      .limit(params.limit)
-      .offset(params.offset);
+const countersStatement = statementCache({
+  keyOf: (shape: { role: 'eq' | 'in' | 'none'; status: 'eq' | 'in' | 'none' }) => `${shape.role} ${shape.status}`,
+  build: (db, shape, params: CounterParams) => {
+    let query = db
+      .selectFrom('user_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
+    for (const column of ['role', 'status'] as const) {
+      const value = params[column];
+      if (shape[column] === 'eq') query = query.where(column, '=', value as string);
+      if (shape[column] === 'in')
+        query = query.where(sql<boolean>`${sql.ref(column)} in (${sql.join(value as string[])})`);
+    }
+    return query;
   },
 });
 
-export async function listUsers(db: Db, query: UserListQuery): Promise<UserRow[]> {
-  const shape: UserListShape = { column: SORT_COLUMNS[query.sort], order: query.order };
-  // `filtered` leaves out an empty filter as well as an absent one.
-  const params: UserListParams = {
-    role: query.role || undefined,
-    status: query.status || undefined,
-    limit: query.limit,
-    offset: query.offset,
-  };
-  return readRows(db, listStatement(db, shape, params));
+/**
+ * The exact total from `user_counts` (users.counters.migration.ts) when the filter is only equalities
+ * or `in` lists on role and status (at most one condition each), or none: a sum over at most six rows,
+ * instead of counting up to every user.
+ */
+function countedUsers(db: Db, conditions: readonly Condition[]): Promise<number> | undefined {
+  const shape = { role: 'none', status: 'none' } as { role: 'eq' | 'in' | 'none'; status: 'eq' | 'in' | 'none' };
+  const params: CounterParams = { role: undefined, status: undefined };
+  for (const condition of conditions) {
+    const column = condition.column as 'role' | 'status';
+    if (!COUNTED_COLUMNS.has(column) || shape[column] !== 'none') return undefined;
+    if (condition.operator === 'eq') params[column] = String(condition.value);
+    else if (condition.operator === 'in') params[column] = (condition.value as readonly string[]).map(String);
+    else return undefined;
+    shape[column] = condition.operator;
+  }
+  return readRows(db, countersStatement(db, shape, params)).then((rows) => Number(rows[0]?.n ?? 0));
 }
 
-export async function countUsers(db: Db, filter: UserFilter): Promise<number> {
-  const row = await filtered(db, filter)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/** One page of users as a grammar's query orders and filters them, counted by nobody (GraphQL's `users(filter, orderBy)`). */
+export function queryUserRows(db: Db, query: ListQuery, window: PageWindow): Promise<UserRow[]> {
+  const keys = orderKeysOf(query.sort, 'id', query.idDirection);
+  return userList.readPage(db, { conditions: query.conditions, keys }, window);
+}
+
+/** One page of users by id, counted by nobody (GraphQL's `users`). */
+export function listUserRows(db: Db, window: PageWindow): Promise<UserRow[]> {
+  return userList.readPage(db, { conditions: [], keys: orderKeysOf([], 'id', 'asc') }, window);
 }
 
 export function insertUser(db: Db, row: NewUserRow): Promise<UserRow> {

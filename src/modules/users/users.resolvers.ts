@@ -7,10 +7,12 @@ import type {
   QueryUsersArgs,
 } from '../graphql-types.generated.ts';
 import { nullIfNotFound, pageOf, toId, withId } from '../../core/resolving/context.ts';
+import { graphqlListParameters } from '../../core/querying/list-graphql.ts';
 import { listLoader } from '../../core/resolving/loaders.ts';
 import type { Post } from '../posts/post.ts';
 import type { PostsService } from '../posts/posts.service.ts';
 import type { User } from './user.ts';
+import { USER_QUERY } from './users.query.ts';
 import type { UsersService } from './users.service.ts';
 
 /** GraphQL adapters over the users service: the same rules and permissions as REST. */
@@ -21,7 +23,12 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
         user: (_: unknown, args: QueryUserArgs, ctx: GraphQLContext) =>
           nullIfNotFound(() => users.getUser(ctx.principal, toId(args.id))),
         users: (_: unknown, args: QueryUsersArgs, ctx: GraphQLContext) =>
-          users.listUserItems(ctx.principal, pageOf(args)),
+          args.filter || args.orderBy?.length
+            ? users.queryUserItems(ctx.principal, {
+                ...pageOf(args),
+                ...graphqlListParameters(USER_QUERY, args.filter, args.orderBy),
+              })
+            : users.listUserItems(ctx.principal, pageOf(args)),
       },
       // The service answers null for an email the caller may not see; the seed types it `String!`.
       User: {

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
-import { paginationOf, parseFields, pickFields } from '../../core/pagination.ts';
+import { parseFields, pickFields } from '../../core/pagination.ts';
+import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { USER_FIELDS, type User } from './user.ts';
 import { toUserView, userLinks } from './users.presenter.ts';
@@ -50,7 +51,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
           ...pickFields(user, fields),
           _links: userLinks(request.apiPrefix, user.id),
         })),
-        pagination: paginationOf(page),
+        pagination: queriedPaginationOf(page),
       };
     },
   );

@@ -1,6 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { queriedPageOf } from '../../core/querying/list-page.ts';
+import { CountAndCursorParameters, filterParameters } from '../../core/querying/list-query-schema.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
+import { USER_QUERY } from './users.query.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so do the services. */
 export const UserName = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['Ada Lovelace'] });
@@ -39,16 +42,21 @@ export const UpdateUserInput = Type.Object(
 );
 export type UpdateUserInput = Static<typeof UpdateUserInput>;
 
-export const USER_SORTS = ['id', 'name', 'email', 'age', 'createdAt'] as const;
-export type UserSort = (typeof USER_SORTS)[number];
-
 export const ListUsersQuery = Type.Object({
   ...PageQuery,
   role: Type.Optional(Role),
   status: Type.Optional(UserStatus),
-  sort: Type.Optional(Type.Enum([...USER_SORTS])),
-  order: Type.Optional(Type.Enum(['asc', 'desc'])),
+  sort: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'Comma-separated fields (id, name, email (admins), age, role, status, emailVerified, createdAt); a leading `-` sorts that field descending; ties break by id',
+    }),
+  ),
+  order: Type.Optional(Type.Enum(['asc', 'desc'], { description: 'The direction of the sort fields without `-`' })),
   fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
+  ...CountAndCursorParameters,
+  ...filterParameters(USER_QUERY),
 });
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
@@ -83,4 +91,4 @@ export const UserView = Named(
 export const DeletedUser = Named('DeletedUser', Type.Object({ id: Type.Integer() }, { additionalProperties: false }));
 
 /** List items may be cut down by `fields`, so every property is optional there. */
-export const UserList = PageOf(Named('UserFields', Type.Partial(UserView)), 'UserPage');
+export const UserList = queriedPageOf(Named('UserFields', Type.Partial(UserView)), 'UserPage');

@@ -8,19 +8,19 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-error
 import type { UserRowUpdate } from './users.table.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow, type PageRequest } from '../../core/pagination.ts';
+import { asGraphqlArguments } from '../../core/querying/list-graphql.ts';
+import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { toUser, USER_COLUMN_OF, visibleTo, type User } from './user.ts';
 import * as repo from './users.repository.ts';
-import { CreateUserInput, ReplaceUserInput, UpdateUserInput, type UserSort } from './users.schemas.ts';
+import { USER_QUERY } from './users.query.ts';
+import { CreateUserInput, ReplaceUserInput, UpdateUserInput } from './users.schemas.ts';
 
-export interface ListUsersOptions extends PageRequest {
-  role?: string | undefined;
-  status?: string | undefined;
-  sort?: UserSort | undefined;
-  order?: 'asc' | 'desc' | undefined;
-}
+/** The list's page, sort, count and cursor; its filters are every other parameter the grammar names (users.query.ts). */
+export type ListUsersOptions = ListOptions;
 
 export const USER_PAGE_RULES = { defaultLimit: 10, maxLimit: 100 };
 
@@ -30,12 +30,6 @@ const checkUpdate = createChecker<UpdateUserInput>(UpdateUserInput);
 
 const notFound = (id: number) => AppError.notFound(`User ${id}`);
 
-/** Sorting by email would reveal the order of addresses a caller may not read: admins only (DECISIONS §5). */
-function assertMaySort(actor: Principal | null, sort: UserSort | undefined): void {
-  if (sort === 'email' && !isAdmin(actor)) {
-    throw AppError.forbidden('Only an administrator may sort users by email');
-  }
-}
 const duplicateEmail = () =>
   AppError.conflict('A user with this email already exists', [{ field: 'email', message: 'is already taken' }]);
 
@@ -114,30 +108,44 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
       );
     },
 
-    async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<Page<User>> {
+    /**
+     * A page of users by the list's grammar (users.query.ts): filters, sort, count and cursor. Filtering
+     * or sorting by email would reveal addresses a caller may not read: admins only (DECISIONS §5).
+     */
+    async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<QueriedPage<User>> {
       requireSignedIn(actor);
-      assertMaySort(actor, options.sort);
-      const window = pageWindow(options, USER_PAGE_RULES);
-      const filter = { role: options.role, status: options.status };
-      const [rows, total] = await Promise.all([
-        repo.listUsers(db, { ...filter, sort: options.sort ?? 'id', order: options.order ?? 'asc', ...window }),
-        repo.countUsers(db, filter),
-      ]);
-      return { items: rows.map((row) => visibleTo(actor, toUser(row))), total, window };
+      const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor) });
+      const page = await repo.readUserPage(db, query, pageWindow(options, USER_PAGE_RULES));
+      return { ...page, items: page.items.map((row) => visibleTo(actor, toUser(row))) };
     },
 
-    /** One page of users without counting them all: for lists that show no total (GraphQL's `users`). */
-    async listUserItems(actor: Principal | null, options: ListUsersOptions): Promise<User[]> {
+    /**
+     * One page of users filtered and ordered by the list's grammar, without a total (GraphQL's `users`
+     * with `filter` or `orderBy`): the REST list's rules, its 422s named as GraphQL's arguments.
+     */
+    async queryUserItems(
+      actor: Principal | null,
+      options: PageRequest & { parameters: Record<string, unknown>; sort: string | undefined },
+    ): Promise<User[]> {
       requireSignedIn(actor);
-      assertMaySort(actor, options.sort);
-      const window = pageWindow(options, USER_PAGE_RULES);
-      const filter = { role: options.role, status: options.status };
-      const rows = await repo.listUsers(db, {
-        ...filter,
-        sort: options.sort ?? 'id',
-        order: options.order ?? 'asc',
-        ...window,
-      });
+      let query;
+      try {
+        query = parseListQuery(
+          USER_QUERY,
+          { sort: options.sort, parameters: options.parameters, count: 'none' },
+          { admin: isAdmin(actor) },
+        );
+      } catch (error) {
+        throw asGraphqlArguments(error);
+      }
+      const rows = await repo.queryUserRows(db, query, pageWindow(options, USER_PAGE_RULES));
+      return rows.map((row) => visibleTo(actor, toUser(row)));
+    },
+
+    /** One page of users by id without counting them all: for lists that show no total (GraphQL's `users`). */
+    async listUserItems(actor: Principal | null, options: PageRequest): Promise<User[]> {
+      requireSignedIn(actor);
+      const rows = await repo.listUserRows(db, pageWindow(options, USER_PAGE_RULES));
       return rows.map((row) => visibleTo(actor, toUser(row)));
     },
 

@@ -18,9 +18,17 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
+/** Users per (role, status), kept by triggers (users.counters.migration.ts): the list's exact totals. */
+export interface UserCountsTable {
+  role: string;
+  status: string;
+  n: number;
+}
+
 declare module '../../core/db/tables.ts' {
   interface Tables {
     users: UsersTable;
+    user_counts: UserCountsTable;
   }
 }
 

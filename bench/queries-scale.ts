@@ -1,0 +1,113 @@
+/**
+ * Issue 36's scale benchmark, for the lists built on the query grammar (docs/QUERYING.md): seeds a
+ * large data set with the project's own generator (`seed`), then times each request one at a time
+ * (median of 20 after 5 warm-ups, an admin token) and prints a Markdown table for bench/RESULTS.md.
+ *
+ *   npm run bench:scale -- [--dialect postgres|sqlite] [--users 1000000] [--posts-per-user 0]
+ *                          [--comments-per-post 0] [--orders 0]
+ *
+ * The defaults seed users only (the lists of this benchmark); pass the issue's full figures
+ * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000`) to time comments and orders as well.
+ */
+import { parseArgs } from 'node:util';
+import { serviceEnv, startService } from './suite/alternate.ts';
+import { createBenchDatabase, mintToken, type Dialect } from './suite/databases.ts';
+import { runCli } from './suite/processes.ts';
+
+const { values } = parseArgs({
+  options: {
+    dialect: { type: 'string', default: 'postgres' },
+    users: { type: 'string', default: '1000000' },
+    'posts-per-user': { type: 'string', default: '0' },
+    'comments-per-post': { type: 'string', default: '0' },
+    orders: { type: 'string', default: '0' },
+    runs: { type: 'string', default: '20' },
+  },
+});
+const dialect = values.dialect as Dialect;
+const USERS = Number(values.users);
+const RUNS = Number(values.runs);
+
+const database = await createBenchDatabase(dialect);
+try {
+  const seedStart = performance.now();
+  runCli(
+    [
+      'seed',
+      '--users',
+      String(USERS),
+      '--posts-per-user',
+      values['posts-per-user'],
+      '--comments-per-post',
+      values['comments-per-post'],
+      '--products',
+      '0',
+      '--orders',
+      values.orders,
+    ],
+    { DATABASE_URL: database.url, DEMO_DATA: 'false' },
+  );
+  console.error(`seeded ${USERS} users in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
+
+  const token = mintToken(database.url, 1, serviceEnv(database.url, 0));
+  const server = await startService('.', 'scale', database.url, { logLevel: 'warn' });
+  try {
+    const get = async (path: string) => {
+      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { pagination?: { nextCursor?: string | null; total?: number } };
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+      return body;
+    };
+    const time = async (path: string) => {
+      for (let i = 0; i < 5; i += 1) await get(path);
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i += 1) {
+        const start = performance.now();
+        await get(path);
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return times[Math.floor(times.length / 2)]!;
+    };
+    const deepPage = Math.floor(USERS / 20);
+    const cursorAt = async (query: string) => {
+      const body = await get(`/api/users?${query}&limit=10&page=${deepPage}&count=none`);
+      return encodeURIComponent(body.pagination!.nextCursor!);
+    };
+    const requests: [string, string][] = [
+      ['first page, exact total (counters)', '/api/users?page=1&limit=10'],
+      ['status=suspended, exact total (counters)', '/api/users?status=suspended'],
+      ['sort=name&order=desc, exact total (counters)', '/api/users?sort=name&order=desc'],
+      [`page ${deepPage} by offset`, `/api/users?page=${deepPage}&count=none`],
+      [
+        `the page after page ${deepPage} by cursor`,
+        `/api/users?sort=id&count=none&cursor=${await cursorAt('sort=id')}`,
+      ],
+      [
+        `sort=-createdAt, after page ${deepPage} by cursor`,
+        `/api/users?sort=-createdAt&count=none&cursor=${await cursorAt('sort=-createdAt')}`,
+      ],
+      [
+        `sort=age, after page ${deepPage} by cursor`,
+        `/api/users?sort=age&count=none&cursor=${await cursorAt('sort=age')}`,
+      ],
+      ['age[gte]=30&age[lt]=40, count=estimated', '/api/users?age[gte]=30&age[lt]=40&count=estimated'],
+      ['age[null]=true, count=estimated', '/api/users?age[null]=true&count=estimated'],
+      ['name[contains]=smith, count=estimated', '/api/users?name[contains]=smith&count=estimated'],
+      ['emailVerified=false, count=estimated', '/api/users?emailVerified=false&count=estimated'],
+      [
+        'createdAt[gte]=2026-01-01T00:00:00Z, count=estimated',
+        '/api/users?createdAt[gte]=2026-01-01T00:00:00Z&count=estimated',
+      ],
+      ['role[in]=admin,user&sort=-age, count=none', '/api/users?role[in]=admin,user&sort=-age&count=none'],
+      ['age[gte]=30 with the exact count (rows counted)', '/api/users?age[gte]=30'],
+    ];
+    console.log(`| request (${dialect}, ${USERS.toLocaleString('en')} users) | median ms |`);
+    console.log('|---|---|');
+    for (const [label, path] of requests) console.log(`| ${label} | ${(await time(path)).toFixed(1)} |`);
+  } finally {
+    await server.stop();
+  }
+} finally {
+  await database.drop();
+}

@@ -1,0 +1,153 @@
+import { Type, type TSchema } from 'typebox';
+import type { Db } from '../db/database.ts';
+import type { PageWindow } from '../pagination.ts';
+import { decodeCursor, encodeCursor, type KeyKind } from './list-cursor.ts';
+import { COUNT_EXACT_LIMIT, type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
+import type { ListQuery } from './list-query-parse.ts';
+import { orderKeysOf, type ListStatements, type ListPlan } from './list-sql.ts';
+
+/** One page of a queried list, before it is presented. */
+export interface QueriedPage<T> {
+  items: T[];
+  window: PageWindow;
+  /** Absent with `count=none`. */
+  total?: number;
+  /** True when `total` is PostgreSQL's estimate (`count=estimated` above `COUNT_EXACT_LIMIT`). */
+  totalEstimated?: boolean;
+  hasNext: boolean;
+  nextCursor: string | null;
+}
+
+/**
+ * Reads one page of a list the grammar describes: its rows (right after the cursor's item when there
+ * is one, else at the window's offset) and, beside them, the total the request's `count` asks for.
+ * `hasNext` comes from the total when it is exact and no cursor is used (the seed's rule), else from
+ * reading one row more than the page.
+ */
+export interface QueriedPageOptions {
+  /** The column that breaks ties and ends every cursor (`id`). */
+  idColumn?: string;
+  /**
+   * The exact total of `conditions` from counters the module maintains, without counting rows; or
+   * undefined when its counters cannot answer them (the rows are counted then).
+   */
+  countedTotal?: (db: Db, conditions: readonly Condition[]) => Promise<number> | undefined;
+}
+
+export async function readQueriedPage<Row>(
+  db: Db,
+  grammar: ListGrammar,
+  statements: ListStatements<Row>,
+  query: ListQuery,
+  window: PageWindow,
+  options: QueriedPageOptions = {},
+): Promise<QueriedPage<Row>> {
+  const { idColumn = 'id', countedTotal } = options;
+  const keys = orderKeysOf(query.sort, idColumn, query.idDirection);
+  const position =
+    query.cursor === undefined
+      ? undefined
+      : decodeCursor(query.cursor, query.fingerprint, kindsOf(grammar, keys, idColumn));
+  const plan: ListPlan = { conditions: query.conditions, keys, after: position?.values };
+  const offset = position?.offset ?? window.offset;
+  const pageWindow = position ? { page: Math.floor(offset / window.limit) + 1, limit: window.limit, offset } : window;
+  const readsOneMore = position !== undefined || query.count !== 'exact';
+  const [rows, total] = await Promise.all([
+    statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset }),
+    totalOf(db, statements, plan, query, countedTotal),
+  ]);
+  const items = rows.slice(0, window.limit);
+  const hasNext = readsOneMore ? rows.length > window.limit : offset + window.limit < (total?.value ?? 0);
+  const last = items.at(-1) as Record<string, unknown> | undefined;
+  const nextCursor =
+    hasNext && last
+      ? encodeCursor(query.fingerprint, {
+          values: keys.map((key) => cursorValue(last[key.column])),
+          offset: offset + items.length,
+        })
+      : null;
+  return {
+    items,
+    window: pageWindow,
+    ...(total ? { total: total.value, ...(total.estimated ? { totalEstimated: true } : {}) } : {}),
+    hasNext,
+    nextCursor,
+  };
+}
+
+/** A row's key value as the cursor keeps it (a boolean reads as 0/1 on SQLite, and is bound back so). */
+const cursorValue = (value: unknown) => (typeof value === 'bigint' ? Number(value) : (value ?? null)) as never;
+
+function kindsOf(grammar: ListGrammar, keys: ReturnType<typeof orderKeysOf>, idColumn: string): KeyKind[] {
+  const rules = Object.values<FieldRule>(grammar.fields);
+  return keys.map((key) => {
+    if (key.column === idColumn) return { type: 'integer', nullable: false };
+    const rule = rules.find((r) => r.column === key.column)!;
+    return { type: rule.type, nullable: rule.nullable === true };
+  });
+}
+
+async function totalOf<Row>(
+  db: Db,
+  statements: ListStatements<Row>,
+  plan: ListPlan,
+  query: ListQuery,
+  countedTotal: QueriedPageOptions['countedTotal'],
+): Promise<{ value: number; estimated: boolean } | undefined> {
+  if (query.count === 'none') return undefined;
+  // Maintained counters are exact and cost a few rows: the answer to `exact` and `estimated` alike.
+  const counted = countedTotal?.(db, plan.conditions);
+  if (counted !== undefined) return { value: await counted, estimated: false };
+  switch (query.count) {
+    case 'exact':
+      return { value: await statements.count(db, plan), estimated: false };
+    case 'estimated': {
+      const capped = await statements.countUpTo(db, plan, COUNT_EXACT_LIMIT + 1);
+      if (capped <= COUNT_EXACT_LIMIT) return { value: capped, estimated: false };
+      const estimate = await statements.estimate(db, plan);
+      // SQLite has no planner's estimate: it counts.
+      return estimate === undefined
+        ? { value: await statements.count(db, plan), estimated: false }
+        : { value: Math.max(estimate, capped), estimated: true };
+    }
+  }
+}
+
+/** `pagination` of a queried list: the seed's fields, `total` and `totalPages` unless `count=none`, and the cursor. */
+export const QueriedPagination = Type.Object(
+  {
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Optional(Type.Integer({ description: 'Absent with count=none' })),
+    totalPages: Type.Optional(Type.Integer({ description: 'Absent with count=none' })),
+    totalEstimated: Type.Optional(Type.Boolean({ description: 'Present (true) when total is an estimate' })),
+    hasNext: Type.Boolean(),
+    hasPrev: Type.Boolean(),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Send as `cursor` (with the same filters and sort) for the next page; null on the last page',
+    }),
+  },
+  { title: 'QueriedPagination' },
+);
+
+export function queriedPageOf<T extends TSchema>(item: T, name: string) {
+  return Type.Object({ data: Type.Array(item), pagination: QueriedPagination }, { title: name });
+}
+
+export function queriedPaginationOf(page: QueriedPage<unknown>) {
+  const { page: number, limit } = page.window;
+  return {
+    page: number,
+    limit,
+    ...(page.total === undefined
+      ? {}
+      : {
+          total: page.total,
+          totalPages: Math.ceil(page.total / limit),
+          ...(page.totalEstimated ? { totalEstimated: true } : {}),
+        }),
+    hasNext: page.hasNext,
+    hasPrev: number > 1,
+    nextCursor: page.nextCursor,
+  };
+}

@@ -1,0 +1,110 @@
+import { Type, type TSchema } from 'typebox';
+import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
+import {
+  COUNT_EXACT_LIMIT,
+  COUNT_MODES,
+  isSortable,
+  operatorsOf,
+  type FieldRule,
+  type ListGrammar,
+  type Operator,
+} from './list-grammar.ts';
+
+/** The longest text a filter value may be (longer than any stored text field). */
+export const MAX_FILTER_TEXT = 254;
+
+const WORDS: Record<Operator, string> = {
+  eq: 'equal to',
+  ne: 'not equal to',
+  gt: 'greater than',
+  gte: 'greater than or equal to',
+  lt: 'less than',
+  lte: 'less than or equal to',
+  in: 'one of (comma list)',
+  contains: 'containing, case-insensitively,',
+  null: 'null (`true`) or not null (`false`)',
+};
+
+/** The schema of one value of a field (ajv coerces the query string's text to it). */
+export function valueSchemaOf(rule: FieldRule): TSchema {
+  switch (rule.type) {
+    case 'integer':
+      return Type.Integer({ minimum: -MAX_DB_INTEGER - 1, maximum: MAX_DB_INTEGER });
+    case 'number':
+      return Type.Number();
+    case 'timestamp':
+      return Type.String({ format: 'date-time' });
+    case 'boolean':
+      return Type.Boolean();
+    case 'enum':
+      return Type.Enum([...rule.values!]);
+    case 'text':
+      return Type.String({ maxLength: MAX_FILTER_TEXT });
+  }
+}
+
+function parameterSchema(name: string, rule: FieldRule, operator: Operator, bracketed: boolean): TSchema {
+  const who = rule.adminOnly ? ' (administrators only)' : '';
+  const description = `${name} ${WORDS[operator]}${operator === 'null' ? '' : ' the value'}${who}`;
+  if (operator === 'null') return Type.Boolean({ description });
+  if (operator === 'in') {
+    return Type.String({ description, maxLength: 4096 });
+  }
+  // An enum's bracketed operators are text here (the parser checks the value): an API console such as
+  // the /docs page fills every enum parameter with its first value, and `role[ne]=user` beside
+  // `role=user` would empty the list it sends.
+  if (rule.type === 'enum' && bracketed) {
+    return Type.String({ description: `${description}: one of ${rule.values!.join(', ')}`, maxLength: 100 });
+  }
+  return { ...valueSchemaOf(rule), description };
+}
+
+/**
+ * The query parameters of a grammar's filters, to spread into the list's query schema: `field`
+ * (equality, unless the module declares it as a seed parameter) and `field[op]` for each operator.
+ * Bracketed names that are not here are refused by the parser (list-query-parse.ts), naming them.
+ */
+export function filterParameters(grammar: ListGrammar): Record<string, TSchema> {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, rule] of Object.entries<FieldRule>(grammar.fields)) {
+    const seed = grammar.seedParameters?.includes(name) ?? false;
+    if (!seed) properties[name] = Type.Optional(parameterSchema(name, rule, 'eq', false));
+    for (const operator of operatorsOf(rule)) {
+      properties[`${name}[${operator}]`] = Type.Optional(parameterSchema(name, rule, operator, true));
+    }
+  }
+  return properties;
+}
+
+/** `count` and `cursor`, the parameters every queried page list adds. */
+export const CountAndCursorParameters = {
+  count: Type.Optional(
+    Type.Enum([...COUNT_MODES], {
+      description: `exact (default): the total; estimated: exact up to ${COUNT_EXACT_LIMIT}, an estimate above; none: no total`,
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      description: "A previous page's `nextCursor`, with the same filters and sort: the page right after it",
+    }),
+  ),
+};
+
+/** `sort` of a grammar: a comma list of its sortable fields, each with an optional leading `-`. */
+export function sortParameter(grammar: ListGrammar) {
+  const fields = Object.entries<FieldRule>(grammar.fields)
+    .filter(([, rule]) => isSortable(rule))
+    .map(([name]) => name);
+  return Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: `Comma-separated fields (${fields.join(', ')}); a leading \`-\` sorts that field descending; ties break by ascending id${grammar.defaultSort ? `; default ${grammar.defaultSort}` : ''}`,
+    }),
+  );
+}
+
+/** The query parameters a grammar adds to a page list: `sort`, `count`, `cursor` and the filters. */
+export function listQueryParameters(grammar: ListGrammar): Record<string, TSchema> {
+  return { sort: sortParameter(grammar), ...CountAndCursorParameters, ...filterParameters(grammar) };
+}

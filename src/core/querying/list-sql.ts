@@ -1,0 +1,280 @@
+import { CompiledQuery, sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { dialectOf, type Db } from '../db/database.ts';
+import { readRows } from '../db/fast-read.ts';
+import { statementCache } from '../db/statement-cache.ts';
+import type { Condition, SortKey } from './list-grammar.ts';
+
+/**
+ * The SQL of a queried list, over the one table its module names: conditions, order and keyset, all
+ * from the grammar's columns, every value bound. Each shape (which conditions, operators, `in`
+ * lengths, sort, whether a cursor and which of its values are null) is compiled once
+ * (`statementCache`); the values only fill its parameters.
+ */
+
+/** An ordered key of the statement: the request's sort keys, then the id unless the sort names it. */
+export interface OrderKey {
+  column: string;
+  direction: 'asc' | 'desc';
+  nullable: boolean;
+}
+
+export function orderKeysOf(sort: readonly SortKey[], idColumn: string, idDirection: 'asc' | 'desc'): OrderKey[] {
+  const keys: OrderKey[] = [];
+  for (const key of sort) {
+    keys.push({ column: key.column, direction: key.direction, nullable: key.nullable });
+    if (key.column === idColumn) return keys; // unique: nothing after it can break a tie
+  }
+  keys.push({ column: idColumn, direction: idDirection, nullable: false });
+  return keys;
+}
+
+/** What the statement is built from (its values aside). */
+export interface ListPlan {
+  conditions: readonly Condition[];
+  keys: readonly OrderKey[];
+  /** The last item's key values, one per key, when a cursor continues a list. */
+  after?: readonly unknown[] | undefined;
+}
+
+/** Any table: the module passes its name in, so core needs no type of it. */
+type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
+
+const LIKE_ESCAPE = '\\';
+/** A LIKE pattern matching `text` literally anywhere (`%`, `_`, `\` escaped). Always bound. */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => LIKE_ESCAPE + char)}%`;
+
+interface Shape {
+  key: string;
+  plan: ListPlan;
+  postgres: boolean;
+}
+
+function shapeOf(db: Db, plan: ListPlan): Shape {
+  const conditions = plan.conditions
+    .map((c) =>
+      c.operator === 'in'
+        ? `${c.column} in ${(c.value as unknown[]).length}`
+        : c.operator === 'null'
+          ? `${c.column} null ${String(c.value)}`
+          : `${c.column} ${c.operator}`,
+    )
+    .join();
+  const keys = plan.keys.map((k) => `${k.column} ${k.direction}`).join();
+  const after = plan.after ? plan.after.map((value) => (value === null ? 'n' : 'v')).join('') : '-';
+  return { key: `${conditions}|${keys}|${after}`, plan, postgres: dialectOf(db) === 'postgres' };
+}
+
+/** The bound values: `f<i>` per condition (an array for `in`), `k<j>` per cursor key, limit and offset. */
+function paramsOf(plan: ListPlan, window: { limit?: number; offset?: number }): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  plan.conditions.forEach((condition, index) => {
+    if (condition.operator === 'null') return;
+    params[`f${index}`] =
+      condition.operator === 'contains' ? containsPattern(String(condition.value)) : condition.value;
+  });
+  plan.after?.forEach((value, index) => {
+    if (value !== null) params[`k${index}`] = value;
+  });
+  params.limit = window.limit;
+  params.offset = window.offset;
+  return params;
+}
+
+function whereOf(
+  shape: Shape,
+  params: Record<string, unknown>,
+  keyset: 'after' | 'none' = 'after',
+): Expression<SqlBool>[] {
+  const parts: Expression<SqlBool>[] = [];
+  shape.plan.conditions.forEach((condition, index) => {
+    const column = sql.ref(condition.column);
+    const value = params[`f${index}`];
+    switch (condition.operator) {
+      case 'eq':
+        parts.push(sql<SqlBool>`${column} = ${value}`);
+        break;
+      case 'ne':
+        // Nulls are "not equal" too: a user whose age is unknown is not 30.
+        parts.push(
+          shape.postgres ? sql<SqlBool>`${column} is distinct from ${value}` : sql<SqlBool>`${column} is not ${value}`,
+        );
+        break;
+      case 'gt':
+        parts.push(sql<SqlBool>`${column} > ${value}`);
+        break;
+      case 'gte':
+        parts.push(sql<SqlBool>`${column} >= ${value}`);
+        break;
+      case 'lt':
+        parts.push(sql<SqlBool>`${column} < ${value}`);
+        break;
+      case 'lte':
+        parts.push(sql<SqlBool>`${column} <= ${value}`);
+        break;
+      case 'in':
+        parts.push(sql<SqlBool>`${column} in (${sql.join(value as unknown[])})`);
+        break;
+      case 'contains':
+        // SQLite's LIKE ignores ASCII case; PostgreSQL needs ILIKE (served by a trigram index).
+        parts.push(sql<SqlBool>`${column} ${sql.raw(shape.postgres ? 'ilike' : 'like')} ${value} escape '\\'`);
+        break;
+      case 'null':
+        parts.push(condition.value ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`);
+        break;
+    }
+  });
+  if (shape.plan.after && keyset === 'after') parts.push(...keysetOf(shape.plan.keys, shape.plan.after, params));
+  return parts;
+}
+
+/**
+ * Rows strictly after the cursor's item in the order of `keys` (nulls last in both directions):
+ * (k0 after v0) or (k0 = v0 and k1 after v1) or ... The first key also bounds the range on its own
+ * (`k0 >= v0`), so an index on it starts the walk at the cursor instead of at the first row.
+ */
+function keysetOf(keys: readonly OrderKey[], after: readonly unknown[], params: Record<string, unknown>) {
+  // One direction and no nulls: a row-value comparison, which an index on the keys reads as a range
+  // starting right after the cursor (PostgreSQL and SQLite both), however many rows share a value.
+  if (keys.every((key) => !key.nullable && key.direction === keys[0]!.direction)) {
+    const columns = keys.map((key) => sql.ref(key.column));
+    const values = keys.map((_, index) => params[`k${index}`]);
+    const op = sql.raw(keys[0]!.direction === 'asc' ? '>' : '<');
+    return keys.length === 1
+      ? [sql<SqlBool>`${columns[0]} ${op} ${values[0]}`]
+      : [sql<SqlBool>`(${sql.join(columns)}) ${op} (${sql.join(values)})`];
+  }
+  const equal = (key: OrderKey, index: number) =>
+    after[index] === null
+      ? sql<SqlBool>`${sql.ref(key.column)} is null`
+      : sql<SqlBool>`${sql.ref(key.column)} = ${params[`k${index}`]}`;
+  const beyond = (key: OrderKey, index: number): RawBuilder<SqlBool> | undefined => {
+    if (after[index] === null) return undefined; // nulls come last: nothing sorts after a null
+    const op = sql.raw(key.direction === 'asc' ? '>' : '<');
+    const strict = sql<SqlBool>`${sql.ref(key.column)} ${op} ${params[`k${index}`]}`;
+    return key.nullable ? sql<SqlBool>`(${strict} or ${sql.ref(key.column)} is null)` : strict;
+  };
+  const alternatives: RawBuilder<SqlBool>[] = [];
+  keys.forEach((key, index) => {
+    const last = beyond(key, index);
+    if (!last) return;
+    const prefix = keys.slice(0, index).map(equal);
+    alternatives.push(prefix.length === 0 ? last : sql<SqlBool>`(${sql.join([...prefix, last], sql` and `)})`);
+  });
+  const parts: RawBuilder<SqlBool>[] = [
+    alternatives.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`,
+  ];
+  const first = keys[0]!;
+  if (after[0] === null) parts.push(sql<SqlBool>`${sql.ref(first.column)} is null`);
+  else if (!first.nullable) {
+    parts.push(sql<SqlBool>`${sql.ref(first.column)} ${sql.raw(first.direction === 'asc' ? '>=' : '<=')} ${params.k0}`);
+  }
+  return parts;
+}
+
+function orderOf(keys: readonly OrderKey[]): RawBuilder<unknown>[] {
+  // `nulls last` in both directions on both databases (they disagree by default).
+  return keys.map((key) =>
+    key.nullable
+      ? sql`${sql.ref(key.column)} ${sql.raw(key.direction)} nulls last`
+      : sql`${sql.ref(key.column)} ${sql.raw(key.direction)}`,
+  );
+}
+
+const splitsAtNulls = (plan: ListPlan) => plan.after !== undefined && plan.keys[0]!.nullable && plan.after[0] !== null;
+
+export interface ListStatements<Row> {
+  /** One page: `limit` rows from `offset`, or right after `plan.after` when set (no offset then). */
+  readPage(db: Db, plan: ListPlan, window: { limit: number; offset: number }): Promise<Row[]>;
+  /** The exact number of rows the conditions match. */
+  count(db: Db, plan: ListPlan): Promise<number>;
+  /** The number of matching rows, counting no further than `cap`. */
+  countUpTo(db: Db, plan: ListPlan, cap: number): Promise<number>;
+  /** PostgreSQL's planner's estimate of the matching rows (undefined on SQLite). */
+  estimate(db: Db, plan: ListPlan): Promise<number | undefined>;
+}
+
+/** The statements of a list over `table` (named by its module), ties broken by `idColumn`. */
+export function createListStatements<Row>(table: string): ListStatements<Row> {
+  const filtered = (db: Db, shape: Shape, params: Record<string, unknown>) => {
+    let query = (db as unknown as AnyDb).selectFrom(table);
+    for (const part of whereOf(shape, params)) query = query.where(part);
+    return query;
+  };
+  const page = statementCache({
+    keyOf: (shape: Shape) => `page ${shape.key}`,
+    build: (db, shape, params: Record<string, unknown>) => {
+      let query = filtered(db, shape, params).selectAll();
+      for (const order of orderOf(shape.plan.keys)) query = query.orderBy(order);
+      query = query.limit(params.limit as number);
+      return params.offset === undefined ? query : query.offset(params.offset as number);
+    },
+  });
+
+  const count = statementCache({
+    keyOf: (shape: Shape) => `count ${shape.key}`,
+    build: (db, shape, params: Record<string, unknown>) =>
+      filtered(db, shape, params).select((eb) => eb.fn.countAll<number | string>().as('count')),
+  });
+  const countUpTo = statementCache({
+    keyOf: (shape: Shape) => `count-up-to ${shape.key}`,
+    build: (db, shape, params: Record<string, unknown>) =>
+      (db as unknown as AnyDb)
+        .selectFrom(
+          filtered(db, shape, params)
+            .select(sql.lit(1).as('one'))
+            .limit(params.limit as number)
+            .as('capped'),
+        )
+        .select((eb) => eb.fn.countAll<number | string>().as('count')),
+  });
+  const rows = statementCache({
+    keyOf: (shape: Shape) => `rows ${shape.key}`,
+    build: (db, shape, params: Record<string, unknown>) => filtered(db, shape, params).selectAll(),
+  });
+
+  const readPageAsOne = (db: Db, plan: ListPlan, window: { limit: number; offset: number }) => {
+    const params = paramsOf(plan, { limit: window.limit, ...(plan.after ? {} : { offset: window.offset }) });
+    return readRows(db, page(db, shapeOf(db, plan), params)) as Promise<Row[]>;
+  };
+
+  return {
+    async readPage(db, plan, window) {
+      if (!splitsAtNulls(plan)) return readPageAsOne(db, plan, window);
+      // A cursor on a nullable first key with a value (`sort=age`, at 52): what follows is the rest of
+      // the values from 52 on, then every null. As one condition (`age > 52 or ... or age is null`) no
+      // index range can start at 52, and PostgreSQL walked every row before it. As two ranges of the
+      // key's index, read one after the other, each starts where it should; the second only runs for
+      // the page where the values end.
+      const [first, ...rest] = plan.keys;
+      const values = await readPageAsOne(db, { ...plan, keys: [{ ...first!, nullable: false }, ...rest] }, window);
+      if (values.length >= window.limit) return values;
+      const isNull: Condition = { field: first!.column, column: first!.column, operator: 'null', value: true };
+      const nulls = await readPageAsOne(
+        db,
+        { conditions: [...plan.conditions, isNull], keys: rest },
+        { limit: window.limit - values.length, offset: 0 },
+      );
+      return [...values, ...nulls];
+    },
+    async count(db, plan) {
+      const shape = shapeOf(db, { ...plan, after: undefined });
+      const result = await readRows(db, count(db, shape, paramsOf(shape.plan, {})));
+      return Number(result[0]?.count ?? 0);
+    },
+    async countUpTo(db, plan, cap) {
+      const shape = shapeOf(db, { ...plan, after: undefined });
+      const result = await readRows(db, countUpTo(db, shape, paramsOf(shape.plan, { limit: cap })));
+      return Number(result[0]?.count ?? 0);
+    },
+    async estimate(db, plan) {
+      if (dialectOf(db) !== 'postgres') return undefined;
+      const shape = shapeOf(db, { ...plan, after: undefined });
+      const statement = rows(db, shape, paramsOf(shape.plan, {}));
+      const result = await db.executeQuery(
+        CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),
+      );
+      const plans = (result.rows[0] as { 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] })['QUERY PLAN'];
+      return Math.round(plans[0].Plan['Plan Rows']);
+    },
+  };
+}

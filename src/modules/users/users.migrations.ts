@@ -1,0 +1,44 @@
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../../core/db/database.ts';
+import { userCountsMigration } from './users.counters.migration.ts';
+
+/**
+ * Indexes behind the users list's filters and sorts (users.query.ts) that migration 0001 has not:
+ * role, status, name, age and created_at each have `(column, id)` there, the email its unique index.
+ *
+ * - `(email_verified, id)`: the boolean filter and sort.
+ * - PostgreSQL: `(age desc nulls last, id desc)`. Ages sort nulls last in both directions; an
+ *   ascending index read backwards gives the nulls first, so the descending order needs its own.
+ *   SQLite sorts `nulls last` itself (documented in docs/QUERYING.md).
+ * - PostgreSQL with `pg_trgm` (as migration 0002 for products' names): trigram indexes for
+ *   `name[contains]` and `email[contains]` (ILIKE '%text%').
+ */
+export const usersMigrations = {
+  '0010-users-list-queries': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.createIndex('users_email_verified_idx').on('users').columns(['email_verified', 'id']).execute();
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`create index users_age_desc_idx on users (age desc nulls last, id desc)`.execute(db);
+      const { rows } = await sql<{ ok: boolean }>`
+        select exists (select 1 from pg_extension where extname = 'pg_trgm')
+            or (exists (select 1 from pg_available_extensions where name = 'pg_trgm')
+                and has_database_privilege(current_database(), 'CREATE')) as ok`.execute(db);
+      if (rows[0]?.ok) {
+        await sql`create extension if not exists pg_trgm`.execute(db);
+        await sql`create index users_name_trgm_idx on users using gin (name gin_trgm_ops)`.execute(db);
+        await sql`create index users_email_trgm_idx on users using gin (email gin_trgm_ops)`.execute(db);
+      }
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      for (const name of [
+        'users_email_trgm_idx',
+        'users_name_trgm_idx',
+        'users_age_desc_idx',
+        'users_email_verified_idx',
+      ]) {
+        await db.schema.dropIndex(name).ifExists().execute();
+      }
+    },
+  },
+  '0010-users-user-counts': userCountsMigration,
+};
