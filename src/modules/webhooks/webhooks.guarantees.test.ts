@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { openPgSession } from '../../../test/support/pg-session.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhook-receiver.ts';
 import {
@@ -149,17 +149,17 @@ for (const dialect of DIALECTS) {
         const ids = (await deliveriesOf(t, endpoint.id)).map((item) => item.id).sort((a, b) => a - b);
         // Another transaction holds the last row, then asks for the first, which the replay (locking in
         // feed order) holds while it waits for the last: a deadlock, and the replay is the side aborted.
-        const other = new pg.Client({ connectionString: t.config.DATABASE_URL });
-        await other.connect();
+        const other = await openPgSession(t.config.DATABASE_URL);
+        const touch = 'update webhook_deliveries set attempts = attempts where id = $1';
         try {
           await other.query('begin');
-          await other.query('update webhook_deliveries set attempts = attempts where id = $1', [ids.at(-1)]);
+          await other.query(touch, [ids.at(-1)]);
           const replay = t.request('POST', `/api/webhooks/${endpoint.id}/replay`, {
             token: t.adminToken,
             body: { since },
           });
           await sleep(300);
-          await other.query('update webhook_deliveries set attempts = attempts where id = $1', [ids[0]]);
+          await other.query(touch, [ids[0]]);
           await other.query('commit');
           const answer = await replay;
           assert.equal(answer.status, 202, answer.text);
