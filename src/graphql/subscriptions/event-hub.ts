@@ -43,16 +43,17 @@ export function createEventHub(
   let stopping = false;
   let wake: AbortController | undefined;
 
+  // type -> the data field its subscribers filter on (one per type: postId, authorId, id)
+  const keys = new Map<string, string>();
+
+  /** The event's subscribers: those of any value, and those of the event's own value (two look-ups). */
   function deliver(item: FeedEvent): void {
     const byValue = index.get(item.event.type);
     if (!byValue) return;
-    for (const [value, subscribers] of byValue) {
-      if (value !== '') {
-        const key = [...subscribers][0]?.key;
-        if (key === undefined || String(item.event.data[key]) !== value) continue;
-      }
-      for (const subscriber of subscribers) subscriber.deliver(item);
-    }
+    const key = keys.get(item.event.type);
+    const matching = key === undefined ? undefined : byValue.get(String(item.event.data[key]));
+    for (const subscribers of [byValue.get(''), matching])
+      if (subscribers) for (const subscriber of subscribers) subscriber.deliver(item);
   }
 
   async function run(from: FeedPosition): Promise<FeedPosition> {
@@ -109,6 +110,7 @@ export function createEventHub(
         throw error;
       }
       const value = subscriber.value ?? '';
+      if (subscriber.value !== undefined) keys.set(subscriber.type, subscriber.key);
       let byValue = index.get(subscriber.type);
       if (!byValue) index.set(subscriber.type, (byValue = new Map()));
       let set = byValue.get(value);
