@@ -33,7 +33,12 @@ export function wsClient(t: { url: string }, token: string | undefined, onClose?
   });
 }
 
-export function subscribeWs(client: WsClient, query: string, variables?: Record<string, unknown>): Received {
+/** Subscribes through either library's client (both take the same sink) and collects what arrives. */
+function collect(
+  client: Pick<WsClient, 'subscribe'>,
+  query: string,
+  variables: Record<string, unknown> | undefined,
+): Received {
   const results: LiveResult[] = [];
   let stop = () => {};
   const ended = new Promise<unknown>((resolve) => {
@@ -49,6 +54,10 @@ export function subscribeWs(client: WsClient, query: string, variables?: Record<
   return { results, ended, stop: () => stop() };
 }
 
+export function subscribeWs(client: WsClient, query: string, variables?: Record<string, unknown>): Received {
+  return collect(client, query, variables);
+}
+
 /** A `graphql-sse` client (the library's own, distinct connections mode) with the token in Authorization. */
 export function subscribeSse(
   t: { url: string },
@@ -61,19 +70,7 @@ export function subscribeSse(
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
     retryAttempts: 0,
   });
-  const results: LiveResult[] = [];
-  let stop = () => {};
-  const ended = new Promise<unknown>((resolve) => {
-    stop = client.subscribe(
-      { query, variables },
-      {
-        next: (value) => void results.push(value as LiveResult),
-        error: (error) => resolve(error),
-        complete: () => resolve(undefined),
-      },
-    );
-  });
-  return { results, ended, stop: () => stop(), client };
+  return { ...collect(client, query, variables), client };
 }
 
 /** Waits until `check` holds, polling; fails with `what` after `ms`. */

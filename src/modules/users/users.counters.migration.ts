@@ -51,12 +51,17 @@ async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
     .execute(db);
 }
 
-/** Statement-level triggers with transition tables: a bulk insert (the seed) updates each counter once. */
+/**
+ * Statement-level triggers with transition tables: a bulk insert (the seed) updates each counter once.
+ * Rows are written in key order, so two statements that move users between the same counters (a role
+ * change each way) lock them in one order and never deadlock (as 0003-product-price-counts).
+ */
 async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
   const apply = (source: string) => `
     insert into user_counts as c (role, status, n)
       select role, status, sum(delta) from (${source}) as d
       group by role, status having sum(delta) <> 0
+      order by role, status
       on conflict (role, status) do update set n = c.n + excluded.n;`;
   const added = 'select role, status, 1 as delta from new_rows';
   const removed = 'select role, status, -1 as delta from old_rows';

@@ -51,8 +51,6 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   const lines = new Map<number, Line>();
   const sendingAll = new Set<Promise<void>>();
   const stopping = new AbortController();
-  let sending = 0;
-  let held = 0;
   let stopped = true;
   let claiming: Promise<void> | undefined;
   let again = false;
@@ -63,6 +61,10 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
     if (!line) lines.set(endpointId, (line = { sending: 0, waiting: [], answerMs: undefined }));
     return line;
   };
+  /** This process's requests in flight, and deliveries it holds (in flight and waiting), over every endpoint. */
+  const count = (of: (line: Line) => number) => [...lines.values()].reduce((sum, line) => sum + of(line), 0);
+  const sendingNow = () => count((line) => line.sending);
+  const heldNow = () => count((line) => line.sending + line.waiting.length);
   /** How many of an endpoint's deliveries this process holds at most (sending and waiting). */
   const depth = (line: Line | undefined) =>
     line?.answerMs !== undefined && line.answerMs < FAST_ANSWER_MS
@@ -70,7 +72,6 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       : options.perEndpoint;
 
   function send(claimed: ClaimedDelivery, line: Line): void {
-    sending += 1;
     line.sending += 1;
     const started = performance.now();
     const done = service
@@ -79,9 +80,7 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       .finally(() => {
         const took = performance.now() - started;
         line.answerMs = line.answerMs === undefined ? took : line.answerMs + ANSWER_WEIGHT * (took - line.answerMs);
-        sending -= 1;
         line.sending -= 1;
-        held -= 1;
         sendingAll.delete(done);
         pump();
         // Claims again once half of what this endpoint may hold is used up, not after every answer.
@@ -93,6 +92,7 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   /** Starts the waiting deliveries that have a free slot (of their endpoint and of the process). */
   function pump(): void {
     const expired: ClaimedDelivery[] = [];
+    let sending = sendingNow();
     for (const line of lines.values()) {
       while (
         !stopped &&
@@ -101,11 +101,10 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
         sending < options.concurrency
       ) {
         const next = line.waiting.shift()!;
-        if (service.sendable(next)) send(next, line);
-        else {
-          held -= 1;
-          expired.push(next);
-        }
+        if (service.sendable(next)) {
+          send(next, line);
+          sending += 1;
+        } else expired.push(next);
       }
     }
     for (const [endpointId, line] of lines)
@@ -124,13 +123,12 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   async function claimWhileRoom(): Promise<void> {
     do {
       again = false;
-      const free = options.concurrency * CLAIM_AHEAD - held;
+      const free = options.concurrency * CLAIM_AHEAD - heldNow();
       if (stopped || free <= 0) return;
       const room = new Map(
         [...lines].map(([endpointId, line]) => [endpointId, depth(line) - line.sending - line.waiting.length]),
       );
       const claimed = await service.claim(id, free, room, options.perEndpoint);
-      held += claimed.length;
       const filled = new Set<number>();
       for (const item of claimed) {
         const line = lineOf(item.endpoint.id);
@@ -182,7 +180,6 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       // for another instance to send at once.
       stopping.abort();
       const waiting = [...lines.values()].flatMap((line) => line.waiting.splice(0));
-      held -= waiting.length;
       if (waiting.length > 0) giveBack(waiting);
       await Promise.all([...sendingAll]);
       await service.flushSuccesses();

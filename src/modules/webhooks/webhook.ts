@@ -126,7 +126,3 @@ export function subscribedAt(row: WebhookEndpointRow): (type: string, atMs: numb
     return state.enabled && matchesFilter(type, state.filter);
   };
 }
-
-export function isSubscribed(events: readonly string[], type: string): boolean {
-  return matchesFilter(type, subscriptionFilter(events));
-}
