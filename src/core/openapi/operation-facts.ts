@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { Access, OperationDocs } from '../http/fastify-types.ts';
+import { VERSIONS_KEYWORD } from '../http/versioning.ts';
 
 /** What the OpenAPI post-processing needs to know about a route beyond its schema. */
 export interface OperationFacts {
@@ -62,6 +63,18 @@ export function createTransform(facts: Map<string, OperationFacts>) {
       docs: route.config?.openapi ?? {},
     });
     const security = access === 'public' ? [] : [{ bearerAuth: [] }];
-    return { schema: { ...given, operationId, security }, url };
+    const querystring = versionedQuery(given.querystring, url);
+    return { schema: { ...given, ...(querystring ? { querystring } : {}), operationId, security }, url };
   };
+}
+
+/**
+ * A query schema that differs by version (`Versioned`: products name `created_at[gte]` in v1 and
+ * `createdAt[gte]` in v2) as the version of `url` takes it: its parameters become the operation's
+ * before the per-version document could pick the shape. Undefined for any other schema.
+ */
+function versionedQuery(querystring: unknown, url: string): unknown {
+  const shapes = (querystring as Record<string, Record<string, unknown>> | undefined)?.[VERSIONS_KEYWORD];
+  const version = /^\/api\/v(\d+)\//.exec(url)?.[1];
+  return shapes && version ? shapes[version] : undefined;
 }

@@ -4,7 +4,7 @@ import type { PageWindow } from '../pagination.ts';
 import { decodeCursor, encodeCursor, type KeyKind } from './list-cursor.ts';
 import { COUNT_EXACT_LIMIT, type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
 import type { ListQuery } from './list-query-parse.ts';
-import { orderKeysOf, type ListStatements, type ListPlan } from './list-sql.ts';
+import { orderKeysOf, type ListStatements, type ListPlan, type OrderKey } from './list-sql.ts';
 
 /** One page of a queried list, before it is presented. */
 export interface QueriedPage<T> {
@@ -58,21 +58,31 @@ export async function readQueriedPage<Row>(
   ]);
   const items = rows.slice(0, window.limit);
   const hasNext = readsOneMore ? rows.length > window.limit : offset + window.limit < (total?.value ?? 0);
-  const last = items.at(-1) as Record<string, unknown> | undefined;
-  const nextCursor =
-    hasNext && last
-      ? encodeCursor(query.fingerprint, {
-          values: keys.map((key) => cursorValue(last[key.column])),
-          offset: offset + items.length,
-        })
-      : null;
   return {
     items,
     window: pageWindow,
     ...(total ? { total: total.value, ...(total.estimated ? { totalEstimated: true } : {}) } : {}),
     hasNext,
-    nextCursor,
+    nextCursor: hasNext ? nextCursorOf(query.fingerprint, keys, items, offset) : null,
   };
+}
+
+/**
+ * The cursor right after the last of `items` (read from `offset` in the order of `keys`), for a list
+ * that has more; null when the page is empty. For a module that reads a page its own way.
+ */
+export function nextCursorOf(
+  fingerprint: string,
+  keys: readonly OrderKey[],
+  items: readonly unknown[],
+  offset: number,
+): string | null {
+  const last = items.at(-1) as Record<string, unknown> | undefined;
+  if (!last) return null;
+  return encodeCursor(fingerprint, {
+    values: keys.map((key) => cursorValue(last[key.column])),
+    offset: offset + items.length,
+  });
 }
 
 /** A row's key value as the cursor keeps it (a boolean reads as 0/1 on SQLite, and is bound back so). */

@@ -226,6 +226,13 @@ export interface ListRequest extends SortRequest {
    * comments): equalities on those columns, part of the fingerprint like any filter.
    */
   scope?: Readonly<Record<string, FilterValue>>;
+  /**
+   * Conditions the module read from parameters of its own (the products' seed filters, `min_price`...),
+   * already typed: ANDed and fingerprinted like the grammar's.
+   */
+  conditions?: readonly Condition[];
+  /** The module's own reading of `sort`, when the list keeps a rule of the seed for it (products' whitelist). */
+  sortKeys?: readonly SortKey[];
 }
 
 /** A list's options as a transport hands them to a service: the page, sort, count, cursor and filter parameters. */
@@ -251,8 +258,10 @@ export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker
     operator: 'eq',
     value,
   }));
-  const conditions = [...scope, ...parseFilters(grammar, request.parameters, asker)];
-  const sort = parseSort(grammar, { ...request, sort: request.sort ?? grammar.defaultSort }, asker);
+  const conditions = [...scope, ...(request.conditions ?? []), ...parseFilters(grammar, request.parameters, asker)];
+  const sort = request.sortKeys
+    ? [...request.sortKeys]
+    : parseSort(grammar, { ...request, sort: request.sort ?? grammar.defaultSort }, asker);
   const idDirection = grammar.tieBreak === 'asc' ? 'asc' : (sort[0]?.direction ?? request.order ?? 'asc');
   return {
     conditions,

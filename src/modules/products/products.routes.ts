@@ -5,8 +5,9 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { Id } from '../../core/http/schemas.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
-import { paginationOf, parseFields } from '../../core/pagination.ts';
+import { parseFields } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
+import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Product } from './product.ts';
 import { parseProductSort } from './product-sort.ts';
 import {
@@ -24,6 +25,7 @@ import {
   ReplaceProductInput,
   UpdateProductInput,
 } from './products.schemas.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
 
 const ProductParams = Type.Object({ productId: Id });
@@ -60,6 +62,10 @@ function listOptionsOf(query: ListProductsQuery, version: ApiVersion): ListProdu
     inStock: query.in_stock === 'true',
     search: query.search,
     sort: parseProductSort(query.sort, version === 1 ? PRODUCT_SORTS : PRODUCT_SORTS_V2),
+    count: query.count,
+    cursor: query.cursor,
+    parameters: query,
+    grammar: version === 1 ? PRODUCT_QUERY_V1 : PRODUCT_QUERY_V2,
   };
 }
 
@@ -83,7 +89,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       const page = await products.listProducts(request.principal, listOptionsOf(request.query, version));
       return {
         data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields, version)),
-        pagination: paginationOf(page),
+        pagination: queriedPaginationOf(page),
       };
     },
   );

@@ -1,8 +1,11 @@
 import { Type, type Static, type TString } from 'typebox';
-import { Link, Nullable, OffsetQuery, PageOf, PageQuery, Named } from '../../core/http/schemas.ts';
+import { Link, Nullable, OffsetQuery, PageQuery, Named } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
+import { queriedPageOf } from '../../core/querying/list-page.ts';
+import { CountAndCursorParameters, filterParameters } from '../../core/querying/list-query-schema.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { MAX_PRICE } from './money.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2, type ProductQuery } from './products.query.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so does the service. */
 export const ProductName = Type.String({
@@ -57,23 +60,32 @@ export const UpdateProductInput = Type.Object(
 );
 export type UpdateProductInput = Static<typeof UpdateProductInput>;
 
-export const ListProductsQuery = Type.Object({
-  ...PageQuery,
-  offset: OffsetQuery,
-  category: Type.Optional(Type.String({ description: 'Equality filter' })),
-  min_price: Type.Optional(Type.Number({ description: 'Price greater than or equal to the value' })),
-  max_price: Type.Optional(Type.Number({ description: 'Price less than or equal to the value' })),
-  in_stock: Type.Optional(Type.String({ description: 'Only the value `true` has an effect: stock > 0' })),
-  search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the name, matched literally' })),
-  sort: Type.Optional(
-    Type.String({
-      description:
-        'Comma-separated: price, -price, name, -name, created_at (v1) or createdAt, -createdAt (v2); any other value gives ascending id',
-      examples: ['-price,name'],
-    }),
-  ),
-  fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
-});
+/** The list's query parameters in a version: the seed's, then `count`, `cursor` and the grammar's filters. */
+const listProductsQueryOf = (grammar: ProductQuery, sorts: string) =>
+  Type.Object({
+    ...PageQuery,
+    offset: OffsetQuery,
+    category: Type.Optional(Type.String({ description: 'Equality filter' })),
+    min_price: Type.Optional(Type.Number({ description: 'Price greater than or equal to the value' })),
+    max_price: Type.Optional(Type.Number({ description: 'Price less than or equal to the value' })),
+    in_stock: Type.Optional(Type.String({ description: 'Only the value `true` has an effect: stock > 0' })),
+    search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the name, matched literally' })),
+    sort: Type.Optional(
+      Type.String({
+        description: `Comma-separated: ${sorts}; a leading \`-\` is descending; ties break by ascending id; any other value gives ascending id`,
+        examples: ['-price,name'],
+      }),
+    ),
+    fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
+    ...CountAndCursorParameters,
+    ...filterParameters(grammar),
+  });
+
+/** v1 filters by `created_at[...]` and sorts by `created_at`; v2 says `createdAt` (DECISIONS §7). */
+export const ListProductsQuery = Versioned(
+  listProductsQueryOf(PRODUCT_QUERY_V1, 'price, -price, name, -name, created_at'),
+  listProductsQueryOf(PRODUCT_QUERY_V2, 'price, -price, name, -name, createdAt, -createdAt'),
+);
 export type ListProductsQuery = Static<typeof ListProductsQuery>;
 
 const productViewOf = <K extends string>(createdKey: K) =>
@@ -108,7 +120,7 @@ export const DeletedProduct = Named(
 );
 
 /** List items may be cut down by `fields`, so every property is optional there. */
-export const ProductList = PageOf(
+export const ProductList = queriedPageOf(
   Versioned(
     Named('ProductFields', Type.Partial(ProductViewV1, { additionalProperties: false })),
     Named('ProductFields', Type.Partial(ProductViewV2, { additionalProperties: false })),

@@ -1,28 +1,32 @@
 import { requireAdmin } from '../../core/access/guards.ts';
-import type { Principal } from '../../core/access/principal.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
+import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { parseListQuery } from '../../core/querying/list-query-parse.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
-import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, upperBoundCents } from './money.ts';
+import { centsOf, hasAtMostTwoDecimals } from './money.ts';
 import { toProduct, type Product, type ProductSort } from './product.ts';
-import { listProductsPage } from './products.list.repository.ts';
+import { readProductPage } from './products.page.repository.ts';
+import { PRODUCT_QUERY_V1, seedConditionsOf, sortKeysOf, type ProductQuery, type SeedProductFilters } from './products.query.ts';
 import * as repo from './products.repository.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRowUpdate } from './products.table.ts';
 
-export interface ListProductsOptions extends PageRequest {
-  category?: string | undefined;
-  /** Inclusive bounds in currency units, compared exactly in cents. */
-  minPrice?: number | undefined;
-  maxPrice?: number | undefined;
-  inStock?: boolean | undefined;
-  search?: string | undefined;
+export interface ListProductsOptions extends PageRequest, SeedProductFilters {
+  /** The seed's sort, already read against the version's whitelist (product-sort.ts). */
   sort?: readonly ProductSort[] | undefined;
+  count?: string | undefined;
+  cursor?: string | undefined;
+  /** The query parameters: the grammar's filters (`price[gte]=10`, `stock=0`...) are read from them. */
+  parameters?: Readonly<Record<string, unknown>> | undefined;
+  /** The version's grammar (products.query.ts): v1's when absent. */
+  grammar?: ProductQuery | undefined;
 }
 
 export const PRODUCT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
@@ -79,18 +83,25 @@ export function createProductsService(db: Db, events: EventRecorder<ProductEvent
   }
 
   return {
-    /** Public: anyone may read the catalogue. */
-    async listProducts(_actor: Principal | null, options: ListProductsOptions): Promise<Page<Product>> {
-      const window = pageWindow(options, PRODUCT_PAGE_RULES);
-      const filter = {
-        category: options.category,
-        minPriceCents: options.minPrice === undefined ? undefined : lowerBoundCents(options.minPrice),
-        maxPriceCents: options.maxPrice === undefined ? undefined : upperBoundCents(options.maxPrice),
-        inStock: options.inStock,
-        search: options.search,
+    /**
+     * Public: anyone may read the catalogue. A page of products by the list's grammar
+     * (products.query.ts): the seed's filters with their meaning, the grammar's `field[op]` filters,
+     * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
+     * read with the other seed filters, not as the grammar's equality.
+     */
+    async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<QueriedPage<Product>> {
+      const grammar = options.grammar ?? PRODUCT_QUERY_V1;
+      const { category: _seedCategory, ...parameters } = options.parameters ?? {};
+      const request = {
+        count: options.count,
+        cursor: options.cursor,
+        parameters,
+        conditions: seedConditionsOf(options),
+        sortKeys: sortKeysOf(options.sort ?? []),
       };
-      const { rows, total } = await listProductsPage(db, { ...filter, sort: options.sort ?? [], ...window });
-      return { items: rows.map(toProduct), total, window };
+      const query = parseListQuery(grammar, request, { admin: isAdmin(actor) });
+      const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
+      return { ...page, items: page.items.map(toProduct) };
     },
 
     async getProduct(_actor: Principal | null, id: number): Promise<Product> {
