@@ -1230,7 +1230,7 @@ export interface components {
         };
         ProductPage: {
             data: components["schemas"]["ProductFields"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         Product: {
             id: number;
@@ -10620,12 +10620,88 @@ export interface operations {
                 /** @description Case-insensitive substring of the name, matched literally */
                 search?: string;
                 /**
-                 * @description Comma-separated: price, -price, name, -name, created_at (v1) or createdAt, -createdAt (v2); any other value gives ascending id
+                 * @description Comma-separated: price, -price, name, -name, createdAt, -createdAt; a leading `-` is descending; ties break by ascending id; any other value gives ascending id
                  * @example -price,name
                  */
                 sort?: string;
                 /** @description Comma-separated field names; id is always included */
                 fields?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description price equal to the value */
+                price?: number;
+                /** @description price equal to the value */
+                "price[eq]"?: number;
+                /** @description price not equal to the value */
+                "price[ne]"?: number;
+                /** @description price greater than the value */
+                "price[gt]"?: number;
+                /** @description price greater than or equal to the value */
+                "price[gte]"?: number;
+                /** @description price less than the value */
+                "price[lt]"?: number;
+                /** @description price less than or equal to the value */
+                "price[lte]"?: number;
+                /** @description price one of (comma list) the value */
+                "price[in]"?: string;
+                /** @description stock equal to the value */
+                stock?: number;
+                /** @description stock equal to the value */
+                "stock[eq]"?: number;
+                /** @description stock not equal to the value */
+                "stock[ne]"?: number;
+                /** @description stock greater than the value */
+                "stock[gt]"?: number;
+                /** @description stock greater than or equal to the value */
+                "stock[gte]"?: number;
+                /** @description stock less than the value */
+                "stock[lt]"?: number;
+                /** @description stock less than or equal to the value */
+                "stock[lte]"?: number;
+                /** @description stock one of (comma list) the value */
+                "stock[in]"?: string;
+                /** @description name equal to the value */
+                name?: string;
+                /** @description name equal to the value */
+                "name[eq]"?: string;
+                /** @description name not equal to the value */
+                "name[ne]"?: string;
+                /** @description name greater than the value */
+                "name[gt]"?: string;
+                /** @description name greater than or equal to the value */
+                "name[gte]"?: string;
+                /** @description name less than the value */
+                "name[lt]"?: string;
+                /** @description name less than or equal to the value */
+                "name[lte]"?: string;
+                /** @description name one of (comma list) the value */
+                "name[in]"?: string;
+                /** @description name containing, case-insensitively, the value */
+                "name[contains]"?: string;
+                /** @description category equal to the value */
+                "category[eq]"?: string;
+                /** @description category not equal to the value */
+                "category[ne]"?: string;
+                /** @description category one of (comma list) the value */
+                "category[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -10658,8 +10734,8 @@ export interface operations {
                      *           "stock": 18,
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
-                     *           "createdAt": "2026-11-19T03:35:03.645Z",
-                     *           "updatedAt": "2026-11-19T03:35:03.645Z",
+                     *           "createdAt": "2026-11-20T21:22:46.715Z",
+                     *           "updatedAt": "2026-11-20T21:22:46.715Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -10674,8 +10750,8 @@ export interface operations {
                      *           "stock": 0,
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
-                     *           "createdAt": "2026-11-19T03:45:03.645Z",
-                     *           "updatedAt": "2026-11-19T03:45:03.645Z",
+                     *           "createdAt": "2026-11-20T21:32:46.715Z",
+                     *           "updatedAt": "2026-11-20T21:32:46.715Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -10686,10 +10762,11 @@ export interface operations {
                      *       "pagination": {
                      *         "page": 1,
                      *         "limit": 2,
-                     *         "total": 3,
-                     *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": "eyJmIjoiek54UUh3Vnhqd21LNTN0VSIsInYiOls0NDk5LDddLCJvIjoyfQ",
+                     *         "total": 3,
+                     *         "totalPages": 2
                      *       }
                      *     }
                      */

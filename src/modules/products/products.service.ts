@@ -13,7 +13,13 @@ import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { centsOf, hasAtMostTwoDecimals } from './money.ts';
 import { toProduct, type Product, type ProductSort } from './product.ts';
 import { readProductPage } from './products.page.repository.ts';
-import { PRODUCT_QUERY_V1, seedConditionsOf, sortKeysOf, type ProductQuery, type SeedProductFilters } from './products.query.ts';
+import {
+  PRODUCT_QUERY_V1,
+  seedConditionsOf,
+  sortKeysOf,
+  type ProductQuery,
+  type SeedProductFilters,
+} from './products.query.ts';
 import * as repo from './products.repository.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRowUpdate } from './products.table.ts';
@@ -91,7 +97,7 @@ export function createProductsService(db: Db, events: EventRecorder<ProductEvent
      */
     async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<QueriedPage<Product>> {
       const grammar = options.grammar ?? PRODUCT_QUERY_V1;
-      const { category: _seedCategory, ...parameters } = options.parameters ?? {};
+      const parameters = { ...options.parameters, category: undefined };
       const request = {
         count: options.count,
         cursor: options.cursor,
