@@ -4,15 +4,17 @@
  * (median of 20 after 5 warm-ups, an admin token) and prints a Markdown table for bench/RESULTS.md.
  *
  *   npm run bench:scale -- [--dialect postgres|sqlite] [--users 1000000] [--posts-per-user 0]
- *                          [--comments-per-post 0] [--orders 0]
+ *                          [--comments-per-post 0] [--orders 0] [--products 0]
  *
  * The defaults seed users only (the lists of this benchmark); pass the issue's full figures
- * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000`) to time comments and orders as well.
+ * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000 --products 1000000`) to time comments,
+ * orders and products as well (bench/queries-scale-products.ts).
  */
 import { parseArgs } from 'node:util';
 import { serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, type Dialect } from './suite/databases.ts';
 import { runCli } from './suite/processes.ts';
+import { productRequests } from './queries-scale-products.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     'posts-per-user': { type: 'string', default: '0' },
     'comments-per-post': { type: 'string', default: '0' },
     orders: { type: 'string', default: '0' },
+    products: { type: 'string', default: '0' },
     runs: { type: 'string', default: '20' },
   },
 });
@@ -41,7 +44,7 @@ try {
       '--comments-per-post',
       values['comments-per-post'],
       '--products',
-      '0',
+      values.products,
       '--orders',
       values.orders,
     ],
@@ -102,6 +105,8 @@ try {
       ['role[in]=admin,user&sort=-age, count=none', '/api/users?role[in]=admin,user&sort=-age&count=none'],
       ['age[gte]=30 with the exact count (rows counted)', '/api/users?age[gte]=30'],
     ];
+    const products = Number(values.products);
+    if (products > 0) requests.push(...(await productRequests(get, products)));
     console.log(`| request (${dialect}, ${USERS.toLocaleString('en')} users) | median ms |`);
     console.log('|---|---|');
     for (const [label, path] of requests) console.log(`| ${label} | ${(await time(path)).toFixed(1)} |`);
