@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../../src/core/db/database.ts';
+import { createNamedStatements } from '../../src/core/db/pg-named-statements.ts';
 
 /** A node of PostgreSQL's `explain (analyze, format json)`. */
 export interface PlanNode {
@@ -39,4 +40,20 @@ export async function explainGenericPlan(
       await sql`reset plan_cache_mode`.execute(session);
     }
   });
+}
+
+/**
+ * The plan the service gets: statements with a `like` pattern or an `in` list run unnamed
+ * (pg-named-statements.ts), so PostgreSQL plans them for their values each time; the others run
+ * named, on the generic plan after five runs.
+ */
+export async function explainAsRun(
+  db: Db,
+  statement: { sql: string; parameters: readonly unknown[] },
+): Promise<PlanNode> {
+  if (createNamedStatements().nameOf(statement.sql) !== undefined) return explainGenericPlan(db, statement);
+  const explained = await db.executeQuery(
+    CompiledQuery.raw(`explain (analyze, format json) ${statement.sql}`, [...statement.parameters]),
+  );
+  return (explained.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;
 }

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
-import { observeQueries, type Db } from '../../core/db/database.ts';
-import { createNamedStatements } from '../../core/db/pg-named-statements.ts';
+import { sql } from 'kysely';
+import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { explainGenericPlan, type PlanNode } from '../../../test/support/generic-plan.ts';
+import { explainAsRun, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /**
@@ -20,19 +19,6 @@ function scansOfUsers(node: PlanNode): PlanNode[] {
   const own = node['Node Type'].includes('Scan') && node['Relation Name'] === 'users' ? [node] : [];
   return [...own, ...(node.Plans ?? []).flatMap(scansOfUsers)];
 }
-/**
- * The plan the service gets: statements with a `like` pattern or an `in` list run unnamed
- * (pg-named-statements.ts), so PostgreSQL plans them for their values each time; the others run
- * named, on the generic plan after five runs.
- */
-async function explainAsRun(db: Db, statement: { sql: string; parameters: readonly unknown[] }): Promise<PlanNode> {
-  if (createNamedStatements().nameOf(statement.sql) !== undefined) return explainGenericPlan(db, statement);
-  const explained = await db.executeQuery(
-    CompiledQuery.raw(`explain (analyze, format json) ${statement.sql}`, [...statement.parameters]),
-  );
-  return (explained.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;
-}
-
 const rowsRead = (scan: PlanNode) =>
   (scan['Actual Rows'] + (scan['Rows Removed by Filter'] ?? 0)) * scan['Actual Loops'];
 
