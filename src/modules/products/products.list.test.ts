@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { insertCatalogue, type CatalogueEntry } from '../../../test/support/products.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /** A small catalogue with known prices at cent boundaries, ties, and names full of LIKE wildcards. */
-const CATALOGUE: [name: string, category: string, cents: number, stock: number][] = [
+const CATALOGUE: CatalogueEntry[] = [
   ['Alpha Hammer', 'tools', 1000, 5],
   ['beta saw', 'tools', 1999, 0],
   ['Gamma Drill', 'tools', 1999, 3],
@@ -45,37 +46,10 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await startTestServer(dialect);
-      const start = Date.UTC(2026, 0, 1);
-      // Inserted so that created_at order differs from id order (the 3rd newest first, etc.).
-      const inserted = await t.server.db
-        .insertInto('products')
-        .values(
-          CATALOGUE.map(([name, category, cents, stock], i) => {
-            const at = new Date(start + ((i * 7) % 10) * 60_000).toISOString();
-            return {
-              name,
-              category,
-              price_cents: cents,
-              stock,
-              image: null,
-              description: null,
-              created_at: at,
-              updated_at: at,
-            };
-          }),
-        )
-        .returning(['id', 'created_at'])
-        .execute();
+      // Created in an order unlike the ids' (the 3rd newest first, etc.).
+      const inserted = await insertCatalogue(t.server.db, CATALOGUE);
       all = inserted.map((r) => r.id);
-      rows = CATALOGUE.map(([name, category, cents, stock], i) => ({
-        id: all[i]!,
-        name,
-        category,
-        cents,
-        price: cents / 100,
-        stock,
-        created_at: inserted[i]!.created_at,
-      }));
+      rows = inserted.map(({ createdAt, ...row }) => ({ ...row, price: row.cents / 100, created_at: createdAt }));
     });
     after(() => t?.close());
 

@@ -5,10 +5,11 @@ import createClient from 'openapi-fetch';
 import { generateOpenApiDocuments } from '../../contract-documents.ts';
 import type { paths } from '../../../test/client/api-v2.generated.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { insertCatalogue, type CatalogueEntry, type CatalogueRow } from '../../../test/support/products.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /** Names with LIKE wildcards and mixed case, prices at cent boundaries and ties, stock at zero and above. */
-const CATALOGUE: [name: string, category: string, cents: number, stock: number][] = [
+const CATALOGUE: CatalogueEntry[] = [
   ['Steel Hammer', 'tools', 1000, 5],
   ['steel saw', 'tools', 1999, 0],
   ['Gamma Drill', 'tools', 1999, 3],
@@ -22,14 +23,7 @@ const CATALOGUE: [name: string, category: string, cents: number, stock: number][
   ['Yo-yo', 'toys', 1999, 7],
 ];
 
-interface Row {
-  id: number;
-  name: string;
-  category: string;
-  cents: number;
-  stock: number;
-  createdAt: string;
-}
+type Row = CatalogueRow;
 
 type Page = { data: Record<string, unknown>[]; pagination: Record<string, unknown> };
 
@@ -59,26 +53,8 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await startTestServer(dialect);
-      const start = Date.UTC(2026, 0, 1);
-      const inserted = await t.server.db
-        .insertInto('products')
-        .values(
-          CATALOGUE.map(([name, category, cents, stock], i) => {
-            // Creation order differs from id order; two products share a creation time.
-            const at = new Date(start + ((i * 7) % 10) * 60_000).toISOString();
-            return { name, category, price_cents: cents, stock, created_at: at, updated_at: at };
-          }),
-        )
-        .returning(['id', 'created_at'])
-        .execute();
-      rows = CATALOGUE.map(([name, category, cents, stock], i) => ({
-        id: inserted[i]!.id,
-        name,
-        category,
-        cents,
-        stock,
-        createdAt: inserted[i]!.created_at,
-      }));
+      // Created in an order unlike the ids'; the 1st and the 11th at the same time.
+      rows = await insertCatalogue(t.server.db, CATALOGUE);
     });
     after(() => t?.close());
 
