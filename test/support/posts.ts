@@ -10,7 +10,6 @@ export interface ListedPost {
   authorId: number;
   createdAt: string;
 }
-type Feed = { data: ListedPost[]; nextCursor: string | null; pagination?: Record<string, unknown> };
 
 /** Titles start with a capital and differ early, so every collation orders them as JavaScript does. */
 export const POSTS: [title: string, content: string][] = [

@@ -6,6 +6,9 @@ import { seedPosts, type ListedPost } from '../../../test/support/posts.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { encodePostCursor } from './post-cursor.ts';
 
+/** `GET /posts`: the seed's cursor list, with `pagination` when `count` is sent. */
+type Feed = { data: ListedPost[]; nextCursor: string | null; pagination?: Record<string, unknown> };
+
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** DECISIONS §12 on `GET /api/posts`: filters, sorts, count and cursors beside the seed's cursor list. */
