@@ -64,8 +64,10 @@ describe('posts list plans (postgres)', { skip: postgres.skip }, () => {
       `authorId=${first + 7}`,
       `authorId[in]=${first + 3},${first + 9}`,
       'title=Title%20x',
-      'title[contains]=abcd',
-      'search=abcd',
+      // Six characters: with four, a sampled title holding them now and then made the planner expect one
+      // match in a hundred and walk the ids instead (a 41,000-entry read, in one run of several).
+      'title[contains]=abcdef',
+      'search=abcdef',
       'createdAt[gte]=2000-01-01T00:00:00Z',
       'id[in]=5,7,11',
     ]) {
