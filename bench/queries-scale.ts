@@ -138,8 +138,8 @@ async function postRequests(
       'GET /api/posts?sort=-createdAt, 20,000 posts deep by cursor',
       `/api/posts?sort=-createdAt&cursor=${await deepCursor('sort=-createdAt')}`,
     ],
-    ['GET /api/posts?title[contains]=lorem&count=estimated', '/api/posts?title[contains]=lorem&count=estimated'],
-    ['GET /api/posts?search=lorem', '/api/posts?search=lorem'],
+    ['GET /api/posts?title[contains]=schema&count=estimated', '/api/posts?title[contains]=schema&count=estimated'],
+    ['GET /api/posts?search=latency', '/api/posts?search=latency'],
     [
       'GET /api/posts?createdAt[gte]=2026-06-01T00:00:00Z&sort=createdAt',
       '/api/posts?createdAt[gte]=2026-06-01T00:00:00Z&sort=createdAt',
