@@ -20,6 +20,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     'log-level': { type: 'string', default: 'info' },
+    /** A directory for V8 CPU profiles of both (DIR/a, DIR/b), written when they stop: bench/profile-summary.ts reads them. */
+    profile: { type: 'string' },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -36,9 +38,11 @@ try {
   seedStandardData(database.url, resolve(values.base));
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
   const logLevel = values['log-level'];
+  const profiled = (side: string) =>
+    values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, side)}` } : undefined;
   const servers = {
-    A: await startService(resolve(values.base), 'a', database.url, { logLevel }),
-    B: await startService('.', 'b', database.url, { logLevel }),
+    A: await startService(resolve(values.base), 'a', database.url, { logLevel, extra: profiled('a') }),
+    B: await startService('.', 'b', database.url, { logLevel, extra: profiled('b') }),
   };
   try {
     for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {

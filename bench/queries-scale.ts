@@ -7,8 +7,9 @@
  *                          [--comments-per-post 0] [--orders 0] [--products 0]
  *
  * The defaults seed users only (the lists of this benchmark); pass the issue's full figures
- * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000 --products 1000000`) to time comments,
- * orders and products as well (bench/queries-scale-products.ts).
+ * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000 --products 1000000`) to seed comments,
+ * orders and products as well; with posts, the posts lists are timed too (postRequests), and with
+ * products the products list (bench/queries-scale-products.ts).
  */
 import { parseArgs } from 'node:util';
 import { serviceEnv, startService } from './suite/alternate.ts';
@@ -104,6 +105,7 @@ try {
       ],
       ['role[in]=admin,user&sort=-age, count=none', '/api/users?role[in]=admin,user&sort=-age&count=none'],
       ['age[gte]=30 with the exact count (rows counted)', '/api/users?age[gte]=30'],
+      ...(Number(values['posts-per-user']) > 0 ? await postRequests(get, USERS) : []),
     ];
     const products = Number(values.products);
     if (products > 0) requests.push(...(await productRequests(get, products)));
@@ -115,4 +117,37 @@ try {
   }
 } finally {
   await database.drop();
+}
+
+/** The posts lists' requests (docs/QUERYING.md): a filter, a sort, `search`, a deep page by cursor, the totals. */
+async function postRequests(
+  get: (path: string) => Promise<{ nextCursor?: string | null; pagination?: { nextCursor?: string | null } }>,
+  users: number,
+): Promise<[string, string][]> {
+  const author = Math.ceil(users / 2);
+  /** A cursor 200 pages of 100 deep into GET /posts in `query`'s order, reached by key. */
+  const deepCursor = async (query: string) => {
+    let body = await get(`/api/posts?limit=100&${query}`);
+    for (let page = 1; page < 200 && body.nextCursor; page += 1) {
+      body = await get(`/api/posts?limit=100&${query}&cursor=${encodeURIComponent(body.nextCursor)}`);
+    }
+    return encodeURIComponent(body.nextCursor!);
+  };
+  return [
+    ["GET /api/posts, first page (the seed's cursor list)", '/api/posts'],
+    ['GET /api/posts?count=exact (counters)', '/api/posts?count=exact'],
+    [`GET /api/posts?authorId=${author}&count=exact (counters)`, `/api/posts?authorId=${author}&count=exact`],
+    [`GET /api/users/${author}/posts?sort=title`, `/api/users/${author}/posts?sort=title`],
+    ['GET /api/posts?sort=title', '/api/posts?sort=title'],
+    [
+      'GET /api/posts?sort=-createdAt, 20,000 posts deep by cursor',
+      `/api/posts?sort=-createdAt&cursor=${await deepCursor('sort=-createdAt')}`,
+    ],
+    ['GET /api/posts?title[contains]=schema&count=estimated', '/api/posts?title[contains]=schema&count=estimated'],
+    ['GET /api/posts?search=latency', '/api/posts?search=latency'],
+    [
+      'GET /api/posts?createdAt[gte]=2026-06-01T00:00:00Z&sort=createdAt',
+      '/api/posts?createdAt[gte]=2026-06-01T00:00:00Z&sort=createdAt',
+    ],
+  ];
 }

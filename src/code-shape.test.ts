@@ -25,7 +25,9 @@ const rel = (path: string) => relative(SRC, path);
 
 describe('the shape of the runtime code under src/', () => {
   it(`has no file over ${MAX_LINES} lines`, () => {
+    // A generated file (GraphQL's argument types, one per input of the schema) grows with the schema, not by hand.
     const long = runtimeFiles
+      .filter((path) => !path.endsWith('.generated.ts'))
       .map((path) => [rel(path), readFileSync(path, 'utf8').split('\n').length] as const)
       .filter(([, lines]) => lines > MAX_LINES);
     assert.deepEqual(long, []);

@@ -43,7 +43,9 @@ const fixedCosts = new WeakMap<OperationDefinitionNode, OperationCost>();
  *   cost(field)         = 0 for a scalar field
  *                       = n × (1 + cost(its selection set)) for an object or list field,
  *                         n = 1 for an object, n = the field's effective `limit` for a list
- *                         (the argument or variable, else the schema default, clamped to 1..100).
+ *                         (the argument or variable, else the schema default, clamped to 1..100);
+ *                         a list without a `limit` of its own (a connection's `nodes`) takes its
+ *                         connection field's, else 100.
  * So `{ users(limit: 10) { posts { comments { author { name } } } } }` costs
  * 10 × (1 + 20 × (1 + 20 × (1 + 1))) = 8,210. Introspection fields cost nothing.
  * Each fragment's cost is computed once and reused at every spread (its type condition fixes its
@@ -106,7 +108,8 @@ function computeCost(
     return cost;
   }
 
-  function costOf(set: SelectionSetNode, type: GraphQLNamedType): number {
+  /** `page`: the `limit` of the connection field whose selection this is (its `nodes` hold that many). */
+  function costOf(set: SelectionSetNode, type: GraphQLNamedType, page?: number): number {
     let total = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
@@ -115,11 +118,17 @@ function computeCost(
         if (!definition || !selection.selectionSet) continue;
         const fieldType = getNamedType(definition.type);
         if (!isCompositeType(fieldType)) continue;
-        const n = getNullableType(definition.type) instanceof GraphQLList ? limitOf(selection, definition) : 1;
-        total += n * (1 + costOf(selection.selectionSet, fieldType));
+        const paged = definition.args.some((a) => a.name === 'limit');
+        if (getNullableType(definition.type) instanceof GraphQLList) {
+          const n = paged ? limitOf(selection, definition) : (page ?? MAX_LIST_LIMIT);
+          total += n * (1 + costOf(selection.selectionSet, fieldType));
+        } else {
+          // A connection (`usersConnection(limit: 10) { nodes { ... } }`): one object, its nodes `limit` many.
+          total += 1 + costOf(selection.selectionSet, fieldType, paged ? limitOf(selection, definition) : undefined);
+        }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const narrowed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        total += costOf(selection.selectionSet, narrowed ?? type);
+        total += costOf(selection.selectionSet, narrowed ?? type, page);
       } else {
         total += fragmentCost(selection.name.value, type);
       }

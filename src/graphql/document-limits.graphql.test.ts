@@ -120,7 +120,7 @@ for (const dialect of DIALECTS) {
       assert.match(page.text, /graphiql/i);
     });
 
-    it('declares exactly the seed schema plus limit/offset, Comment.post and the users filter and orderBy', async () => {
+    it('declares exactly the seed schema plus limit/offset, Comment.post and the lists’ filters, orders and connections', async () => {
       const res = await gql(
         t,
         '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } c: __type(name: "Comment") { fields { name } } }',
@@ -134,8 +134,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(queries, {
         user: ['id'],
         users: ['limit', 'offset', 'filter', 'orderBy'], // filter and orderBy: DECISIONS §12
+        usersConnection: ['limit', 'after', 'filter', 'orderBy'], // DECISIONS §12's cursor (docs/QUERYING.md)
         post: ['id'],
-        posts: ['authorId', 'limit', 'offset'],
+        posts: ['authorId', 'limit', 'offset', 'filter', 'orderBy'],
+        postsConnection: ['authorId', 'limit', 'after', 'filter', 'orderBy'],
       });
       assert.deepEqual(
         res.body.data.__schema.mutationType.fields.map((f: { name: string }) => f.name),

@@ -1,3 +1,4 @@
+import { PAGE_INFO_TYPE_DEFS } from '../core/querying/list-graphql.ts';
 import { modules } from '../modules/index.ts';
 import { subscriptionTypeDefs } from './subscriptions/subscription-fields.ts';
 
@@ -20,5 +21,6 @@ export const rootTypeDefs = /* GraphQL */ `
 export const typeDefs = [
   ...modules.flatMap((module) => (module.graphql ? [module.graphql.typeDefs] : [])),
   rootTypeDefs,
+  PAGE_INFO_TYPE_DEFS,
   subscriptionTypeDefs,
 ].join('');

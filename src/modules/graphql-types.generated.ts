@@ -119,6 +119,13 @@ export type UserOrder =
   | 'CREATED_AT_ASC'
   | 'CREATED_AT_DESC';
 
+/** One page of User nodes and where the next page starts. */
+export type UserConnection = {
+  __typename?: 'UserConnection';
+  nodes: Array<User>;
+  pageInfo: PageInfo;
+};
+
 /** A registered user. */
 export type User = {
   __typename?: 'User';
@@ -147,6 +154,79 @@ export type UpdateUserInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
   age?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Conditions on id, combined with AND. */
+export type PostIdFilter = {
+  eq?: InputMaybe<Scalars['Int']['input']>;
+  ne?: InputMaybe<Scalars['Int']['input']>;
+  gt?: InputMaybe<Scalars['Int']['input']>;
+  gte?: InputMaybe<Scalars['Int']['input']>;
+  lt?: InputMaybe<Scalars['Int']['input']>;
+  lte?: InputMaybe<Scalars['Int']['input']>;
+  in?: InputMaybe<Array<Scalars['Int']['input']>>;
+};
+
+/** Conditions on authorId, combined with AND. */
+export type PostAuthorIdFilter = {
+  eq?: InputMaybe<Scalars['Int']['input']>;
+  ne?: InputMaybe<Scalars['Int']['input']>;
+  in?: InputMaybe<Array<Scalars['Int']['input']>>;
+};
+
+/** Conditions on title, combined with AND. */
+export type PostTitleFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  gt?: InputMaybe<Scalars['String']['input']>;
+  gte?: InputMaybe<Scalars['String']['input']>;
+  lt?: InputMaybe<Scalars['String']['input']>;
+  lte?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+  contains?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Conditions on createdAt (ISO 8601 with a zone), combined with AND. */
+export type PostCreatedAtFilter = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  ne?: InputMaybe<Scalars['String']['input']>;
+  gt?: InputMaybe<Scalars['String']['input']>;
+  gte?: InputMaybe<Scalars['String']['input']>;
+  lt?: InputMaybe<Scalars['String']['input']>;
+  lte?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** Conditions on search, combined with AND. */
+export type PostSearchFilter = {
+  contains?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Conditions on posts, combined with AND (docs/QUERYING.md). */
+export type PostFilter = {
+  id?: InputMaybe<PostIdFilter>;
+  authorId?: InputMaybe<PostAuthorIdFilter>;
+  title?: InputMaybe<PostTitleFilter>;
+  createdAt?: InputMaybe<PostCreatedAtFilter>;
+  search?: InputMaybe<PostSearchFilter>;
+};
+
+/** An order of posts: a field and a direction; ties break by id, nulls last. */
+export type PostOrder =
+  | 'ID_ASC'
+  | 'ID_DESC'
+  | 'AUTHOR_ID_ASC'
+  | 'AUTHOR_ID_DESC'
+  | 'TITLE_ASC'
+  | 'TITLE_DESC'
+  | 'CREATED_AT_ASC'
+  | 'CREATED_AT_DESC';
+
+/** One page of Post nodes and where the next page starts. */
+export type PostConnection = {
+  __typename?: 'PostConnection';
+  nodes: Array<Post>;
+  pageInfo: PageInfo;
 };
 
 export type Post = {
@@ -187,10 +267,14 @@ export type Query = {
   user?: Maybe<User>;
   /** Users by id (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md). */
   users: Array<User>;
+  /** The same list by key: each page starts right after the one before (`after`: its `pageInfo.endCursor`, with the same filter and orderBy), so any depth costs what the first page costs. */
+  usersConnection: UserConnection;
   /** Null when no post has this id. */
   post?: Maybe<Post>;
-  /** Posts, newest first, optionally of one author (limit 1-100). */
+  /** Posts, newest first, optionally of one author (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md). */
   posts: Array<Post>;
+  /** The same list by key: each page starts right after the one before (`after`: its `pageInfo.endCursor`, with the same filter and orderBy), so any depth costs what the first page costs. */
+  postsConnection: PostConnection;
 };
 
 
@@ -207,6 +291,14 @@ export type QueryUsersArgs = {
 };
 
 
+export type QueryUsersConnectionArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<UserFilter>;
+  orderBy?: InputMaybe<Array<UserOrder>>;
+};
+
+
 export type QueryPostArgs = {
   id: Scalars['ID']['input'];
 };
@@ -216,6 +308,17 @@ export type QueryPostsArgs = {
   authorId?: InputMaybe<Scalars['ID']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
+  filter?: InputMaybe<PostFilter>;
+  orderBy?: InputMaybe<Array<PostOrder>>;
+};
+
+
+export type QueryPostsConnectionArgs = {
+  authorId?: InputMaybe<Scalars['ID']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<PostFilter>;
+  orderBy?: InputMaybe<Array<PostOrder>>;
 };
 
 export type Mutation = {
@@ -249,6 +352,15 @@ export type MutationDeleteUserArgs = {
 
 export type MutationCreatePostArgs = {
   input: CreatePostInput;
+};
+
+/** Where a connection's page ends (docs/QUERYING.md, "GraphQL"). */
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  /** Whether more nodes follow this page. */
+  hasNextPage: Scalars['Boolean']['output'];
+  /** Send as `after` (with the same filter and orderBy) for the next page; null on the last page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
 };
 
 export type Subscription = {

@@ -427,7 +427,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List posts, newest first, cursor-paginated */
+        /** List posts, newest first unless sorted, cursor-paginated */
         get: operations["getPosts"];
         put?: never;
         post?: never;
@@ -461,7 +461,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a user's posts, newest first */
+        /** List a user's posts, newest first unless sorted */
         get: operations["getUsersByUserIdPosts"];
         put?: never;
         /** Create a post for a user (that user or an admin) */
@@ -1268,10 +1268,11 @@ export interface components {
             data: components["schemas"]["Post"][];
             /** @description Cursor of the next page, or null at the end */
             nextCursor: string | null;
+            pagination?: components["schemas"]["QueriedPagination"];
         };
         PostPage: {
             data: components["schemas"]["Post"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["QueriedPagination"];
         };
         Comment: {
             id: number;
@@ -4701,7 +4702,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU0MTYzMDQsImV4cCI6MTc5NTQxNzIwNH0.rmHQBMXnSHbBJ3zyzpWDPeKL2T07JfTMPc43ru-oB0Q",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU1Njc1NTcsImV4cCI6MTc5NTU2ODQ1N30.IQMCfbfw1T5gf5-WV7tboyQkiTxgFMLoxVjIVRdpNzw",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -5088,8 +5089,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-23T06:45:03.610Z",
-                     *           "updatedAt": "2026-11-23T06:45:03.610Z",
+                     *           "createdAt": "2026-11-25T00:45:53.776Z",
+                     *           "updatedAt": "2026-11-25T00:45:53.776Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -5118,8 +5119,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-19T19:25:03.645Z",
-                     *           "updatedAt": "2026-11-19T19:25:03.645Z",
+                     *           "createdAt": "2026-11-21T13:25:53.892Z",
+                     *           "updatedAt": "2026-11-21T13:25:53.892Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -5139,16 +5140,76 @@ export interface operations {
                      *               "method": "DELETE"
                      *             }
                      *           }
+                     *         },
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Bob Chen",
+                     *           "email": null,
+                     *           "age": 27,
+                     *           "role": "user",
+                     *           "status": "active",
+                     *           "emailVerified": true,
+                     *           "createdAt": "2026-11-21T13:26:53.892Z",
+                     *           "updatedAt": "2026-11-21T13:26:53.892Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/3"
+                     *             },
+                     *             "posts": {
+                     *               "href": "/api/v2/users/3/posts"
+                     *             },
+                     *             "avatar": {
+                     *               "href": "/api/v2/users/3/avatar"
+                     *             },
+                     *             "update": {
+                     *               "href": "/api/v2/users/3",
+                     *               "method": "PATCH"
+                     *             },
+                     *             "delete": {
+                     *               "href": "/api/v2/users/3",
+                     *               "method": "DELETE"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 4,
+                     *           "name": "Carol Diaz",
+                     *           "email": null,
+                     *           "age": null,
+                     *           "role": "user",
+                     *           "status": "active",
+                     *           "emailVerified": false,
+                     *           "createdAt": "2026-11-21T13:27:53.892Z",
+                     *           "updatedAt": "2026-11-21T13:27:53.892Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/4"
+                     *             },
+                     *             "posts": {
+                     *               "href": "/api/v2/users/4/posts"
+                     *             },
+                     *             "avatar": {
+                     *               "href": "/api/v2/users/4/avatar"
+                     *             },
+                     *             "update": {
+                     *               "href": "/api/v2/users/4",
+                     *               "method": "PATCH"
+                     *             },
+                     *             "delete": {
+                     *               "href": "/api/v2/users/4",
+                     *               "method": "DELETE"
+                     *             }
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "page": 1,
-                     *         "limit": 2,
-                     *         "total": 4,
-                     *         "totalPages": 2,
-                     *         "hasNext": true,
+                     *         "limit": 10,
+                     *         "hasNext": false,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiOGx6Rm5tYThWb25iY2lGLSIsInYiOlsyXSwibyI6Mn0"
+                     *         "nextCursor": null,
+                     *         "total": 4,
+                     *         "totalPages": 1
                      *       }
                      *     }
                      */
@@ -5423,8 +5484,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-23T06:45:04.774Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.774Z",
+                     *       "createdAt": "2026-11-25T00:45:57.287Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.287Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -5726,8 +5787,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-19T19:25:03.645Z",
-                     *       "updatedAt": "2026-11-19T19:25:03.645Z",
+                     *       "createdAt": "2026-11-21T13:25:53.892Z",
+                     *       "updatedAt": "2026-11-21T13:25:53.892Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -6015,8 +6076,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-23T06:45:04.774Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.812Z",
+                     *       "createdAt": "2026-11-25T00:45:57.287Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.410Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -6634,8 +6695,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-23T06:45:04.774Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.829Z",
+                     *       "createdAt": "2026-11-25T00:45:57.287Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.412Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -6978,8 +7039,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-23T06:45:04.774Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.843Z",
+                     *       "createdAt": "2026-11-25T00:45:57.287Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.413Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7284,8 +7345,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-23T06:45:04.774Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.844Z",
+                     *       "createdAt": "2026-11-25T00:45:57.287Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.415Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7599,21 +7660,21 @@ export interface operations {
                 "currency[ne]"?: string;
                 /** @description currency one of (comma list) the value */
                 "currency[in]"?: string;
-                /** @description amount equal to the value */
+                /** @description amount (in currency units) equal to the value */
                 amount?: number;
-                /** @description amount equal to the value */
+                /** @description amount (in currency units) equal to the value */
                 "amount[eq]"?: number;
-                /** @description amount not equal to the value */
+                /** @description amount (in currency units) not equal to the value */
                 "amount[ne]"?: number;
-                /** @description amount greater than the value */
+                /** @description amount (in currency units) greater than the value */
                 "amount[gt]"?: number;
-                /** @description amount greater than or equal to the value */
+                /** @description amount (in currency units) greater than or equal to the value */
                 "amount[gte]"?: number;
-                /** @description amount less than the value */
+                /** @description amount (in currency units) less than the value */
                 "amount[lt]"?: number;
-                /** @description amount less than or equal to the value */
+                /** @description amount (in currency units) less than or equal to the value */
                 "amount[lte]"?: number;
-                /** @description amount one of (comma list) the value */
+                /** @description amount (in currency units) one of (comma list) the value */
                 "amount[in]"?: string;
                 /** @description createdAt equal to the value */
                 createdAt?: string;
@@ -7693,10 +7754,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-23T06:45:04.895Z",
-                     *           "updatedAt": "2026-11-23T06:45:04.899Z",
+                     *           "createdAt": "2026-11-25T00:45:57.439Z",
+                     *           "updatedAt": "2026-11-25T00:45:57.440Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-23T06:45:04.899Z",
+                     *           "cancelledAt": "2026-11-25T00:45:57.440Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -7722,11 +7783,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-23T06:45:04.884Z",
-                     *           "updatedAt": "2026-11-23T06:45:04.893Z",
-                     *           "paidAt": "2026-11-23T06:45:04.890Z",
+                     *           "createdAt": "2026-11-25T00:45:57.430Z",
+                     *           "updatedAt": "2026-11-25T00:45:57.437Z",
+                     *           "paidAt": "2026-11-25T00:45:57.434Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-23T06:45:04.893Z",
+                     *           "refundedAt": "2026-11-25T00:45:57.437Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -7745,11 +7806,11 @@ export interface operations {
                      *       "pagination": {
                      *         "page": 1,
                      *         "limit": 2,
-                     *         "total": 4,
-                     *         "totalPages": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yM1QwNjo0NTowNC44ODRaIiw0XSwibyI6Mn0"
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yNVQwMDo0NTo1Ny40MzBaIiw0XSwibyI6Mn0",
+                     *         "total": 4,
+                     *         "totalPages": 2
                      *       }
                      *     }
                      */
@@ -8024,8 +8085,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-23T06:45:04.884Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.884Z",
+                     *       "createdAt": "2026-11-25T00:45:57.430Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.430Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -8334,8 +8395,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-23T06:45:04.884Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.884Z",
+                     *       "createdAt": "2026-11-25T00:45:57.430Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.430Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -8596,9 +8657,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-23T06:45:04.884Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.890Z",
-                     *       "paidAt": "2026-11-23T06:45:04.890Z",
+                     *       "createdAt": "2026-11-25T00:45:57.430Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.434Z",
+                     *       "paidAt": "2026-11-25T00:45:57.434Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -8926,10 +8987,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-23T06:45:04.895Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.899Z",
+                     *       "createdAt": "2026-11-25T00:45:57.439Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.440Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-23T06:45:04.899Z",
+                     *       "cancelledAt": "2026-11-25T00:45:57.440Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -9252,11 +9313,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-23T06:45:04.884Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.893Z",
-                     *       "paidAt": "2026-11-23T06:45:04.890Z",
+                     *       "createdAt": "2026-11-25T00:45:57.430Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.437Z",
+                     *       "paidAt": "2026-11-25T00:45:57.434Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-23T06:45:04.893Z",
+                     *       "refundedAt": "2026-11-25T00:45:57.437Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -9564,7 +9625,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "receiptNumber": "R-20261123-00000004",
+                     *       "receiptNumber": "R-20261125-00000004",
                      *       "orderId": 4,
                      *       "customerId": 2,
                      *       "items": [
@@ -9577,7 +9638,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-23T06:45:04.890Z",
+                     *       "paidAt": "2026-11-25T00:45:57.434Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -10093,8 +10154,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-23T06:45:04.919Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.919Z",
+                     *       "createdAt": "2026-11-25T00:45:57.483Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.483Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -10397,9 +10458,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-23T06:45:04.919Z",
-                     *       "updatedAt": "2026-11-23T06:45:04.996Z",
-                     *       "finishedAt": "2026-11-23T06:45:04.996Z",
+                     *       "createdAt": "2026-11-25T00:45:57.483Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.495Z",
+                     *       "finishedAt": "2026-11-25T00:45:57.495Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -10630,21 +10691,21 @@ export interface operations {
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
-                /** @description price equal to the value */
+                /** @description price (in currency units) equal to the value */
                 price?: number;
-                /** @description price equal to the value */
+                /** @description price (in currency units) equal to the value */
                 "price[eq]"?: number;
-                /** @description price not equal to the value */
+                /** @description price (in currency units) not equal to the value */
                 "price[ne]"?: number;
-                /** @description price greater than the value */
+                /** @description price (in currency units) greater than the value */
                 "price[gt]"?: number;
-                /** @description price greater than or equal to the value */
+                /** @description price (in currency units) greater than or equal to the value */
                 "price[gte]"?: number;
-                /** @description price less than the value */
+                /** @description price (in currency units) less than the value */
                 "price[lt]"?: number;
-                /** @description price less than or equal to the value */
+                /** @description price (in currency units) less than or equal to the value */
                 "price[lte]"?: number;
-                /** @description price one of (comma list) the value */
+                /** @description price (in currency units) one of (comma list) the value */
                 "price[in]"?: string;
                 /** @description stock equal to the value */
                 stock?: number;
@@ -10734,8 +10795,8 @@ export interface operations {
                      *           "stock": 18,
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
-                     *           "createdAt": "2026-11-20T21:22:46.715Z",
-                     *           "updatedAt": "2026-11-20T21:22:46.715Z",
+                     *           "createdAt": "2026-11-20T22:01:30.289Z",
+                     *           "updatedAt": "2026-11-20T22:01:30.289Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -10750,8 +10811,8 @@ export interface operations {
                      *           "stock": 0,
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
-                     *           "createdAt": "2026-11-20T21:32:46.715Z",
-                     *           "updatedAt": "2026-11-20T21:32:46.715Z",
+                     *           "createdAt": "2026-11-20T22:11:30.289Z",
+                     *           "updatedAt": "2026-11-20T22:11:30.289Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -11048,13 +11109,13 @@ export interface operations {
                      *       "stock": 12,
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
-                     *       "updatedAt": "2026-11-23T06:45:04.876Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.424Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-23T06:45:04.876Z"
+                     *       "createdAt": "2026-11-25T00:45:57.424Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -11318,13 +11379,13 @@ export interface operations {
                      *       "stock": 18,
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
-                     *       "updatedAt": "2026-11-19T03:35:03.645Z",
+                     *       "updatedAt": "2026-11-20T21:35:53.893Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-19T03:35:03.645Z"
+                     *       "createdAt": "2026-11-20T21:35:53.893Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -11601,13 +11662,13 @@ export interface operations {
                      *       "stock": 12,
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
-                     *       "updatedAt": "2026-11-23T06:45:04.878Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.426Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-23T06:45:04.876Z"
+                     *       "createdAt": "2026-11-25T00:45:57.424Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -12193,13 +12254,13 @@ export interface operations {
                      *       "stock": 10,
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
-                     *       "updatedAt": "2026-11-23T06:45:04.880Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.428Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-23T06:45:04.876Z"
+                     *       "createdAt": "2026-11-25T00:45:57.424Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -12470,10 +12531,76 @@ export interface operations {
     getPosts: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from a previous page's `nextCursor`; absent for the first page */
-                cursor?: string;
                 /** @description Page size, default 20, clamped between 1 and 100 */
                 limit?: number;
+                /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default -id */
+                sort?: string;
+                /** @description Adds `pagination`: with the exact total, an estimated one (exact up to 10000) or none. Without it, no pagination */
+                count?: "exact" | "estimated" | "none";
+                /** @description Opaque cursor from a previous page's `nextCursor` (with the same filters and sort); absent for the first page */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description authorId equal to the value */
+                authorId?: number;
+                /** @description authorId equal to the value */
+                "authorId[eq]"?: number;
+                /** @description authorId not equal to the value */
+                "authorId[ne]"?: number;
+                /** @description authorId one of (comma list) the value */
+                "authorId[in]"?: string;
+                /** @description title equal to the value */
+                title?: string;
+                /** @description title equal to the value */
+                "title[eq]"?: string;
+                /** @description title not equal to the value */
+                "title[ne]"?: string;
+                /** @description title greater than the value */
+                "title[gt]"?: string;
+                /** @description title greater than or equal to the value */
+                "title[gte]"?: string;
+                /** @description title less than the value */
+                "title[lt]"?: string;
+                /** @description title less than or equal to the value */
+                "title[lte]"?: string;
+                /** @description title one of (comma list) the value */
+                "title[in]"?: string;
+                /** @description title containing, case-insensitively, the value */
+                "title[contains]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /** @description search (the title or the content) containing, case-insensitively, the value */
+                search?: string;
+                /** @description search (the title or the content) containing, case-insensitively, the value */
+                "search[contains]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -12503,8 +12630,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-22T14:05:03.645Z",
-                     *           "updatedAt": "2026-11-22T14:05:03.645Z",
+                     *           "createdAt": "2026-11-24T08:05:53.893Z",
+                     *           "updatedAt": "2026-11-24T08:05:53.893Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -12522,8 +12649,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-21T21:25:03.645Z",
-                     *           "updatedAt": "2026-11-21T21:25:03.645Z",
+                     *           "createdAt": "2026-11-23T15:25:53.893Z",
+                     *           "updatedAt": "2026-11-23T15:25:53.893Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -12537,7 +12664,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "nextCursor": "eyJpZCI6M30"
+                     *       "nextCursor": "eyJmIjoibFBaTjhEdnVZSHVkeWRPQSIsInYiOlszXSwibyI6Mn0"
                      *     }
                      */
                     "application/json": components["schemas"]["PostFeed"];
@@ -12770,8 +12897,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-23T06:45:05.015Z",
-                     *       "updatedAt": "2026-11-23T06:45:05.015Z",
+                     *       "createdAt": "2026-11-25T00:45:57.530Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.530Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -12985,6 +13112,74 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default -id */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description authorId equal to the value */
+                authorId?: number;
+                /** @description authorId equal to the value */
+                "authorId[eq]"?: number;
+                /** @description authorId not equal to the value */
+                "authorId[ne]"?: number;
+                /** @description authorId one of (comma list) the value */
+                "authorId[in]"?: string;
+                /** @description title equal to the value */
+                title?: string;
+                /** @description title equal to the value */
+                "title[eq]"?: string;
+                /** @description title not equal to the value */
+                "title[ne]"?: string;
+                /** @description title greater than the value */
+                "title[gt]"?: string;
+                /** @description title greater than or equal to the value */
+                "title[gte]"?: string;
+                /** @description title less than the value */
+                "title[lt]"?: string;
+                /** @description title less than or equal to the value */
+                "title[lte]"?: string;
+                /** @description title one of (comma list) the value */
+                "title[in]"?: string;
+                /** @description title containing, case-insensitively, the value */
+                "title[contains]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /** @description search (the title or the content) containing, case-insensitively, the value */
+                search?: string;
+                /** @description search (the title or the content) containing, case-insensitively, the value */
+                "search[contains]"?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -13016,8 +13211,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-23T06:45:05.015Z",
-                     *           "updatedAt": "2026-11-23T06:45:05.015Z",
+                     *           "createdAt": "2026-11-25T00:45:57.530Z",
+                     *           "updatedAt": "2026-11-25T00:45:57.530Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -13035,8 +13230,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-21T04:45:03.645Z",
-                     *           "updatedAt": "2026-11-21T04:45:03.645Z",
+                     *           "createdAt": "2026-11-22T22:45:53.893Z",
+                     *           "updatedAt": "2026-11-22T22:45:53.893Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -13053,10 +13248,11 @@ export interface operations {
                      *       "pagination": {
                      *         "page": 1,
                      *         "limit": 2,
-                     *         "total": 3,
-                     *         "totalPages": 2,
                      *         "hasNext": true,
-                     *         "hasPrev": false
+                     *         "hasPrev": false,
+                     *         "nextCursor": "eyJmIjoiYmpKN1pFdDZlVjhma2V5NCIsInYiOlsyXSwibyI6Mn0",
+                     *         "total": 3,
+                     *         "totalPages": 2
                      *       }
                      *     }
                      */
@@ -13328,8 +13524,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-23T06:45:05.015Z",
-                     *       "updatedAt": "2026-11-23T06:45:05.015Z",
+                     *       "createdAt": "2026-11-25T00:45:57.530Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.530Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -13621,8 +13817,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-23T06:45:05.015Z",
-                     *       "updatedAt": "2026-11-23T06:45:05.015Z",
+                     *       "createdAt": "2026-11-25T00:45:57.530Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.530Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -13913,7 +14109,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-23T06:45:05.022Z",
+                     *           "createdAt": "2026-11-25T00:45:57.580Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -13933,11 +14129,11 @@ export interface operations {
                      *       "pagination": {
                      *         "page": 1,
                      *         "limit": 2,
-                     *         "total": 1,
-                     *         "totalPages": 1,
                      *         "hasNext": false,
                      *         "hasPrev": false,
-                     *         "nextCursor": null
+                     *         "nextCursor": null,
+                     *         "total": 1,
+                     *         "totalPages": 1
                      *       }
                      *     }
                      */
@@ -14204,7 +14400,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-23T06:45:05.022Z",
+                     *       "createdAt": "2026-11-25T00:45:57.580Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -14499,7 +14695,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-23T06:45:05.022Z",
+                     *       "createdAt": "2026-11-25T00:45:57.580Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -14985,7 +15181,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-23T06:45:05.150Z",
+                     *           "createdAt": "2026-11-25T00:45:57.606Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -14999,11 +15195,11 @@ export interface operations {
                      *       "pagination": {
                      *         "page": 1,
                      *         "limit": 20,
-                     *         "total": 1,
-                     *         "totalPages": 1,
                      *         "hasNext": false,
                      *         "hasPrev": false,
-                     *         "nextCursor": null
+                     *         "nextCursor": null,
+                     *         "total": 1,
+                     *         "totalPages": 1
                      *       }
                      *     }
                      */
@@ -15257,7 +15453,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-23T06:45:05.150Z",
+                     *       "createdAt": "2026-11-25T00:45:57.606Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -15285,7 +15481,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-23T06:45:05.150Z",
+                     *       "createdAt": "2026-11-25T00:45:57.606Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -15773,7 +15969,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-23T06:45:05.150Z",
+                     *       "createdAt": "2026-11-25T00:45:57.606Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -16261,7 +16457,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-23T06:45:04.855Z",
+                     *       "updatedAt": "2026-11-25T00:45:57.417Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"

@@ -14,6 +14,13 @@ export type FieldType = 'integer' | 'number' | 'timestamp' | 'boolean' | 'enum' 
 export interface FieldRule {
   /** The column it reads, as the module's own table names it. Never taken from a request. */
   column: string;
+  /**
+   * A text field read in several columns (a post's `search`: title or content): a condition holds
+   * when it holds in any of them. Such a field only takes `contains` and does not sort.
+   */
+  anyOfColumns?: readonly string[];
+  /** The operator of the plain `field=value` parameter: `eq` unless said otherwise (`search=x` is `contains`). */
+  plainOperator?: Operator;
   type: FieldType;
   /** The allowed values of an `enum` field. */
   values?: readonly string[];
@@ -80,6 +87,12 @@ export function defineListGrammar<F extends string>(grammar: ListGrammar<F>): Li
     if (operatorsOf(rule).includes('contains') && rule.type !== 'text') {
       throw new Error(`list grammar ${grammar.resource}: contains on non-text field ${name}`);
     }
+    if (rule.plainOperator && !operatorsOf(rule).includes(rule.plainOperator)) {
+      throw new Error(`list grammar ${grammar.resource}: ${name}'s plain operator is not one of its operators`);
+    }
+    if (rule.anyOfColumns && (isSortable(rule) || operatorsOf(rule).some((op) => op !== 'contains'))) {
+      throw new Error(`list grammar ${grammar.resource}: ${name} reads several columns, so only contains, unsorted`);
+    }
   }
   return grammar;
 }
@@ -100,6 +113,8 @@ export type FilterValue = string | number | boolean;
 export interface Condition {
   field: string;
   column: string;
+  /** The columns of a field read in several (`FieldRule.anyOfColumns`): any of them may hold. */
+  anyOfColumns?: readonly string[];
   operator: Operator;
   /** `in`: the list; `null`: whether the value must be null; otherwise one value. */
   value: FilterValue | readonly FilterValue[];

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.ts';
+import type { QueriedPage } from './list-page.ts';
 import { isSortable, operatorsOf, type FieldRule, type FieldType, type ListGrammar } from './list-grammar.ts';
 
 /**
@@ -75,13 +76,52 @@ export function graphqlListParameters(
   return { parameters, sort };
 }
 
-/** A list's 422 with each REST parameter named as the GraphQL argument it came from (`filter.age.gte`, `orderBy`). */
+/**
+ * `PageInfo`, shared by every connection: the cursor after a page's last node (`endCursor`, sent back
+ * as `after`) and whether there is more. Part of the root shell (graphql/schema.ts), declared once.
+ */
+export const PAGE_INFO_TYPE_DEFS = /* GraphQL */ `
+  """
+  Where a connection's page ends (docs/QUERYING.md, "GraphQL").
+  """
+  type PageInfo {
+    """
+    Whether more nodes follow this page.
+    """
+    hasNextPage: Boolean!
+    """
+    Send as \`after\` (with the same filter and orderBy) for the next page; null on the last page.
+    """
+    endCursor: String
+  }
+`;
+
+/** The SDL of `<typeName>Connection`: one page of a list by key (DECISIONS §12's cursor in GraphQL). */
+export function graphqlConnectionTypeDefs(typeName: string): string {
+  return `  """
+  One page of ${typeName} nodes and where the next page starts.
+  """
+  type ${typeName}Connection {
+    nodes: [${typeName}!]!
+    pageInfo: PageInfo!
+  }`;
+}
+
+/** A connection's value of a page: its nodes and where the next page starts. */
+export function connectionOf<T>(page: QueriedPage<T>) {
+  return { nodes: page.items, pageInfo: { hasNextPage: page.hasNext, endCursor: page.nextCursor } };
+}
+
+/** The GraphQL argument of a REST list parameter other than a filter's. */
+const ARGUMENT_OF: Readonly<Record<string, string>> = { sort: 'orderBy', cursor: 'after' };
+
+/** A list's 422 with each REST parameter named as the GraphQL argument it came from (`filter.age.gte`, `orderBy`, `after`). */
 export function asGraphqlArguments(error: unknown): unknown {
   if (!(error instanceof AppError) || !error.details) return error;
   const details = error.details.map((detail) => {
     const bracketed = /^(\w+)\[(\w+)\]$/.exec(detail.field);
     if (bracketed) return { ...detail, field: `filter.${bracketed[1]}.${bracketed[2]}` };
-    return detail.field === 'sort' ? { ...detail, field: 'orderBy' } : detail;
+    return Object.hasOwn(ARGUMENT_OF, detail.field) ? { ...detail, field: ARGUMENT_OF[detail.field]! } : detail;
   });
   return new AppError(error.code, error.message, { details, status: error.status });
 }

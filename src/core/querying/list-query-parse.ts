@@ -83,6 +83,8 @@ export function parseFilters(
       }
     } else if (!Object.hasOwn(fields, name)) {
       continue;
+    } else {
+      operator = fields[name]!.plainOperator ?? 'eq';
     }
     const rule = fields[name]!;
     if (!operatorsOf(rule).includes(operator)) {
@@ -96,7 +98,9 @@ export function parseFilters(
       throw AppError.forbidden(`Only an administrator may filter ${grammar.resource} by ${name}`);
     }
     try {
-      conditions.push({ field: name, column: rule.column, operator, value: valueOf(rule, operator, raw, parameter) });
+      const value = valueOf(rule, operator, raw, parameter);
+      const columns = rule.anyOfColumns ? { anyOfColumns: rule.anyOfColumns } : {};
+      conditions.push({ field: name, column: rule.column, ...columns, operator, value });
     } catch (error) {
       if (!(error instanceof AppError) || !error.details) throw error;
       details.push(...error.details);

@@ -45,7 +45,8 @@ export function valueSchemaOf(rule: FieldRule): TSchema {
 
 function parameterSchema(name: string, rule: FieldRule, operator: Operator, bracketed: boolean): TSchema {
   const who = rule.adminOnly ? ' (administrators only)' : '';
-  const description = `${name} ${WORDS[operator]}${operator === 'null' ? '' : ' the value'}${who}`;
+  const about = rule.description ? ` (${rule.description})` : '';
+  const description = `${name}${about} ${WORDS[operator]}${operator === 'null' ? '' : ' the value'}${who}`;
   if (operator === 'null') return Type.Boolean({ description });
   if (operator === 'in') {
     return Type.String({ description, maxLength: 4096 });
@@ -68,7 +69,7 @@ export function filterParameters(grammar: ListGrammar): Record<string, TSchema> 
   const properties: Record<string, TSchema> = {};
   for (const [name, rule] of Object.entries<FieldRule>(grammar.fields)) {
     const seed = grammar.seedParameters?.includes(name) ?? false;
-    if (!seed) properties[name] = Type.Optional(parameterSchema(name, rule, 'eq', false));
+    if (!seed) properties[name] = Type.Optional(parameterSchema(name, rule, rule.plainOperator ?? 'eq', false));
     for (const operator of operatorsOf(rule)) {
       properties[`${name}[${operator}]`] = Type.Optional(parameterSchema(name, rule, operator, true));
     }

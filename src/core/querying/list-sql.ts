@@ -51,6 +51,7 @@ interface Shape {
 
 function shapeOf(db: Db, plan: ListPlan): Shape {
   const conditions = plan.conditions
+    .map((c) => ({ ...c, column: c.anyOfColumns?.join('|') ?? c.column }))
     .map((c) =>
       c.operator === 'in'
         ? `${c.column} in ${(c.value as unknown[]).length}`
@@ -114,10 +115,15 @@ function whereOf(
       case 'in':
         parts.push(sql<SqlBool>`${column} in (${sql.join(value as unknown[])})`);
         break;
-      case 'contains':
-        // SQLite's LIKE ignores ASCII case; PostgreSQL needs ILIKE (served by a trigram index).
-        parts.push(sql<SqlBool>`${column} ${sql.raw(shape.postgres ? 'ilike' : 'like')} ${value} escape '\\'`);
+      case 'contains': {
+        // SQLite's LIKE ignores ASCII case; PostgreSQL needs ILIKE (served by a trigram index, one per
+        // column of a field read in several: a bitmap OR of them).
+        const like = (ref: typeof column) =>
+          sql<SqlBool>`${ref} ${sql.raw(shape.postgres ? 'ilike' : 'like')} ${value} escape '\\'`;
+        const columns = condition.anyOfColumns?.map((name) => like(sql.ref(name)));
+        parts.push(columns ? sql<SqlBool>`(${sql.join(columns, sql` or `)})` : like(column));
         break;
+      }
       case 'null':
         parts.push(condition.value ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`);
         break;

@@ -1,5 +1,12 @@
+import { graphqlConnectionTypeDefs, graphqlListTypeDefs } from '../../core/querying/list-graphql.ts';
+import { POST_QUERY } from './posts.query.ts';
+
 /** The posts slice of the GraphQL schema (composed in graphql/schema.ts); resolvers in posts.resolvers.ts. */
 export const postsTypeDefs = /* GraphQL */ `
+  ${graphqlListTypeDefs(POST_QUERY, 'Post')}
+
+  ${graphqlConnectionTypeDefs('Post')}
+
   type Post {
     id: ID!
     title: String!
@@ -27,9 +34,19 @@ export const postsTypeDefs = /* GraphQL */ `
     """
     post(id: ID!): Post
     """
-    Posts, newest first, optionally of one author (limit 1-100).
+    Posts, newest first, optionally of one author (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md).
     """
-    posts(authorId: ID, limit: Int = 20, offset: Int = 0): [Post!]!
+    posts(authorId: ID, limit: Int = 20, offset: Int = 0, filter: PostFilter, orderBy: [PostOrder!]): [Post!]!
+    """
+    The same list by key: each page starts right after the one before (\`after\`: its \`pageInfo.endCursor\`, with the same filter and orderBy), so any depth costs what the first page costs.
+    """
+    postsConnection(
+      authorId: ID
+      limit: Int = 20
+      after: String
+      filter: PostFilter
+      orderBy: [PostOrder!]
+    ): PostConnection!
   }
 
   extend type Mutation {

@@ -4,6 +4,7 @@ import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toPostView } from './posts.presenter.ts';
 import { postsTypeDefs } from './posts.graphql.ts';
+import { postsMigrations } from './posts.migrations.ts';
 import { postsResolvers } from './posts.resolvers.ts';
 import { postsRoutes } from './posts.routes.ts';
 import { PostView } from './posts.schemas.ts';
@@ -19,5 +20,6 @@ export const postsModule = defineModule({
     ),
   routes: restRoutes(postsRoutes, ({ posts }) => ({ posts })),
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
+  migrations: postsMigrations,
   eventPayloads: { 'post.created': PostView } satisfies EventPayloadsOf<PostEvents>,
 });

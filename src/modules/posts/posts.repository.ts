@@ -1,15 +1,22 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
+import { statementCache } from '../../core/db/statement-cache.ts';
+import type { PageWindow } from '../../core/pagination.ts';
+import type { Condition } from '../../core/querying/list-grammar.ts';
+import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import { createListStatements } from '../../core/querying/list-sql.ts';
 import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PostsTable } from './posts.table.ts';
 import { POST_COLUMN_OF } from './post.ts';
 import type { PostRow } from './posts.table.ts';
+import { POST_QUERY } from './posts.query.ts';
 
 const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
-/** All SQL of posts. Every list orders by id, the stable key the cursor relies on. */
+/** All SQL of posts. */
 
 const postById = rowByIdStatement<PostRow>('posts');
 const postsByIds = rowsByIdsStatement<PostRow>('posts');
@@ -27,28 +34,51 @@ export async function findPostsByIds(
   return ids.length === 0 ? [] : readRows(db, postsByIds(db, ids, columns));
 }
 
-/** Newest first (by id: ids grow with time and never tie). */
-export function listPosts(
-  db: Db,
-  query: { authorId?: number | undefined; limit: number; offset: number },
-): Promise<PostRow[]> {
-  let select = db.selectFrom('posts').selectAll();
-  if (query.authorId !== undefined) select = select.where('author_id', '=', query.authorId);
-  return select.orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+const postList = createListStatements<PostRow>('posts');
+
+/**
+ * One page of posts as the request's grammar reads it (posts.query.ts), with the total its `count`
+ * asks for: from `post_counts` when it can answer (countedPosts), else counted.
+ */
+export function readPostPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<PostRow>> {
+  return readQueriedPage(db, POST_QUERY, postList, query, window, { countedTotal: countedPosts });
 }
 
-export async function countPosts(db: Db, filter: { authorId?: number | undefined }): Promise<number> {
-  let select = db.selectFrom('posts');
-  if (filter.authorId !== undefined) select = select.where('author_id', '=', filter.authorId);
-  const row = await select.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+/** The key of every post in `post_counts` (no user has id 0). */
+const ALL_POSTS = 0;
 
-/** Keyset page: ids below the cursor, descending. Rows inserted meanwhile have higher ids and never shift a page. */
-export function listPostsBeforeId(db: Db, beforeId: number | undefined, take: number): Promise<PostRow[]> {
-  let select = db.selectFrom('posts').selectAll();
-  if (beforeId !== undefined) select = select.where('id', '<', beforeId);
-  return select.orderBy('id', 'desc').limit(take).execute();
+/** One author's row (a named statement on PostgreSQL), or a sum over several (`authorId[in]`). */
+const countersStatement = statementCache({
+  keyOf: (shape: 'one' | 'many') => shape,
+  build: (db, shape, params: { authors: number[] }) => {
+    const query = db
+      .selectFrom('post_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
+    return shape === 'one'
+      ? query.where('author_id', '=', params.authors[0]!)
+      : query.where(sql<boolean>`author_id in (${sql.join(params.authors)})`);
+  },
+});
+
+/**
+ * The exact total from `post_counts` (posts.counters.migration.ts) when the conditions are only
+ * equalities or `in` lists on the author (a user's posts, `authorId`), or none: one row per author
+ * named, or the row of all posts. Undefined for any other condition (the rows are counted then).
+ */
+function countedPosts(db: Db, conditions: readonly Condition[]): Promise<number> | undefined {
+  let authors: number[] | undefined;
+  for (const condition of conditions) {
+    if (condition.column !== 'author_id' || condition.anyOfColumns) return undefined;
+    if (condition.operator !== 'eq' && condition.operator !== 'in') return undefined;
+    const values = condition.operator === 'eq' ? [condition.value] : (condition.value as readonly unknown[]);
+    // Ids are positive: 0 (the key of all posts) or below names no author.
+    const ids = values.map(Number).filter((id) => id > 0);
+    authors = authors === undefined ? ids : authors.filter((id) => ids.includes(id));
+  }
+  if (authors?.length === 0) return Promise.resolve(0);
+  const keys = authors ?? [ALL_POSTS];
+  const rows = readRows(db, countersStatement(db, keys.length === 1 ? 'one' : 'many', { authors: keys }));
+  return rows.then((found) => Number(found[0]?.n ?? 0));
 }
 
 /** The newest posts of each author in one statement (GraphQL's `User.posts` loader); only `columns` are read. */

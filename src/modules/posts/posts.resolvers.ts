@@ -1,13 +1,27 @@
 import type { GraphQLContext } from '../../core/resolving/context.ts';
-import type { MutationCreatePostArgs, QueryPostArgs, QueryPostsArgs } from '../graphql-types.generated.ts';
+import type {
+  MutationCreatePostArgs,
+  QueryPostArgs,
+  QueryPostsArgs,
+  QueryPostsConnectionArgs,
+} from '../graphql-types.generated.ts';
 import { nullIfNotFound, pageOf, toId } from '../../core/resolving/context.ts';
 import { byIdLoader, listLoader } from '../../core/resolving/loaders.ts';
+import { connectionOf, graphqlListParameters } from '../../core/querying/list-graphql.ts';
 import type { Comment } from '../comments/comment.ts';
 import type { CommentsService } from '../comments/comments.service.ts';
 import type { User } from '../users/user.ts';
 import type { UsersService } from '../users/users.service.ts';
 import type { Post } from './post.ts';
+import { POST_QUERY } from './posts.query.ts';
 import type { PostsService } from './posts.service.ts';
+
+/** A posts list's author, filter and order as the service takes them (the REST list's parameters). */
+function listArgumentsOf(args: Pick<QueryPostsArgs, 'authorId' | 'filter' | 'orderBy'>) {
+  const { parameters, sort } = graphqlListParameters(POST_QUERY, args.filter, args.orderBy);
+  const authorId = args.authorId === undefined || args.authorId === null ? undefined : toId(args.authorId);
+  return { parameters, sort, authorId };
+}
 
 /** GraphQL adapters over the posts service: the same rules and permissions as REST. */
 export function postsResolvers(services: { posts: PostsService; users: UsersService; comments: CommentsService }) {
@@ -18,10 +32,15 @@ export function postsResolvers(services: { posts: PostsService; users: UsersServ
         post: (_: unknown, args: QueryPostArgs, ctx: GraphQLContext) =>
           nullIfNotFound(() => posts.getPost(ctx.principal, toId(args.id))),
         posts: (_: unknown, args: QueryPostsArgs, ctx: GraphQLContext) =>
-          posts.listPosts(ctx.principal, {
-            ...pageOf(args),
-            authorId: args.authorId === undefined || args.authorId === null ? undefined : toId(args.authorId),
-          }),
+          posts.listPosts(ctx.principal, { ...pageOf(args), ...listArgumentsOf(args) }),
+        postsConnection: async (_: unknown, args: QueryPostsConnectionArgs, ctx: GraphQLContext) =>
+          connectionOf(
+            await posts.queryPosts(ctx.principal, {
+              limit: args.limit ?? undefined,
+              cursor: args.after ?? undefined,
+              ...listArgumentsOf(args),
+            }),
+          ),
       },
       Mutation: {
         createPost: (_: unknown, { input }: MutationCreatePostArgs, ctx: GraphQLContext) =>

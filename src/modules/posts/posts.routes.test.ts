@@ -219,7 +219,9 @@ for (const dialect of DIALECTS) {
           totalPages: 2,
           hasNext: true,
           hasPrev: false,
+          nextCursor: first.body.pagination.nextCursor,
         });
+        assert.equal(typeof first.body.pagination.nextCursor, 'string');
         assert.deepEqual(
           first.body.data.map((p: { id: number }) => p.id),
           ids.toReversed().slice(0, 20),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
-import { paginationOf } from '../../core/pagination.ts';
+import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import { toPostView } from './posts.presenter.ts';
 import {
   CreatePostBody,
@@ -26,14 +26,16 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'List posts, newest first, cursor-paginated',
+        summary: 'List posts, newest first unless sorted, cursor-paginated',
         querystring: PostCursorQuery,
         response: { 200: PostCursorList },
       },
     },
     async (request) => {
       const page = await posts.listPostsByCursor(request.principal, request.query);
-      return { data: page.items.map((post) => toPostView(post, request.apiPrefix)), nextCursor: page.nextCursor };
+      const pagination = request.query.count === undefined ? {} : { pagination: queriedPaginationOf(page) };
+      const data = page.items.map((post) => toPostView(post, request.apiPrefix));
+      return { data, nextCursor: page.nextCursor, ...pagination };
     },
   );
 
@@ -52,7 +54,7 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
       config: { access: 'user' },
       schema: {
         tags,
-        summary: "List a user's posts, newest first",
+        summary: "List a user's posts, newest first unless sorted",
         params: UserParams,
         querystring: UserPostsQuery,
         response: { 200: PostPage },
@@ -60,7 +62,10 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
     },
     async (request) => {
       const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);
-      return { data: page.items.map((post) => toPostView(post, request.apiPrefix)), pagination: paginationOf(page) };
+      return {
+        data: page.items.map((post) => toPostView(post, request.apiPrefix)),
+        pagination: queriedPaginationOf(page),
+      };
     },
   );
 

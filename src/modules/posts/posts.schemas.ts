@@ -1,6 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { IdField, Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { QueriedPagination, queriedPageOf } from '../../core/querying/list-page.ts';
+import { COUNT_EXACT_LIMIT, COUNT_MODES } from '../../core/querying/list-grammar.ts';
+import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
+import { POST_QUERY } from './posts.query.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
 export const PostTitle = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, examples: ['Hello, world'] });
@@ -37,15 +41,27 @@ export const PostView = Named(
   }),
 );
 
-export const PostPage = PageOf(PostView, 'PostPage');
+export const PostPage = queriedPageOf(PostView, 'PostPage');
 
-export const UserPostsQuery = Type.Object({ ...PageQuery });
+/** A user's posts: the seed's page and limit, and the list's grammar (posts.query.ts). */
+export const UserPostsQuery = Type.Object({ ...PageQuery, ...listQueryParameters(POST_QUERY) });
 
+/** `GET /posts`: the seed's cursor and limit, and the list's grammar (no page: a cursor list). */
 export const PostCursorQuery = Type.Object({
-  cursor: Type.Optional(
-    Type.String({ description: "Opaque cursor from a previous page's `nextCursor`; absent for the first page" }),
-  ),
   limit: Type.Optional(Type.Integer({ description: 'Page size, default 20, clamped between 1 and 100' })),
+  ...listQueryParameters(POST_QUERY),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      description:
+        "Opaque cursor from a previous page's `nextCursor` (with the same filters and sort); absent for the first page",
+    }),
+  ),
+  count: Type.Optional(
+    Type.Enum([...COUNT_MODES], {
+      description: `Adds \`pagination\`: with the exact total, an estimated one (exact up to ${COUNT_EXACT_LIMIT}) or none. Without it, no pagination`,
+    }),
+  ),
 });
 
 export const PostCursorList = Named(
@@ -53,5 +69,7 @@ export const PostCursorList = Named(
   Type.Object({
     data: Type.Array(PostView),
     nextCursor: Nullable(Type.String({ description: 'Cursor of the next page, or null at the end' })),
+    /** Present when the request sends `count`. */
+    pagination: Type.Optional(QueriedPagination),
   }),
 );

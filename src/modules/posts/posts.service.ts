@@ -3,16 +3,21 @@
  *
  * Stable API (GraphQL resolvers call these; keep the names and shapes):
  *   getPost(actor: Principal | null, id: number): Promise<Post>                      401 unsigned, 404 NOT_FOUND
- *   listPosts(actor, { authorId?, limit?, offset? }): Promise<Post[]>               newest first, limit default 20, max 100
+ *   listPosts(actor, { authorId?, limit?, offset?, parameters?, sort? }): Promise<Post[]>
+ *       newest first unless sorted, limit default 20, max 100; `parameters`/`sort`: GraphQL's filter and orderBy
+ *   queryPosts(actor, { authorId?, limit?, offset?, parameters?, sort?, cursor? }): Promise<QueriedPage<Post>>
+ *       the same with the next page's cursor (GraphQL's postsConnection); 422s name GraphQL's arguments
  *   createPost(actor, input: unknown): Promise<Post>                                 input {title, content, authorId: number};
  *                                                                                     422 / 403 (not the author nor admin) / 404 (no such author)
  *   findPostsByIds(ids: readonly number[], fields?): Promise<Post[]>                 any order, missing ids left out
  *   findPostsByAuthorIds(authorIds, { limit?, offset? }, fields?): Promise<Map<number, Post[]>>  one query; newest first per author
  *   (fields: the GraphQL fields selected; only their columns and the keys are read)
- * REST only:
- *   listUserPosts(actor, userId, { page?, limit? }): Promise<Page<Post>>              404 when the user does not exist
+ * REST only (both by the list's grammar, posts.query.ts: filters, sort, count and cursor):
+ *   listUserPosts(actor, userId, { page?, limit?, sort?, count?, cursor?, ...filters }): Promise<QueriedPage<Post>>
+ *       404 when the user does not exist
  *   getUserPost(actor, userId, postId): Promise<Post>                                  404 when the post is not that user's
- *   listPostsByCursor(actor, { cursor?, limit? }): Promise<{ items: Post[]; nextCursor: string | null }>
+ *   listPostsByCursor(actor, { cursor?, limit?, sort?, count?, ...filters }): Promise<QueriedPage<Post>>
+ *       `GET /posts`: no total unless `count` asks; the seed's `{"id": N}` cursor still read
  */
 import { requireSignedIn } from '../../core/access/guards.ts';
 import { isAdmin, type Principal } from '../../core/access/principal.ts';
@@ -21,33 +26,39 @@ import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { pageWindow, readPage, type Page, type PageRequest } from '../../core/pagination.ts';
+import { pageWindow, type PageRequest } from '../../core/pagination.ts';
+import { asGraphqlArguments } from '../../core/querying/list-graphql.ts';
+import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findUserById } from '../users/users.reads.ts';
-import { decodePostCursor, encodePostCursor } from './post-cursor.ts';
+import { withSeedCursorRead } from './post-cursor.ts';
 import { POST_COLUMN_OF, toPost, type Post } from './post.ts';
+import type { PostRow } from './posts.table.ts';
 import * as repo from './posts.repository.ts';
+import { POST_QUERY } from './posts.query.ts';
 import { CreatePostInput } from './posts.schemas.ts';
 
 /** Every post list: default 20, at most 100 (DECISIONS §3 and §6). */
 export const POST_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
-export interface ListPostsOptions {
+export interface ListPostsOptions extends PageRequest {
   authorId?: number | undefined;
-  limit?: number | undefined;
-  offset?: number | undefined;
-}
-
-export interface PostCursorPage {
-  items: Post[];
-  nextCursor: string | null;
+  /** GraphQL's `filter` as the REST list's parameters (graphqlListParameters). */
+  parameters?: Readonly<Record<string, unknown>> | undefined;
+  /** GraphQL's `orderBy` as the REST list's `sort`. */
+  sort?: string | undefined;
+  /** A connection's `after`: the `nextCursor` of the page before. */
+  cursor?: string | undefined;
 }
 
 /** Read whatever fields are asked: `Post.author` and `Post.comments` follow them. */
 const POST_KEYS = ['id', 'author_id'] as const;
 
 const checkCreate = createChecker<CreatePostInput>(CreatePostInput);
+const asker = (actor: Principal | null) => ({ admin: isAdmin(actor) });
+const toPosts = (page: QueriedPage<PostRow>): QueriedPage<Post> => ({ ...page, items: page.items.map(toPost) });
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
 const userNotFound = (id: number) => AppError.notFound(`User ${id}`);
 
@@ -56,6 +67,19 @@ export type PostEvents = { 'post.created': Post };
 export function createPostsService(db: Db, events: EventRecorder<PostEvents> = noEvents()) {
   async function assertUserExists(userId: number): Promise<void> {
     if (!(await findUserById(db, userId))) throw userNotFound(userId);
+  }
+
+  /** GraphQL's posts lists: the REST list's grammar, checks and SQL, without a total. */
+  async function queryPosts(actor: Principal | null, options: ListPostsOptions = {}): Promise<QueriedPage<Post>> {
+    requireSignedIn(actor);
+    const { authorId, parameters, sort, cursor } = options;
+    const filters = { ...parameters, ...(authorId === undefined ? {} : { authorId }) };
+    try {
+      const query = parseListQuery(POST_QUERY, { sort, cursor, count: 'none', parameters: filters }, asker(actor));
+      return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
+    } catch (error) {
+      throw asGraphqlArguments(error);
+    }
   }
 
   return {
@@ -74,37 +98,29 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
     },
 
     async listPosts(actor: Principal | null, options: ListPostsOptions = {}): Promise<Post[]> {
-      requireSignedIn(actor);
-      const { limit, offset } = pageWindow({ limit: options.limit, offset: options.offset ?? 0 }, POST_PAGE_RULES);
-      return (await repo.listPosts(db, { authorId: options.authorId, limit, offset })).map(toPost);
+      return (await queryPosts(actor, options)).items;
     },
 
-    async listUserPosts(actor: Principal | null, userId: number, request: PageRequest): Promise<Page<Post>> {
+    queryPosts,
+
+    /** A user's posts by the list's grammar (posts.query.ts), newest first unless sorted: a page list. */
+    async listUserPosts(actor: Principal | null, userId: number, options: ListOptions): Promise<QueriedPage<Post>> {
       requireSignedIn(actor);
+      const query = parseListQuery(POST_QUERY, listRequestOf(options, { author_id: userId }), asker(actor));
       await assertUserExists(userId);
-      return readPage(
-        request,
-        POST_PAGE_RULES,
-        {
-          rows: ({ limit, offset }) => repo.listPosts(db, { authorId: userId, limit, offset }),
-          total: () => repo.countPosts(db, { authorId: userId }),
-        },
-        toPost,
-      );
+      return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
     },
 
-    /** The seed's cursor list: ids descending, one extra row fetched to know whether a next page exists. */
-    async listPostsByCursor(
-      actor: Principal | null,
-      options: { cursor?: string | undefined; limit?: number | undefined },
-    ): Promise<PostCursorPage> {
+    /**
+     * `GET /posts`, the seed's cursor list (ids descending, one row more read to know whether a next
+     * page exists) with the list's grammar: no total unless `count` asks for one, and only cursors
+     * (no page or offset).
+     */
+    async listPostsByCursor(actor: Principal | null, options: ListOptions): Promise<QueriedPage<Post>> {
       requireSignedIn(actor);
-      const beforeId = options.cursor === undefined ? undefined : decodePostCursor(options.cursor);
-      const { limit } = pageWindow({ limit: options.limit }, POST_PAGE_RULES);
-      const rows = await repo.listPostsBeforeId(db, beforeId, limit + 1);
-      const items = rows.slice(0, limit).map(toPost);
-      const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodePostCursor(last.id) : null };
+      const request = listRequestOf({ ...options, count: options.count ?? 'none' });
+      const query = withSeedCursorRead(parseListQuery(POST_QUERY, request, asker(actor)));
+      return toPosts(await repo.readPostPage(db, query, pageWindow({ limit: options.limit }, POST_PAGE_RULES)));
     },
 
     /** The author or an admin creates a post for that author; input is checked here so GraphQL gets the same rules. */

@@ -14,9 +14,16 @@ export interface PostsTable {
   updated_at: Timestamp;
 }
 
+/** Posts per author, and all posts under author 0 (posts.counters.migration.ts). */
+export interface PostCountsTable {
+  author_id: number;
+  n: number | string;
+}
+
 declare module '../../core/db/tables.ts' {
   interface Tables {
     posts: PostsTable;
+    post_counts: PostCountsTable;
   }
 }
 

@@ -1,9 +1,11 @@
-import { graphqlListTypeDefs } from '../../core/querying/list-graphql.ts';
+import { graphqlConnectionTypeDefs, graphqlListTypeDefs } from '../../core/querying/list-graphql.ts';
 import { USER_QUERY } from './users.query.ts';
 
 /** The users slice of the GraphQL schema (composed in graphql/schema.ts); resolvers in users.resolvers.ts. */
 export const usersTypeDefs = /* GraphQL */ `
   ${graphqlListTypeDefs(USER_QUERY, 'User')}
+
+  ${graphqlConnectionTypeDefs('User')}
 
   """
   A registered user.
@@ -40,6 +42,10 @@ export const usersTypeDefs = /* GraphQL */ `
     Users by id (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md).
     """
     users(limit: Int = 10, offset: Int = 0, filter: UserFilter, orderBy: [UserOrder!]): [User!]!
+    """
+    The same list by key: each page starts right after the one before (\`after\`: its \`pageInfo.endCursor\`, with the same filter and orderBy), so any depth costs what the first page costs.
+    """
+    usersConnection(limit: Int = 10, after: String, filter: UserFilter, orderBy: [UserOrder!]): UserConnection!
   }
 
   extend type Mutation {

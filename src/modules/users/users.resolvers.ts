@@ -5,9 +5,10 @@ import type {
   MutationUpdateUserArgs,
   QueryUserArgs,
   QueryUsersArgs,
+  QueryUsersConnectionArgs,
 } from '../graphql-types.generated.ts';
 import { nullIfNotFound, pageOf, toId, withId } from '../../core/resolving/context.ts';
-import { graphqlListParameters } from '../../core/querying/list-graphql.ts';
+import { asGraphqlArguments, connectionOf, graphqlListParameters } from '../../core/querying/list-graphql.ts';
 import { listLoader } from '../../core/resolving/loaders.ts';
 import type { Post } from '../posts/post.ts';
 import type { PostsService } from '../posts/posts.service.ts';
@@ -29,6 +30,14 @@ export function usersResolvers({ users, posts }: { users: UsersService; posts: P
                 ...graphqlListParameters(USER_QUERY, args.filter, args.orderBy),
               })
             : users.listUserItems(ctx.principal, pageOf(args)),
+        // The REST list without its total: its checks, permissions and cursor; its 422s named as the arguments.
+        usersConnection: (_: unknown, args: QueryUsersConnectionArgs, ctx: GraphQLContext) => {
+          const { parameters, sort } = graphqlListParameters(USER_QUERY, args.filter, args.orderBy);
+          const options = { ...parameters, sort, limit: args.limit ?? undefined, cursor: args.after ?? undefined };
+          return users.listUsers(ctx.principal, { ...options, count: 'none' }).then(connectionOf, (error: unknown) => {
+            throw asGraphqlArguments(error);
+          });
+        },
       },
       // The service answers null for an email the caller may not see; the seed types it `String!`.
       User: {

@@ -1,0 +1,54 @@
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../../core/db/database.ts';
+import { postCountsMigration } from './posts.counters.migration.ts';
+
+/**
+ * Indexes behind the posts lists' filters and sorts (posts.query.ts) that migration 0001 has not:
+ * `(author_id, id)` is there (an author's posts newest first, and the `authorId` filter and sort).
+ *
+ * - `(title, id)` and `(created_at, id)`: `GET /posts` filtered or sorted by title or creation time
+ *   (read forwards or backwards: ties follow the first key's direction).
+ * - `(author_id, created_at, id)` and `(author_id, title, id)`: the same within one author (a user's
+ *   posts).
+ * - PostgreSQL with `pg_trgm` (as the users' names): trigram indexes on title and content for
+ *   `title[contains]` and `search` (ILIKE '%text%'; `search` is a bitmap OR of the two). SQLite
+ *   scans for `contains` (its LIKE cannot use an index for '%text%'; docs/QUERYING.md).
+ */
+const INDEXES = [
+  { name: 'posts_title_idx', columns: ['title', 'id'] },
+  { name: 'posts_created_at_idx', columns: ['created_at', 'id'] },
+  { name: 'posts_author_created_at_idx', columns: ['author_id', 'created_at', 'id'] },
+  { name: 'posts_author_title_idx', columns: ['author_id', 'title', 'id'] },
+] as const;
+
+const TRIGRAM_INDEXES = ['posts_title_trgm_idx', 'posts_content_trgm_idx'];
+
+export const postsMigrations = {
+  '0010-posts-list-queries': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      for (const { name, columns } of INDEXES) {
+        await db.schema
+          .createIndex(name)
+          .on('posts')
+          .columns([...columns])
+          .execute();
+      }
+      if (dialectOf(db) !== 'postgres') return;
+      const { rows } = await sql<{ ok: boolean }>`
+        select exists (select 1 from pg_extension where extname = 'pg_trgm')
+            or (exists (select 1 from pg_available_extensions where name = 'pg_trgm')
+                and has_database_privilege(current_database(), 'CREATE')) as ok`.execute(db);
+      if (rows[0]?.ok) {
+        await sql`create extension if not exists pg_trgm`.execute(db);
+        await sql`create index posts_title_trgm_idx on posts using gin (title gin_trgm_ops)`.execute(db);
+        await sql`create index posts_content_trgm_idx on posts using gin (content gin_trgm_ops)`.execute(db);
+      }
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      for (const name of [...TRIGRAM_INDEXES, ...INDEXES.map((index) => index.name)]) {
+        await db.schema.dropIndex(name).ifExists().execute();
+      }
+    },
+  },
+  '0010-posts-post-counts': postCountsMigration,
+};
