@@ -10,6 +10,7 @@ import pg from 'pg';
 import { graphqlOptions } from '../reference/graphql.ts';
 import { productsParams, type ProductsQuery } from '../reference/products-params.ts';
 import { findUser, productsPage } from '../reference/queries.ts';
+import { serve } from '../reference/serve.ts';
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -35,11 +36,4 @@ app.get<{ Querystring: ProductsQuery }>('/api/products', async (request, reply) 
 
 await app.register(mercurius, { ...graphqlOptions(pool, { callers: false }), jit: 1 });
 
-const close = async () => {
-  await app.close();
-  await pool.end();
-  process.exit(0);
-};
-process.once('SIGTERM', close);
-process.once('SIGINT', close);
-await app.listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' });
+await serve(app, pool);

@@ -13,6 +13,7 @@ import pino from 'pino';
 import { graphqlOptions, type Caller } from './graphql.ts';
 import { productsParams, type ProductsQuery } from './products-params.ts';
 import { findUser, listProducts, type UserRow } from './queries.ts';
+import { serve } from './serve.ts';
 
 const env = (name: string) =>
   process.env[name] ??
@@ -116,11 +117,4 @@ app.get<{ Querystring: ProductsQuery }>('/api/products', async (request, reply) 
 
 await app.register(mercurius, { ...graphqlOptions(pool), jit: 1, context: (request) => ({ caller: request.caller }) });
 
-const close = async () => {
-  await app.close();
-  await pool.end();
-  process.exit(0);
-};
-process.once('SIGTERM', close);
-process.once('SIGINT', close);
-await app.listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' });
+await serve(app, pool);
