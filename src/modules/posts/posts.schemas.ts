@@ -1,6 +1,16 @@
 import { Type, type Static } from 'typebox';
-import { IdField, Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import {
+  embeddedProperty,
+  embedMany,
+  embedOne,
+  includeParameter,
+  includePaths,
+} from '../../core/querying/embedding-schema.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
+import { EmbeddableComment } from '../comments/comments.representation.ts';
+import { EmbeddableUser } from '../users/users.representation.ts';
+import { EmbeddablePost, postProperties } from './posts.representation.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
 export const PostTitle = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, examples: ['Hello, world'] });
@@ -22,30 +32,26 @@ export const CreatePostInput = Type.Object(
 );
 export type CreatePostInput = Static<typeof CreatePostInput>;
 
-export const PostLinks = Named('PostLinks', Type.Object({ self: Link, author: Link, comments: Link }));
+/** What a post embeds (`include`): its author and its first comments, and their own relations. */
+const POST_EMBEDS = {
+  author: embedOne(EmbeddableUser, { posts: embedMany(EmbeddablePost) }),
+  comments: embedMany(EmbeddableComment, { author: embedOne(EmbeddableUser), post: embedOne(EmbeddablePost) }),
+};
+export const PostInclude = includeParameter(includePaths(POST_EMBEDS));
+export const PostReadQuery = Type.Object(PostInclude);
 
-export const PostView = Named(
-  'Post',
-  Type.Object({
-    id: Type.Integer(),
-    title: Type.String(),
-    content: Type.String(),
-    authorId: Type.Integer(),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-    _links: PostLinks,
-  }),
-);
+export const PostView = Named('Post', Type.Object({ ...postProperties, ...embeddedProperty(POST_EMBEDS) }));
 
 export const PostPage = PageOf(PostView, 'PostPage');
 
-export const UserPostsQuery = Type.Object({ ...PageQuery });
+export const UserPostsQuery = Type.Object({ ...PageQuery, ...PostInclude });
 
 export const PostCursorQuery = Type.Object({
   cursor: Type.Optional(
     Type.String({ description: "Opaque cursor from a previous page's `nextCursor`; absent for the first page" }),
   ),
   limit: Type.Optional(Type.Integer({ description: 'Page size, default 20, clamped between 1 and 100' })),
+  ...PostInclude,
 });
 
 export const PostCursorList = Named(
