@@ -99,9 +99,9 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(user._embedded.posts[0]._links.author, { href: `/api/users/${bob.id}` });
       const list = await get(`/api/users?id[in]=${alice.id},${bob.id}&include=posts.comments&fields=name`);
-      const byId = new Map((list.data as Json[]).map((u) => [u.id, u]));
-      assert.equal(byId.get(bob.id)._embedded.posts.length, 20);
-      const alicesBusy = (byId.get(alice.id)._embedded.posts as Json[]).find((p) => p.id === busyPost)!;
+      const byId = new Map<number, Json>((list.data as Json[]).map((u) => [u.id, u]));
+      assert.equal(byId.get(bob.id)!._embedded.posts.length, 20);
+      const alicesBusy = (byId.get(alice.id)!._embedded.posts as Json[]).find((p) => p.id === busyPost)!;
       assert.equal(alicesBusy._embedded.comments.length, 20);
     });
 
