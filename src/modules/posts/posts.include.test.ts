@@ -184,6 +184,33 @@ for (const dialect of DIALECTS) {
       assert.match(deep.body.error.details[0].message, /3 levels deep; at most 2/);
     });
 
+    it('documents on every read and list the include paths the service embeds, and _embedded in the answers', async () => {
+      const document = (await t.request('GET', '/api/v2/openapi.json')).body as Json;
+      const { embedding } = t.server.app.services;
+      const routes: [string, string][] = [
+        ['/users', 'user'],
+        ['/users/{userId}', 'user'],
+        ['/posts', 'post'],
+        ['/posts/{postId}', 'post'],
+        ['/users/{userId}/posts', 'post'],
+        ['/users/{userId}/posts/{postId}', 'post'],
+        ['/posts/{postId}/comments', 'comment'],
+        ['/posts/{postId}/comments/{commentId}', 'comment'],
+        ['/comments/{commentId}/likes', 'like'],
+        ['/comments/{commentId}/likes/{userId}', 'like'],
+        ['/orders', 'order'],
+        ['/orders/{orderId}', 'order'],
+      ];
+      for (const [path, kind] of routes) {
+        const include = (document.paths[path].get.parameters as Json[]).find((p) => p.name === 'include');
+        assert.ok(include, path);
+        const listed = /a comma list of: (.*?)\. At most/.exec(include.description)![1]!.split(', ');
+        assert.deepEqual(listed.toSorted(), embedding.paths(kind).toSorted(), path);
+      }
+      for (const schema of ['User', 'Post', 'Comment', 'Like', 'Order', 'OrderItem'])
+        assert.ok(document.components.schemas[schema].properties._embedded, schema);
+    });
+
     it('runs as many statements for a list of 5 as for a list of 50 with include=comments.author', async () => {
       const count = async (limit: number) => {
         const { result, statements } = await statementsOf(t.server.db, () =>
