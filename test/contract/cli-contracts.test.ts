@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** A document is about a megabyte, execFile's default output limit: room for it to grow. */
+const run = (file: string, args: string[]) => execFileAsync(file, args, { maxBuffer: 16 * 1024 * 1024 });
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 describe('cli openapi and cli schema', () => {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Link } from '../../core/http/schemas.ts';
+import { Link, Named } from '../../core/http/schemas.ts';
 
 /**
  * A comment's REST representation without `_embedded`: the fields and links of `Comment`
@@ -16,4 +16,4 @@ export const commentProperties = {
 };
 
 /** A comment as another resource embeds it. */
-export const EmbeddableComment = Type.Object(commentProperties);
+export const EmbeddableComment = Named('EmbeddedComment', Type.Object(commentProperties));

@@ -20,4 +20,4 @@ export const postProperties = {
 };
 
 /** A post as another resource embeds it. */
-export const EmbeddablePost = Type.Object(postProperties);
+export const EmbeddablePost = Named('EmbeddedPost', Type.Object(postProperties));

@@ -35,4 +35,4 @@ export const userProperties = {
 };
 
 /** A user as another resource embeds it. */
-export const EmbeddableUser = Type.Object(userProperties);
+export const EmbeddableUser = Named('EmbeddedUser', Type.Object(userProperties));
