@@ -1,7 +1,7 @@
 import { relatedById, type EmbedCatalogue } from '../../core/querying/embedding.ts';
 import { toPostView } from '../posts/posts.presenter.ts';
 import type { PostsService } from '../posts/posts.service.ts';
-import { toUserView } from '../users/users.presenter.ts';
+import { embeddedUser } from '../users/users.embeds.ts';
 import type { UsersService } from '../users/users.service.ts';
 import type { toCommentView } from './comments.presenter.ts';
 
@@ -11,12 +11,7 @@ type CommentView = ReturnType<typeof toCommentView>;
 export function commentsEmbeds({ users, posts }: { users: UsersService; posts: PostsService }): EmbedCatalogue {
   return {
     comment: {
-      author: relatedById({
-        target: 'user',
-        keyOf: (comment: CommentView) => comment.authorId,
-        readByIds: (ids, { viewer }) => users.findUsersByIds(viewer, ids),
-        present: (user, { prefix }) => toUserView(user, prefix),
-      }),
+      author: embeddedUser(users, (comment: CommentView) => comment.authorId),
       post: relatedById({
         target: 'post',
         keyOf: (comment: CommentView) => comment.postId,

@@ -1,5 +1,5 @@
-import { relatedById, type EmbedCatalogue } from '../../core/querying/embedding.ts';
-import { toUserView } from '../users/users.presenter.ts';
+import type { EmbedCatalogue } from '../../core/querying/embedding.ts';
+import { embeddedUser } from '../users/users.embeds.ts';
 import type { UsersService } from '../users/users.service.ts';
 import type { toLikeView } from './likes.presenter.ts';
 
@@ -9,12 +9,7 @@ type LikeView = ReturnType<typeof toLikeView>;
 export function likesEmbeds({ users }: { users: UsersService }): EmbedCatalogue {
   return {
     like: {
-      user: relatedById({
-        target: 'user',
-        keyOf: (like: LikeView) => like.userId,
-        readByIds: (ids, { viewer }) => users.findUsersByIds(viewer, ids),
-        present: (user, { prefix }) => toUserView(user, prefix),
-      }),
+      user: embeddedUser(users, (like: LikeView) => like.userId),
     },
   };
 }

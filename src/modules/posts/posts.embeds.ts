@@ -1,7 +1,7 @@
-import { relatedById, relatedByParent, type EmbedCatalogue } from '../../core/querying/embedding.ts';
+import { relatedByParent, type EmbedCatalogue } from '../../core/querying/embedding.ts';
 import { toCommentView } from '../comments/comments.presenter.ts';
 import type { CommentsService } from '../comments/comments.service.ts';
-import { toUserView } from '../users/users.presenter.ts';
+import { embeddedUser } from '../users/users.embeds.ts';
 import type { UsersService } from '../users/users.service.ts';
 import type { toPostView } from './posts.presenter.ts';
 
@@ -14,12 +14,7 @@ type PostView = ReturnType<typeof toPostView>;
 export function postsEmbeds({ users, comments }: { users: UsersService; comments: CommentsService }): EmbedCatalogue {
   return {
     post: {
-      author: relatedById({
-        target: 'user',
-        keyOf: (post: PostView) => post.authorId,
-        readByIds: (ids, { viewer }) => users.findUsersByIds(viewer, ids),
-        present: (user, { prefix }) => toUserView(user, prefix),
-      }),
+      author: embeddedUser(users, (post: PostView) => post.authorId),
       comments: relatedByParent({
         target: 'comment',
         keyOf: (post: PostView) => post.id,

@@ -1,7 +1,8 @@
-import { relatedByParent, type EmbedCatalogue } from '../../core/querying/embedding.ts';
+import { relatedById, relatedByParent, type EmbedCatalogue, type View } from '../../core/querying/embedding.ts';
 import { toPostView } from '../posts/posts.presenter.ts';
 import type { PostsService } from '../posts/posts.service.ts';
-import type { toUserView } from './users.presenter.ts';
+import { toUserView } from './users.presenter.ts';
+import type { UsersService } from './users.service.ts';
 
 type UserView = ReturnType<typeof toUserView>;
 
@@ -17,4 +18,17 @@ export function usersEmbeds({ posts }: { posts: PostsService }): EmbedCatalogue 
       }),
     },
   };
+}
+
+/**
+ * A relation to the user a parent names (a post's or a comment's author, a like's user), for the other
+ * modules' declarations: read by id in one batch, the e-mail shown as `GET /users/{id}` shows it.
+ */
+export function embeddedUser<P extends View>(users: UsersService, keyOf: (parent: P) => number) {
+  return relatedById({
+    target: 'user',
+    keyOf,
+    readByIds: (ids, { viewer }) => users.findUsersByIds(viewer, ids),
+    present: (user, { prefix }) => toUserView(user, prefix),
+  });
 }
