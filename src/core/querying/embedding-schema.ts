@@ -23,7 +23,7 @@ export const embedOne = (schema: TSchema, below?: Record<string, EmbeddedShape>)
   ...(below ? { below } : {}),
 });
 
-/** A list of related objects (a post's `comments`), the first 20. */
+/** A list of related objects (the comments of a post), the first 20. */
 export const embedMany = (schema: TSchema, below?: Record<string, EmbeddedShape>): EmbeddedShape => ({
   schema,
   many: true,

@@ -73,7 +73,7 @@ export interface Embedding {
   parse(kind: string, include: string | undefined): IncludeTree;
   /** Adds `_embedded` to each view (in place) as `tree` asks; the views are returned for convenience. */
   attach<V extends View>(kind: string, views: V[], tree: IncludeTree, context: EmbedContext): Promise<V[]>;
-  /** Every path `include` accepts for `kind` (`author`, `comments`, `comments.author`, ...), for documentation. */
+  /** Every path `include` accepts for `kind` (a post: author, comments, comments.author, ...), for documentation. */
   paths(kind: string): string[];
 }
 
