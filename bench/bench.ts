@@ -24,7 +24,7 @@ import {
   waitForQuiet,
   type ServerProcess,
 } from './suite/processes.ts';
-import { REFERENCE_WORKLOADS, startReference } from './suite/reference.ts';
+import { REFERENCE_WORKLOADS, startHandWritten, type HandWritten } from './suite/hand-written.ts';
 import { CEILING_SHARE_WORKLOADS } from './suite/targets.ts';
 import { serverArgs } from './suite/server-command.ts';
 import { ratioLines, renderResults, writeResults } from './suite/report.ts';
@@ -47,8 +47,11 @@ const { values } = parseArgs({
     out: { type: 'string' },
     'node-options': { type: 'string', default: '' },
     shedding: { type: 'boolean', default: false },
-    // `--no-reference` skips the hand-written reference on PostgreSQL.
+    // `--no-reference` skips the hand-written reference on PostgreSQL, `--no-bare` the bare stack.
     reference: { type: 'boolean', default: true },
+    bare: { type: 'boolean', default: true },
+    // The bare stack runs as `node bare-server.ts`, as a user would; `--bare-flags` gives it the service's V8 flags.
+    'bare-flags': { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -247,10 +250,12 @@ async function measureWorkload(subjects: Subject[], workload: Workload, pgDataba
   const measuredRows = subjects.map(({ dialect }, k) =>
     summarize(dialect, workload.id, workload.title, measured[k]!, notes[k]),
   );
-  // The service against the base it ran in turn with (the reference, or the ceiling): run by run.
-  const base = measured.at(-1)!;
-  if (measured.length > 1)
-    measuredRows[0]!.pairedRatio = median(measured[0]!.runs.map((run, i) => run.rps / base.runs[i]!.rps));
+  // The service against each server it ran in turn with (the reference or the ceiling, the bare stack): run by run.
+  const bases = [...subjects.slice(1).map((s) => s.dialect), ...(withCeiling ? ['ceiling'] : [])];
+  for (const [k, name] of bases.entries()) {
+    const ratio = median(measured[0]!.runs.map((run, i) => run.rps / measured[k + 1]!.runs[i]!.rps));
+    measuredRows[0]![name === 'bare' ? 'bareRatio' : 'pairedRatio'] = ratio;
+  }
   if (withCeiling)
     rows.push(
       summarize('ceiling', workload.id, `fixed JSON, loaded in turn with sqlite ${workload.id}`, measured.at(-1)!),
@@ -299,51 +304,63 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     };
     const pgDatabase = dialect === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined;
     const service: Subject = { server, dialect, context };
-    // The reference answers W1–W4 in turn with the service, before any write workload has run.
-    let reference = pgDatabase && values.reference ? await startReferenceBeside(database.url, env) : undefined;
-    const referenceRows: ResultRow[] = [];
+    // The reference and the bare stack answer W1–W4 in turn with the service, before any write workload has run.
+    let besides = pgDatabase ? await startBesides(database.url, env) : [];
+    const besideRows: ResultRow[] = [];
     const lastBeside = workloads.findLastIndex((w) => REFERENCE_WORKLOADS.includes(w.id));
     try {
       for (const [index, workload] of workloads.entries()) {
         const subjects: Subject[] = [service];
-        if (reference && REFERENCE_WORKLOADS.includes(workload.id)) {
-          subjects.push({ server: reference, dialect: 'reference', context: { ...context, baseUrl: reference.url } });
+        if (REFERENCE_WORKLOADS.includes(workload.id)) {
+          for (const { kind, server: other } of besides)
+            subjects.push({ server: other, dialect: kind, context: { ...context, baseUrl: other.url } });
         }
-        const [own, other] = await measureWorkload(subjects, workload, pgDatabase);
+        const [own, ...others] = await measureWorkload(subjects, workload, pgDatabase);
         rows.push(own!);
-        if (other) referenceRows.push(other);
-        if (reference && index === lastBeside) {
-          await reference.stop();
-          reference = undefined;
+        besideRows.push(...others);
+        if (index === lastBeside) {
+          await Promise.all(besides.map(({ server: other }) => other.stop()));
+          besides = [];
         }
       }
       if (SOAK > 0) await soak(server, dialect, context);
     } finally {
       await server.stop();
-      await reference?.stop();
+      await Promise.all(besides.map(({ server: other }) => other.stop()));
     }
-    rows.push(...referenceRows);
+    // The reference's rows, then the bare stack's.
+    rows.push(
+      ...besideRows.filter((r) => r.dialect === 'reference'),
+      ...besideRows.filter((r) => r.dialect === 'bare'),
+    );
   } finally {
     await database.drop();
   }
 }
 
-/** The hand-written reference (bench/reference/) on the same database, same data, same token, same core. */
-async function startReferenceBeside(url: string, env: Record<string, string>): Promise<ServerProcess | undefined> {
-  if (!workloads.some((w) => REFERENCE_WORKLOADS.includes(w.id))) return undefined;
-  const port = await freePort();
-  const started = Date.now();
+/**
+ * The hand-written stacks selected (`--no-reference`, `--no-bare`) on the same database, same data and
+ * core: the reference with the service's token and flags; the bare stack as a user runs it (`--bare-flags`).
+ */
+async function startBesides(url: string, env: Record<string, string>) {
+  if (!workloads.some((w) => REFERENCE_WORKLOADS.includes(w.id))) return [];
   // The service's V8 flags (from `npm start`) and NODE_OPTIONS: the ratio compares code, not runtime settings.
-  const nodeFlags = serverArgs(SERVER_DIR).filter((arg) => arg.startsWith('--'));
-  const server = await startReference(
-    url,
-    { ...env, PORT: String(port) },
-    port,
-    nodeFlags,
-    `${BENCH_DIR}/server-reference.log`,
-  );
-  say(`## reference (Fastify + pg + Mercurius loaders): server ${server.pid} ready in ${Date.now() - started} ms`);
-  return server;
+  const serviceFlags = serverArgs(SERVER_DIR).filter((arg) => arg.startsWith('--'));
+  const kinds: [HandWritten, boolean, string[], string][] = [
+    ['reference', values.reference, serviceFlags, 'Fastify + pg + Mercurius loaders, token, totals, links, access log'],
+    ['bare', values.bare, values['bare-flags'] ? serviceFlags : [], 'Fastify + pg + Mercurius loaders, nothing else'],
+  ];
+  const besides: { kind: HandWritten; server: ServerProcess }[] = [];
+  for (const [kind, wanted, flags, what] of kinds) {
+    if (!wanted) continue;
+    const port = await freePort();
+    const started = Date.now();
+    const log = `${BENCH_DIR}/server-${kind}.log`;
+    const server = await startHandWritten(kind, url, { ...env, PORT: String(port) }, port, flags, log);
+    besides.push({ kind, server });
+    say(`## ${kind} (${what}): server ${server.pid} ready in ${Date.now() - started} ms`);
+  }
+  return besides;
 }
 
 async function main(): Promise<void> {
@@ -377,6 +394,9 @@ async function main(): Promise<void> {
     values.reference && dialects.includes('postgres')
       ? 'reference: bench/reference/reference-server.ts on the same PostgreSQL database, loaded in turn with the service run by run (W1–W4, before the write workloads), same flags, core, token and pool size'
       : 'no reference',
+    values.bare && dialects.includes('postgres')
+      ? `bare stack: bench/bare/bare-server.ts (no token, log, totals or links) loaded in turn likewise, same core and pool size, ${values['bare-flags'] ? "the service's V8 flags" : 'plain `node` (no V8 flags)'}`
+      : 'no bare stack',
   ].join('; ');
   const section = renderResults(rows, soaks, {
     started,

@@ -6,7 +6,8 @@ import { memoizeTokenVerifier } from './core/hardening/verified-token-memo.ts';
 import type { Db } from './core/db/database.ts';
 import { createIdempotencyStore } from './core/idempotency/idempotency.store.ts';
 import { modules } from './modules/index.ts';
-import { buildModuleServices } from './modules/module.ts';
+import { buildModuleServices, composeEmbeds } from './modules/module.ts';
+import { createEmbedding } from './core/querying/embedding.ts';
 
 /** The composition root of the business layer: every transport (REST, GraphQL, CLI) uses these. */
 export function createServices(config: Config, db: Db) {
@@ -21,12 +22,15 @@ export function createServices(config: Config, db: Db) {
   // Core services first; then each module's, in the order of the module list (modules/index.ts).
   const core = { tokens, idempotency: createIdempotencyStore(db) };
   const moduleServices = buildModuleServices(modules, { db, config, services: core });
-  return {
+  const services = {
     ...core,
     /** A token's rights as the database grants them now (writes and admin tokens, DECISIONS §5). */
     rights: createRightsCheck(moduleServices.users.currentRights),
     ...moduleServices,
   };
+  /** `include` of REST reads: each module's relations over the services above (core/querying/embedding.ts). */
+  const embedding = createEmbedding(composeEmbeds(modules.map((module) => module.embeds?.(services))));
+  return { ...services, embedding };
 }
 
 export type Services = ReturnType<typeof createServices>;

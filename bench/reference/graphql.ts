@@ -56,7 +56,19 @@ function groupBy<Child>(parents: number[], children: Child[], parentOf: (child: 
   return parents.map((id) => groups.get(id)!);
 }
 
-export function graphqlOptions(pool: pg.Pool) {
+/** Another user's email is hidden (as the service: "" in GraphQL) unless the caller is an admin. */
+const privateEmail = {
+  User: {
+    email: (user: { id: number; email: string }, _: unknown, { caller }: MercuriusContext) =>
+      caller.admin || caller.id === user.id ? user.email : '',
+  },
+};
+
+/**
+ * The schema, resolvers and loaders. `callers: false` (the bare stack): no caller in the context, so
+ * every user's email is answered as stored.
+ */
+export function graphqlOptions(pool: pg.Pool, { callers = true } = {}) {
   return {
     schema,
     resolvers: {
@@ -67,11 +79,7 @@ export function graphqlOptions(pool: pg.Pool) {
           return listUsers(pool, limit, offset);
         },
       },
-      // Another user's email is hidden (as the service: "" in GraphQL) unless the caller is an admin.
-      User: {
-        email: (user: { id: number; email: string }, _: unknown, { caller }: MercuriusContext) =>
-          caller.admin || caller.id === user.id ? user.email : '',
-      },
+      ...(callers ? privateEmail : {}),
     },
     loaders: {
       User: {

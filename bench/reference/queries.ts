@@ -74,7 +74,41 @@ const SORTS: Record<string, string> = {
   created_at: 'created_at asc',
 };
 
-/** One page of products and the exact total, counted the straightforward way (`count(*)`). */
+interface Where {
+  sql: string;
+  values: unknown[];
+}
+
+function productsWhere(filter: ProductFilter): Where {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (condition: string, value: unknown) => where.push(condition.replace('?', `$${values.push(value)}`));
+  if (filter.category !== undefined) add('category = ?', filter.category);
+  if (filter.minCents !== undefined) add('price_cents >= ?', filter.minCents);
+  if (filter.maxCents !== undefined) add('price_cents <= ?', filter.maxCents);
+  return { sql: where.length ? `where ${where.join(' and ')}` : '', values };
+}
+
+async function pageOf(pool: pg.Pool, where: Where, sort: string | undefined, limit: number, offset: number) {
+  const order = [SORTS[sort ?? ''], 'id asc'].filter(Boolean).join(', ');
+  const n = where.values.length;
+  const page = await pool.query(
+    `select * from products ${where.sql} order by ${order} limit $${n + 1} offset $${n + 2}`,
+    [...where.values, limit, offset],
+  );
+  return page.rows as Record<string, unknown>[];
+}
+
+/** One page of products, no total (the bare stack's W2). */
+export const productsPage = (
+  pool: pg.Pool,
+  filter: ProductFilter,
+  sort: string | undefined,
+  limit: number,
+  offset: number,
+) => pageOf(pool, productsWhere(filter), sort, limit, offset);
+
+/** One page of products and the exact total, counted the straightforward way (`count(*)`) beside it. */
 export async function listProducts(
   pool: pg.Pool,
   filter: ProductFilter,
@@ -82,24 +116,12 @@ export async function listProducts(
   limit: number,
   offset: number,
 ) {
-  const where: string[] = [];
-  const values: unknown[] = [];
-  const add = (condition: string, value: unknown) => where.push(condition.replace('?', `$${values.push(value)}`));
-  if (filter.category !== undefined) add('category = ?', filter.category);
-  if (filter.minCents !== undefined) add('price_cents >= ?', filter.minCents);
-  if (filter.maxCents !== undefined) add('price_cents <= ?', filter.maxCents);
-  const whereSql = where.length ? `where ${where.join(' and ')}` : '';
-  const order = [SORTS[sort ?? ''], 'id asc'].filter(Boolean).join(', ');
-  const n = values.length;
-  const [page, count] = await Promise.all([
-    pool.query(`select * from products ${whereSql} order by ${order} limit $${n + 1} offset $${n + 2}`, [
-      ...values,
-      limit,
-      offset,
-    ]),
-    pool.query<{ total: string }>(`select count(*) as total from products ${whereSql}`, values),
+  const where = productsWhere(filter);
+  const [rows, count] = await Promise.all([
+    pageOf(pool, where, sort, limit, offset),
+    pool.query<{ total: string }>(`select count(*) as total from products ${where.sql}`, where.values),
   ]);
-  return { rows: page.rows as Record<string, unknown>[], total: Number(count.rows[0]!.total) };
+  return { rows, total: Number(count.rows[0]!.total) };
 }
 
 export const isSort = (sort: string) => sort in SORTS;

@@ -11,7 +11,9 @@ import mercurius from 'mercurius';
 import pg from 'pg';
 import pino from 'pino';
 import { graphqlOptions, type Caller } from './graphql.ts';
-import { findUser, isSort, listProducts, type UserRow } from './queries.ts';
+import { productsParams, type ProductsQuery } from './products-params.ts';
+import { findUser, listProducts, type UserRow } from './queries.ts';
+import { serve } from './serve.ts';
 
 const env = (name: string) =>
   process.env[name] ??
@@ -85,18 +87,11 @@ app.get<{ Params: { id: string } }>('/api/users/:id', async (request, reply) => 
     : reply.code(404).send({ error: { code: 'NOT_FOUND', message: `User ${id} not found` } });
 });
 
-type ProductsQuery = Partial<Record<'category' | 'min_price' | 'max_price' | 'sort' | 'limit' | 'page', string>>;
-const numberOr = (value: string | undefined, fallback: number) =>
-  value !== undefined && Number.isFinite(Number(value)) ? Number(value) : fallback;
-const cents = (price: string | undefined) => (price === undefined ? undefined : Math.round(numberOr(price, 0) * 100));
-
 app.get<{ Querystring: ProductsQuery }>('/api/products', async (request, reply) => {
-  const q = request.query;
-  if (q.sort !== undefined && !isSort(q.sort)) return reply.code(400).send({ error: 'unknown sort' });
-  const limit = Math.min(100, Math.max(1, Math.trunc(numberOr(q.limit, 20))));
-  const page = Math.max(1, Math.trunc(numberOr(q.page, 1)));
-  const filter = { category: q.category, minCents: cents(q.min_price), maxCents: cents(q.max_price) };
-  const { rows, total } = await listProducts(pool, filter, q.sort, limit, (page - 1) * limit);
+  const params = productsParams(request.query);
+  if (!params) return reply.code(400).send({ error: 'unknown sort' });
+  const { page, limit } = params;
+  const { rows, total } = await listProducts(pool, params.filter, params.sort, limit, params.offset);
   const data = rows.map((p) => ({
     id: p.id,
     name: p.name,
@@ -122,11 +117,4 @@ app.get<{ Querystring: ProductsQuery }>('/api/products', async (request, reply) 
 
 await app.register(mercurius, { ...graphqlOptions(pool), jit: 1, context: (request) => ({ caller: request.caller }) });
 
-const close = async () => {
-  await app.close();
-  await pool.end();
-  process.exit(0);
-};
-process.once('SIGTERM', close);
-process.once('SIGINT', close);
-await app.listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' });
+await serve(app, pool);

@@ -1,6 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { ceilingOf, checkTargets, rpsRatio as pairedRatio, type ResultRow, type SoakResult } from './targets.ts';
+import {
+  ceilingOf,
+  checkTargets,
+  rpsRatio as pairedRatio,
+  type ResultRow,
+  type SoakResult,
+  type TargetCheck,
+} from './targets.ts';
+import { bareRpsRatio, checkIssue37, tail } from './targets-37.ts';
 
 export interface RunFacts {
   started: Date;
@@ -26,13 +34,17 @@ function baseOf(row: ResultRow, rows: ResultRow[]): [ResultRow | undefined, stri
   return reference ? [reference, 'reference'] : [ceilingOf(rows, row), 'ceiling'];
 }
 
+/** The bare stack's row of a PostgreSQL row's workload, when it ran. */
+const bareOf = (row: ResultRow, rows: ResultRow[]) =>
+  row.dialect === 'postgres' ? rows.find((r) => r.dialect === 'bare' && r.workload === row.workload) : undefined;
+
 const ratio = (n: number, base: number | undefined, digits: number) => (base ? `${(n / base).toFixed(digits)}` : '–');
 const micros = (n: number | undefined) => (n === undefined ? '–' : fmt(n));
 
 function table(rows: ResultRow[]): string[] {
   const lines = [
-    '| database | workload | req/s | req/s ratio | p50 ms | p99 ms | p99 ratio | errors | peak RSS MB | server CPU µs/req | PostgreSQL CPU µs/req |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| database | workload | req/s | req/s ratio | p50 ms | p99 ms | p99 ratio | p99/p50 | req/s × bare | p99 × bare | errors | peak RSS MB | server CPU µs/req | PostgreSQL CPU µs/req |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const name =
@@ -40,29 +52,50 @@ function table(rows: ResultRow[]): string[] {
         ? 'raw node:http'
         : row.dialect === 'reference'
           ? 'reference (Fastify + pg)'
-          : row.dialect;
+          : row.dialect === 'bare'
+            ? 'bare (Fastify + pg)'
+            : row.dialect;
     const title = `${row.workload} ${row.title}${row.note ? ` (${row.note})` : ''}`;
     const [base, baseName] = baseOf(row, rows);
     const rpsRatio =
       row.dialect === 'ceiling' ? '1' : `${base ? pairedRatio(row, base).toFixed(3) : '–'} × ${baseName}`;
     const p99Ratio = baseName === 'reference' ? `${ratio(row.p99, base?.p99, 2)} × reference` : '–';
+    const bare = bareOf(row, rows);
+    const vsBare = bare ? `| ${bareRpsRatio(row, bare).toFixed(3)} | ${ratio(row.p99, bare.p99, 2)} |` : '| – | – |';
     lines.push(
-      `| ${name} | ${title} | ${fmt(row.rps)} | ${rpsRatio} | ${row.p50} | ${row.p99} | ${p99Ratio} | ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} | ${micros(row.pgCpuUs)} |`,
+      `| ${name} | ${title} | ${fmt(row.rps)} | ${rpsRatio} | ${row.p50} | ${row.p99} | ${p99Ratio} | ${row.p50 > 0 ? tail(row).toFixed(1) : '–'} ${vsBare} ${row.errors} | ${(row.rssPeak / MB).toFixed(0)} | ${Math.round(row.cpuUs)} | ${micros(row.pgCpuUs)} |`,
     );
   }
   return lines;
 }
 
-/** One line per PostgreSQL workload the reference also ran: the service against it (for the console). */
+/**
+ * One line per PostgreSQL workload the reference, and one per workload the bare stack, also ran: the
+ * service against it (for the console).
+ */
 export function ratioLines(rows: ResultRow[]): string[] {
+  const line = (row: ResultRow, base: ResultRow, name: string, rpsRatio: number) =>
+    `  postgres ${row.workload} vs ${name}: req/s ${rpsRatio.toFixed(2)}× (${fmt(row.rps)} / ${fmt(base.rps)}), p99 ${ratio(row.p99, base.p99, 2)}× (${row.p99} / ${base.p99} ms), ` +
+    `server CPU ${fmt(row.cpuUs)} / ${fmt(base.cpuUs)} µs/req, PostgreSQL CPU ${micros(row.pgCpuUs)} / ${micros(base.pgCpuUs)} µs/req`;
   return rows.flatMap((row) => {
+    if (row.dialect !== 'postgres') return [];
     const [base, baseName] = baseOf(row, rows);
-    if (row.dialect !== 'postgres' || baseName !== 'reference' || !base) return [];
+    const bare = bareOf(row, rows);
     return [
-      `  postgres ${row.workload} vs reference: req/s ${pairedRatio(row, base).toFixed(2)}× (${fmt(row.rps)} / ${fmt(base.rps)}), p99 ${ratio(row.p99, base.p99, 2)}× (${row.p99} / ${base.p99} ms), ` +
-        `server CPU ${fmt(row.cpuUs)} / ${fmt(base.cpuUs)} µs/req, PostgreSQL CPU ${micros(row.pgCpuUs)} / ${micros(base.pgCpuUs)} µs/req`,
+      ...(base && baseName === 'reference' ? [line(row, base, 'reference', pairedRatio(row, base))] : []),
+      ...(bare ? [line(row, bare, 'bare', bareRpsRatio(row, bare))] : []),
     ];
   });
+}
+
+function targetTable(title: string, checks: TargetCheck[]): string[] {
+  return [
+    `### ${title}`,
+    '',
+    '| target | measured | met |',
+    '|---|---|---|',
+    ...checks.map((c) => `| ${c.target} | ${c.measured} | ${c.met === null ? '–' : c.met ? 'met' : '**not met**'} |`),
+  ];
 }
 
 /** The generated section: when, where, how, the table and the targets. */
@@ -85,7 +118,9 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     'the same workload in this run, loaded in turn with the service run by run (p99 ratio above 1: slower);',
     'SQLite W1 and W4 are compared to the raw node:http ceiling loaded in turn with them (its own rows), every',
     'other row to the ceiling measured before and after. Measured in turn, the req/s ratio is the median over',
-    "the runs of each run's ratio to the base's run just after it. Server CPU µs/req is the server process's user + system CPU time over the",
+    "the runs of each run's ratio to the base's run just after it. On PostgreSQL W1–W4 the bare stack (bench/bare/: Fastify + pg +",
+    'Mercurius, no token, log, totals or links) is loaded in turn too: `req/s × bare` and `p99 × bare` are the',
+    "service's figures against it, and p99/p50 is each row's tail. Server CPU µs/req is the server process's user + system CPU time over the",
     'measured runs divided by the answers: it moves little with machine load. PostgreSQL CPU µs/req is the',
     "same for the PostgreSQL processes (the bench database's backends and the shared background processes).",
     '',
@@ -105,12 +140,11 @@ export function renderResults(rows: ResultRow[], soaks: SoakResult[], facts: Run
     }
     lines.push('');
   }
-  lines.push('### Targets of issue 20', '', '| target | measured | met |', '|---|---|---|');
-  for (const check of checkTargets(rows, ceilingRps, soaks)) {
-    lines.push(
-      `| ${check.target} | ${check.measured} | ${check.met === null ? '–' : check.met ? 'met' : '**not met**'} |`,
-    );
-  }
+  lines.push(
+    ...targetTable('Targets of issue 20', checkTargets(rows, ceilingRps, soaks)),
+    '',
+    ...targetTable('Targets of issue 37', checkIssue37(rows)),
+  );
   lines.push('', END);
   return lines.join('\n');
 }

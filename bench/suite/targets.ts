@@ -1,7 +1,10 @@
 /** One measured line of the results table: medians over the repeated runs. */
 export interface ResultRow {
-  /** `reference`: the hand-written Fastify + pg app (bench/reference/) on the PostgreSQL database. */
-  dialect: 'ceiling' | 'sqlite' | 'postgres' | 'reference';
+  /**
+   * `reference`: the hand-written Fastify + pg app (bench/reference/) on the PostgreSQL database;
+   * `bare`: the bare stack (bench/bare/), which does none of the service's work.
+   */
+  dialect: 'ceiling' | 'sqlite' | 'postgres' | 'reference' | 'bare';
   workload: string;
   title: string;
   rps: number;
@@ -21,6 +24,8 @@ export interface ResultRow {
    * targets use: a burst of the machine's load that hits one run of a pair leaves the median alone.
    */
   pairedRatio?: number;
+  /** The same against the bare stack, when it ran in turn with this row (PostgreSQL W1–W4). */
+  bareRatio?: number;
   note?: string;
 }
 

@@ -7,6 +7,7 @@ import type { Migration } from 'kysely/migration';
 import type { ScrapedGauges } from '../core/ops/scraped-gauges.ts';
 import type { Metric } from 'prom-client';
 import type { EventPayloads } from './events/event-payloads.ts';
+import type { EmbedCatalogue } from '../core/querying/embedding.ts';
 
 /**
  * A module's descriptor: everything the app, the service container and the GraphQL schema need from
@@ -22,6 +23,7 @@ export interface ServiceModule<
   GraphUses = object,
   WorkerUses = object,
   MetricsUses = object,
+  EmbedUses = object,
 > {
   /** The service's key in the container (`services.<name>`). */
   readonly name: Name;
@@ -50,6 +52,11 @@ export interface ServiceModule<
    * schema its routes answer 200 with, or the `*.deleted` shape. The documents' `webhooks` show them.
    */
   readonly eventPayloads?: EventPayloads;
+  /**
+   * The relations `include` embeds from the module's resources (core/querying/embedding.ts), by kind
+   * (`post`: its `author`, its `comments`), each read in batches through the services it names.
+   */
+  embeds?(services: EmbedUses): EmbedCatalogue;
 }
 
 /** What `createService` gets: the database, the configuration (each module derives its settings) and the services built before it. */
@@ -103,9 +110,10 @@ export function defineModule<
   GraphUses = object,
   WorkerUses = object,
   MetricsUses = object,
+  EmbedUses = object,
 >(
-  module: ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses, MetricsUses>,
-): ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses, MetricsUses> {
+  module: ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses, MetricsUses, EmbedUses>,
+): ServiceModule<Name, Service, Needs, RouteUses, GraphUses, WorkerUses, MetricsUses, EmbedUses> {
   return module;
 }
 
@@ -122,7 +130,7 @@ export function restRoutes<Options extends FastifyPluginOptions>(
 }
 
 /** Any descriptor; what each part uses is checked where the list is composed. */
-export type AnyModule = ServiceModule<string, unknown, never, never, never, never, never>;
+export type AnyModule = ServiceModule<string, unknown, never, never, never, never, never, never>;
 
 export type ServiceOf<M extends AnyModule> = ReturnType<M['createService']>;
 type NeedsOf<M extends AnyModule> = Parameters<M['createService']>[0]['services'];
@@ -145,7 +153,7 @@ export type ConstructionOrder<Ms extends readonly AnyModule[], Built> = Ms exten
   : unknown;
 
 /** What the composition loop sees of a descriptor (its types were checked by `ConstructionOrder`). */
-type BuildableModule = ServiceModule<string, unknown, Record<string, unknown>, never, never, never, never>;
+type BuildableModule = ServiceModule<string, unknown, Record<string, unknown>, never, never, never, never, never>;
 
 /** Builds each module's service in list order; each one gets `core` and the services built before it. */
 export function buildModuleServices<const Ms extends readonly AnyModule[], Core extends Record<string, unknown>>(
@@ -169,6 +177,18 @@ export function moduleMigrations(list: readonly AnyModule[]): Record<string, Mig
     for (const [name, migration] of Object.entries(module.migrations ?? {})) {
       if (name in all) throw new Error(`Migration ${name} is declared by two modules`);
       all[name] = migration;
+    }
+  }
+  return all;
+}
+
+/** Every listed module's relations in one catalogue; two modules may not declare one kind. */
+export function composeEmbeds(catalogues: readonly (EmbedCatalogue | undefined)[]): EmbedCatalogue {
+  const all: Record<string, EmbedCatalogue[string]> = {};
+  for (const catalogue of catalogues) {
+    for (const [kind, relations] of Object.entries(catalogue ?? {})) {
+      if (kind in all) throw new Error(`Embedded relations of ${kind} are declared by two modules`);
+      all[kind] = relations;
     }
   }
   return all;

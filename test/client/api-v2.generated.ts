@@ -1067,6 +1067,42 @@ export interface components {
             update: components["schemas"]["Link"];
             delete: components["schemas"]["Link"];
         };
+        PostLinks: {
+            self: components["schemas"]["Link"];
+            author: components["schemas"]["Link"];
+            comments: components["schemas"]["Link"];
+        };
+        EmbeddedUser: {
+            id: number;
+            name: string;
+            /** @description Shown to the user and to admins; null for anyone else */
+            email: string | null;
+            age: number | null;
+            /** @enum {unknown} */
+            role: "user" | "admin";
+            /** @enum {unknown} */
+            status: "active" | "inactive" | "suspended";
+            emailVerified: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: components["schemas"]["UserLinks"];
+        };
+        EmbeddedComment: {
+            id: number;
+            postId: number;
+            authorId: number;
+            text: string;
+            /** Format: date-time */
+            createdAt: string;
+            _links: {
+                self: components["schemas"]["Link"];
+                post: components["schemas"]["Link"];
+                author: components["schemas"]["Link"];
+                likes: components["schemas"]["Link"];
+            };
+        };
         UserFields: {
             id?: number;
             name?: string;
@@ -1083,6 +1119,25 @@ export interface components {
             /** Format: date-time */
             updatedAt?: string;
             _links?: components["schemas"]["UserLinks"];
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                posts?: {
+                    id: number;
+                    title: string;
+                    content: string;
+                    authorId: number;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["PostLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        author?: components["schemas"]["EmbeddedUser"];
+                        comments?: components["schemas"]["EmbeddedComment"][];
+                    };
+                }[];
+            };
         };
         QueriedPagination: {
             page: number;
@@ -1118,6 +1173,41 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["UserLinks"];
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                posts?: {
+                    id: number;
+                    title: string;
+                    content: string;
+                    authorId: number;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["PostLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        author?: components["schemas"]["EmbeddedUser"];
+                        comments?: components["schemas"]["EmbeddedComment"][];
+                    };
+                }[];
+            };
+        };
+        Product: {
+            id: number;
+            name: string;
+            category: string;
+            price: number;
+            stock: number;
+            image: string | null;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: {
+                self: components["schemas"]["Link"];
+            };
         };
         OrderItem: {
             productId: number;
@@ -1125,6 +1215,10 @@ export interface components {
             quantity: number;
             /** @description Exact to the cent: at most two decimals */
             unitPrice: number;
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                product?: components["schemas"]["Product"];
+            };
         };
         OrderLinks: {
             self: components["schemas"]["Link"];
@@ -1133,6 +1227,19 @@ export interface components {
             refund?: components["schemas"]["Link"];
             receipt?: components["schemas"]["Link"];
             customer?: components["schemas"]["Link"];
+        };
+        Customer: {
+            id: number;
+            name: string;
+            email: string;
+            orderCount: number;
+            /** @description Sum of the paid (not refunded) orders, at most two decimals */
+            totalSpent: number;
+            currency: string;
+            _links: {
+                self: components["schemas"]["Link"];
+                orders: components["schemas"]["Link"];
+            };
         };
         Order: {
             id: number;
@@ -1154,6 +1261,10 @@ export interface components {
             /** Format: date-time */
             refundedAt: string | null;
             _links: components["schemas"]["OrderLinks"];
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                customer?: components["schemas"]["Customer"];
+            };
         };
         OrderPage: {
             data: components["schemas"]["Order"][];
@@ -1174,19 +1285,6 @@ export interface components {
             _links: {
                 self: components["schemas"]["Link"];
                 order: components["schemas"]["Link"];
-            };
-        };
-        Customer: {
-            id: number;
-            name: string;
-            email: string;
-            orderCount: number;
-            /** @description Sum of the paid (not refunded) orders, at most two decimals */
-            totalSpent: number;
-            currency: string;
-            _links: {
-                self: components["schemas"]["Link"];
-                orders: components["schemas"]["Link"];
             };
         };
         ReportJob: {
@@ -1232,26 +1330,16 @@ export interface components {
             data: components["schemas"]["ProductFields"][];
             pagination: components["schemas"]["QueriedPagination"];
         };
-        Product: {
+        EmbeddedPost: {
             id: number;
-            name: string;
-            category: string;
-            price: number;
-            stock: number;
-            image: string | null;
-            description: string | null;
+            title: string;
+            content: string;
+            authorId: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            _links: {
-                self: components["schemas"]["Link"];
-            };
-        };
-        PostLinks: {
-            self: components["schemas"]["Link"];
-            author: components["schemas"]["Link"];
-            comments: components["schemas"]["Link"];
+            _links: components["schemas"]["PostLinks"];
         };
         Post: {
             id: number;
@@ -1263,6 +1351,49 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["PostLinks"];
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                author?: {
+                    id: number;
+                    name: string;
+                    /** @description Shown to the user and to admins; null for anyone else */
+                    email: string | null;
+                    age: number | null;
+                    /** @enum {unknown} */
+                    role: "user" | "admin";
+                    /** @enum {unknown} */
+                    status: "active" | "inactive" | "suspended";
+                    emailVerified: boolean;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["UserLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        posts?: components["schemas"]["EmbeddedPost"][];
+                    };
+                };
+                comments?: {
+                    id: number;
+                    postId: number;
+                    authorId: number;
+                    text: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    _links: {
+                        self: components["schemas"]["Link"];
+                        post: components["schemas"]["Link"];
+                        author: components["schemas"]["Link"];
+                        likes: components["schemas"]["Link"];
+                    };
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        author?: components["schemas"]["EmbeddedUser"];
+                        post?: components["schemas"]["EmbeddedPost"];
+                    };
+                }[];
+            };
         };
         PostFeed: {
             data: components["schemas"]["Post"][];
@@ -1287,6 +1418,46 @@ export interface components {
                 author: components["schemas"]["Link"];
                 likes: components["schemas"]["Link"];
             };
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                author?: {
+                    id: number;
+                    name: string;
+                    /** @description Shown to the user and to admins; null for anyone else */
+                    email: string | null;
+                    age: number | null;
+                    /** @enum {unknown} */
+                    role: "user" | "admin";
+                    /** @enum {unknown} */
+                    status: "active" | "inactive" | "suspended";
+                    emailVerified: boolean;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["UserLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        posts?: components["schemas"]["EmbeddedPost"][];
+                    };
+                };
+                post?: {
+                    id: number;
+                    title: string;
+                    content: string;
+                    authorId: number;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["PostLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        author?: components["schemas"]["EmbeddedUser"];
+                        comments?: components["schemas"]["EmbeddedComment"][];
+                    };
+                };
+            };
         };
         CommentPage: {
             data: components["schemas"]["Comment"][];
@@ -1300,6 +1471,30 @@ export interface components {
             _links: {
                 self: components["schemas"]["Link"];
                 user: components["schemas"]["Link"];
+            };
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                user?: {
+                    id: number;
+                    name: string;
+                    /** @description Shown to the user and to admins; null for anyone else */
+                    email: string | null;
+                    age: number | null;
+                    /** @enum {unknown} */
+                    role: "user" | "admin";
+                    /** @enum {unknown} */
+                    status: "active" | "inactive" | "suspended";
+                    emailVerified: boolean;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["UserLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        posts?: components["schemas"]["EmbeddedPost"][];
+                    };
+                };
             };
         };
         LikePage: {
@@ -4953,6 +5148,11 @@ export interface operations {
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: posts, posts.author, posts.comments. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example posts,posts.author
+                 */
+                include?: string;
                 /** @description id equal to the value */
                 id?: number;
                 /** @description id equal to the value */
@@ -5755,7 +5955,13 @@ export interface operations {
     };
     getUsersByUserId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: posts, posts.author, posts.comments. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example posts,posts.author
+                 */
+                include?: string;
+            };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
                 "API-Version"?: components["parameters"]["ApiVersion"];
@@ -5933,6 +6139,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -7624,6 +7855,11 @@ export interface operations {
                 status?: "pending" | "paid" | "cancelled" | "refunded";
                 /** @description Admins: any customer; others: only themselves */
                 customerId?: number;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: customer, items.product. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example customer,items.product
+                 */
+                include?: string;
                 /** @description Comma-separated fields (id, status, currency, amount, createdAt, paidAt, customerId); a leading `-` sorts that field descending; ties break by ascending id; default -createdAt */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
@@ -8357,7 +8593,13 @@ export interface operations {
     };
     getOrdersByOrderId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: customer, items.product. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example customer,items.product
+                 */
+                include?: string;
+            };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
                 "API-Version"?: components["parameters"]["ApiVersion"];
@@ -8542,6 +8784,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -12601,6 +12868,11 @@ export interface operations {
                 search?: string;
                 /** @description search (the title or the content) containing, case-insensitively, the value */
                 "search[contains]"?: string;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, comments, comments.author, comments.post. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -12868,7 +13140,13 @@ export interface operations {
     };
     getPostsByPostId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, comments, comments.author, comments.post. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
+            };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
                 "API-Version"?: components["parameters"]["ApiVersion"];
@@ -13042,6 +13320,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -13180,6 +13483,11 @@ export interface operations {
                 search?: string;
                 /** @description search (the title or the content) containing, case-insensitively, the value */
                 "search[contains]"?: string;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, comments, comments.author, comments.post. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -13787,7 +14095,13 @@ export interface operations {
     };
     getUsersByUserIdPostsByPostId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, comments, comments.author, comments.post. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
+            };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
                 "API-Version"?: components["parameters"]["ApiVersion"];
@@ -13962,6 +14276,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -14032,6 +14371,11 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, post, post.author, post.comments. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
                 /** @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
@@ -14665,7 +15009,13 @@ export interface operations {
     };
     getPostsByPostIdCommentsByCommentId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, post, post.author, post.comments. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
+            };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
                 "API-Version"?: components["parameters"]["ApiVersion"];
@@ -14835,6 +15185,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -15114,6 +15489,11 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: user, user.posts. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example user,user.posts
+                 */
+                include?: string;
                 /** @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
@@ -15941,7 +16321,13 @@ export interface operations {
     };
     getCommentsByCommentIdLikesByUserId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: user, user.posts. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example user,user.posts
+                 */
+                include?: string;
+            };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
                 "API-Version"?: components["parameters"]["ApiVersion"];
@@ -16103,6 +16489,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */

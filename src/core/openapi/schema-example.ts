@@ -84,8 +84,11 @@ export function exampleOf(
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, unknown>;
       const required = new Set((schema.required as string[] | undefined) ?? []);
+      // `_embedded` appears only when a read names `include` (core/querying/embedding.ts): the example is the plain read.
       const wanted = Object.entries(properties).filter(
-        ([key, value]) => !minimal || required.has(key) || Array.isArray(resolve(value).examples),
+        ([key, value]) =>
+          (key !== '_embedded' || required.has(key)) &&
+          (!minimal || required.has(key) || Array.isArray(resolve(value).examples)),
       );
       return Object.fromEntries(
         wanted.map(([key, value]) => [key, exampleOf(value, resolve, minimal, key, depth + 1)]),

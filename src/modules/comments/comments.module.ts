@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { commentsEmbeds } from './comments.embeds.ts';
 import { commentsMigrations } from './comments.migrations.ts';
 import { toCommentView } from './comments.presenter.ts';
 import { commentsTypeDefs } from './comments.graphql.ts';
@@ -21,7 +22,8 @@ export const commentsModule = defineModule({
         'comment.deleted': (deleted) => deleted,
       }),
     ),
-  routes: restRoutes(commentsRoutes, ({ comments }) => ({ comments })),
+  routes: restRoutes(commentsRoutes, ({ comments, embedding }) => ({ comments, embedding })),
+  embeds: commentsEmbeds,
   migrations: commentsMigrations,
   graphql: { typeDefs: commentsTypeDefs, resolvers: commentsResolvers },
   eventPayloads: {

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
+import type { Embedding } from '../../core/querying/embedding.ts';
 import { toCommentView } from './comments.presenter.ts';
-import { CommentPage, CommentsQuery, CommentView, CreateCommentInput } from './comments.schemas.ts';
+import { CommentPage, CommentReadQuery, CommentsQuery, CommentView, CreateCommentInput } from './comments.schemas.ts';
 import type { CommentsService } from './comments.service.ts';
 
 const PostParams = Type.Object({ postId: Id });
@@ -11,7 +12,10 @@ const CommentParams = Type.Object({ postId: Id, commentId: Id });
 const tags = ['comments'];
 
 /** REST adapter for comments: each handler is a thin call into the comments service. */
-export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsService }> = async (app, { comments }) => {
+export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsService; embedding: Embedding }> = async (
+  app,
+  { comments, embedding },
+) => {
   app.get(
     '/posts/:postId/comments',
     {
@@ -25,11 +29,10 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       },
     },
     async (request) => {
+      const embed = embedding.forRequest('comment', request);
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
-      return {
-        data: page.items.map((comment) => toCommentView(comment, request.apiPrefix)),
-        pagination: queriedPaginationOf(page),
-      };
+      const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },
   );
 
@@ -56,13 +59,21 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
     '/posts/:postId/comments/:commentId',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'Read one comment of a post', params: CommentParams, response: { 200: CommentView } },
+      schema: {
+        tags,
+        summary: 'Read one comment of a post',
+        params: CommentParams,
+        querystring: CommentReadQuery,
+        response: { 200: CommentView },
+      },
     },
-    async (request) =>
-      toCommentView(
-        await comments.getPostComment(request.principal, request.params.postId, request.params.commentId),
-        request.apiPrefix,
-      ),
+    async (request) => {
+      const embed = embedding.forRequest('comment', request);
+      const { postId, commentId } = request.params;
+      return embed.one(
+        toCommentView(await comments.getPostComment(request.principal, postId, commentId), request.apiPrefix),
+      );
+    },
   );
 
   app.delete(

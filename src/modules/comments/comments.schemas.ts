@@ -2,7 +2,17 @@ import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import { COMMENT_QUERY } from './comments.query.ts';
 import { Type, type Static } from 'typebox';
-import { Link, Named, PageQuery } from '../../core/http/schemas.ts';
+import { Named, PageQuery } from '../../core/http/schemas.ts';
+import {
+  embeddedProperty,
+  embedMany,
+  embedOne,
+  includeParameter,
+  includePaths,
+} from '../../core/querying/embedding-schema.ts';
+import { EmbeddablePost } from '../posts/posts.representation.ts';
+import { EmbeddableUser } from '../users/users.representation.ts';
+import { EmbeddableComment, commentProperties } from './comments.representation.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 
 /** Field rule of DECISIONS §2, shared by REST validation and the service. */
@@ -17,17 +27,15 @@ export const CommentText = Type.String({
 export const CreateCommentInput = Type.Object({ text: CommentText }, { additionalProperties: false });
 export type CreateCommentInput = Static<typeof CreateCommentInput>;
 
-export const CommentView = Named(
-  'Comment',
-  Type.Object({
-    id: Type.Integer(),
-    postId: Type.Integer(),
-    authorId: Type.Integer(),
-    text: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-    _links: Type.Object({ self: Link, post: Link, author: Link, likes: Link }),
-  }),
-);
+/** What a comment embeds (`include`): its author and its post, and their own relations. */
+const COMMENT_EMBEDS = {
+  author: embedOne(EmbeddableUser, { posts: embedMany(EmbeddablePost) }),
+  post: embedOne(EmbeddablePost, { author: embedOne(EmbeddableUser), comments: embedMany(EmbeddableComment) }),
+};
+const CommentInclude = includeParameter(includePaths(COMMENT_EMBEDS));
+export const CommentReadQuery = Type.Object(CommentInclude);
+
+export const CommentView = Named('Comment', Type.Object({ ...commentProperties, ...embeddedProperty(COMMENT_EMBEDS) }));
 
 /** `data` of `comment.deleted`: the comment and the post it was on. */
 export const DeletedComment = Named(
@@ -37,4 +45,4 @@ export const DeletedComment = Named(
 
 export const CommentPage = queriedPageOf(CommentView, 'CommentPage');
 
-export const CommentsQuery = Type.Object({ ...PageQuery, ...listQueryParameters(COMMENT_QUERY) });
+export const CommentsQuery = Type.Object({ ...PageQuery, ...CommentInclude, ...listQueryParameters(COMMENT_QUERY) });

@@ -30,3 +30,32 @@ export async function summariseOrdersOf(
   // PostgreSQL returns sum(bigint) as numeric (a string); SQLite as an integer.
   return { orderCount: Number(row.order_count), spentCents: Number(row.spent_cents ?? 0) };
 }
+
+export function findCustomersByIds(db: Db, ids: readonly number[]): Promise<CustomerRow[]> {
+  return db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
+}
+
+/** `summariseOrdersOf` for several customers in one statement (through the orders' `customer_id` index). */
+export async function summariseOrdersOfMany(
+  db: Db,
+  customerIds: readonly number[],
+): Promise<Map<number, { orderCount: number; spentCents: number }>> {
+  const rows = await db
+    .selectFrom('orders')
+    .select((eb) => [
+      'customer_id',
+      eb.fn.countAll<number>().as('order_count'),
+      eb.fn
+        .sum<number | string | null>(eb.case().when('status', '=', 'paid').then(eb.ref('amount_cents')).else(0).end())
+        .as('spent_cents'),
+    ])
+    .where('customer_id', 'in', customerIds)
+    .groupBy('customer_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.customer_id,
+      { orderCount: Number(row.order_count), spentCents: Number(row.spent_cents ?? 0) },
+    ]),
+  );
+}

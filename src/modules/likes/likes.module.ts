@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { likesEmbeds } from './likes.embeds.ts';
 import { likesMigrations } from './likes.migrations.ts';
 import { toLikeView } from './likes.presenter.ts';
 import { likesRoutes } from './likes.routes.ts';
@@ -19,7 +20,8 @@ export const likesModule = defineModule({
         'like.deleted': (deleted) => deleted,
       }),
     ),
-  routes: restRoutes(likesRoutes, ({ likes }) => ({ likes })),
+  routes: restRoutes(likesRoutes, ({ likes, embedding }) => ({ likes, embedding })),
+  embeds: likesEmbeds,
   migrations: likesMigrations,
   eventPayloads: { 'like.created': LikeView, 'like.deleted': DeletedLike } satisfies EventPayloadsOf<LikeEvents>,
 });

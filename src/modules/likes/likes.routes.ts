@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
+import type { Embedding } from '../../core/querying/embedding.ts';
 import { toLikeView } from './likes.presenter.ts';
-import { LikePage, LikesQuery, LikeView } from './likes.schemas.ts';
+import { LikePage, LikeReadQuery, LikesQuery, LikeView } from './likes.schemas.ts';
 import type { LikesService } from './likes.service.ts';
 
 const CommentParams = Type.Object({ commentId: Id });
@@ -11,7 +12,10 @@ const LikeParams = Type.Object({ commentId: Id, userId: Id });
 const tags = ['likes'];
 
 /** REST adapter for likes: the caller likes and unlikes as themselves; both are idempotent. */
-export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = async (app, { likes }) => {
+export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService; embedding: Embedding }> = async (
+  app,
+  { likes, embedding },
+) => {
   app.get(
     '/comments/:commentId/likes',
     {
@@ -25,11 +29,10 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
       },
     },
     async (request) => {
+      const embed = embedding.forRequest('like', request);
       const page = await likes.listLikes(request.principal, request.params.commentId, request.query);
-      return {
-        data: page.items.map((like) => toLikeView(like, request.apiPrefix)),
-        pagination: queriedPaginationOf(page),
-      };
+      const data = page.items.map((like) => toLikeView(like, request.apiPrefix));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },
   );
 
@@ -76,12 +79,18 @@ export const likesRoutes: FastifyPluginAsyncTypebox<{ likes: LikesService }> = a
     '/comments/:commentId/likes/:userId',
     {
       config: { access: 'user' },
-      schema: { tags, summary: "Read one user's like of a comment", params: LikeParams, response: { 200: LikeView } },
+      schema: {
+        tags,
+        summary: "Read one user's like of a comment",
+        params: LikeParams,
+        querystring: LikeReadQuery,
+        response: { 200: LikeView },
+      },
     },
-    async (request) =>
-      toLikeView(
-        await likes.getLike(request.principal, request.params.commentId, request.params.userId),
-        request.apiPrefix,
-      ),
+    async (request) => {
+      const embed = embedding.forRequest('like', request);
+      const { commentId, userId } = request.params;
+      return embed.one(toLikeView(await likes.getLike(request.principal, commentId, userId), request.apiPrefix));
+    },
   );
 };

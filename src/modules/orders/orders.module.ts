@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { ordersEmbeds } from './orders.embeds.ts';
 import { ordersMigrations } from './orders.migrations.ts';
 import { toOrderView } from './orders.presenter.ts';
 import type { Order } from './order.ts';
@@ -26,7 +27,8 @@ export const ordersModule = defineModule({
         'order.refunded': view,
       }),
     ),
-  routes: restRoutes(ordersRoutes, ({ orders, idempotency }) => ({ orders, idempotency })),
+  routes: restRoutes(ordersRoutes, ({ orders, idempotency, embedding }) => ({ orders, idempotency, embedding })),
+  embeds: ordersEmbeds,
   migrations: ordersMigrations,
   eventPayloads: {
     'order.created': OrderView,

@@ -4,9 +4,17 @@ import { IdempotencyHeaders, sendIdempotent } from '../../core/idempotency/idemp
 import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
+import type { Embedding } from '../../core/querying/embedding.ts';
 import { ORDER_ACTIONS } from './order-state-machine.ts';
 import { toOrderView, toReceiptView } from './orders.presenter.ts';
-import { CreateOrderInput, ListOrdersQuery, OrderList, OrderView, ReceiptView } from './orders.schemas.ts';
+import {
+  CreateOrderInput,
+  ListOrdersQuery,
+  OrderList,
+  OrderReadQuery,
+  OrderView,
+  ReceiptView,
+} from './orders.schemas.ts';
 import type { OrdersService } from './orders.service.ts';
 
 const OrderParams = Type.Object({ orderId: Id });
@@ -19,10 +27,11 @@ const ACTION_SUMMARIES = {
 } as const;
 
 /** REST adapter for orders: thin handlers over the orders service; writes honour `Idempotency-Key`. */
-export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; idempotency: IdempotencyStore }> = async (
-  app,
-  { orders, idempotency },
-) => {
+export const ordersRoutes: FastifyPluginAsyncTypebox<{
+  orders: OrdersService;
+  idempotency: IdempotencyStore;
+  embedding: Embedding;
+}> = async (app, { orders, idempotency, embedding }) => {
   app.post(
     '/orders',
     {
@@ -66,11 +75,10 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
       },
     },
     async (request) => {
+      const embed = embedding.forRequest('order', request);
       const page = await orders.listOrders(request.principal, request.query);
-      return {
-        data: page.items.map((order) => toOrderView(order, request.apiPrefix)),
-        pagination: queriedPaginationOf(page),
-      };
+      const data = page.items.map((order) => toOrderView(order, request.apiPrefix));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },
   );
 
@@ -82,10 +90,16 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; id
         tags,
         summary: 'Read an order and the links its status allows',
         params: OrderParams,
+        querystring: OrderReadQuery,
         response: { 200: OrderView },
       },
     },
-    async (request) => toOrderView(await orders.getOrder(request.principal, request.params.orderId), request.apiPrefix),
+    async (request) => {
+      const embed = embedding.forRequest('order', request);
+      return embed.one(
+        toOrderView(await orders.getOrder(request.principal, request.params.orderId), request.apiPrefix),
+      );
+    },
   );
 
   for (const action of ORDER_ACTIONS) {

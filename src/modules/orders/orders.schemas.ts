@@ -1,6 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { IdField, Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { embeddedProperty, embedOne, includeParameter, includePaths } from '../../core/querying/embedding-schema.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
+import { CustomerView } from '../customers/customers.schemas.ts';
+import { ProductView } from '../products/products.schemas.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import { ORDER_STATUSES } from './order.ts';
 import { ORDER_QUERY } from './orders.query.ts';
@@ -8,6 +11,11 @@ import { ORDER_QUERY } from './orders.query.ts';
 /** Rules of an order request, declared once: REST validates with them and so does the service. */
 export const MAX_ORDER_LINES = 100;
 export const MAX_LINE_QUANTITY = 10_000;
+
+/** What an order embeds (`include`): its customer, and each line's product (in the line, `items.product`). */
+const ORDER_EMBEDS = { customer: embedOne(CustomerView) };
+const OrderInclude = includeParameter([...includePaths(ORDER_EMBEDS), 'items.product']);
+export const OrderReadQuery = Type.Object(OrderInclude);
 
 export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
 
@@ -36,6 +44,7 @@ export const ListOrdersQuery = Type.Object({
   ...PageQuery,
   status: Type.Optional(OrderStatusSchema),
   customerId: Type.Optional(IdField({ description: 'Admins: any customer; others: only themselves' })),
+  ...OrderInclude,
   ...listQueryParameters(ORDER_QUERY),
 });
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
@@ -50,6 +59,7 @@ export const OrderItemView = Named(
     name: Type.String(),
     quantity: Type.Integer(),
     unitPrice: Money,
+    ...embeddedProperty({ product: embedOne(ProductView) }),
   }),
 );
 
@@ -81,6 +91,7 @@ export const OrderView = Named(
     cancelledAt: Nullable(Timestamp),
     refundedAt: Nullable(Timestamp),
     _links: OrderLinks,
+    ...embeddedProperty(ORDER_EMBEDS),
   }),
 );
 

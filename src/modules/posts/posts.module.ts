@@ -2,6 +2,7 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { postsEmbeds } from './posts.embeds.ts';
 import { toPostView } from './posts.presenter.ts';
 import { postsTypeDefs } from './posts.graphql.ts';
 import { postsMigrations } from './posts.migrations.ts';
@@ -18,7 +19,8 @@ export const postsModule = defineModule({
       db,
       services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) }),
     ),
-  routes: restRoutes(postsRoutes, ({ posts }) => ({ posts })),
+  routes: restRoutes(postsRoutes, ({ posts, embedding }) => ({ posts, embedding })),
+  embeds: postsEmbeds,
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
   migrations: postsMigrations,
   eventPayloads: { 'post.created': PostView } satisfies EventPayloadsOf<PostEvents>,

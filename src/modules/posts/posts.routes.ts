@@ -2,12 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
+import type { Embedding } from '../../core/querying/embedding.ts';
 import { toPostView } from './posts.presenter.ts';
 import {
   CreatePostBody,
   PostCursorList,
   PostCursorQuery,
   PostPage,
+  PostReadQuery,
   PostView,
   UserPostsQuery,
 } from './posts.schemas.ts';
@@ -19,7 +21,10 @@ const PostParams = Type.Object({ postId: Id });
 const tags = ['posts'];
 
 /** REST adapter for posts: each handler is a thin call into the posts service. */
-export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = async (app, { posts }) => {
+export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embedding: Embedding }> = async (
+  app,
+  { posts, embedding },
+) => {
   app.get(
     '/posts',
     {
@@ -32,10 +37,11 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
       },
     },
     async (request) => {
+      const embed = embedding.forRequest('post', request);
       const page = await posts.listPostsByCursor(request.principal, request.query);
       const pagination = request.query.count === undefined ? {} : { pagination: queriedPaginationOf(page) };
       const data = page.items.map((post) => toPostView(post, request.apiPrefix));
-      return { data, nextCursor: page.nextCursor, ...pagination };
+      return { data: await embed.list(data), nextCursor: page.nextCursor, ...pagination };
     },
   );
 
@@ -43,9 +49,18 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
     '/posts/:postId',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'Read a post', params: PostParams, response: { 200: PostView } },
+      schema: {
+        tags,
+        summary: 'Read a post',
+        params: PostParams,
+        querystring: PostReadQuery,
+        response: { 200: PostView },
+      },
     },
-    async (request) => toPostView(await posts.getPost(request.principal, request.params.postId), request.apiPrefix),
+    async (request) => {
+      const embed = embedding.forRequest('post', request);
+      return embed.one(toPostView(await posts.getPost(request.principal, request.params.postId), request.apiPrefix));
+    },
   );
 
   app.get(
@@ -61,11 +76,10 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
       },
     },
     async (request) => {
+      const embed = embedding.forRequest('post', request);
       const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);
-      return {
-        data: page.items.map((post) => toPostView(post, request.apiPrefix)),
-        pagination: queriedPaginationOf(page),
-      };
+      const data = page.items.map((post) => toPostView(post, request.apiPrefix));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },
   );
 
@@ -92,12 +106,18 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService }> = a
     '/users/:userId/posts/:postId',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'Read one post of a user', params: UserPostParams, response: { 200: PostView } },
+      schema: {
+        tags,
+        summary: 'Read one post of a user',
+        params: UserPostParams,
+        querystring: PostReadQuery,
+        response: { 200: PostView },
+      },
     },
-    async (request) =>
-      toPostView(
-        await posts.getUserPost(request.principal, request.params.userId, request.params.postId),
-        request.apiPrefix,
-      ),
+    async (request) => {
+      const embed = embedding.forRequest('post', request);
+      const { userId, postId } = request.params;
+      return embed.one(toPostView(await posts.getUserPost(request.principal, userId, postId), request.apiPrefix));
+    },
   );
 };

@@ -1,9 +1,19 @@
 import { Type, type Static } from 'typebox';
-import { IdField, Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { IdField, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
 import { QueriedPagination, queriedPageOf } from '../../core/querying/list-page.ts';
 import { COUNT_EXACT_LIMIT, COUNT_MODES } from '../../core/querying/list-grammar.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
+import {
+  embeddedProperty,
+  embedMany,
+  embedOne,
+  includeParameter,
+  includePaths,
+} from '../../core/querying/embedding-schema.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
+import { EmbeddableComment } from '../comments/comments.representation.ts';
+import { EmbeddableUser } from '../users/users.representation.ts';
+import { EmbeddablePost, postProperties } from './posts.representation.ts';
 import { POST_QUERY } from './posts.query.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
@@ -26,25 +36,20 @@ export const CreatePostInput = Type.Object(
 );
 export type CreatePostInput = Static<typeof CreatePostInput>;
 
-export const PostLinks = Named('PostLinks', Type.Object({ self: Link, author: Link, comments: Link }));
+/** What a post embeds (`include`): its author and its first comments, and their own relations. */
+const POST_EMBEDS = {
+  author: embedOne(EmbeddableUser, { posts: embedMany(EmbeddablePost) }),
+  comments: embedMany(EmbeddableComment, { author: embedOne(EmbeddableUser), post: embedOne(EmbeddablePost) }),
+};
+export const PostInclude = includeParameter(includePaths(POST_EMBEDS));
+export const PostReadQuery = Type.Object(PostInclude);
 
-export const PostView = Named(
-  'Post',
-  Type.Object({
-    id: Type.Integer(),
-    title: Type.String(),
-    content: Type.String(),
-    authorId: Type.Integer(),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-    _links: PostLinks,
-  }),
-);
+export const PostView = Named('Post', Type.Object({ ...postProperties, ...embeddedProperty(POST_EMBEDS) }));
 
 export const PostPage = queriedPageOf(PostView, 'PostPage');
 
-/** A user's posts: the seed's page and limit, and the list's grammar (posts.query.ts). */
-export const UserPostsQuery = Type.Object({ ...PageQuery, ...listQueryParameters(POST_QUERY) });
+/** A user's posts: the seed's page and limit, the list's grammar (posts.query.ts) and `include`. */
+export const UserPostsQuery = Type.Object({ ...PageQuery, ...listQueryParameters(POST_QUERY), ...PostInclude });
 
 /** `GET /posts`: the seed's cursor and limit, and the list's grammar (no page: a cursor list). */
 export const PostCursorQuery = Type.Object({
@@ -62,6 +67,7 @@ export const PostCursorQuery = Type.Object({
       description: `Adds \`pagination\`: with the exact total, an estimated one (exact up to ${COUNT_EXACT_LIMIT}) or none. Without it, no pagination`,
     }),
   ),
+  ...PostInclude,
 });
 
 export const PostCursorList = Named(

@@ -1,12 +1,18 @@
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
+import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import type { NewProductRow, ProductRow, ProductRowUpdate } from './products.table.ts';
 
 const productById = rowByIdStatement<ProductRow>('products');
+const productsByIds = rowsByIdsStatement<ProductRow>('products');
 
 export async function findProductById(db: Db, id: number): Promise<ProductRow | undefined> {
   return (await readRows(db, productById(db, id)))[0];
+}
+
+/** In no particular order; missing ids left out. */
+export async function findProductsByIds(db: Db, ids: readonly number[]): Promise<ProductRow[]> {
+  return ids.length === 0 ? [] : readRows(db, productsByIds(db, ids));
 }
 
 export function insertProduct(db: Db, row: NewProductRow): Promise<ProductRow> {

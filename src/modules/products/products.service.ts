@@ -116,6 +116,11 @@ export function createProductsService(db: Db, events: EventRecorder<ProductEvent
       return toProduct(row);
     },
 
+    /** Products by id in one statement (public, as `getProduct`): an order line's embedded `product`. Any order. */
+    async findProductsByIds(ids: readonly number[]): Promise<Product[]> {
+      return (await repo.findProductsByIds(db, [...new Set(ids)])).map(toProduct);
+    },
+
     async createProduct(actor: Principal | null, raw: unknown): Promise<Product> {
       requireAdmin(actor);
       const input = assertPriceHasCents(checkCreate(raw));

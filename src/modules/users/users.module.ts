@@ -2,6 +2,7 @@ import type { EventsService } from '../events/events.service.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { usersEmbeds } from './users.embeds.ts';
 import { usersMigrations } from './users.migrations.ts';
 import { toUserView } from './users.presenter.ts';
 import { usersTypeDefs } from './users.graphql.ts';
@@ -22,7 +23,8 @@ export const usersModule = defineModule({
         'user.deleted': (deleted) => deleted,
       }),
     ),
-  routes: restRoutes(usersRoutes, ({ users }) => ({ users })),
+  routes: restRoutes(usersRoutes, ({ users, embedding }) => ({ users, embedding })),
+  embeds: usersEmbeds,
   migrations: usersMigrations,
   graphql: { typeDefs: usersTypeDefs, resolvers: usersResolvers },
   eventPayloads: {

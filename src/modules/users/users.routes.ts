@@ -6,6 +6,7 @@ import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { parseFields, pickFields } from '../../core/pagination.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
+import type { Embedding } from '../../core/querying/embedding.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { USER_FIELDS, type User } from './user.ts';
 import { toUserView, userLinks } from './users.presenter.ts';
@@ -15,6 +16,7 @@ import {
   ReplaceUserInput,
   UpdateUserInput,
   UserList,
+  UserReadQuery,
   UserView,
 } from './users.schemas.ts';
 import type { UsersService } from './users.service.ts';
@@ -36,7 +38,10 @@ const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<U
   ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
 
 /** REST adapter for users: each handler is a thin call into the users service. */
-export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embedding: Embedding }> = async (
+  app,
+  { users, embedding },
+) => {
   app.get(
     '/users',
     {
@@ -45,14 +50,13 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
     },
     async (request) => {
       const fields = parseFields(request.query.fields, USER_FIELDS);
+      const embed = embedding.forRequest('user', request);
       const page = await users.listUsers(request.principal, request.query);
-      return {
-        data: page.items.map((user) => ({
-          ...pickFields(user, fields),
-          _links: userLinks(request.apiPrefix, user.id),
-        })),
-        pagination: queriedPaginationOf(page),
-      };
+      const data = page.items.map((user) => ({
+        ...pickFields(user, fields),
+        _links: userLinks(request.apiPrefix, user.id),
+      }));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },
   );
 
@@ -73,9 +77,18 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
     '/users/:userId',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'Read a user', params: UserParams, response: { 200: UserView } },
+      schema: {
+        tags,
+        summary: 'Read a user',
+        params: UserParams,
+        querystring: UserReadQuery,
+        response: { 200: UserView },
+      },
     },
-    async (request) => toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix),
+    async (request) => {
+      const embed = embedding.forRequest('user', request);
+      return embed.one(toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix));
+    },
   );
 
   app.put(

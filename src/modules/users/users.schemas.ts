@@ -1,17 +1,26 @@
 import { Type, type Static } from 'typebox';
-import { Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import {
+  embeddedProperty,
+  embedMany,
+  embedOne,
+  includeParameter,
+  includePaths,
+} from '../../core/querying/embedding-schema.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { CountAndCursorParameters, filterParameters } from '../../core/querying/list-query-schema.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { USER_QUERY } from './users.query.ts';
+import { EmbeddableComment } from '../comments/comments.representation.ts';
+import { EmbeddablePost } from '../posts/posts.representation.ts';
+import { EmbeddableUser, Role, UserStatus, userProperties } from './users.representation.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so do the services. */
 export const UserName = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['Ada Lovelace'] });
 export const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] });
 export const Age = Nullable(Type.Integer({ minimum: 0, maximum: 150 }));
 export const Password = Type.String({ minLength: 8, maxLength: 200, writeOnly: true });
-export const Role = Type.Enum(['user', 'admin']);
-export const UserStatus = Type.Enum(['active', 'inactive', 'suspended']);
+export { Role, UserStatus };
 
 const writable = {
   age: Type.Optional(Age),
@@ -42,6 +51,14 @@ export const UpdateUserInput = Type.Object(
 );
 export type UpdateUserInput = Static<typeof UpdateUserInput>;
 
+/** What a user embeds (`include`): their posts, newest first, and the posts' own relations. */
+const USER_EMBEDS = {
+  posts: embedMany(EmbeddablePost, { author: embedOne(EmbeddableUser), comments: embedMany(EmbeddableComment) }),
+};
+
+/** `include` of a user's reads. */
+export const UserReadQuery = Type.Object(includeParameter(includePaths(USER_EMBEDS)));
+
 export const ListUsersQuery = Type.Object({
   ...PageQuery,
   role: Type.Optional(Role),
@@ -56,36 +73,13 @@ export const ListUsersQuery = Type.Object({
   order: Type.Optional(Type.Enum(['asc', 'desc'], { description: 'The direction of the sort fields without `-`' })),
   fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
   ...CountAndCursorParameters,
+  ...includeParameter(includePaths(USER_EMBEDS)),
   ...filterParameters(USER_QUERY),
 });
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
-export const UserLinks = Named(
-  'UserLinks',
-  Type.Object({
-    self: Link,
-    posts: Link,
-    avatar: Link,
-    update: Link,
-    delete: Link,
-  }),
-);
-
-export const UserView = Named(
-  'User',
-  Type.Object({
-    id: Type.Integer(),
-    name: Type.String(),
-    email: Nullable(Type.String({ description: 'Shown to the user and to admins; null for anyone else' })),
-    age: Nullable(Type.Integer()),
-    role: Role,
-    status: UserStatus,
-    emailVerified: Type.Boolean(),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-    _links: UserLinks,
-  }),
-);
+/** The user as their reads answer it; `_embedded` with `include` only (their posts). */
+export const UserView = Named('User', Type.Object({ ...userProperties, ...embeddedProperty(USER_EMBEDS) }));
 
 /** `data` of `user.deleted` (their posts, comments and likes went with them, with no events of their own). */
 export const DeletedUser = Named('DeletedUser', Type.Object({ id: Type.Integer() }, { additionalProperties: false }));
