@@ -327,6 +327,18 @@ export const GRAPHQL_RULES: Record<string, GraphQLRule> = {
     expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
     operation: async () => ({ query: '{ posts { id } }' }),
   },
+  'query usersConnection': {
+    expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
+    operation: async () => ({
+      query: '{ usersConnection(limit: 2) { nodes { id } pageInfo { hasNextPage endCursor } } }',
+    }),
+  },
+  'query postsConnection': {
+    expect: g('UNAUTHENTICATED', 'ok', 'ok', 'ok'),
+    operation: async () => ({
+      query: '{ postsConnection(limit: 2) { nodes { id } pageInfo { hasNextPage endCursor } } }',
+    }),
+  },
   'mutation createUser': {
     expect: g('ok', 'ok', 'ok', 'ok'),
     writes: true,
