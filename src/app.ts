@@ -108,6 +108,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   await app.register(graphqlPlugin, {
     config,
     services,
+    db,
     charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
     onLive: (status) => (live = status),
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import type { Config } from '../config/config.ts';
+import type { Db } from '../core/db/database.ts';
 import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/request-metrics.ts';
 import type { Services } from '../services.ts';
 import { assertReadWithList, batchedResolvers } from './batched-resolvers.ts';
@@ -23,6 +24,8 @@ export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<voi
 export interface GraphQLPluginOptions {
   config: Config;
   services: Services;
+  /** The services' database (subscriptions watch its commits). */
+  db: Db;
   charge: ChargeRequest;
   /** Receives what the process's subscriptions look like now (tests; `App.live`). */
   onLive?: (status: LiveStatus) => void;
@@ -52,7 +55,7 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  */
 export async function graphqlPlugin(
   app: FastifyInstance,
-  { config, services, charge, onLive }: GraphQLPluginOptions,
+  { config, services, db, charge, onLive }: GraphQLPluginOptions,
 ): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
   const { resolvers: fieldResolvers, batched, readWithList } = buildResolvers(services);
@@ -110,6 +113,7 @@ export async function graphqlPlugin(
   const live = await registerSubscriptions(app, {
     config,
     services,
+    db,
     schema,
     operations,
     gate,

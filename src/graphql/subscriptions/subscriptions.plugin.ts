@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config/config.ts';
+import { observeQueries, type Db } from '../../core/db/database.ts';
 import type { Services } from '../../services.ts';
 import type { ExecutionGate } from '../execution-gate.ts';
 import type { OperationCache } from '../operation-cache.ts';
@@ -26,6 +27,8 @@ export interface LiveStatus {
 export interface SubscriptionsOptions {
   config: Config;
   services: Services;
+  /** The database the services write: its commits wake the feed reader (event-hub.ts). */
+  db: Db;
   schema: GraphQLSchema;
   operations: OperationCache;
   gate: ExecutionGate;
@@ -44,8 +47,13 @@ export async function registerSubscriptions(
   app: FastifyInstance,
   options: SubscriptionsOptions,
 ): Promise<LiveTransports & { status: LiveStatus }> {
-  const { config, services, schema, operations, gate, hideSuggestions } = options;
-  const hub = createEventHub(services.events, SUBSCRIBED_EVENT_TYPES, FEED_POLL_MS, (err) =>
+  const { config, services, db, schema, operations, gate, hideSuggestions } = options;
+  // A commit of this process may have put events in the feed: read it now rather than at the next poll.
+  const watchCommits = (nudge: () => void) =>
+    observeQueries(db, (sql, _ms, failed) => {
+      if (!failed && sql === 'commit') nudge();
+    });
+  const hub = createEventHub(services.events, SUBSCRIBED_EVENT_TYPES, { pollMs: FEED_POLL_MS, watchCommits }, (err) =>
     app.log.error({ err }, 'GraphQL subscription feed read failed'),
   );
   const checks = createLiveChecks({
