@@ -109,6 +109,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     config,
     services,
     db,
+    live: metrics.live,
     charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
     onLive: (status) => (live = status),
   });

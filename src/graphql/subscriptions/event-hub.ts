@@ -32,6 +32,8 @@ export interface FeedReading {
   watchCommits?: (nudge: () => void) => () => void;
   /** The least time between two reads started by nudges (a busy writer commits far more often). */
   minGapMs?: number;
+  /** Sees each event read once, after its subscribers have it (the feed lag in /metrics). */
+  handedOut?: (item: FeedEvent) => void;
 }
 
 /**
@@ -50,7 +52,7 @@ export function createEventHub(
   reading: FeedReading,
   log: (error: unknown) => void,
 ): EventHub {
-  const { pollMs, watchCommits, minGapMs = 5 } = reading;
+  const { pollMs, watchCommits, minGapMs = 5, handedOut } = reading;
   // type -> value ('' for "any") -> subscribers
   const index = new Map<string, Map<string, Set<HubSubscriber>>>();
   let size = 0;
@@ -94,6 +96,7 @@ export function createEventHub(
       }
       for (const item of batch) {
         deliver(item);
+        handedOut?.(item);
         after = item.position;
       }
       if (batch.length === BATCH) continue;

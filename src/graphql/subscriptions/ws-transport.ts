@@ -5,6 +5,7 @@ import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../core/errors/app-error.ts';
+import type { LiveTally } from '../../core/ops/live-metrics.ts';
 import type { EventHub } from './event-hub.ts';
 import type { LiveChecks } from './live-checks.ts';
 import { startLiveOperation, type LiveViewer } from './live-operation.ts';
@@ -27,6 +28,8 @@ interface Connection {
   viewer?: LiveViewer;
   expiry?: NodeJS.Timeout;
   subscriptions: number;
+  /** Closed for not reading (counted once, whichever subscription or write found it out). */
+  cutOff?: boolean;
 }
 
 export interface WsTransportOptions {
@@ -36,6 +39,7 @@ export interface WsTransportOptions {
   maxSubscriptions: number;
   log: FastifyBaseLogger;
   viewerOf(authorization: unknown): Promise<LiveViewer>;
+  tally: LiveTally;
 }
 
 /** Execution args carrying what our execute/subscribe below need; graphql-ws passes them through untouched. */
@@ -50,11 +54,18 @@ type LiveArgs = ExecutionArgs & {
  * a valid one the socket is closed with 4401, and at the token's `exp` too.
  */
 export function createWsTransport(options: WsTransportOptions) {
-  const { schema, hub, checks, log } = options;
+  const { schema, hub, checks, log, tally } = options;
   const connections = new Set<Connection>();
   const running = new Set<Promise<unknown>>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols });
   const logUnexpected = (err: unknown) => log.error({ err }, 'GraphQL subscription resolver failed');
+  /** Back-pressure: a consumer that does not read is closed with 1008, not buffered without end. */
+  const cutOff = (connection: Connection) => {
+    if (connection.cutOff) return;
+    connection.cutOff = true;
+    tally.cutOff();
+    connection.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer');
+  };
 
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema,
@@ -127,7 +138,8 @@ export function createWsTransport(options: WsTransportOptions) {
           operationName: args.operationName ?? undefined,
           viewer: connection.viewer!,
           logUnexpected,
-          onSlow: () => connection.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer'),
+          onSlow: () => cutOff(connection),
+          tally,
         });
       } catch (error) {
         connection.subscriptions -= 1;
@@ -152,6 +164,7 @@ export function createWsTransport(options: WsTransportOptions) {
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const connection: Connection = { socket, request, subscriptions: 0 };
     connections.add(connection);
+    tally.connected();
     let alive = true;
     const keepAlive = setInterval(() => {
       if (!alive) {
@@ -170,7 +183,7 @@ export function createWsTransport(options: WsTransportOptions) {
           new Promise<void>((resolve) => {
             if (socket.readyState !== socket.OPEN) return resolve();
             if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-              socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer');
+              cutOff(connection);
               return resolve();
             }
             // Resolved when written out: a subscription waits for its socket before its next payload.
@@ -195,6 +208,7 @@ export function createWsTransport(options: WsTransportOptions) {
       clearInterval(keepAlive);
       clearTimeout(connection.expiry);
       connections.delete(connection);
+      tally.disconnected();
       void closed(code, String(reason));
     });
   });
