@@ -104,7 +104,7 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       webhooks: eventWebhooks(eventPayloadsOfModules),
     },
   );
-  let live: LiveStatus = { subscriptions: 0, sockets: 0 };
+  let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };
   await app.register(graphqlPlugin, {
     config,
     services,

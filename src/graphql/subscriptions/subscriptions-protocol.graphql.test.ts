@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { loadConfig } from '../../config/config.ts';
 import { startServer } from '../../server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
@@ -131,6 +132,45 @@ for (const dialect of DIALECTS) {
       await within(live.ended, 'the close');
       assert.equal(closed, 1001);
       await client.dispose();
+    });
+
+    it('answers the queries in flight on a socket before closing it with 1001 on shutdown', async () => {
+      const second = await startServer(loadConfig(asEnv(t)));
+      let released = false;
+      let release = () => {};
+      try {
+        const raw = rawSocket({ url: second.url });
+        await raw.opened;
+        raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}` } });
+        await until(() => raw.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
+        // Hold the users table (SQLite: its one connection; PostgreSQL: a lock) so the query stays in flight.
+        let held = () => {};
+        const holding = new Promise<void>((resolve) => (held = resolve));
+        const holder = second.db.transaction().execute(async (trx) => {
+          if (dialect.name === 'postgres') await sql`lock table users in access exclusive mode`.execute(trx);
+          held();
+          await new Promise<void>((resolve) => (release = resolve));
+        });
+        await holding;
+        raw.send({ type: 'subscribe', id: 'q', payload: { query: '{ user(id: "1") { id name } }' } });
+        await until(() => second.app.live.answering === 1, 'the query in flight');
+        const closing = second.close();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(raw.socket.readyState, raw.socket.OPEN, 'not closed while the query is in flight');
+        released = true;
+        release();
+        await holder;
+        const { code } = await within(raw.closed, 'the close');
+        await closing;
+        assert.equal(code, 1001);
+        const answer = raw.messages.find((m) => m.id === 'q' && m.type === 'next') as
+          { payload: { data: { user: { id: string } } } } | undefined;
+        assert.equal(answer?.payload.data.user.id, '1', 'the answer arrived before the close');
+        assert.ok(raw.messages.some((m) => m.id === 'q' && m.type === 'complete'));
+      } finally {
+        if (!released) release();
+        await second.close().catch(() => {});
+      }
     });
 
     it(

@@ -24,6 +24,8 @@ export interface LiveStatus {
   /** Subscriptions registered with the feed reader now, over both transports. */
   readonly subscriptions: number;
   readonly sockets: number;
+  /** Queries and mutations in flight on sockets (answered before a shutdown closes them). */
+  readonly answering: number;
 }
 
 export interface SubscriptionsOptions {
@@ -109,6 +111,9 @@ export async function registerSubscriptions(
       },
       get sockets() {
         return ws.connections;
+      },
+      get answering() {
+        return ws.answering;
       },
     },
     wantsEventStream: (request) => EVENT_STREAM.test(request.headers.accept ?? ''),

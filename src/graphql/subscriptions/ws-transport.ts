@@ -28,6 +28,8 @@ interface Connection {
   viewer?: LiveViewer;
   expiry?: NodeJS.Timeout;
   subscriptions: number;
+  /** Queries and mutations not answered yet, by id: each resolved once its `complete` is on its way. */
+  answering: Map<string, () => void>;
   /** Closed for not reading (counted once, whichever subscription or write found it out). */
   cutOff?: boolean;
 }
@@ -44,7 +46,11 @@ export interface WsTransportOptions {
 
 /** Execution args carrying what our execute/subscribe below need; graphql-ws passes them through untouched. */
 type LiveArgs = ExecutionArgs & {
-  contextValue: { connection: Connection; prepared: ReturnType<LiveChecks['check']> & { prepared: unknown } };
+  contextValue: {
+    connection: Connection;
+    id: string;
+    prepared: ReturnType<LiveChecks['check']> & { prepared: unknown };
+  };
 };
 
 /**
@@ -88,7 +94,7 @@ export function createWsTransport(options: WsTransportOptions) {
       );
       return true;
     },
-    onSubscribe(ctx, _id, payload) {
+    onSubscribe(ctx, id, payload) {
       const connection = ctx.extra;
       const checked = checks.check(payload.query, payload.operationName ?? undefined, payload.variables ?? undefined);
       if ('errors' in checked) return checked.errors;
@@ -108,11 +114,11 @@ export function createWsTransport(options: WsTransportOptions) {
         document: checked.prepared.document,
         operationName: payload.operationName ?? undefined,
         variableValues: checked.variables,
-        contextValue: { connection, prepared: checked },
+        contextValue: { connection, id, prepared: checked },
       } satisfies ExecutionArgs;
     },
     execute: (args) => {
-      const { connection, prepared } = (args as LiveArgs).contextValue;
+      const { connection, id, prepared } = (args as LiveArgs).contextValue;
       const checked = prepared as unknown as Exclude<ReturnType<LiveChecks['check']>, { errors: unknown }>;
       const run = checks.runOnce(
         checked.prepared,
@@ -121,9 +127,17 @@ export function createWsTransport(options: WsTransportOptions) {
         connection.viewer!,
         logUnexpected,
       );
-      running.add(run);
-      void run.finally(() => running.delete(run)).catch(() => {});
+      // In flight until graphql-ws has its answer and is about to send its `complete` (onComplete below):
+      // a shutdown closes the socket only after that (close()).
+      const answered = new Promise<void>((resolve) => connection.answering.set(id, resolve));
+      running.add(answered);
+      void answered.then(() => running.delete(answered));
       return run;
+    },
+    onComplete(ctx, id) {
+      const answered = ctx.extra.answering.get(id);
+      ctx.extra.answering.delete(id);
+      answered?.();
     },
     subscribe: async (args) => {
       const { connection, prepared } = (args as LiveArgs).contextValue;
@@ -162,7 +176,7 @@ export function createWsTransport(options: WsTransportOptions) {
   });
 
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const connection: Connection = { socket, request, subscriptions: 0 };
+    const connection: Connection = { socket, request, subscriptions: 0, answering: new Map() };
     connections.add(connection);
     tally.connected();
     let alive = true;
@@ -209,6 +223,9 @@ export function createWsTransport(options: WsTransportOptions) {
       clearTimeout(connection.expiry);
       connections.delete(connection);
       tally.disconnected();
+      // Nothing more can be sent on it: its answers in flight are no longer waited for.
+      for (const answered of connection.answering.values()) answered();
+      connection.answering.clear();
       void closed(code, String(reason));
     });
   });
@@ -221,10 +238,16 @@ export function createWsTransport(options: WsTransportOptions) {
     get connections() {
       return connections.size;
     },
+    /** Queries and mutations sent over a socket and not answered yet. */
+    get answering() {
+      return running.size;
+    },
     /** SIGTERM: the queries and mutations in flight are answered, then every socket is closed with 1001. */
     async close(waitMs: number): Promise<void> {
       const deadline = new Promise((resolve) => setTimeout(resolve, waitMs).unref());
       await Promise.race([Promise.allSettled([...running]), deadline]);
+      // graphql-ws sends each `complete` in the microtasks after its onComplete: let them run first.
+      await new Promise((resolve) => setImmediate(resolve));
       for (const { socket } of connections) socket.close(CLOSE_GOING_AWAY, 'Server shutting down');
       await Promise.race([
         Promise.all([...connections].map(({ socket }) => new Promise((resolve) => socket.once('close', resolve)))),
