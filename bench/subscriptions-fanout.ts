@@ -5,7 +5,7 @@
  * subscriber received every comment exactly once and in order.
  *
  *   node bench/subscriptions-fanout.ts [--dialect sqlite] [--subscribers 1000] [--rate 10] [--seconds 20]
- *                                      [--selection '{ id text }'] [--profile DIR]
+ *                                      [--selection '{ id text }'] [--profile DIR] [--service DIR]
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     selection: { type: 'string', default: '{ id text }' },
     // A directory: the server writes a V8 CPU profile there when it stops (`node --cpu-prof`).
     profile: { type: 'string' },
+    // The checkout whose server is measured (built, with its node_modules): an A/B against another commit.
+    service: { type: 'string', default: '.' },
   },
 });
 const SUBSCRIBERS = Number(values.subscribers);
@@ -32,7 +34,7 @@ const SECONDS = Number(values.seconds);
 
 pinLoadGenerator();
 const database = await createBenchDatabase(values.dialect as Dialect);
-const server = await startService('.', 'fanout', database.url, {
+const server = await startService(values.service, 'fanout', database.url, {
   logLevel: 'warn',
   extra: values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {},
 });
