@@ -153,7 +153,13 @@ try {
   for (let n = 0; n < SUBSCRIBERS; n += 1) {
     const mine = order.subarray(n * total, n * total + counts[n]!);
     duplicates += mine.length - new Set(mine).size;
-    if (strays[n] === 0 && mine.length === feed.length && mine.every((number, i) => number === feed[i])) exact += 1;
+    if (
+      strays[n] === 0 &&
+      mine.length === total &&
+      feed.length === total &&
+      mine.every((number, i) => number === feed[i])
+    )
+      exact += 1;
   }
   const latencies: number[] = [];
   // Per comment: its first receipt (the feed read and the first socket write) and its last (the whole fan-out).

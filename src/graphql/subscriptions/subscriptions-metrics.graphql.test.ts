@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
 import {
+  newComment,
+  newPost,
   rawSocket,
   subscribeSse,
   subscribeWs,
@@ -39,19 +41,9 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    async function newPost(token: string, userId: number, content = 'Some content'): Promise<number> {
-      const res = await t.request('POST', `/api/users/${userId}/posts`, { token, body: { title: 'Live', content } });
-      assert.equal(res.status, 201, res.text);
-      return (res.body as { id: number }).id;
-    }
-    async function comment(token: string, postId: number, text: string): Promise<void> {
-      const res = await t.request('POST', `/api/posts/${postId}/comments`, { token, body: { text } });
-      assert.equal(res.status, 201, res.text);
-    }
-
     it('shows connections and subscriptions by transport, payloads delivered and the feed lag, moving with them', async () => {
       const author = await t.createUser();
-      const postId = await newPost(author.token, author.id);
+      const postId = await newPost(t, author.token, author.id);
       const before = await scrape(t);
       for (const transport of [ws, sse]) {
         assert.equal(sample(before, 'graphql_live_connections', transport), 0, `no connection yet (${transport})`);
@@ -71,8 +63,8 @@ for (const dialect of DIALECTS) {
           assert.equal(sample(live, 'graphql_live_connections', transport), 1, transport);
           assert.equal(sample(live, 'graphql_subscriptions_active', transport), 1, transport);
         }
-        await comment(author.token, postId, 'counted');
-        await comment(author.token, postId, 'counted too');
+        await newComment(t, author.token, postId, 'counted');
+        await newComment(t, author.token, postId, 'counted too');
         await until(() => overWs.results.length === 2 && overSse.results.length === 2, 'two comments on each');
         const delivered = await scrape(t);
         for (const transport of [ws, sse])
@@ -102,7 +94,7 @@ for (const dialect of DIALECTS) {
     it(`closes a WebSocket that stops reading with 1008 once ${MAX_QUEUED_EVENTS} events wait, and counts it as cut off once`, async () => {
       const author = await t.createUser();
       // Each payload carries the post's 100,000 characters: the socket's buffers fill after a few dozen.
-      const postId = await newPost(author.token, author.id, 'x'.repeat(100_000));
+      const postId = await newPost(t, author.token, author.id, 'Live', 'x'.repeat(100_000));
       const big = 'subscription B($postId: ID!) { commentAdded(postId: $postId) { id post { content } } }';
       const cutOffBefore = sample(await scrape(t), 'graphql_subscription_cutoffs_total', ws);
       const raw = rawSocket(t);
@@ -112,12 +104,14 @@ for (const dialect of DIALECTS) {
       raw.send({ type: 'subscribe', id: 'a', payload: { query: big, variables: { postId: String(postId) } } });
       await subscriptionsLive(t, 1);
       // A client that reads is not cut off.
-      for (let n = 0; n < 20; n += 1) await comment(author.token, postId, `read ${n}`);
+      for (let n = 0; n < 20; n += 1) await newComment(t, author.token, postId, `read ${n}`);
       await until(() => raw.messages.filter((m) => m.type === 'next').length === 20, 'twenty payloads read');
       raw.socket.pause();
       let cutOff = 0;
       for (let batch = 0; batch < 100 && cutOff === 0; batch += 1) {
-        await Promise.all(Array.from({ length: 10 }, (_, i) => comment(author.token, postId, `unread ${batch}.${i}`)));
+        await Promise.all(
+          Array.from({ length: 10 }, (_, i) => newComment(t, author.token, postId, `unread ${batch}.${i}`)),
+        );
         cutOff = sample(await scrape(t), 'graphql_subscription_cutoffs_total', ws) - cutOffBefore;
       }
       assert.equal(cutOff, 1, 'cut off once');

@@ -6,6 +6,7 @@ import { startServer } from '../../server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import {
   rawSocket,
+  secondInstanceEnv,
   subscribeWs,
   subscriptionsLive,
   until,
@@ -119,7 +120,7 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     it('closes open sockets with 1001 on shutdown', async () => {
-      const second = await startServer(loadConfig(asEnv(t)));
+      const second = await startServer(loadConfig(secondInstanceEnv(t)));
       const client = wsClient(
         { url: second.url },
         t.adminToken,
@@ -135,7 +136,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers the queries in flight on a socket before closing it with 1001 on shutdown', async () => {
-      const second = await startServer(loadConfig(asEnv(t)));
+      const second = await startServer(loadConfig(secondInstanceEnv(t)));
       let released = false;
       let release = () => {};
       try {
@@ -177,7 +178,7 @@ for (const dialect of DIALECTS) {
       'delivers a change made through one instance to the subscribers of another, once each',
       { skip: dialect.name === 'sqlite' ? 'two instances share PostgreSQL (SQLite is for one machine)' : false },
       async () => {
-        const second = await startServer(loadConfig({ ...asEnv(t) }));
+        const second = await startServer(loadConfig(secondInstanceEnv(t)));
         try {
           const author = await t.createUser();
           const post = await t.request('POST', `/api/users/${author.id}/posts`, {
@@ -218,20 +219,4 @@ for (const dialect of DIALECTS) {
       },
     );
   });
-}
-
-/** The test server's settings as environment variables, for a second instance on the same database. */
-function asEnv(t: TestServer): Record<string, string> {
-  return {
-    ...GRAPHQL_TEST_ENV,
-    NODE_ENV: 'test',
-    PORT: '0',
-    DATABASE_URL: t.config.DATABASE_URL,
-    DEMO_DATA: 'false',
-    LOG_LEVEL: 'silent',
-    JWT_SECRET: t.config.jwtSecret,
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ORDER_HOLD_WORKER: 'false',
-    DATABASE_POOL_SIZE: '3',
-  };
 }

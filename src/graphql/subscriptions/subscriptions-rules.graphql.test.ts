@@ -7,7 +7,9 @@ import { startServer } from '../../server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
 import {
+  newPost,
   rawSocket,
+  secondInstanceEnv,
   shortLivedToken,
   subscribeSse,
   subscriptionsLive,
@@ -40,18 +42,9 @@ for (const dialect of DIALECTS) {
       });
       after(() => t?.close());
 
-      async function newPost(token: string, userId: number): Promise<number> {
-        const res = await t.request('POST', `/api/users/${userId}/posts`, {
-          token,
-          body: { title: 'Edge', content: 'x' },
-        });
-        assert.equal(res.status, 201, res.text);
-        return (res.body as { id: number }).id;
-      }
-
       it('ends at once a subscription whose token is past its exp but within the clock tolerance, and sends it nothing', async () => {
         const author = await t.createUser();
-        const postId = await newPost(author.token, author.id);
+        const postId = await newPost(t, author.token, author.id);
         // Accepted on arrival (the tolerance is for clocks that disagree), yet already expired by the server's clock.
         const lapsed = await shortLivedToken(t, author.id, -Math.floor(CLOCK_TOLERANCE_SECONDS / 3));
         const raw = rawSocket(t);
@@ -80,7 +73,7 @@ for (const dialect of DIALECTS) {
 
       it('serves a subscription to a GET with Accept: text/event-stream, the token in Authorization', async () => {
         const author = await t.createUser();
-        const postId = await newPost(author.token, author.id);
+        const postId = await newPost(t, author.token, author.id);
         const params = new URLSearchParams({ query: COMMENTS, variables: JSON.stringify({ postId: String(postId) }) });
         // node:http rather than fetch: destroying the request closes the connection at once (an aborted fetch
         // left it open until the server's connection timeout).
@@ -117,19 +110,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('on shutdown ends open SSE streams without a complete event, so that the client may retry elsewhere (as 1001 tells a WebSocket client)', async () => {
-        const second = await startServer(
-          loadConfig({
-            ...GRAPHQL_TEST_ENV,
-            NODE_ENV: 'test',
-            PORT: '0',
-            DATABASE_URL: t.config.DATABASE_URL,
-            DEMO_DATA: 'false',
-            LOG_LEVEL: 'silent',
-            JWT_SECRET: t.config.jwtSecret,
-            ORDER_HOLD_WORKER: 'false',
-            DATABASE_POOL_SIZE: '3',
-          }),
-        );
+        const second = await startServer(loadConfig(secondInstanceEnv(t)));
         // node:http: destroying the request ends the connection, so a failure here cannot hold the close.
         const body = JSON.stringify({ query: 'subscription { userUpdated(id: "1") { id } }' });
         const stream = request(`${second.url}/graphql`, {
