@@ -5,15 +5,15 @@
  * subscriber received every comment exactly once and in order.
  *
  *   node bench/subscriptions-fanout.ts [--dialect sqlite] [--subscribers 1000] [--rate 10] [--seconds 20]
- *                                      [--selection '{ id text }']
+ *                                      [--selection '{ id text }'] [--profile DIR] [--service DIR]
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startService } from './suite/alternate.ts';
+import { serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, type Dialect } from './suite/databases.ts';
-import { loadAverage, pinLoadGenerator, sampleRss } from './suite/processes.ts';
-import { serviceEnv } from './suite/alternate.ts';
+import { cpuMillis, loadAverage, pinLoadGenerator, sampleRss } from './suite/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +22,10 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '10' },
     seconds: { type: 'string', default: '20' },
     selection: { type: 'string', default: '{ id text }' },
+    // A directory: the server writes a V8 CPU profile there when it stops (`node --cpu-prof`).
+    profile: { type: 'string' },
+    // The checkout whose server is measured (built, with its node_modules): an A/B against another commit.
+    service: { type: 'string', default: '.' },
   },
 });
 const SUBSCRIBERS = Number(values.subscribers);
@@ -30,7 +34,10 @@ const SECONDS = Number(values.seconds);
 
 pinLoadGenerator();
 const database = await createBenchDatabase(values.dialect as Dialect);
-const server = await startService('.', 'fanout', database.url, { logLevel: 'warn' });
+const server = await startService(values.service, 'fanout', database.url, {
+  logLevel: 'warn',
+  extra: values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {},
+});
 const stopRss = sampleRss(server.pid);
 try {
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0));
@@ -42,10 +49,19 @@ try {
   });
   const postId = ((await post.json()) as { id: number }).id;
 
-  const answeredAt = new Map<string, number>();
-  const receipts: { text: string; at: number }[] = [];
-  const received: string[][] = Array.from({ length: SUBSCRIBERS }, () => []);
-  const ids: number[][] = Array.from({ length: SUBSCRIBERS }, () => []);
+  const total = RATE * SECONDS;
+  // What the clients record, in arrays made once: a receipt is a comment's number and a time, so the load
+  // generator makes no garbage per message (its own collections would show as the server's latency).
+  const WARM_UP = -1;
+  const answeredAt = new Float64Array(total).fill(NaN);
+  const receiptComment = new Int32Array(SUBSCRIBERS * total);
+  const receiptAt = new Float64Array(SUBSCRIBERS * total);
+  let receipts = 0;
+  // Each subscriber's comments in the order received (compared with the feed's order at the end).
+  const order = new Int32Array(SUBSCRIBERS * total).fill(-1);
+  const counts = new Int32Array(SUBSCRIBERS);
+  const strays = new Int32Array(SUBSCRIBERS); // errors, comments not sent, more than `total`
+  let warmedUp = 0;
   const clients = [];
   for (let n = 0; n < SUBSCRIBERS; n += 1) {
     const client = createClient({
@@ -61,77 +77,120 @@ try {
       { query: `subscription { commentAdded(postId: "${postId}") ${values.selection} }` },
       {
         next: (value) => {
+          const at = performance.now();
           const comment = (value.data as { commentAdded?: { id: string; text: string } } | undefined)?.commentAdded;
-          const text = comment?.text ?? '(error)';
-          receipts.push({ text, at: performance.now() });
-          received[n]!.push(text);
-          ids[n]!.push(Number(comment?.id));
+          const number = comment?.text === 'warm-up' ? WARM_UP : Number(comment?.text?.slice('comment '.length));
+          if (number === WARM_UP) return void (warmedUp += 1);
+          if (!(number >= 0 && number < total) || counts[n]! >= total) return void (strays[n]! += 1);
+          order[n * total + counts[n]!] = number;
+          counts[n]! += 1;
+          receiptComment[receipts] = number;
+          receiptAt[receipts] = at;
+          receipts += 1;
         },
         error: () => {},
         complete: () => {},
       },
     );
   }
-  // Every subscriber is live once each has received a warm-up comment; only the timed comments count.
-  const live = async (text: string) => {
-    await fetch(`${server.url}/api/posts/${postId}/comments`, {
+  const comment = (text: string) =>
+    fetch(`${server.url}/api/posts/${postId}/comments`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ text }),
     });
-    const deadline = Date.now() + 60_000;
-    while (received.some((got) => !got.includes(text)) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  /** The timed comments' numbers in feed order, read from the admin event feed. */
+  const feedOrder = async (count: number): Promise<number[]> => {
+    const numbers: number[] = [];
+    let after = '';
+    for (;;) {
+      const res = await fetch(`${server.url}/api/events?types=comment.created&limit=1000${after}`, { headers: auth });
+      const page = (await res.json()) as { data: { data: { text: string } }[]; nextCursor: string | null };
+      for (const { data } of page.data) if (data.text.startsWith('comment ')) numbers.push(Number(data.text.slice(8)));
+      if (page.data.length < 1000 || !page.nextCursor || numbers.length >= count) return numbers;
+      after = `&after=${encodeURIComponent(page.nextCursor)}`;
+    }
   };
-  await live('warm-up');
-  for (const got of received) got.length = 0;
-  for (const got of ids) got.length = 0;
-  receipts.length = 0;
+  const until = async (done: () => boolean, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+  // Every subscriber is live once each has received a warm-up comment; only the timed comments count.
+  await (await comment('warm-up')).arrayBuffer();
+  await until(() => warmedUp >= SUBSCRIBERS, 60_000);
+
   const loadBefore = loadAverage();
-  const sent: string[] = [];
-  const total = RATE * SECONDS;
+  const cpuBefore = cpuMillis(server.pid);
+  // The clients' own process: its CPU and event-loop delay say how much of a receipt's latency is theirs.
+  const clientCpuBefore = process.cpuUsage();
+  const clientDelay = monitorEventLoopDelay({ resolution: 10 });
+  clientDelay.enable();
   const started = performance.now();
   const posts: Promise<void>[] = [];
   for (let i = 0; i < total; i += 1) {
-    const due = started + (i * 1000) / RATE;
-    const wait = due - performance.now();
+    const wait = started + (i * 1000) / RATE - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const text = `comment ${i}`;
-    sent.push(text);
     posts.push(
-      fetch(`${server.url}/api/posts/${postId}/comments`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ text }),
-      }).then(async (res) => {
-        answeredAt.set(text, performance.now());
+      comment(`comment ${i}`).then(async (res) => {
+        answeredAt[i] = performance.now();
         await res.arrayBuffer();
       }),
     );
   }
   await Promise.all(posts);
-  const drained = Date.now() + 30_000;
-  while (received.some((got) => got.length < sent.length) && Date.now() < drained)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  await until(() => counts.every((count) => count >= total), 30_000);
   const loadAfter = loadAverage();
-  const duplicates = received.reduce((sum, got) => sum + got.length - new Set(got).size, 0);
-  // Comments are posted without waiting for each other, so their commit (and feed) order is the order of
-  // their ids (SQLite has one writer; on PostgreSQL ids and feed order agree for one post's comments).
-  const all = new Set(sent);
-  const exact = received.filter(
-    (got, n) =>
-      got.length === sent.length &&
-      new Set(got).size === all.size &&
-      got.every((text) => all.has(text)) &&
-      ids[n]!.every((id, i) => i === 0 || id > ids[n]![i - 1]!),
-  ).length;
-  const latencies = receipts.filter((r) => answeredAt.has(r.text)).map((r) => r.at - answeredAt.get(r.text)!);
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  const cpuPerComment = (cpuMillis(server.pid) - cpuBefore) / total;
+  clientDelay.disable();
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const clientCpuPerComment = (clientCpu.user + clientCpu.system) / 1000 / total;
+
+  // The feed's order of the comments (concurrent POSTs may commit out of their sending order, and on
+  // PostgreSQL out of their ids' order): every subscriber must have received exactly this sequence.
+  const feed = await feedOrder(total);
+  let duplicates = 0;
+  let exact = 0;
+  for (let n = 0; n < SUBSCRIBERS; n += 1) {
+    const mine = order.subarray(n * total, n * total + counts[n]!);
+    duplicates += mine.length - new Set(mine).size;
+    if (
+      strays[n] === 0 &&
+      mine.length === total &&
+      feed.length === total &&
+      mine.every((number, i) => number === feed[i])
+    )
+      exact += 1;
+  }
+  const latencies: number[] = [];
+  // Per comment: its first receipt (the feed read and the first socket write) and its last (the whole fan-out).
+  const first = new Float64Array(total).fill(Infinity);
+  const last = new Float64Array(total).fill(-Infinity);
+  for (let r = 0; r < receipts; r += 1) {
+    const number = receiptComment[r]!;
+    const at = receiptAt[r]!;
+    latencies.push(at - answeredAt[number]!);
+    first[number] = Math.min(first[number]!, at);
+    last[number] = Math.max(last[number]!, at);
+  }
+  const firsts: number[] = [];
+  const spreads: number[] = [];
+  for (let i = 0; i < total; i += 1) {
+    if (first[i] === Infinity) continue;
+    firsts.push(first[i]! - answeredAt[i]!);
+    spreads.push(last[i]! - first[i]!);
+  }
+  const percentile = (figures: number[], p: number) => {
+    const sorted = figures.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+    return (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN).toFixed(1);
+  };
   console.log(
     `${values.dialect} fan-out: ${SUBSCRIBERS} subscribers, ${RATE} comments/s for ${SECONDS} s, selection ${values.selection}\n` +
-      `  deliveries ${latencies.length} of ${SUBSCRIBERS * total}; subscribers with every comment once, in order: ${exact} of ${SUBSCRIBERS}; duplicates ${duplicates}\n` +
-      `  answer-to-receipt (negative: received before the answer) p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${pct(100).toFixed(1)} ms\n` +
+      `  deliveries ${receipts} of ${SUBSCRIBERS * total}; subscribers with every comment once, in order: ${exact} of ${SUBSCRIBERS}; duplicates ${duplicates}\n` +
+      `  answer-to-receipt (negative: received before the answer) p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${percentile(latencies, 100)} ms\n` +
+      `  per comment: first receipt p50 ${percentile(firsts, 50)} ms, p99 ${percentile(firsts, 99)} ms; ` +
+      `first to last receipt p50 ${percentile(spreads, 50)} ms, p99 ${percentile(spreads, 99)} ms\n` +
+      `  server CPU ${cpuPerComment.toFixed(1)} ms per comment (its ${SUBSCRIBERS} deliveries included); ` +
+      `clients' CPU ${clientCpuPerComment.toFixed(1)} ms per comment, their event-loop delay p99 ${(clientDelay.percentile(99) / 1e6).toFixed(0)} ms\n` +
       `  server peak RSS ${(stopRss() / 2 ** 20).toFixed(0)} MB; load average ${loadBefore.join(' ')} -> ${loadAfter.join(' ')}`,
   );
   await Promise.all(clients.map((client) => client.dispose()));

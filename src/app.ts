@@ -104,10 +104,12 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
       webhooks: eventWebhooks(eventPayloadsOfModules),
     },
   );
-  let live: LiveStatus = { subscriptions: 0, sockets: 0 };
+  let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };
   await app.register(graphqlPlugin, {
     config,
     services,
+    db,
+    live: metrics.live,
     charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
     onLive: (status) => (live = status),
   });

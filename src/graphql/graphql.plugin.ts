@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import type { Config } from '../config/config.ts';
+import type { Db } from '../core/db/database.ts';
+import type { LiveMetrics } from '../core/ops/live-metrics.ts';
 import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/request-metrics.ts';
 import type { Services } from '../services.ts';
 import { assertReadWithList, batchedResolvers } from './batched-resolvers.ts';
@@ -23,6 +25,10 @@ export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<voi
 export interface GraphQLPluginOptions {
   config: Config;
   services: Services;
+  /** The services' database (subscriptions watch its commits). */
+  db: Db;
+  /** Where the subscriptions report (core/ops/live-metrics.ts). */
+  live: LiveMetrics;
   charge: ChargeRequest;
   /** Receives what the process's subscriptions look like now (tests; `App.live`). */
   onLive?: (status: LiveStatus) => void;
@@ -52,7 +58,7 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  */
 export async function graphqlPlugin(
   app: FastifyInstance,
-  { config, services, charge, onLive }: GraphQLPluginOptions,
+  { config, services, db, live: liveMetrics, charge, onLive }: GraphQLPluginOptions,
 ): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
   const { resolvers: fieldResolvers, batched, readWithList } = buildResolvers(services);
@@ -110,6 +116,8 @@ export async function graphqlPlugin(
   const live = await registerSubscriptions(app, {
     config,
     services,
+    db,
+    metrics: liveMetrics,
     schema,
     operations,
     gate,

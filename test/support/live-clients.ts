@@ -1,7 +1,9 @@
 import { SignJWT } from 'jose';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
 import type { TestServer } from './test-server.ts';
 
 /** A result as a subscriber receives it. */
@@ -122,4 +124,39 @@ export function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promi
     timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A new post of `authorId` through REST (its id). */
+export async function newPost(
+  t: TestServer,
+  token: string,
+  authorId: number,
+  title = 'A post',
+  content = 'Some content',
+) {
+  const res = await t.request('POST', `/api/users/${authorId}/posts`, { token, body: { title, content } });
+  assert.equal(res.status, 201, res.text);
+  return (res.body as { id: number }).id;
+}
+
+/** A new comment on `postId` through REST. */
+export async function newComment(t: TestServer, token: string, postId: number, text: string): Promise<void> {
+  const res = await t.request('POST', `/api/posts/${postId}/comments`, { token, body: { text } });
+  assert.equal(res.status, 201, res.text);
+}
+
+/** The test server's settings as environment variables, for a second instance on the same database. */
+export function secondInstanceEnv(t: TestServer): Record<string, string> {
+  return {
+    ...GRAPHQL_TEST_ENV,
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: t.config.DATABASE_URL,
+    DEMO_DATA: 'false',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: t.config.jwtSecret,
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ORDER_HOLD_WORKER: 'false',
+    DATABASE_POOL_SIZE: '3',
+  };
 }

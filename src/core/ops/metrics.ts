@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Access } from '../http/fastify-types.ts';
 import { REPLAYED_HEADER } from '../idempotency/idempotency.http.ts';
 import { observeDatabase } from './database-metrics.ts';
+import { liveMetrics, type LiveMetrics } from './live-metrics.ts';
 import { requestMetrics } from './request-metrics.ts';
 import { addScrapedGauges, type ScrapedGauges } from './scraped-gauges.ts';
 
@@ -19,7 +20,8 @@ import { addScrapedGauges, type ScrapedGauges } from './scraped-gauges.ts';
  * rest (database, GraphQL, rate limits, shedding, jobs, replays) it does not cover.
  *
  * The files: this one builds the registry and hooks it into the app; request-metrics.ts (requests,
- * durations, GraphQL operations), database-metrics.ts (statements, pool), scraped-gauges.ts (gauges
+ * durations, GraphQL operations), live-metrics.ts (GraphQL subscriptions and their connections),
+ * database-metrics.ts (statements, pool), scraped-gauges.ts (gauges
  * modules read on scrape), tallies.ts (the cheap hot path in front of prom-client), metrics-server.ts
  * (the METRICS_PORT listener).
  */
@@ -62,6 +64,8 @@ export interface Metrics extends MetricsExporter {
   rateLimited(limit: RateLimitName): void;
   shed(): void;
   addScrapedGauges(source: ScrapedGauges): void;
+  /** What the GraphQL subscriptions' transports and feed reader report. */
+  live: LiveMetrics;
   /** A module's own counter or histogram (made with no registry), added to this one. */
   addMetric(metric: Metric): void;
   /** Counts one answered request (registerMetrics' onResponse hook). */
@@ -109,6 +113,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     shed: () => sheds.inc(),
     addScrapedGauges: (source) => addScrapedGauges(source, registers),
     addMetric: (metric) => registry.registerMetric(metric),
+    live: liveMetrics(registers),
     stop: () => stop(),
     observe(request, reply) {
       const route = observeRequest(request, reply);

@@ -21,20 +21,38 @@ export interface EventHub {
 
 const BATCH = 500;
 
+/** The reader's timing: its poll, and what tells it sooner that something was committed. */
+export interface FeedReading {
+  /** How often it reads while nothing tells it to (changes made by other instances). */
+  pollMs: number;
+  /**
+   * Calls `nudge` after each transaction this process commits (its events are then in the feed): the
+   * reader reads at once instead of at its next poll. Returns the unsubscribe.
+   */
+  watchCommits?: (nudge: () => void) => () => void;
+  /** The least time between two reads started by nudges (a busy writer commits far more often). */
+  minGapMs?: number;
+  /** Sees each event read once, after its subscribers have it (the feed lag in /metrics). */
+  handedOut?: (item: FeedEvent) => void;
+}
+
 /**
  * One reader of the event feed per process, for every subscription of the process (not one per
  * subscriber): it starts at the feed's head when the first subscriber arrives, reads with the feed's
  * no-skip read (events/README.md: every event once, in feed order, whichever instance wrote it) every
- * `pollMs`, hands each event to the subscribers whose field and argument match (an index by type and
- * key value, so an event costs the look-up of its own subscribers), and stops when the last one leaves.
+ * `pollMs`, and right after each commit of this process (at most one read per `minGapMs`: a change
+ * made here reaches its subscribers without waiting for the poll); it hands each event to the
+ * subscribers whose field and argument match (an index by type and key value, so an event costs the
+ * look-up of its own subscribers), and stops when the last one leaves.
  * A subscriber that arrives while the reader runs gets every event after the reader's position.
  */
 export function createEventHub(
   events: EventsService,
   types: readonly string[],
-  pollMs: number,
+  reading: FeedReading,
   log: (error: unknown) => void,
 ): EventHub {
+  const { pollMs, watchCommits, minGapMs = 5, handedOut } = reading;
   // type -> value ('' for "any") -> subscribers
   const index = new Map<string, Map<string, Set<HubSubscriber>>>();
   let size = 0;
@@ -42,6 +60,13 @@ export function createEventHub(
   let started: Promise<FeedPosition> | undefined;
   let stopping = false;
   let wake: AbortController | undefined;
+  // A commit came since the last read began: read again as soon as the gap allows.
+  let nudged = false;
+  let unwatch: (() => void) | undefined;
+  const nudge = () => {
+    nudged = true;
+    wake?.abort();
+  };
 
   // type -> the data field its subscribers filter on (one per type: postId, authorId, id)
   const keys = new Map<string, string>();
@@ -59,7 +84,10 @@ export function createEventHub(
   async function run(from: FeedPosition): Promise<FeedPosition> {
     let after = from;
     const filter = { types: [...types], prefixes: [] };
+    unwatch ??= watchCommits?.(nudge);
     while (size > 0 && !stopping) {
+      const began = Date.now();
+      nudged = false;
       let batch: FeedEvent[] = [];
       try {
         batch = await events.readFeed({ after, limit: BATCH, filter });
@@ -68,12 +96,20 @@ export function createEventHub(
       }
       for (const item of batch) {
         deliver(item);
+        handedOut?.(item);
         after = item.position;
       }
       if (batch.length === BATCH) continue;
-      wake = new AbortController();
-      await sleep(pollMs, undefined, { signal: wake.signal }).catch(() => {});
+      if (!nudged) {
+        wake = new AbortController();
+        await sleep(pollMs, undefined, { signal: wake.signal }).catch(() => {});
+        wake = undefined;
+      }
+      // Nudged during the read or the pause: read again once the least gap since this read began has passed.
+      if (nudged) await sleep(Math.max(0, began + minGapMs - Date.now()));
     }
+    unwatch?.();
+    unwatch = undefined;
     return after;
   }
 

@@ -9,6 +9,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Principal } from '../../core/access/principal.ts';
+import type { LiveTally } from '../../core/ops/live-metrics.ts';
 import type { FeedEvent } from '../../modules/events/event.ts';
 import { formatGraphQLError, type ErrorLogger } from '../errors.ts';
 import type { PreparedOperation } from '../operation-cache.ts';
@@ -68,6 +69,8 @@ export interface LiveOptions {
   onSlow(): void;
   /** The transport's own buffer is over its bound (a consumer that does not read): checked before each payload. */
   congested?(): boolean;
+  /** The transport's counts for /metrics: this subscription while it is registered, and each payload it yields. */
+  tally?: LiveTally;
 }
 
 /**
@@ -110,7 +113,7 @@ const EXPIRED = {
  * nothing is sent from `exp` on. `return()` (the client's `complete`, a closed connection) unregisters at once.
  */
 export async function startLiveOperation(options: LiveOptions): Promise<AsyncGenerator<ExecutionResult>> {
-  const { schema, hub, prepared, variables, viewer, logUnexpected } = options;
+  const { schema, hub, prepared, variables, viewer, logUnexpected, tally } = options;
   const { field, value } = subscriptionTarget(schema, prepared, variables);
   const source = SUBSCRIPTION_SOURCES[field];
   const queue: FeedEvent[] = [];
@@ -137,6 +140,7 @@ export async function startLiveOperation(options: LiveOptions): Promise<AsyncGen
       signal();
     },
   });
+  tally?.subscribed();
   const expiry = setTimeout(
     () => {
       expired = true;
@@ -149,6 +153,7 @@ export async function startLiveOperation(options: LiveOptions): Promise<AsyncGen
     finished = true;
     clearTimeout(expiry);
     remove();
+    tally?.unsubscribed();
     queue.length = 0;
     signal();
   }
@@ -196,6 +201,7 @@ export async function startLiveOperation(options: LiveOptions): Promise<AsyncGen
           // Resolving took time: the token may have expired meanwhile.
           if (finished) return done;
           if (Date.now() >= viewer.expiresAt) continue;
+          tally?.delivered();
           return { done: false, value: result };
         }
         await new Promise<void>((resolve) => (waiting = resolve));

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../../core/errors/app-error.ts';
+import type { LiveTally } from '../../core/ops/live-metrics.ts';
 import { requestError } from '../errors.ts';
 import type { EventHub } from './event-hub.ts';
 import type { LiveChecks } from './live-checks.ts';
@@ -23,6 +24,7 @@ export interface SseTransportOptions {
   hub: EventHub;
   checks: LiveChecks;
   viewerOf(authorization: unknown): Promise<LiveViewer>;
+  tally: LiveTally;
 }
 
 const json = (status: number, body: unknown) =>
@@ -43,7 +45,7 @@ const json = (status: number, body: unknown) =>
  * error, and cut off when the client does not read.
  */
 export function createSseTransport(options: SseTransportOptions) {
-  const { schema, hub, checks } = options;
+  const { schema, hub, checks, tally } = options;
   const streams = new Set<() => void>();
   const handler = createHandler<FastifyRequest, SseContext>({
     schema,
@@ -71,6 +73,7 @@ export function createSseTransport(options: SseTransportOptions) {
         logUnexpected,
         onSlow: context.slow,
         congested: context.congested,
+        tally,
       });
     },
   });
@@ -94,7 +97,11 @@ export function createSseTransport(options: SseTransportOptions) {
         viewer,
         reply,
         congested: () => out.readableLength + reply.raw.writableLength > MAX_BUFFERED_BYTES,
-        slow: () => reply.raw.destroy(),
+        slow: () => {
+          if (reply.raw.destroyed) return;
+          tally.cutOff();
+          reply.raw.destroy();
+        },
       };
       const sseRequest: SseRequest<FastifyRequest, SseContext> = {
         method: request.method,
@@ -114,6 +121,7 @@ export function createSseTransport(options: SseTransportOptions) {
       if (answer === null || typeof answer === 'string') return reply.send(answer ?? '');
       const stop = () => void answer.return(undefined);
       streams.add(stop);
+      tally.connected();
       reply.raw.on('close', stop);
       void (async () => {
         try {
@@ -124,6 +132,7 @@ export function createSseTransport(options: SseTransportOptions) {
           request.log.error({ err }, 'GraphQL event stream failed');
         } finally {
           streams.delete(stop);
+          tally.disconnected();
           out.end();
         }
       })();

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { loadConfig } from '../../config/config.ts';
 import { startServer } from '../../server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import {
   rawSocket,
+  secondInstanceEnv,
   subscribeWs,
   subscriptionsLive,
   until,
@@ -118,7 +120,7 @@ for (const dialect of DIALECTS) {
     after(() => t?.close());
 
     it('closes open sockets with 1001 on shutdown', async () => {
-      const second = await startServer(loadConfig(asEnv(t)));
+      const second = await startServer(loadConfig(secondInstanceEnv(t)));
       const client = wsClient(
         { url: second.url },
         t.adminToken,
@@ -133,11 +135,50 @@ for (const dialect of DIALECTS) {
       await client.dispose();
     });
 
+    it('answers the queries in flight on a socket before closing it with 1001 on shutdown', async () => {
+      const second = await startServer(loadConfig(secondInstanceEnv(t)));
+      let released = false;
+      let release = () => {};
+      try {
+        const raw = rawSocket({ url: second.url });
+        await raw.opened;
+        raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}` } });
+        await until(() => raw.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
+        // Hold the users table (SQLite: its one connection; PostgreSQL: a lock) so the query stays in flight.
+        let held = () => {};
+        const holding = new Promise<void>((resolve) => (held = resolve));
+        const holder = second.db.transaction().execute(async (trx) => {
+          if (dialect.name === 'postgres') await sql`lock table users in access exclusive mode`.execute(trx);
+          held();
+          await new Promise<void>((resolve) => (release = resolve));
+        });
+        await holding;
+        raw.send({ type: 'subscribe', id: 'q', payload: { query: '{ user(id: "1") { id name } }' } });
+        await until(() => second.app.live.answering === 1, 'the query in flight');
+        const closing = second.close();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(raw.socket.readyState, raw.socket.OPEN, 'not closed while the query is in flight');
+        released = true;
+        release();
+        await holder;
+        const { code } = await within(raw.closed, 'the close');
+        await closing;
+        assert.equal(code, 1001);
+        const answer = raw.messages.find((m) => m.id === 'q' && m.type === 'next') as
+          { payload: { data: { user: { id: string } } } } | undefined;
+        assert.equal(answer?.payload.data.user.id, '1', 'the answer arrived before the close');
+        assert.ok(raw.messages.some((m) => m.id === 'q' && m.type === 'complete'));
+      } finally {
+        if (!released) release();
+        await second.close().catch(() => {});
+      }
+    });
+
     it(
       'delivers a change made through one instance to the subscribers of another, once each',
       { skip: dialect.name === 'sqlite' ? 'two instances share PostgreSQL (SQLite is for one machine)' : false },
       async () => {
-        const second = await startServer(loadConfig({ ...asEnv(t) }));
+        const second = await startServer(loadConfig(secondInstanceEnv(t)));
         try {
           const author = await t.createUser();
           const post = await t.request('POST', `/api/users/${author.id}/posts`, {
@@ -178,20 +219,4 @@ for (const dialect of DIALECTS) {
       },
     );
   });
-}
-
-/** The test server's settings as environment variables, for a second instance on the same database. */
-function asEnv(t: TestServer): Record<string, string> {
-  return {
-    ...GRAPHQL_TEST_ENV,
-    NODE_ENV: 'test',
-    PORT: '0',
-    DATABASE_URL: t.config.DATABASE_URL,
-    DEMO_DATA: 'false',
-    LOG_LEVEL: 'silent',
-    JWT_SECRET: t.config.jwtSecret,
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ORDER_HOLD_WORKER: 'false',
-    DATABASE_POOL_SIZE: '3',
-  };
 }

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import {
+  newComment,
+  newPost as livePost,
   shortLivedToken,
   subscribeSse,
   subscribeWs,
@@ -29,18 +31,8 @@ for (const dialect of DIALECTS) {
       });
       after(() => t?.close());
 
-      async function newPost(authorToken: string, authorId: number, title = 'A post'): Promise<number> {
-        const res = await t.request('POST', `/api/users/${authorId}/posts`, {
-          token: authorToken,
-          body: { title, content: 'Some content' },
-        });
-        assert.equal(res.status, 201, res.text);
-        return (res.body as { id: number }).id;
-      }
-      async function comment(token: string, postId: number, text: string): Promise<void> {
-        const res = await t.request('POST', `/api/posts/${postId}/comments`, { token, body: { text } });
-        assert.equal(res.status, 201, res.text);
-      }
+      const newPost = (token: string, authorId: number, title?: string) => livePost(t, token, authorId, title);
+      const comment = (token: string, postId: number, text: string) => newComment(t, token, postId, text);
 
       it("delivers each new comment of a post once, in order, over WebSocket, with the author's e-mail per subscriber", async () => {
         const author = await t.createUser({ name: 'Comment Author' });

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config/config.ts';
+import { observeQueries, type Db } from '../../core/db/database.ts';
+import type { LiveMetrics } from '../../core/ops/live-metrics.ts';
+import type { FeedEvent } from '../../modules/events/event.ts';
 import type { Services } from '../../services.ts';
 import type { ExecutionGate } from '../execution-gate.ts';
 import type { OperationCache } from '../operation-cache.ts';
@@ -21,11 +24,16 @@ export interface LiveStatus {
   /** Subscriptions registered with the feed reader now, over both transports. */
   readonly subscriptions: number;
   readonly sockets: number;
+  /** Queries and mutations in flight on sockets (answered before a shutdown closes them). */
+  readonly answering: number;
 }
 
 export interface SubscriptionsOptions {
   config: Config;
   services: Services;
+  /** The database the services write: its commits wake the feed reader (event-hub.ts). */
+  db: Db;
+  metrics: LiveMetrics;
   schema: GraphQLSchema;
   operations: OperationCache;
   gate: ExecutionGate;
@@ -44,9 +52,18 @@ export async function registerSubscriptions(
   app: FastifyInstance,
   options: SubscriptionsOptions,
 ): Promise<LiveTransports & { status: LiveStatus }> {
-  const { config, services, schema, operations, gate, hideSuggestions } = options;
-  const hub = createEventHub(services.events, SUBSCRIBED_EVENT_TYPES, FEED_POLL_MS, (err) =>
-    app.log.error({ err }, 'GraphQL subscription feed read failed'),
+  const { config, services, db, metrics, schema, operations, gate, hideSuggestions } = options;
+  // A commit of this process may have put events in the feed: read it now rather than at the next poll.
+  const watchCommits = (nudge: () => void) =>
+    observeQueries(db, (sql, _ms, failed) => {
+      if (!failed && sql === 'commit') nudge();
+    });
+  const handedOut = (item: FeedEvent) => metrics.feedLag((Date.now() - Date.parse(item.event.timestamp)) / 1000);
+  const hub = createEventHub(
+    services.events,
+    SUBSCRIBED_EVENT_TYPES,
+    { pollMs: FEED_POLL_MS, watchCommits, handedOut },
+    (err) => app.log.error({ err }, 'GraphQL subscription feed read failed'),
   );
   const checks = createLiveChecks({
     config,
@@ -65,8 +82,9 @@ export async function registerSubscriptions(
     maxSubscriptions: config.GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     log: app.log,
     viewerOf: authorize,
+    tally: metrics.tally('websocket'),
   });
-  const sse = createSseTransport({ schema, hub, checks, viewerOf: authorize });
+  const sse = createSseTransport({ schema, hub, checks, viewerOf: authorize, tally: metrics.tally('sse') });
   let closing = false;
 
   app.server.on('upgrade', (request, socket, head) => {
@@ -93,6 +111,9 @@ export async function registerSubscriptions(
       },
       get sockets() {
         return ws.connections;
+      },
+      get answering() {
+        return ws.answering;
       },
     },
     wantsEventStream: (request) => EVENT_STREAM.test(request.headers.accept ?? ''),

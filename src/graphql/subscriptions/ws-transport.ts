@@ -5,6 +5,7 @@ import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../core/errors/app-error.ts';
+import type { LiveTally } from '../../core/ops/live-metrics.ts';
 import type { EventHub } from './event-hub.ts';
 import type { LiveChecks } from './live-checks.ts';
 import { startLiveOperation, type LiveViewer } from './live-operation.ts';
@@ -27,6 +28,10 @@ interface Connection {
   viewer?: LiveViewer;
   expiry?: NodeJS.Timeout;
   subscriptions: number;
+  /** Queries and mutations not answered yet, by id: each resolved once its `complete` is on its way. */
+  answering: Map<string, () => void>;
+  /** Closed for not reading (counted once, whichever subscription or write found it out). */
+  cutOff?: boolean;
 }
 
 export interface WsTransportOptions {
@@ -36,11 +41,16 @@ export interface WsTransportOptions {
   maxSubscriptions: number;
   log: FastifyBaseLogger;
   viewerOf(authorization: unknown): Promise<LiveViewer>;
+  tally: LiveTally;
 }
 
 /** Execution args carrying what our execute/subscribe below need; graphql-ws passes them through untouched. */
 type LiveArgs = ExecutionArgs & {
-  contextValue: { connection: Connection; prepared: ReturnType<LiveChecks['check']> & { prepared: unknown } };
+  contextValue: {
+    connection: Connection;
+    id: string;
+    prepared: ReturnType<LiveChecks['check']> & { prepared: unknown };
+  };
 };
 
 /**
@@ -50,11 +60,18 @@ type LiveArgs = ExecutionArgs & {
  * a valid one the socket is closed with 4401, and at the token's `exp` too.
  */
 export function createWsTransport(options: WsTransportOptions) {
-  const { schema, hub, checks, log } = options;
+  const { schema, hub, checks, log, tally } = options;
   const connections = new Set<Connection>();
   const running = new Set<Promise<unknown>>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols });
   const logUnexpected = (err: unknown) => log.error({ err }, 'GraphQL subscription resolver failed');
+  /** Back-pressure: a consumer that does not read is closed with 1008, not buffered without end. */
+  const cutOff = (connection: Connection) => {
+    if (connection.cutOff) return;
+    connection.cutOff = true;
+    tally.cutOff();
+    connection.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer');
+  };
 
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema,
@@ -77,7 +94,7 @@ export function createWsTransport(options: WsTransportOptions) {
       );
       return true;
     },
-    onSubscribe(ctx, _id, payload) {
+    onSubscribe(ctx, id, payload) {
       const connection = ctx.extra;
       const checked = checks.check(payload.query, payload.operationName ?? undefined, payload.variables ?? undefined);
       if ('errors' in checked) return checked.errors;
@@ -97,11 +114,11 @@ export function createWsTransport(options: WsTransportOptions) {
         document: checked.prepared.document,
         operationName: payload.operationName ?? undefined,
         variableValues: checked.variables,
-        contextValue: { connection, prepared: checked },
+        contextValue: { connection, id, prepared: checked },
       } satisfies ExecutionArgs;
     },
     execute: (args) => {
-      const { connection, prepared } = (args as LiveArgs).contextValue;
+      const { connection, id, prepared } = (args as LiveArgs).contextValue;
       const checked = prepared as unknown as Exclude<ReturnType<LiveChecks['check']>, { errors: unknown }>;
       const run = checks.runOnce(
         checked.prepared,
@@ -110,9 +127,17 @@ export function createWsTransport(options: WsTransportOptions) {
         connection.viewer!,
         logUnexpected,
       );
-      running.add(run);
-      void run.finally(() => running.delete(run)).catch(() => {});
+      // In flight until graphql-ws has its answer and is about to send its `complete` (onComplete below):
+      // a shutdown closes the socket only after that (close()).
+      const answered = new Promise<void>((resolve) => connection.answering.set(id, resolve));
+      running.add(answered);
+      void answered.then(() => running.delete(answered));
       return run;
+    },
+    onComplete(ctx, id) {
+      const answered = ctx.extra.answering.get(id);
+      ctx.extra.answering.delete(id);
+      answered?.();
     },
     subscribe: async (args) => {
       const { connection, prepared } = (args as LiveArgs).contextValue;
@@ -127,7 +152,8 @@ export function createWsTransport(options: WsTransportOptions) {
           operationName: args.operationName ?? undefined,
           viewer: connection.viewer!,
           logUnexpected,
-          onSlow: () => connection.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer'),
+          onSlow: () => cutOff(connection),
+          tally,
         });
       } catch (error) {
         connection.subscriptions -= 1;
@@ -150,8 +176,9 @@ export function createWsTransport(options: WsTransportOptions) {
   });
 
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const connection: Connection = { socket, request, subscriptions: 0 };
+    const connection: Connection = { socket, request, subscriptions: 0, answering: new Map() };
     connections.add(connection);
+    tally.connected();
     let alive = true;
     const keepAlive = setInterval(() => {
       if (!alive) {
@@ -170,7 +197,7 @@ export function createWsTransport(options: WsTransportOptions) {
           new Promise<void>((resolve) => {
             if (socket.readyState !== socket.OPEN) return resolve();
             if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-              socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer');
+              cutOff(connection);
               return resolve();
             }
             // Resolved when written out: a subscription waits for its socket before its next payload.
@@ -195,6 +222,10 @@ export function createWsTransport(options: WsTransportOptions) {
       clearInterval(keepAlive);
       clearTimeout(connection.expiry);
       connections.delete(connection);
+      tally.disconnected();
+      // Nothing more can be sent on it: its answers in flight are no longer waited for.
+      for (const answered of connection.answering.values()) answered();
+      connection.answering.clear();
       void closed(code, String(reason));
     });
   });
@@ -207,10 +238,16 @@ export function createWsTransport(options: WsTransportOptions) {
     get connections() {
       return connections.size;
     },
+    /** Queries and mutations sent over a socket and not answered yet. */
+    get answering() {
+      return running.size;
+    },
     /** SIGTERM: the queries and mutations in flight are answered, then every socket is closed with 1001. */
     async close(waitMs: number): Promise<void> {
       const deadline = new Promise((resolve) => setTimeout(resolve, waitMs).unref());
       await Promise.race([Promise.allSettled([...running]), deadline]);
+      // graphql-ws sends each `complete` in the microtasks after its onComplete: let them run first.
+      await new Promise((resolve) => setImmediate(resolve));
       for (const { socket } of connections) socket.close(CLOSE_GOING_AWAY, 'Server shutting down');
       await Promise.race([
         Promise.all([...connections].map(({ socket }) => new Promise((resolve) => socket.once('close', resolve)))),
