@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { assertServedByIndex } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { insertInChunks } from '../../../test/support/bulk-insert.ts';
 
 /**
  * DECISIONS §12 on a post's comments at 40,000 comments on one post (and 10,000 on 999 others) on
@@ -24,21 +25,25 @@ describe('comments list plans (postgres)', { skip: postgres.skip }, () => {
     people = [];
     for (let i = 0; i < 20; i += 1) people.push(await t.createUser());
     const at = new Date().toISOString();
-    await sql`
+    await insertInChunks(POSTS, (from, to) =>
+      sql`
       insert into posts (author_id, title, content, created_at, updated_at)
-      select ${people[0]!.id}::int, 'Post ' || i, 'C', ${at}, ${at} from generate_series(1, ${POSTS}) as i`.execute(
-      t.server.db,
+      select ${people[0]!.id}::int, 'Post ' || i, 'C', ${at}, ${at} from generate_series(${from}::int, ${to}::int) as i`.execute(
+        t.server.db,
+      ),
     );
     busy = (await t.server.db.selectFrom('posts').select('id').where('title', '=', 'Post 1').executeTakeFirstOrThrow())
       .id;
     const ids = people.map((p) => p.id);
     // Four in five on the busy post, the others spread over the rest; by twenty authors in turn, one a second.
-    await sql`
+    await insertInChunks(COMMENTS, (from, to) =>
+      sql`
       insert into comments (post_id, author_id, text, created_at)
       select case when i % 5 = 0 then ${busy}::int + 1 + i % ${POSTS - 1} else ${busy}::int end,
              (${sql.val(ids)}::int[])[1 + i % 20], 'Comment ' || i,
              now() - make_interval(secs => ${COMMENTS} - i)
-      from generate_series(1, ${COMMENTS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     await sql`vacuum analyze comments`.execute(t.server.db);
   });
   after(() => t?.close());

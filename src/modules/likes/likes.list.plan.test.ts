@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { assertServedByIndex } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { insertInChunks } from '../../../test/support/bulk-insert.ts';
 
 /**
  * DECISIONS §12 on a comment's likes at 20,000 likes of one comment (and 20,000 over 999 others) on
@@ -23,18 +24,22 @@ describe('likes list plans (postgres)', { skip: postgres.skip }, () => {
     t = await startTestServer(postgres);
     const author = await t.createUser();
     const at = new Date().toISOString();
-    await sql`
+    await insertInChunks(USERS, (from, to) =>
+      sql`
       insert into users (name, email, age, role, status, email_verified, created_at, updated_at)
       select 'Fan ' || i, 'fan' || i || '@example.com', 30, 'user', 'active', true, ${at}, ${at}
-      from generate_series(1, ${USERS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     const post = await t.request('POST', `/api/users/${author.id}/posts`, {
       token: author.token,
       body: { title: 'T', content: 'C' },
     });
-    await sql`
+    await insertInChunks(COMMENTS, (from, to) =>
+      sql`
       insert into comments (post_id, author_id, text, created_at)
-      select ${post.body.id}::int, ${author.id}::int, 'Comment ' || i, ${at} from generate_series(1, ${COMMENTS}) as i`.execute(
-      t.server.db,
+      select ${post.body.id}::int, ${author.id}::int, 'Comment ' || i, ${at} from generate_series(${from}::int, ${to}::int) as i`.execute(
+        t.server.db,
+      ),
     );
     liked = (
       await t.server.db.selectFrom('comments').select('id').where('text', '=', 'Comment 1').executeTakeFirstOrThrow()

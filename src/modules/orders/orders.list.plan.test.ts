@@ -6,6 +6,7 @@ import { DIALECTS } from '../../../test/support/dialects.ts';
 import { explainAsRun, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { QUIET_ENV } from '../../../test/support/orders.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { insertInChunks } from '../../../test/support/bulk-insert.ts';
 
 /**
  * DECISIONS §12 on the orders list at 50,000 orders on PostgreSQL: each filter and sort alone, the
@@ -31,14 +32,16 @@ describe('orders list plans (postgres)', { skip: postgres.skip }, () => {
     t = await startTestServer(postgres, QUIET_ENV);
     customer = await t.createUser();
     // 20 customers' worth of ids (the admin and the customer), a quarter paid, one a minute.
-    await sql`
+    await insertInChunks(ORDERS, (from, to) =>
+      sql`
       insert into orders (customer_id, status, amount_cents, currency, created_at, updated_at, paid_at)
       select case when i % 20 = 0 then ${customer.id} else 1 end,
              case when i % 4 = 0 then 'paid' when i % 4 = 1 then 'cancelled' else 'pending' end,
              100 + (i * 7919) % 99900, 'USD',
              now() - make_interval(mins => ${ORDERS} - i), now(),
              case when i % 4 = 0 then now() - make_interval(mins => ${ORDERS} - i - 1) end
-      from generate_series(1, ${ORDERS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     await sql`vacuum analyze orders`.execute(t.server.db);
   });
   after(() => t?.close());

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { assertServedByIndex } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { insertInChunks } from '../../../test/support/bulk-insert.ts';
 
 /**
  * DECISIONS §12 on `GET /posts` and a user's posts at 50,000 posts on PostgreSQL (fresh statistics,
@@ -23,10 +24,12 @@ describe('posts list plans (postgres)', { skip: postgres.skip }, () => {
 
   before(async () => {
     t = await startTestServer(postgres);
-    await sql`
+    await insertInChunks(AUTHORS, (from, to) =>
+      sql`
       insert into users (name, email, age, role, status, email_verified, created_at, updated_at)
       select 'Author ' || i, 'author' || i || '@example.com', 30, 'user', 'active', true, now(), now()
-      from generate_series(1, ${AUTHORS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     first = (
       await t.server.db
         .selectFrom('users')
@@ -36,12 +39,14 @@ describe('posts list plans (postgres)', { skip: postgres.skip }, () => {
     ).id;
     prolific = first;
     // A post a minute; every tenth by the first author, the others spread over the rest.
-    await sql`
+    await insertInChunks(POSTS, (from, to) =>
+      sql`
       insert into posts (author_id, title, content, created_at, updated_at)
       select case when i % 10 = 0 then ${first} else ${first} + 1 + i % ${AUTHORS - 1} end,
              'Title ' || md5(i::text), 'Text ' || md5((i * 7)::text) || ' ' || md5((i * 13)::text),
              now() - make_interval(mins => ${POSTS} - i), now()
-      from generate_series(1, ${POSTS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     await sql`vacuum analyze posts`.execute(t.server.db);
   });
   after(() => t?.close());

@@ -5,6 +5,7 @@ import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { explainAsRun, rowsRead, scansOf, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { insertInChunks } from '../../../test/support/bulk-insert.ts';
 
 /**
  * PostgreSQL plans a named statement once for any values after five runs (a generic plan), and the
@@ -35,11 +36,13 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
     t = await startTestServer(postgres);
     // 50,000 products in 20 categories of 2,500 (prices $1.00–$999.99), stock 0–199 (one in 200 out of stock), one in 50
     // named "steel", created one a minute in an order unlike their ids'.
-    await sql`
+    await insertInChunks(PRODUCTS, (from, to) =>
+      sql`
       insert into products (name, category, price_cents, stock, created_at, updated_at)
       select 'Product ' || i || case when i % 50 = 0 then ' steel' else '' end, 'category-' || (i % 20),
              100 + (i * 7919) % 99900, (i * 31) % 200, now() - make_interval(mins => (i * 7919) % ${PRODUCTS}), now()
-      from generate_series(1, ${PRODUCTS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     await sql`vacuum analyze products`.execute(t.server.db);
   });
 

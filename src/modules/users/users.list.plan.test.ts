@@ -5,6 +5,7 @@ import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { explainAsRun, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+import { insertInChunks } from '../../../test/support/bulk-insert.ts';
 
 /**
  * DECISIONS §12: every allowed filter and sort of the users list alone is served by an index, and a
@@ -28,14 +29,16 @@ describe('users list plans (postgres)', { skip: postgres.skip }, () => {
   before(async () => {
     t = await startTestServer(postgres);
     // Ages 18-80 with one in ten unknown, 2% admins, 5% suspended, a third verified, a creation a minute apart.
-    await sql`
+    await insertInChunks(USERS, (from, to) =>
+      sql`
       insert into users (name, email, age, role, status, email_verified, created_at, updated_at)
       select 'Person ' || md5(i::text), 'person' || i || '@example.com',
              case when i % 10 = 0 then null else 18 + i % 63 end,
              case when i % 50 = 0 then 'admin' else 'user' end,
              case when i % 20 = 0 then 'suspended' when i % 7 = 0 then 'inactive' else 'active' end,
              i % 3 = 0, now() - make_interval(mins => ${USERS} - i), now()
-      from generate_series(1, ${USERS}) as i`.execute(t.server.db);
+      from generate_series(${from}::int, ${to}::int) as i`.execute(t.server.db),
+    );
     await sql`vacuum analyze users`.execute(t.server.db);
   });
   after(() => t?.close());
