@@ -4,13 +4,14 @@
  * (median of 20 after 5 warm-ups, an admin token) and prints a Markdown table for bench/RESULTS.md.
  *
  *   npm run bench:scale -- [--dialect postgres|sqlite] [--users 1000000] [--posts-per-user 0]
- *                          [--comments-per-post 0] [--orders 0] [--products 0]
+ *                          [--comments-per-post 0] [--orders 0] [--products 0] [--keep]
  *
  * The defaults seed users only (the lists of this benchmark); pass the issue's full figures
  * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000 --products 1000000`) to seed comments,
  * orders and products as well; with posts, the posts lists are timed too (postRequests), with comments
  * a post's comments, with orders the orders list (bench/queries-scale-lists.ts, GraphQL's lists too),
- * and with products the products list (bench/queries-scale-products.ts).
+ * and with products the products list (bench/queries-scale-products.ts). `--keep` leaves the database
+ * in place (its URL on stderr) for EXPLAIN ANALYZE of the slow requests; drop it by hand afterwards.
  */
 import { parseArgs } from 'node:util';
 import { serviceEnv, startService } from './suite/alternate.ts';
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     orders: { type: 'string', default: '0' },
     products: { type: 'string', default: '0' },
     runs: { type: 'string', default: '20' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const dialect = values.dialect as Dialect;
@@ -55,7 +57,10 @@ try {
   );
   console.error(`seeded ${USERS} users in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
 
+  const startAt = performance.now();
   const server = await startService('.', 'scale', database.url, { logLevel: 'warn' });
+  // The seed applies the core's migrations; the modules' (their indexes) run at the service's first start.
+  console.error(`started (the modules' migrations) in ${((performance.now() - startAt) / 1000).toFixed(0)} s`);
   try {
     // The administrator the service made at its start (ADMIN_PASSWORD): the seed's users are all `user`.
     let token = mintToken(database.url, 1, serviceEnv(database.url, 0));
@@ -145,7 +150,8 @@ try {
     await server.stop();
   }
 } finally {
-  await database.drop();
+  if (values.keep) console.error(`kept the database: ${database.url}`);
+  else await database.drop();
 }
 
 /** The posts lists' requests (docs/QUERYING.md): a filter, a sort, `search`, a deep page by cursor, the totals. */
