@@ -58,7 +58,7 @@ try {
       ],
       { DATABASE_URL: database.url, DEMO_DATA: 'false' },
     );
-  console.error(`seeded ${USERS} users in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
+  if (!values.reuse) console.error(`seeded ${USERS} users in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
 
   // The seed applies the core's migrations; the modules' (their indexes) would run at the service's first
   // start, longer than a start may take at this size.
