@@ -4,17 +4,21 @@
  * (median of 20 after 5 warm-ups, an admin token) and prints a Markdown table for bench/RESULTS.md.
  *
  *   npm run bench:scale -- [--dialect postgres|sqlite] [--users 1000000] [--posts-per-user 0]
- *                          [--comments-per-post 0] [--orders 0] [--products 0]
+ *                          [--comments-per-post 0] [--orders 0] [--products 0] [--keep] [--reuse URL]
  *
  * The defaults seed users only (the lists of this benchmark); pass the issue's full figures
  * (`--posts-per-user 5 --comments-per-post 2 --orders 1000000 --products 1000000`) to seed comments,
- * orders and products as well; with posts, the posts lists are timed too (postRequests), and with
- * products the products list (bench/queries-scale-products.ts).
+ * orders and products as well; with posts, the posts lists are timed too (postRequests), with comments
+ * a post's comments, with orders the orders list (bench/queries-scale-lists.ts, GraphQL's lists too),
+ * and with products the products list (bench/queries-scale-products.ts). `--keep` leaves the database
+ * in place (its URL on stderr) for EXPLAIN ANALYZE of the slow requests; drop it by hand afterwards.
+ * `--reuse URL` times a database seeded and kept so (the same size options), without seeding again.
  */
 import { parseArgs } from 'node:util';
 import { serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, type Dialect } from './suite/databases.ts';
 import { runCli } from './suite/processes.ts';
+import { commentRequests, graphqlRequests, orderRequests, type ScaleRequest } from './queries-scale-lists.ts';
 import { productRequests } from './queries-scale-products.ts';
 
 const { values } = parseArgs({
@@ -26,48 +30,71 @@ const { values } = parseArgs({
     orders: { type: 'string', default: '0' },
     products: { type: 'string', default: '0' },
     runs: { type: 'string', default: '20' },
+    keep: { type: 'boolean', default: false },
+    reuse: { type: 'string' },
   },
 });
 const dialect = values.dialect as Dialect;
 const USERS = Number(values.users);
 const RUNS = Number(values.runs);
 
-const database = await createBenchDatabase(dialect);
+const database = values.reuse ? { url: values.reuse, drop: async () => {} } : await createBenchDatabase(dialect);
 try {
   const seedStart = performance.now();
-  runCli(
-    [
-      'seed',
-      '--users',
-      String(USERS),
-      '--posts-per-user',
-      values['posts-per-user'],
-      '--comments-per-post',
-      values['comments-per-post'],
-      '--products',
-      values.products,
-      '--orders',
-      values.orders,
-    ],
-    { DATABASE_URL: database.url, DEMO_DATA: 'false' },
-  );
-  console.error(`seeded ${USERS} users in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
+  if (!values.reuse)
+    runCli(
+      [
+        'seed',
+        '--users',
+        String(USERS),
+        '--posts-per-user',
+        values['posts-per-user'],
+        '--comments-per-post',
+        values['comments-per-post'],
+        '--products',
+        values.products,
+        '--orders',
+        values.orders,
+      ],
+      { DATABASE_URL: database.url, DEMO_DATA: 'false' },
+    );
+  if (!values.reuse) console.error(`seeded ${USERS} users in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
 
-  const token = mintToken(database.url, 1, serviceEnv(database.url, 0));
+  // The seed applies the core's migrations; the modules' (their indexes) would run at the service's first
+  // start, longer than a start may take at this size.
+  const migrateStart = performance.now();
+  runCli(['migrate'], { DATABASE_URL: database.url, DEMO_DATA: 'false' });
+  console.error(`migrated (the modules' indexes) in ${((performance.now() - migrateStart) / 1000).toFixed(0)} s`);
   const server = await startService('.', 'scale', database.url, { logLevel: 'warn' });
   try {
-    const get = async (path: string) => {
-      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-      const body = (await res.json()) as { pagination?: { nextCursor?: string | null; total?: number } };
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+    // The administrator the service made at its start (ADMIN_PASSWORD): the seed's users are all `user`.
+    let token = mintToken(database.url, 1, serviceEnv(database.url, 0));
+    /** GET `path`, or POST `body` as JSON (GraphQL); an error status or a GraphQL error throws. */
+    const get = async (path: string, payload?: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: payload === undefined ? 'GET' : 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      });
+      const body = (await res.json()) as {
+        pagination?: { nextCursor?: string | null; total?: number };
+        nextCursor?: string | null;
+        errors?: unknown;
+      };
+      if (res.status !== 200 || body.errors) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
       return body;
     };
-    const time = async (path: string) => {
-      for (let i = 0; i < 5; i += 1) await get(path);
+    const admins = (await get('/api/users?role=admin&limit=1&count=none')) as unknown as { data: { id: number }[] };
+    token = mintToken(database.url, admins.data[0]!.id, serviceEnv(database.url, 0));
+    const time = async (path: string, payload?: unknown) => {
+      for (let i = 0; i < 5; i += 1) await get(path, payload);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i += 1) {
         const start = performance.now();
-        await get(path);
+        await get(path, payload);
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);
@@ -78,11 +105,14 @@ try {
       const body = await get(`/api/users?${query}&limit=10&page=${deepPage}&count=none`);
       return encodeURIComponent(body.pagination!.nextCursor!);
     };
-    const requests: [string, string][] = [
+    const lastPage = Math.ceil(USERS / 10);
+    const requests: ScaleRequest[] = [
       ['first page, exact total (counters)', '/api/users?page=1&limit=10'],
+      [`GET /api/users/${Math.ceil(USERS / 2)}`, `/api/users/${Math.ceil(USERS / 2)}`],
       ['status=suspended, exact total (counters)', '/api/users?status=suspended'],
       ['sort=name&order=desc, exact total (counters)', '/api/users?sort=name&order=desc'],
       [`page ${deepPage} by offset`, `/api/users?page=${deepPage}&count=none`],
+      [`the last page (${lastPage}) by offset`, `/api/users?page=${lastPage}&count=none`],
       [
         `the page after page ${deepPage} by cursor`,
         `/api/users?sort=id&count=none&cursor=${await cursorAt('sort=id')}`,
@@ -107,23 +137,33 @@ try {
       ['age[gte]=30 with the exact count (rows counted)', '/api/users?age[gte]=30'],
       ...(Number(values['posts-per-user']) > 0 ? await postRequests(get, USERS) : []),
     ];
+    // A post in the middle of the table; every post of the seed has --comments-per-post comments.
+    const posts = USERS * Number(values['posts-per-user']);
+    if (posts > 0 && Number(values['comments-per-post']) > 0)
+      requests.push(...commentRequests(Math.ceil(posts / 2), 2));
+    const orders = Number(values.orders);
+    if (orders > 0) requests.push(...(await orderRequests(get, orders, Math.ceil(USERS / 3))));
     const products = Number(values.products);
     if (products > 0) requests.push(...(await productRequests(get, products)));
+    requests.push(...(await graphqlRequests(get, USERS, posts > 0)));
     console.log(`| request (${dialect}, ${USERS.toLocaleString('en')} users) | median ms |`);
     console.log('|---|---|');
-    for (const [label, path] of requests) console.log(`| ${label} | ${(await time(path)).toFixed(1)} |`);
+    for (const [label, path, payload] of requests) {
+      console.log(`| ${label} | ${(await time(path, payload)).toFixed(1)} |`);
+    }
   } finally {
     await server.stop();
   }
 } finally {
-  await database.drop();
+  if (values.keep) console.error(`kept the database: ${database.url}`);
+  else await database.drop();
 }
 
 /** The posts lists' requests (docs/QUERYING.md): a filter, a sort, `search`, a deep page by cursor, the totals. */
 async function postRequests(
   get: (path: string) => Promise<{ nextCursor?: string | null; pagination?: { nextCursor?: string | null } }>,
   users: number,
-): Promise<[string, string][]> {
+): Promise<ScaleRequest[]> {
   const author = Math.ceil(users / 2);
   /** A cursor 200 pages of 100 deep into GET /posts in `query`'s order, reached by key. */
   const deepCursor = async (query: string) => {
@@ -145,6 +185,11 @@ async function postRequests(
     ],
     ['GET /api/posts?title[contains]=schema&count=estimated', '/api/posts?title[contains]=schema&count=estimated'],
     ['GET /api/posts?search=latency', '/api/posts?search=latency'],
+    ['GET /api/posts?include=author,comments.author', '/api/posts?include=author,comments.author'],
+    [
+      `GET /api/posts?authorId[in]=${author},${author + 1}&count=estimated`,
+      `/api/posts?authorId[in]=${author},${author + 1}&count=estimated`,
+    ],
     [
       'GET /api/posts?createdAt[gte]=2026-06-01T00:00:00Z&sort=createdAt',
       '/api/posts?createdAt[gte]=2026-06-01T00:00:00Z&sort=createdAt',

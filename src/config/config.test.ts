@@ -13,6 +13,7 @@ describe('configuration', () => {
     assert.equal(config.ADMIN_EMAIL, 'admin@example.com');
     assert.equal(config.JWT_TTL_SECONDS, 900);
     assert.equal(config.STORE_CURRENCY, 'USD');
+    assert.equal(config.COUNT_EXACT_LIMIT, 10000);
     // Every instance sweeps pending orders past their hold unless told not to (DECISIONS §3).
     assert.equal(config.ORDER_HOLD_WORKER, true);
     assert.equal(config.REPORT_WORKER, true);
@@ -36,6 +37,7 @@ describe('configuration', () => {
     const config = loadConfig({ PORT: '8080', DEMO_DATA: 'false', DATABASE_URL: 'postgres://u@h:5432/db' });
     assert.equal(config.PORT, 8080);
     assert.equal(config.DEMO_DATA, false);
+    assert.equal(loadConfig({ COUNT_EXACT_LIMIT: '5' }).COUNT_EXACT_LIMIT, 5);
   });
 
   it('names the variable of a wrong value in one line', () => {
@@ -50,6 +52,8 @@ describe('configuration', () => {
       [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
       [{ ORDER_HOLD_MINUTES: '0' }, 'ORDER_HOLD_MINUTES'],
       [{ ORDER_HOLD_MINUTES: 'soon' }, 'ORDER_HOLD_MINUTES'],
+      [{ COUNT_EXACT_LIMIT: '-1' }, 'COUNT_EXACT_LIMIT'],
+      [{ COUNT_EXACT_LIMIT: 'many' }, 'COUNT_EXACT_LIMIT'],
     ] as const) {
       assert.throws(
         () => loadConfig(env),

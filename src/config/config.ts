@@ -16,6 +16,7 @@ export const EnvSchema = Type.Object({
     description: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  COUNT_EXACT_LIMIT: Type.Integer({ minimum: 0, maximum: 100000000, default: 10000 }),
   /** Unset: on in development and test, off in production (demo accounts have a published password). */
   DEMO_DATA: Type.Optional(Type.Boolean()),
   ADMIN_EMAIL: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@example.com' }),

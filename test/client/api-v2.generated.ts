@@ -5144,7 +5144,7 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description Comma-separated field names; id is always included */
                 fields?: string;
-                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
@@ -7862,7 +7862,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma-separated fields (id, status, currency, amount, createdAt, paidAt, customerId); a leading `-` sorts that field descending; ties break by ascending id; default -createdAt */
                 sort?: string;
-                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
@@ -10954,7 +10954,7 @@ export interface operations {
                 sort?: string;
                 /** @description Comma-separated field names; id is always included */
                 fields?: string;
-                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
@@ -12802,7 +12802,7 @@ export interface operations {
                 limit?: number;
                 /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default -id */
                 sort?: string;
-                /** @description Adds `pagination`: with the exact total, an estimated one (exact up to 10000) or none. Without it, no pagination */
+                /** @description Adds `pagination`: with the exact total, an estimated one, exact up to COUNT_EXACT_LIMIT (default 10,000), or none. Without it, no pagination */
                 count?: "exact" | "estimated" | "none";
                 /** @description Opaque cursor from a previous page's `nextCursor` (with the same filters and sort); absent for the first page */
                 cursor?: string;
@@ -13417,7 +13417,7 @@ export interface operations {
                 limit?: number;
                 /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default -id */
                 sort?: string;
-                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
@@ -14378,7 +14378,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id */
                 sort?: string;
-                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;
@@ -15496,7 +15496,7 @@ export interface operations {
                 include?: string;
                 /** @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt */
                 sort?: string;
-                /** @description exact (default): the total; estimated: exact up to 10000, an estimate above; none: no total */
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
                 /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
                 cursor?: string;

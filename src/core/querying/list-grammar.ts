@@ -100,12 +100,25 @@ export function defineListGrammar<F extends string>(grammar: ListGrammar<F>): Li
 /** The longest `in` list: each length is a statement shape of its own (statement-cache.ts). */
 export const MAX_IN_VALUES = 100;
 
-/** `count` of DECISIONS §12: the seed's exact total, an estimate above `COUNT_EXACT_LIMIT`, or none. */
+/** `count` of DECISIONS §12: the seed's exact total, an estimate above `COUNT_EXACT_LIMIT` (a setting), or none. */
 export const COUNT_MODES = ['exact', 'estimated', 'none'] as const;
 export type CountMode = (typeof COUNT_MODES)[number];
 
-/** Up to this many rows, `count=estimated` is exact (DECISIONS §12's default). */
-export const COUNT_EXACT_LIMIT = 10_000;
+/** Up to `COUNT_EXACT_LIMIT` rows, `count=estimated` is exact: DECISIONS §12's default of that setting. */
+export const DEFAULT_COUNT_EXACT_LIMIT = 10_000;
+
+/** A list's settings of the service's configuration (each module's services factory receives them). */
+export interface ListSettings {
+  /** `COUNT_EXACT_LIMIT`: up to this many rows, `count=estimated` counts them exactly. */
+  countExactLimit: number;
+}
+
+export const DEFAULT_LIST_SETTINGS: ListSettings = { countExactLimit: DEFAULT_COUNT_EXACT_LIMIT };
+
+/** The list settings of a configuration (src/config): what a module hands its services factory. */
+export const listSettingsOf = (config: { COUNT_EXACT_LIMIT: number }): ListSettings => ({
+  countExactLimit: config.COUNT_EXACT_LIMIT,
+});
 
 export type FilterValue = string | number | boolean;
 

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import type { Db } from '../db/database.ts';
 import type { PageWindow } from '../pagination.ts';
 import { decodeCursor, encodeCursor, type KeyKind } from './list-cursor.ts';
-import { COUNT_EXACT_LIMIT, type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
+import { type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
 import type { ListQuery } from './list-query-parse.ts';
 import { orderKeysOf, type ListStatements, type ListPlan, type OrderKey } from './list-sql.ts';
 
@@ -112,8 +112,8 @@ async function totalOf<Row>(
     case 'exact':
       return { value: await statements.count(db, plan), estimated: false };
     case 'estimated': {
-      const capped = await statements.countUpTo(db, plan, COUNT_EXACT_LIMIT + 1);
-      if (capped <= COUNT_EXACT_LIMIT) return { value: capped, estimated: false };
+      const capped = await statements.countUpTo(db, plan, query.countExactLimit + 1);
+      if (capped <= query.countExactLimit) return { value: capped, estimated: false };
       const estimate = await statements.estimate(db, plan);
       // SQLite has no planner's estimate: it counts.
       return estimate === undefined

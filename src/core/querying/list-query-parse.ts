@@ -13,6 +13,7 @@ import {
   type FieldRule,
   type FilterValue,
   type ListGrammar,
+  type ListSettings,
   type Operator,
   type SortKey,
 } from './list-grammar.ts';
@@ -26,6 +27,8 @@ export interface ListQuery {
   /** The direction of the id that breaks ties (grammar's `tieBreak`). */
   idDirection: 'asc' | 'desc';
   count: CountMode;
+  /** `COUNT_EXACT_LIMIT` of the configuration: with `count=estimated`, totals up to it are exact. */
+  countExactLimit: number;
   cursor: string | undefined;
   /** Names the filters and sort: a cursor is only good for the query whose fingerprint it carries. */
   fingerprint: string;
@@ -35,6 +38,9 @@ export interface ListQuery {
 export interface Asker {
   admin: boolean;
 }
+
+/** Who is asking, and the configured list settings the service was made with. */
+export type ListContext = Asker & ListSettings;
 
 const BRACKETED = /^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z]*)\]$/;
 const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
@@ -255,7 +261,7 @@ export function listRequestOf(options: ListOptions, scope?: Readonly<Record<stri
 }
 
 /** Reads a list request against its grammar: filters, sort, count and cursor. */
-export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker: Asker): ListQuery {
+export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker: ListContext): ListQuery {
   const scope = Object.entries(request.scope ?? {}).map(([column, value]): Condition => ({
     field: column,
     column,
@@ -272,6 +278,7 @@ export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker
     sort,
     idDirection,
     count: parseCount(request.count),
+    countExactLimit: asker.countExactLimit,
     cursor: request.cursor,
     fingerprint: fingerprintOf(grammar, conditions, sort, idDirection),
   };

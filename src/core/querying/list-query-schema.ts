@@ -1,7 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
 import {
-  COUNT_EXACT_LIMIT,
   COUNT_MODES,
   isSortable,
   operatorsOf,
@@ -81,7 +80,7 @@ export function filterParameters(grammar: ListGrammar): Record<string, TSchema> 
 export const CountAndCursorParameters = {
   count: Type.Optional(
     Type.Enum([...COUNT_MODES], {
-      description: `exact (default): the total; estimated: exact up to ${COUNT_EXACT_LIMIT}, an estimate above; none: no total`,
+      description: `exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total`,
     }),
   ),
   cursor: Type.Optional(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../errors/app-error.ts';
 import { decodeCursor, encodeCursor } from './list-cursor.ts';
-import { defineListGrammar } from './list-grammar.ts';
+import { DEFAULT_LIST_SETTINGS, defineListGrammar } from './list-grammar.ts';
 import { filterParameters, listQueryParameters } from './list-query-schema.ts';
 import { checkValue, listRequestOf, parseListQuery } from './list-query-parse.ts';
 import { orderKeysOf } from './list-sql.ts';
@@ -20,7 +20,7 @@ const grammar = defineListGrammar({
     ok: { column: 'ok', type: 'boolean' },
   },
 });
-const user = { admin: false };
+const user = { admin: false, ...DEFAULT_LIST_SETTINGS };
 const parse = (parameters: Record<string, unknown>, asker = user) =>
   parseListQuery(grammar, listRequestOf(parameters), asker);
 
@@ -93,7 +93,7 @@ describe('list grammar', () => {
     assert.deepEqual(fields.sort(), ['label[]', 'nope[eq]', 'ok[in]', 'size[contains]', 'size[gt]', 'size[like]']);
     assert.equal(refusal(() => parse({ 'secret[contains]': 'x' })).status, 403);
     assert.equal(refusal(() => parse({ sort: '-secret' })).status, 403);
-    assert.equal(parse({ 'secret[contains]': 'x' }, { admin: true }).conditions.length, 1);
+    assert.equal(parse({ 'secret[contains]': 'x' }, { ...user, admin: true }).conditions.length, 1);
   });
 
   it('checks each value by its type', () => {

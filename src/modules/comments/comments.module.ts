@@ -1,3 +1,4 @@
+import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
@@ -14,13 +15,14 @@ import { createCommentsService, type CommentEvents } from './comments.service.ts
 /** Comments: REST `/posts/{id}/comments`, GraphQL `Comment`. */
 export const commentsModule = defineModule({
   name: 'comments',
-  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
     createCommentsService(
       db,
       services.events.recorderFor<CommentEvents>({
         'comment.created': (comment) => toCommentView(comment, EVENT_LINK_PREFIX),
         'comment.deleted': (deleted) => deleted,
       }),
+      listSettingsOf(config),
     ),
   routes: restRoutes(commentsRoutes, ({ comments, embedding }) => ({ comments, embedding })),
   embeds: commentsEmbeds,

@@ -20,6 +20,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow } from '../../core/pagination.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
@@ -37,7 +38,11 @@ const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
 
 export type CommentEvents = { 'comment.created': Comment; 'comment.deleted': { id: number; postId: number } };
 
-export function createCommentsService(db: Db, events: EventRecorder<CommentEvents> = noEvents()) {
+export function createCommentsService(
+  db: Db,
+  events: EventRecorder<CommentEvents> = noEvents(),
+  lists: ListSettings = DEFAULT_LIST_SETTINGS,
+) {
   async function assertPostExists(trx: Db, postId: number): Promise<void> {
     if (!(await findPostById(trx, postId))) throw postNotFound(postId);
   }
@@ -52,6 +57,7 @@ export function createCommentsService(db: Db, events: EventRecorder<CommentEvent
       requireSignedIn(actor);
       const query = parseListQuery(COMMENT_QUERY, listRequestOf(options, { post_id: postId }), {
         admin: isAdmin(actor),
+        ...lists,
       });
       await assertPostExists(db, postId);
       const page = await repo.readCommentPage(db, query, pageWindow(options, COMMENT_PAGE_RULES));

@@ -1,3 +1,4 @@
+import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
@@ -12,13 +13,14 @@ import { createLikesService, type LikeEvents } from './likes.service.ts';
 /** Likes: REST `/comments/{id}/likes`. */
 export const likesModule = defineModule({
   name: 'likes',
-  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
     createLikesService(
       db,
       services.events.recorderFor<LikeEvents>({
         'like.created': (like) => toLikeView(like, EVENT_LINK_PREFIX),
         'like.deleted': (deleted) => deleted,
       }),
+      listSettingsOf(config),
     ),
   routes: restRoutes(likesRoutes, ({ likes, embedding }) => ({ likes, embedding })),
   embeds: likesEmbeds,

@@ -15,6 +15,7 @@ import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow } from '../../core/pagination.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { findCommentById } from '../comments/comments.reads.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
@@ -28,7 +29,11 @@ const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
 
 export type LikeEvents = { 'like.created': Like; 'like.deleted': { commentId: number; userId: number } };
 
-export function createLikesService(db: Db, events: EventRecorder<LikeEvents> = noEvents()) {
+export function createLikesService(
+  db: Db,
+  events: EventRecorder<LikeEvents> = noEvents(),
+  lists: ListSettings = DEFAULT_LIST_SETTINGS,
+) {
   async function assertCommentExists(commentId: number): Promise<void> {
     if (!(await findCommentById(db, commentId))) throw commentNotFound(commentId);
   }
@@ -39,6 +44,7 @@ export function createLikesService(db: Db, events: EventRecorder<LikeEvents> = n
       requireSignedIn(actor);
       const query = parseListQuery(LIKE_QUERY, listRequestOf(options, { comment_id: commentId }), {
         admin: isAdmin(actor),
+        ...lists,
       });
       await assertCommentExists(commentId);
       const page = await repo.readLikePage(db, query, pageWindow(options, LIKE_PAGE_RULES));

@@ -1,3 +1,4 @@
+import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
@@ -26,6 +27,7 @@ export const ordersModule = defineModule({
         'order.cancelled': view,
         'order.refunded': view,
       }),
+      listSettingsOf(config),
     ),
   routes: restRoutes(ordersRoutes, ({ orders, idempotency, embedding }) => ({ orders, idempotency, embedding })),
   embeds: ordersEmbeds,

@@ -4,6 +4,7 @@ import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { pageWindow } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
@@ -81,7 +82,12 @@ const EVENT_OF_STATUS: Partial<Record<OrderStatus, keyof OrderEvents>> = {
   refunded: 'order.refunded',
 };
 
-export function createOrdersService(db: Db, options: OrdersOptions, events: EventRecorder<OrderEvents> = noEvents()) {
+export function createOrdersService(
+  db: Db,
+  options: OrdersOptions,
+  events: EventRecorder<OrderEvents> = noEvents(),
+  lists: ListSettings = DEFAULT_LIST_SETTINGS,
+) {
   async function loadOrder(reader: Db, row: OrderRow): Promise<Order> {
     const items = await repo.findItemsByOrderIds(reader, [row.id]);
     return toOrder(row, items.get(row.id) ?? []);
@@ -154,7 +160,7 @@ export function createOrdersService(db: Db, options: OrdersOptions, events: Even
       const principal = requireSignedIn(actor);
       const admin = isAdmin(principal);
       const scope = admin ? undefined : { customer_id: principal.userId };
-      const query = parseListQuery(ORDER_QUERY, listRequestOf(options, scope), { admin });
+      const query = parseListQuery(ORDER_QUERY, listRequestOf(options, scope), { admin, ...lists });
       const othersNamed = query.conditions.some(
         (c) => c.field === 'customerId' && (c.operator !== 'eq' || c.value !== principal.userId),
       );

@@ -1,3 +1,4 @@
+import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
@@ -14,10 +15,11 @@ import { createPostsService, type PostEvents } from './posts.service.ts';
 /** Posts: REST `/posts` and `/users/{id}/posts`, GraphQL `Post`, `post`, `posts` and `createPost`. */
 export const postsModule = defineModule({
   name: 'posts',
-  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
     createPostsService(
       db,
       services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) }),
+      listSettingsOf(config),
     ),
   routes: restRoutes(postsRoutes, ({ posts, embedding }) => ({ posts, embedding })),
   embeds: postsEmbeds,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IdField, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
 import { QueriedPagination, queriedPageOf } from '../../core/querying/list-page.ts';
-import { COUNT_EXACT_LIMIT, COUNT_MODES } from '../../core/querying/list-grammar.ts';
+import { COUNT_MODES } from '../../core/querying/list-grammar.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import {
   embeddedProperty,
@@ -64,7 +64,7 @@ export const PostCursorQuery = Type.Object({
   ),
   count: Type.Optional(
     Type.Enum([...COUNT_MODES], {
-      description: `Adds \`pagination\`: with the exact total, an estimated one (exact up to ${COUNT_EXACT_LIMIT}) or none. Without it, no pagination`,
+      description: `Adds \`pagination\`: with the exact total, an estimated one, exact up to COUNT_EXACT_LIMIT (default 10,000), or none. Without it, no pagination`,
     }),
   ),
   ...PostInclude,

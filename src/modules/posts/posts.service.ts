@@ -29,6 +29,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import { asGraphqlArguments } from '../../core/querying/list-graphql.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
@@ -57,14 +58,18 @@ export interface ListPostsOptions extends PageRequest {
 const POST_KEYS = ['id', 'author_id'] as const;
 
 const checkCreate = createChecker<CreatePostInput>(CreatePostInput);
-const asker = (actor: Principal | null) => ({ admin: isAdmin(actor) });
+const asker = (actor: Principal | null, lists: ListSettings) => ({ admin: isAdmin(actor), ...lists });
 const toPosts = (page: QueriedPage<PostRow>): QueriedPage<Post> => ({ ...page, items: page.items.map(toPost) });
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
 const userNotFound = (id: number) => AppError.notFound(`User ${id}`);
 
 export type PostEvents = { 'post.created': Post };
 
-export function createPostsService(db: Db, events: EventRecorder<PostEvents> = noEvents()) {
+export function createPostsService(
+  db: Db,
+  events: EventRecorder<PostEvents> = noEvents(),
+  lists: ListSettings = DEFAULT_LIST_SETTINGS,
+) {
   async function assertUserExists(userId: number): Promise<void> {
     if (!(await findUserById(db, userId))) throw userNotFound(userId);
   }
@@ -75,7 +80,11 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
     const { authorId, parameters, sort, cursor } = options;
     const filters = { ...parameters, ...(authorId === undefined ? {} : { authorId }) };
     try {
-      const query = parseListQuery(POST_QUERY, { sort, cursor, count: 'none', parameters: filters }, asker(actor));
+      const query = parseListQuery(
+        POST_QUERY,
+        { sort, cursor, count: 'none', parameters: filters },
+        asker(actor, lists),
+      );
       return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
     } catch (error) {
       throw asGraphqlArguments(error);
@@ -106,7 +115,7 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
     /** A user's posts by the list's grammar (posts.query.ts), newest first unless sorted: a page list. */
     async listUserPosts(actor: Principal | null, userId: number, options: ListOptions): Promise<QueriedPage<Post>> {
       requireSignedIn(actor);
-      const query = parseListQuery(POST_QUERY, listRequestOf(options, { author_id: userId }), asker(actor));
+      const query = parseListQuery(POST_QUERY, listRequestOf(options, { author_id: userId }), asker(actor, lists));
       await assertUserExists(userId);
       return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
     },
@@ -119,7 +128,7 @@ export function createPostsService(db: Db, events: EventRecorder<PostEvents> = n
     async listPostsByCursor(actor: Principal | null, options: ListOptions): Promise<QueriedPage<Post>> {
       requireSignedIn(actor);
       const request = listRequestOf({ ...options, count: options.count ?? 'none' });
-      const query = withSeedCursorRead(parseListQuery(POST_QUERY, request, asker(actor)));
+      const query = withSeedCursorRead(parseListQuery(POST_QUERY, request, asker(actor, lists)));
       return toPosts(await repo.readPostPage(db, query, pageWindow({ limit: options.limit }, POST_PAGE_RULES)));
     },
 

@@ -1,3 +1,4 @@
+import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
@@ -11,7 +12,7 @@ import { createProductsService, type ProductEvents } from './products.service.ts
 /** Products: REST `/products`, the catalogue with its filters, sorts and exact counts. */
 export const productsModule = defineModule({
   name: 'products',
-  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
     createProductsService(
       db,
       services.events.recorderFor<ProductEvents>({
@@ -19,6 +20,7 @@ export const productsModule = defineModule({
         'product.updated': (product) => toProductView(product, EVENT_LINK_PREFIX, 2),
         'product.deleted': (deleted) => deleted,
       }),
+      listSettingsOf(config),
     ),
   routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
   migrations: productsMigrations,

@@ -7,6 +7,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { parseListQuery } from '../../core/querying/list-query-parse.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
@@ -68,7 +69,11 @@ export type ProductEvents = {
   'product.deleted': { id: number };
 };
 
-export function createProductsService(db: Db, events: EventRecorder<ProductEvents> = noEvents()) {
+export function createProductsService(
+  db: Db,
+  events: EventRecorder<ProductEvents> = noEvents(),
+  lists: ListSettings = DEFAULT_LIST_SETTINGS,
+) {
   async function change(
     actor: Principal | null,
     id: number,
@@ -105,7 +110,7 @@ export function createProductsService(db: Db, events: EventRecorder<ProductEvent
         conditions: seedConditionsOf(options),
         sortKeys: sortKeysOf(options.sort ?? []),
       };
-      const query = parseListQuery(grammar, request, { admin: isAdmin(actor) });
+      const query = parseListQuery(grammar, request, { admin: isAdmin(actor), ...lists });
       const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
       return { ...page, items: page.items.map(toProduct) };
     },

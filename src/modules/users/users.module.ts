@@ -1,3 +1,4 @@
+import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
@@ -14,7 +15,7 @@ import { createUsersService, type UserEvents } from './users.service.ts';
 /** Users: REST `/users`, GraphQL `User`, `user`, `users` and the user mutations. */
 export const usersModule = defineModule({
   name: 'users',
-  createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
+  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
     createUsersService(
       db,
       services.events.recorderFor<UserEvents>({
@@ -22,6 +23,7 @@ export const usersModule = defineModule({
         'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX),
         'user.deleted': (deleted) => deleted,
       }),
+      listSettingsOf(config),
     ),
   routes: restRoutes(usersRoutes, ({ users, embedding }) => ({ users, embedding })),
   embeds: usersEmbeds,

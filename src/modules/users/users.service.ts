@@ -11,6 +11,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import { asGraphqlArguments } from '../../core/querying/list-graphql.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
@@ -54,7 +55,11 @@ async function rowChanges(input: UpdateUserInput): Promise<UserRowUpdate> {
 /** The events users emit, by the value their data is built from. */
 export type UserEvents = { 'user.created': User; 'user.updated': User; 'user.deleted': { id: number } };
 
-export function createUsersService(db: Db, events: EventRecorder<UserEvents> = noEvents()) {
+export function createUsersService(
+  db: Db,
+  events: EventRecorder<UserEvents> = noEvents(),
+  lists: ListSettings = DEFAULT_LIST_SETTINGS,
+) {
   async function write<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     try {
       return await db.transaction().execute(work);
@@ -114,7 +119,7 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
      */
     async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<QueriedPage<User>> {
       requireSignedIn(actor);
-      const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor) });
+      const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor), ...lists });
       const page = await repo.readUserPage(db, query, pageWindow(options, USER_PAGE_RULES));
       return { ...page, items: page.items.map((row) => visibleTo(actor, toUser(row))) };
     },
@@ -133,7 +138,7 @@ export function createUsersService(db: Db, events: EventRecorder<UserEvents> = n
         query = parseListQuery(
           USER_QUERY,
           { sort: options.sort, parameters: options.parameters, count: 'none' },
-          { admin: isAdmin(actor) },
+          { admin: isAdmin(actor), ...lists },
         );
       } catch (error) {
         throw asGraphqlArguments(error);
