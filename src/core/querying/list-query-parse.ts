@@ -44,7 +44,6 @@ export type ListContext = Asker & ListSettings;
 
 const BRACKETED = /^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z]*)\]$/;
 const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
-
 const invalid = (field: string, message: string) => AppError.validation([{ field, message }]);
 
 /**
