@@ -139,6 +139,16 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('keeps include out of a cursor: the next page may embed more, less or nothing', async () => {
+      const first = await get(`/api/users/${bob.id}/posts?limit=5&include=comments`);
+      const cursor = (first.pagination as Json).nextCursor as string;
+      const plain = await get(`/api/users/${bob.id}/posts?limit=5&cursor=${cursor}`);
+      const embedded = await get(`/api/users/${bob.id}/posts?limit=5&include=author&cursor=${cursor}`);
+      const ids = (page: Json) => (page.data as Json[]).map((post) => post.id);
+      assert.deepEqual(ids(embedded), ids(plain));
+      assert.deepEqual(ids(plain), [...bobPosts].reverse().slice(5, 10));
+      assert.ok((embedded.data as Json[]).every((post) => post._embedded.author.id === bob.id));
+    });
     it("shows an embedded user's email only to that user and to admins, as a direct read does", async () => {
       const path = `/api/posts/${busyPost}?include=author,comments.author`;
       const emailsIn = (post: Json) => [
