@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../../core/db/database.ts';
 
 /**
  * Indexes in the exact order of each descending list sort. Ties break by ascending id (product.ts),
@@ -41,6 +42,17 @@ export const productsMigrations = {
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex('products_stock_idx').ifExists().execute();
+    },
+  },
+  /** 1,000 histogram buckets for the names `name[contains]` and `search` match (see users' migration 0011). */
+  '0011-products-text-statistics': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`alter table products alter column name set statistics 1000`.execute(db);
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`alter table products alter column name set statistics -1`.execute(db);
     },
   },
 };
