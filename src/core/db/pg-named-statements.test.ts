@@ -5,7 +5,7 @@ import { DIALECTS } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import pg from 'pg';
 import { PgDriver } from './pg-driver.ts';
-import { createNamedStatements } from './pg-named-statements.ts';
+import { createNamedStatements, PLANNED_PER_VALUES } from './pg-named-statements.ts';
 
 const postgres = DIALECTS.find((d) => d.name === 'postgres');
 
@@ -41,6 +41,12 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
     await sql`select id from item where name like ${'o%'}`.execute(suite.db);
     const statements = await prepared();
     assert.ok(!statements.some((text) => / in \(| like /.test(text)), statements.join('\n'));
+  });
+
+  it('leaves a statement marked to be planned per values unnamed', async () => {
+    await sql`select id from item where id >= ${1} ${sql.raw(PLANNED_PER_VALUES)}`.execute(suite.db);
+    const statements = await prepared();
+    assert.ok(!statements.some((text) => text.includes(PLANNED_PER_VALUES)), statements.join('\n'));
   });
 
   it('hands out one connection object per pg client, the same on every checkout', async () => {

@@ -7,10 +7,19 @@
  * Bounded and conservative:
  * - at most MAX_NAMED texts per process get a name (the first seen); later ones run unnamed, so no
  *   request can grow the statements a connection keeps (list queries vary with filters and sorts);
- * - texts with an `in (...)` list (their length varies with the batch) or a `like` pattern (its plan
- *   depends on the pattern: a generic plan could not use the trigram index) always run unnamed.
+ * - texts with an `in (...)` list (their length varies with the batch), a `like` pattern (its plan
+ *   depends on the pattern: a generic plan could not use the trigram index) or the PLANNED_PER_VALUES
+ *   mark always run unnamed, so PostgreSQL plans them for their values on every run.
  */
 export const MAX_NAMED = 256;
+
+/**
+ * A comment a statement's author puts in its text when its best plan depends on its values: a named
+ * statement gets PostgreSQL's generic plan after five runs, planned for any values, and a range filter
+ * that matches almost nothing (`created_at >= $1`, a date after every row) is then read in another
+ * index's order past every row (core/querying/list-sql.ts marks such list statements).
+ */
+export const PLANNED_PER_VALUES = '/* planned per values */';
 
 const UNNAMED = / in \(| i?like /i;
 
@@ -25,7 +34,7 @@ export function createNamedStatements(max = MAX_NAMED): NamedStatements {
     nameOf(text) {
       const known = names.get(text);
       if (known !== undefined) return known;
-      if (names.size >= max || UNNAMED.test(text)) return undefined;
+      if (names.size >= max || UNNAMED.test(text) || text.includes(PLANNED_PER_VALUES)) return undefined;
       const name = `cs_${names.size}`;
       names.set(text, name);
       return name;

@@ -52,9 +52,14 @@ export async function readQueriedPage<Row>(
   const offset = position?.offset ?? window.offset;
   const pageWindow = position ? { page: Math.floor(offset / window.limit) + 1, limit: window.limit, offset } : window;
   const readsOneMore = position !== undefined || query.count !== 'exact';
+  const reading = statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset });
   const [rows, total] = await Promise.all([
-    statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset }),
-    totalOf(db, statements, plan, query, countedTotal),
+    reading,
+    totalOf(db, statements, plan, query, countedTotal, async () => {
+      // The list ends on this page (no row beyond it, and the page is not past the end): its total is known.
+      const read = await reading;
+      return read.length <= window.limit && (read.length > 0 || offset === 0) ? offset + read.length : undefined;
+    }),
   ]);
   const items = rows.slice(0, window.limit);
   const hasNext = readsOneMore ? rows.length > window.limit : offset + window.limit < (total?.value ?? 0);
@@ -97,30 +102,40 @@ function kindsOf(grammar: ListGrammar, keys: ReturnType<typeof orderKeysOf>, idC
   });
 }
 
+/**
+ * With `count=estimated`, PostgreSQL's planner's estimate is asked first (it plans the statement and
+ * reads no row). Above ESTIMATE_TRUSTED_ABOVE × `COUNT_EXACT_LIMIT` it is the answer, unless the page
+ * itself shows where the list ends: a capped count goes through the matching rows of the filter's
+ * index, and a trigram index's bitmap cannot stop at the cap (it collects every candidate first: a common
+ * word of a million posts' titles took 120 ms; bench/RESULTS.md, session 13). Below, the rows are counted
+ * up to the limit plus one: exact when that many are not there.
+ */
+export const ESTIMATE_TRUSTED_ABOVE = 2;
+
 async function totalOf<Row>(
   db: Db,
   statements: ListStatements<Row>,
   plan: ListPlan,
   query: ListQuery,
   countedTotal: QueriedPageOptions['countedTotal'],
+  endOfList: () => Promise<number | undefined>,
 ): Promise<{ value: number; estimated: boolean } | undefined> {
   if (query.count === 'none') return undefined;
   // Maintained counters are exact and cost a few rows: the answer to `exact` and `estimated` alike.
   const counted = countedTotal?.(db, plan.conditions);
   if (counted !== undefined) return { value: await counted, estimated: false };
-  switch (query.count) {
-    case 'exact':
-      return { value: await statements.count(db, plan), estimated: false };
-    case 'estimated': {
-      const capped = await statements.countUpTo(db, plan, query.countExactLimit + 1);
-      if (capped <= query.countExactLimit) return { value: capped, estimated: false };
-      const estimate = await statements.estimate(db, plan);
-      // SQLite has no planner's estimate: it counts.
-      return estimate === undefined
-        ? { value: await statements.count(db, plan), estimated: false }
-        : { value: Math.max(estimate, capped), estimated: true };
-    }
+  if (query.count === 'exact') return { value: await statements.count(db, plan), estimated: false };
+  const estimate = await statements.estimate(db, plan);
+  if (estimate !== undefined && estimate > query.countExactLimit * ESTIMATE_TRUSTED_ABOVE) {
+    const end = await endOfList();
+    return end === undefined ? { value: estimate, estimated: true } : { value: end, estimated: false };
   }
+  const capped = await statements.countUpTo(db, plan, query.countExactLimit + 1);
+  if (capped <= query.countExactLimit) return { value: capped, estimated: false };
+  // SQLite has no planner's estimate: it counts.
+  return estimate === undefined
+    ? { value: await statements.count(db, plan), estimated: false }
+    : { value: Math.max(estimate, capped), estimated: true };
 }
 
 /** `pagination` of a queried list: the seed's fields, `total` and `totalPages` unless `count=none`, and the cursor. */

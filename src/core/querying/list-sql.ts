@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../db/database.ts';
 import { readRows } from '../db/fast-read.ts';
+import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import { statementCache } from '../db/statement-cache.ts';
 import type { Condition, SortKey } from './list-grammar.ts';
 
@@ -47,7 +48,19 @@ interface Shape {
   key: string;
   plan: ListPlan;
   postgres: boolean;
+  /** Whether PostgreSQL should plan each run for its values (PLANNED_PER_VALUES). */
+  perValues: boolean;
 }
+
+/**
+ * Operators whose best plan depends on the value: `created_at >= $1` keeps every row or none, and a
+ * generic plan (a named statement after five runs) guesses a third, which in another field's order
+ * (the default id order) walked the whole users table for a date after every row (bench/RESULTS.md,
+ * session 13). Statements with one of these run unnamed on PostgreSQL, planned for their values on
+ * every run. `contains` and `in` run so anyway (pg-named-statements.ts); equality keeps its generic plan
+ * (a user's posts, a status: the hot paths, planned once).
+ */
+const PLANNED_FOR_VALUES = new Set(['gt', 'gte', 'lt', 'lte', 'ne']);
 
 function shapeOf(db: Db, plan: ListPlan): Shape {
   const conditions = plan.conditions
@@ -62,7 +75,9 @@ function shapeOf(db: Db, plan: ListPlan): Shape {
     .join();
   const keys = plan.keys.map((k) => `${k.column} ${k.direction}`).join();
   const after = plan.after ? plan.after.map((value) => (value === null ? 'n' : 'v')).join('') : '-';
-  return { key: `${conditions}|${keys}|${after}`, plan, postgres: dialectOf(db) === 'postgres' };
+  const postgres = dialectOf(db) === 'postgres';
+  const perValues = postgres && plan.conditions.some((c) => PLANNED_FOR_VALUES.has(c.operator));
+  return { key: `${conditions}|${keys}|${after}`, plan, postgres, perValues };
 }
 
 /** The bound values: `f<i>` per condition (an array for `in`), `k<j>` per cursor key, limit and offset. */
@@ -206,32 +221,41 @@ export function createListStatements<Row>(table: string): ListStatements<Row> {
     for (const part of whereOf(shape, params)) query = query.where(part);
     return query;
   };
+  /** The statement's text ends with the mark when its plan should follow its values. */
+  const marked = <Q extends { modifyEnd(modifier: RawBuilder<unknown>): Q }>(shape: Shape, query: Q): Q =>
+    shape.perValues ? query.modifyEnd(sql.raw(PLANNED_PER_VALUES)) : query;
   const page = statementCache({
     keyOf: (shape: Shape) => `page ${shape.key}`,
     build: (db, shape, params: Record<string, unknown>) => {
       let query = filtered(db, shape, params).selectAll();
       for (const order of orderOf(shape.plan.keys)) query = query.orderBy(order);
       query = query.limit(params.limit as number);
-      return params.offset === undefined ? query : query.offset(params.offset as number);
+      return marked(shape, params.offset === undefined ? query : query.offset(params.offset as number));
     },
   });
 
   const count = statementCache({
     keyOf: (shape: Shape) => `count ${shape.key}`,
     build: (db, shape, params: Record<string, unknown>) =>
-      filtered(db, shape, params).select((eb) => eb.fn.countAll<number | string>().as('count')),
+      marked(
+        shape,
+        filtered(db, shape, params).select((eb) => eb.fn.countAll<number | string>().as('count')),
+      ),
   });
   const countUpTo = statementCache({
     keyOf: (shape: Shape) => `count-up-to ${shape.key}`,
     build: (db, shape, params: Record<string, unknown>) =>
-      (db as unknown as AnyDb)
-        .selectFrom(
-          filtered(db, shape, params)
-            .select(sql.lit(1).as('one'))
-            .limit(params.limit as number)
-            .as('capped'),
-        )
-        .select((eb) => eb.fn.countAll<number | string>().as('count')),
+      marked(
+        shape,
+        (db as unknown as AnyDb)
+          .selectFrom(
+            filtered(db, shape, params)
+              .select(sql.lit(1).as('one'))
+              .limit(params.limit as number)
+              .as('capped'),
+          )
+          .select((eb) => eb.fn.countAll<number | string>().as('count')),
+      ),
   });
   const rows = statementCache({
     keyOf: (shape: Shape) => `rows ${shape.key}`,
