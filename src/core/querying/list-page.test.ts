@@ -24,7 +24,8 @@ function fakeStatements(matching: number, estimate: number | undefined) {
     async readPage(_db, _plan, window) {
       ran.push('page');
       const rows = [];
-      for (let id = window.offset + 1; id <= Math.min(matching, window.offset + window.limit); id += 1) rows.push({ id });
+      for (let id = window.offset + 1; id <= Math.min(matching, window.offset + window.limit); id += 1)
+        rows.push({ id });
       return rows;
     },
     async count() {
@@ -78,11 +79,12 @@ describe('count=estimated', () => {
     });
   });
 
-  it('counts exactly without a planner (SQLite)', async () => {
-    assert.deepEqual(await totalOf(LIMIT + 500, undefined), {
-      total: LIMIT + 500,
-      estimated: false,
-      ran: ['estimate', 'countUpTo', 'count'],
-    });
+  it('counts exactly, once, without a planner (SQLite)', async () => {
+    for (const matching of [LIMIT + 500, 12])
+      assert.deepEqual(await totalOf(matching, undefined), {
+        total: matching,
+        estimated: false,
+        ran: ['estimate', 'count'],
+      });
   });
 });

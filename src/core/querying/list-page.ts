@@ -126,16 +126,17 @@ async function totalOf<Row>(
   if (counted !== undefined) return { value: await counted, estimated: false };
   if (query.count === 'exact') return { value: await statements.count(db, plan), estimated: false };
   const estimate = await statements.estimate(db, plan);
-  if (estimate !== undefined && estimate > query.countExactLimit * ESTIMATE_TRUSTED_ABOVE) {
+  // SQLite has no planner's estimate: it counts, unless the page ends the list (its one connection
+  // reads the page first anyway); all at once, as a capped count first would read the first matches twice.
+  if (estimate === undefined)
+    return { value: (await endOfList()) ?? (await statements.count(db, plan)), estimated: false };
+  if (estimate > query.countExactLimit * ESTIMATE_TRUSTED_ABOVE) {
     const end = await endOfList();
     return end === undefined ? { value: estimate, estimated: true } : { value: end, estimated: false };
   }
   const capped = await statements.countUpTo(db, plan, query.countExactLimit + 1);
   if (capped <= query.countExactLimit) return { value: capped, estimated: false };
-  // SQLite has no planner's estimate: it counts.
-  return estimate === undefined
-    ? { value: await statements.count(db, plan), estimated: false }
-    : { value: Math.max(estimate, capped), estimated: true };
+  return { value: Math.max(estimate, capped), estimated: true };
 }
 
 /** `pagination` of a queried list: the seed's fields, `total` and `totalPages` unless `count=none`, and the cursor. */
