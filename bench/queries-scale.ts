@@ -133,6 +133,12 @@ try {
         'createdAt[gte]=2026-01-01T00:00:00Z, count=estimated',
         '/api/users?createdAt[gte]=2026-01-01T00:00:00Z&count=estimated',
       ],
+      // The same range in its own field's order (at a million users it keeps the newest half, which the id
+      // order reaches only after the older half: docs/QUERYING.md, "Not built yet").
+      [
+        'createdAt[gte]=2026-01-01T00:00:00Z&sort=createdAt, count=estimated',
+        '/api/users?createdAt[gte]=2026-01-01T00:00:00Z&sort=createdAt&count=estimated',
+      ],
       ['role[in]=admin,user&sort=-age, count=none', '/api/users?role[in]=admin,user&sort=-age&count=none'],
       ['age[gte]=30 with the exact count (rows counted)', '/api/users?age[gte]=30'],
       ...(Number(values['posts-per-user']) > 0 ? await postRequests(get, USERS) : []),

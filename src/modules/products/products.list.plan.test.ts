@@ -167,7 +167,13 @@ describe('products list plan (postgres)', { skip: postgres.skip }, () => {
       ['&category=category-4&sort=price', 20],
       ['&stock[gte]=100&sort=-createdAt', 200],
     ] as const) {
-      const deep = await assertIndexed(`/api/v2/products?limit=100&page=${page}${query}`, { rows: 40_000 });
+      // An offset walks what it skips. With a range filter the statement is planned for its value, and a
+      // page 20,000 matches deep into a filter keeping half the table is cheaper read in full, in order,
+      // than by 40,000 index lookups: PostgreSQL's choice then, not checked here; the cursor's page is.
+      const path = `/api/v2/products?limit=100&page=${page}${query}`;
+      const deep = query.includes('[')
+        ? ((await t.request('GET', path)).body as { pagination: Record<string, unknown> })
+        : await assertIndexed(path, { rows: 40_000 });
       const cursor = deep.pagination.nextCursor as string;
       assert.ok(cursor);
       await assertIndexed(`/api/v2/products?limit=20${query}&cursor=${cursor}`, PAGE);
