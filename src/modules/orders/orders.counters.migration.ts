@@ -31,7 +31,8 @@ export const orderCountsMigration = {
       select customer_id, status, count(*) from orders group by customer_id, status
       union all select customer_id, '', count(*) from orders group by customer_id
       union all select 0, status, count(*) from orders group by status
-      union all select 0, '', count(*) from orders`.execute(db);
+      union all select 0, '', count(*) from orders
+      order by customer_id, status`.execute(db);
     await (postgres ? postgresTriggers(db) : sqliteTriggers(db));
   },
   async down(db: Kysely<unknown>): Promise<void> {

@@ -41,6 +41,9 @@ export interface OrderCountsTable {
 export const ORDER_COUNTS_ALL_CUSTOMERS = 0;
 export const ORDER_COUNTS_ALL_STATUSES = '';
 
+/** The counter table with its primary key: the seed clusters it after a bulk load (PostgreSQL), as the products'. */
+export const ORDER_COUNTER_TABLES = [{ table: 'order_counts', key: 'order_counts_pk' }] as const;
+
 declare module '../../core/db/tables.ts' {
   interface Tables {
     orders: OrdersTable;
