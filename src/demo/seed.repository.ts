@@ -3,7 +3,7 @@ import { sql, type Insertable, type RawBuilder } from 'kysely';
 import { dialectOf, type Db } from '../core/db/database.ts';
 import type { CommentsTable } from '../modules/comments/comments.table.ts';
 import type { CommentLikesTable } from '../modules/likes/likes.table.ts';
-import type { OrderItemsTable, OrdersTable } from '../modules/orders/orders.table.ts';
+import { ORDER_COUNTER_TABLES, type OrderItemsTable, type OrdersTable } from '../modules/orders/orders.table.ts';
 import type { PostsTable } from '../modules/posts/posts.table.ts';
 import { PRODUCT_COUNTER_TABLES, type ProductsTable } from '../modules/products/products.table.ts';
 import type { UsersTable } from '../modules/users/users.table.ts';
@@ -182,9 +182,10 @@ const OLDER_TRANSACTIONS_MAX_WAIT_MS = 60_000;
 const OLDER_TRANSACTIONS_POLL_MS = 50;
 
 /**
- * After a bulk load on PostgreSQL: every batch rewrote the counter rows (migrations 0002-0004), and
- * those that found no room in their page moved, leaving dead versions over many pages. CLUSTER
- * rewrites the two small tables compactly in key order (an exclusive lock for milliseconds). VACUUM
+ * After a bulk load on PostgreSQL: every batch rewrote the counter rows (migrations 0002-0004, and
+ * `order_counts` of the orders module once its migrations are applied), and those that found no room
+ * in their page moved, leaving dead versions over many pages. CLUSTER rewrites the small tables
+ * compactly in key order (an exclusive lock for milliseconds). VACUUM
  * ANALYZE then marks the new rows' pages all-visible, so index-only scans (the products list reads a
  * page's keys that way, products.list.repository.ts) need not visit the table until autovacuum comes
  * by, and gives the planner the new sizes. SQLite keeps no dead row versions and has no visibility
@@ -204,8 +205,11 @@ const OLDER_TRANSACTIONS_POLL_MS = 50;
 export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
   await waitForOlderTransactions(db, OLDER_TRANSACTIONS_MAX_WAIT_MS);
-  for (const { table, key } of PRODUCT_COUNTER_TABLES)
-    await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
+  for (const { table, key } of [...PRODUCT_COUNTER_TABLES, ...ORDER_COUNTER_TABLES]) {
+    // `order_counts` is the orders module's: `seed` applies core's migrations only, the server the modules'.
+    const { rows } = await sql<{ found: boolean }>`select to_regclass(${table}) is not null as found`.execute(db);
+    if (rows[0]?.found) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
+  }
   await sql`vacuum analyze`.execute(db);
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
 import type { PageRequest } from '../pagination.ts';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
@@ -295,5 +295,6 @@ function fingerprintOf(
     .sort()
     .join();
   const order = [...sort.map((key) => `${key.field} ${key.direction}`), `id ${idDirection}`].join();
-  return createHash('sha256').update(`${grammar.resource}|${filters}|${order}`).digest('base64url').slice(0, 16);
+  // The one-shot hash (same digest as before, so cursors already out stay good) allocates no Hash object.
+  return hash('sha256', `${grammar.resource}|${filters}|${order}`, 'base64url').slice(0, 16);
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
+import { orderCountsMigration } from './orders.counters.migration.ts';
 
 /**
  * Indexes behind the orders list's filters and sorts (orders.query.ts) that migrations 0001 and 0005
@@ -39,4 +40,6 @@ export const ordersMigrations = {
       }
     },
   },
+  /** Exact list totals from maintained counters (orders.counters.migration.ts), filled from the orders there are. */
+  '0011-orders-order-counts': orderCountsMigration,
 };

@@ -1,13 +1,21 @@
+import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
+import { statementCache } from '../../core/db/statement-cache.ts';
 import type { PageWindow } from '../../core/pagination.ts';
+import type { Condition, FilterValue } from '../../core/querying/list-grammar.ts';
 import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
 import { createListStatements } from '../../core/querying/list-sql.ts';
 import type { OrderStatus } from './order.ts';
 import { ORDER_QUERY } from './orders.query.ts';
-import type { OrderItemRow, OrderRow } from './orders.table.ts';
+import {
+  ORDER_COUNTS_ALL_CUSTOMERS,
+  ORDER_COUNTS_ALL_STATUSES,
+  type OrderItemRow,
+  type OrderRow,
+} from './orders.table.ts';
 import type { OrderTimestamp } from './order-state-machine.ts';
 
 /** All SQL of orders, their lines, and the stock they take from and return to products. */
@@ -96,9 +104,77 @@ export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): 
 
 const orderList = createListStatements<OrderRow>('orders');
 
-/** One page of orders as the request's grammar reads it (a customer's own: its scope). */
+/**
+ * One page of orders as the request's grammar reads it (a customer's own: its scope), with the total
+ * its `count` asks for: from `order_counts` when it can answer (countedOrders), else counted.
+ */
 export function readOrderPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<OrderRow>> {
-  return readQueriedPage(db, ORDER_QUERY, orderList, query, window);
+  return readQueriedPage(db, ORDER_QUERY, orderList, query, window, { countedTotal: countedOrders });
+}
+
+/** The keys of the `order_counts` rows to sum: one value is an equality, several an `in` list. */
+interface CounterKeys extends Record<string, unknown> {
+  customers: number[];
+  statuses: string[];
+}
+
+const countersStatement = statementCache({
+  keyOf: (shape: { customers: 'one' | 'many'; statuses: 'one' | 'many' }) => `${shape.customers} ${shape.statuses}`,
+  build: (db, shape, keys: CounterKeys) => {
+    let query = db
+      .selectFrom('order_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
+    query =
+      shape.customers === 'one'
+        ? query.where('customer_id', '=', keys.customers[0]!)
+        : query.where(sql<boolean>`customer_id in (${sql.join(keys.customers)})`);
+    return shape.statuses === 'one'
+      ? query.where('status', '=', keys.statuses[0]!)
+      : query.where(sql<boolean>`status in (${sql.join(keys.statuses)})`);
+  },
+});
+
+/** The values a condition allows (an equality's one, an `in` list's), narrowed by those allowed before. */
+function narrowed<T>(before: T[] | undefined, values: readonly T[]): T[] {
+  const unique = [...new Set(values)];
+  return before === undefined ? unique : before.filter((value) => unique.includes(value));
+}
+
+/**
+ * The exact total from `order_counts` (orders.counters.migration.ts) when the conditions are only
+ * equalities or `in` lists on the customer (a customer's own list is scoped so) and the status, or
+ * none: the row of all orders, one row per customer or status named, or one per pair of both.
+ * Undefined for any other condition (the rows are counted then).
+ */
+function countedOrders(db: Db, conditions: readonly Condition[]): Promise<number> | undefined {
+  let customers: number[] | undefined;
+  let statuses: string[] | undefined;
+  for (const condition of conditions) {
+    if (condition.anyOfColumns || (condition.operator !== 'eq' && condition.operator !== 'in')) return undefined;
+    const values = condition.operator === 'eq' ? [condition.value] : (condition.value as readonly FilterValue[]);
+    if (condition.column === 'customer_id') {
+      // Ids are positive: 0 (the counters' key of all customers) or below names no customer.
+      customers = narrowed(
+        customers,
+        values.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0),
+      );
+    } else if (condition.column === 'status') {
+      statuses = narrowed(
+        statuses,
+        values.map(String).filter((status) => status !== ORDER_COUNTS_ALL_STATUSES),
+      );
+    } else return undefined;
+  }
+  if (customers?.length === 0 || statuses?.length === 0) return Promise.resolve(0);
+  const keys = {
+    customers: customers ?? [ORDER_COUNTS_ALL_CUSTOMERS],
+    statuses: statuses ?? [ORDER_COUNTS_ALL_STATUSES],
+  };
+  const shape = {
+    customers: keys.customers.length === 1 ? 'one' : 'many',
+    statuses: keys.statuses.length === 1 ? 'one' : 'many',
+  } as const;
+  return readRows(db, countersStatement(db, shape, keys)).then((rows) => Number(rows[0]?.n ?? 0));
 }
 
 /**

@@ -53,6 +53,8 @@ const EXPIRY_BATCH = 100;
 
 /** The hold running out is the state machine's `cancel` (pending → cancelled, stock returned), not a rule of its own. */
 const EXPIRE = transitionFor('cancel', 'pending')!;
+/** Rolls back a sweep's transaction whose order another transition moved first; never leaves the service. */
+const RACE_LOST = AppError.conflict('The order left the pending state before its hold ran out');
 
 const checkCreate = createChecker<CreateOrderInput>(CreateOrderInput);
 
@@ -103,17 +105,24 @@ export function createOrdersService(
   /**
    * Moves order `id` along `transition` if it is still in the transition's `from` state, with its
    * effect (returning stock) in the same transaction `trx`. Undefined when the conditional update
-   * found the order in another state: a racing transition won, and this one changed nothing.
+   * found the order in another state: a racing transition won, and the caller must roll `trx` back.
+   *
+   * The stock goes back before the order moves, so every write of orders locks in one order:
+   * products (ascending ids), then the order, then the `order_counts` rows its statement changes
+   * (orders.counters.migration.ts); placing an order takes its products, then its counters. Returned
+   * after the update, a cancellation would hold `(0, 'pending')` while waiting for a product that a
+   * placement holds while waiting for `(0, 'pending')`: a deadlock PostgreSQL breaks after a second.
    */
   async function applyTransition(trx: Db, id: number, transition: Transition): Promise<Order | undefined> {
-    const row = await repo.transitionOrder(trx, id, transition.from, transition.to, transition.stamp, now());
-    if (!row) return undefined;
-    const order = await loadOrder(trx, row);
+    const items = (await repo.findItemsByOrderIds(trx, [id])).get(id) ?? [];
     if (transition.returnsStock) {
       // Ascending product ids: concurrent transactions lock products in one order, so never deadlock.
-      const lines = [...order.items].sort((a, b) => a.productId - b.productId);
-      for (const line of lines) await repo.returnStock(trx, line.productId, line.quantity);
+      const lines = [...items].sort((a, b) => a.product_id - b.product_id);
+      for (const line of lines) await repo.returnStock(trx, line.product_id, line.quantity);
     }
+    const row = await repo.transitionOrder(trx, id, transition.from, transition.to, transition.stamp, now());
+    if (!row) return undefined;
+    const order = toOrder(row, items);
     const type = EVENT_OF_STATUS[transition.to];
     if (type) await events.record(trx, type, order);
     return order;
@@ -188,7 +197,12 @@ export function createOrdersService(
       const ids = await repo.findOverduePendingOrderIds(db, cutoff, EXPIRY_BATCH);
       let cancelled = 0;
       for (const id of ids) {
-        if (await inTransaction(db, (trx) => applyTransition(trx, id, EXPIRE))) cancelled += 1;
+        const expired = await inTransaction(db, async (trx) => {
+          // The customer's pay or cancel, or another instance's sweep, won: roll back the stock returned.
+          if (!(await applyTransition(trx, id, EXPIRE))) throw RACE_LOST;
+          return true;
+        }).catch((error: unknown) => (error === RACE_LOST ? false : Promise.reject(error)));
+        if (expired) cancelled += 1;
       }
       return { cancelled, more: ids.length === EXPIRY_BATCH };
     },

@@ -27,10 +27,28 @@ export interface OrderItemsTable {
   unit_price_cents: number;
 }
 
+/**
+ * Orders per (customer, status), with customer 0 for all customers and status '' for all statuses
+ * (`ORDER_COUNTS_ALL_*`), kept by triggers (orders.counters.migration.ts): the list's exact totals.
+ */
+export interface OrderCountsTable {
+  customer_id: number;
+  status: string;
+  n: number | string;
+}
+
+/** The keys of `order_counts` that sum over every customer, and over every status. */
+export const ORDER_COUNTS_ALL_CUSTOMERS = 0;
+export const ORDER_COUNTS_ALL_STATUSES = '';
+
+/** The counter table with its primary key: the seed clusters it after a bulk load (PostgreSQL), as the products'. */
+export const ORDER_COUNTER_TABLES = [{ table: 'order_counts', key: 'order_counts_pk' }] as const;
+
 declare module '../../core/db/tables.ts' {
   interface Tables {
     orders: OrdersTable;
     order_items: OrderItemsTable;
+    order_counts: OrderCountsTable;
   }
 }
 
