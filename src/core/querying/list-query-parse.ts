@@ -295,6 +295,5 @@ function fingerprintOf(
     .sort()
     .join();
   const order = [...sort.map((key) => `${key.field} ${key.direction}`), `id ${idDirection}`].join();
-  // The one-shot hash (same digest as before, so cursors already out stay good) allocates no Hash object.
   return hash('sha256', `${grammar.resource}|${filters}|${order}`, 'base64url').slice(0, 16);
 }
