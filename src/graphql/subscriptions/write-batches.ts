@@ -1,12 +1,13 @@
 import type { Duplex } from 'node:stream';
 
 /**
- * One write per socket for all the frames a burst of work sends on it: the first frame corks the
- * socket (the raw connection the server's `upgrade` event handed over), and every corked socket is
- * uncorked once the burst's microtasks have run (one `process.nextTick` for all of them). A feed read
- * that hands N events to a subscriber then costs its socket one system call, not N; the per-socket
- * write is the largest part of a fan-out's cost (bench/RESULTS.md, issue 35, session 13), so a server
- * that falls behind catches up in one write per socket instead of one per socket and event.
+ * One write per socket for the frames a burst of work sends on it once it is held: a held socket (the
+ * raw connection the server's `upgrade` event handed over) is corked, and every corked socket is
+ * uncorked once the burst's microtasks have run (one `process.nextTick` for all of them). A subscriber
+ * with N events waiting holds its socket (live-operation.ts, `onBacklog`), so they cost one system call,
+ * not N: the per-socket write is the largest part of a fan-out's cost (bench/RESULTS.md, issue 35,
+ * session 13), and a server that fell behind catches up in one write per socket instead of one per
+ * socket and event. A single event is written at once (the client reads while the next sockets are written).
  */
 export function createWriteBatches() {
   const corked = new Set<Duplex>();

@@ -27,6 +27,8 @@ export const CLOSE_GOING_AWAY = 1001;
 
 interface Connection {
   socket: WebSocket;
+  /** The connection under the socket (the upgrade's): held to send queued payloads in one write. */
+  raw: Duplex;
   request: IncomingMessage;
   viewer?: LiveViewer;
   expiry?: NodeJS.Timeout;
@@ -157,6 +159,7 @@ export function createWsTransport(options: WsTransportOptions) {
           viewer: connection.viewer!,
           logUnexpected,
           onSlow: () => cutOff(connection),
+          onBacklog: () => batches.hold(connection.raw),
           tally,
         });
       } catch (error) {
@@ -180,7 +183,7 @@ export function createWsTransport(options: WsTransportOptions) {
   });
 
   function accept(socket: WebSocket, request: IncomingMessage, raw: Duplex): void {
-    const connection: Connection = { socket, request, subscriptions: 0, answering: new Map() };
+    const connection: Connection = { socket, request, raw, subscriptions: 0, answering: new Map() };
     connections.add(connection);
     tally.connected();
     let alive = true;
@@ -204,9 +207,8 @@ export function createWsTransport(options: WsTransportOptions) {
               cutOff(connection);
               return resolve();
             }
-            batches.hold(raw);
-            // A subscription goes on to its next payload at once while little is unsent (queued events go
-            // out in one write), else once this one is written out: it waits for a socket that lags.
+            // A subscription goes on to its next payload at once while little is unsent (queued events, held by
+            // onBacklog, go out in one write), else once this one is written out: it waits for a socket that lags.
             if (socket.bufferedAmount + data.length <= EAGER_BYTES) {
               socket.send(data);
               resolve();
