@@ -74,6 +74,29 @@ describe('a live subscription', () => {
     assert.equal(hub.size, 0, 'unregistered at once');
   });
 
+  it('tells the transport when events wait behind the one it sends (onBacklog), and not for a lone event', async () => {
+    const { hub, publish } = manualHub();
+    let backlog = 0;
+    const live = await startLiveOperation({
+      schema,
+      hub,
+      prepared,
+      variables: {},
+      operationName: undefined,
+      viewer: viewer(Date.now() + 60_000),
+      logUnexpected: () => {},
+      onSlow: () => {},
+      onBacklog: () => (backlog += 1),
+    });
+    for (const name of ['a', 'b', 'c']) publish(name);
+    for (let n = 0; n < 3; n += 1) await live.next();
+    assert.equal(backlog, 2, 'for a and b: c was the last');
+    publish('alone');
+    await live.next();
+    assert.equal(backlog, 2);
+    await live.return(undefined);
+  });
+
   it(`is cut off (onSlow) when ${MAX_QUEUED_EVENTS} events wait for a consumer that does not read, and holds no more`, async () => {
     const { hub, publish } = manualHub();
     let slow = 0;

@@ -69,6 +69,11 @@ export interface LiveOptions {
   onSlow(): void;
   /** The transport's own buffer is over its bound (a consumer that does not read): checked before each payload. */
   congested?(): boolean;
+  /**
+   * Called before a payload is resolved when more events wait behind it (the reader handed out several at
+   * once, as after a busy spell): the transport may hold its writes and send them together.
+   */
+  onBacklog?(): void;
   /** The transport's counts for /metrics: this subscription while it is registered, and each payload it yields. */
   tally?: LiveTally;
 }
@@ -197,6 +202,7 @@ export async function startLiveOperation(options: LiveOptions): Promise<AsyncGen
         }
         const item = queue.shift();
         if (item) {
+          if (queue.length > 0) options.onBacklog?.();
           const result = await resolveEvent(item);
           // Resolving took time: the token may have expired meanwhile.
           if (finished) return done;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import WebSocket from 'ws';
 import { loadConfig } from '../../config/config.ts';
 import { startServer } from '../../server.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
@@ -12,6 +13,7 @@ import {
   until,
   within,
   wsClient,
+  wsUrl,
 } from '../../../test/support/live-clients.ts';
 import { GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
@@ -170,6 +172,68 @@ for (const dialect of DIALECTS) {
         assert.ok(raw.messages.some((m) => m.id === 'q' && m.type === 'complete'));
       } finally {
         if (!released) release();
+        await second.close().catch(() => {});
+      }
+    });
+
+    it('refuses a new WebSocket upgrade and a new SSE subscription with 503 while the open sockets drain on shutdown', async () => {
+      const second = await startServer(loadConfig(secondInstanceEnv(t)));
+      let release = () => {};
+      try {
+        const raw = rawSocket({ url: second.url });
+        await raw.opened;
+        raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}` } });
+        await until(() => raw.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
+        raw.send({ type: 'subscribe', id: 's', payload: { query: USER, variables: { id: '1' } } });
+        await until(() => second.app.live.subscriptions === 1, 'the open subscription');
+        // A query held in the database keeps the shutdown draining (as in the test above).
+        let held = () => {};
+        const holding = new Promise<void>((resolve) => (held = resolve));
+        const holder = second.db.transaction().execute(async (trx) => {
+          if (dialect.name === 'postgres') await sql`lock table users in access exclusive mode`.execute(trx);
+          held();
+          await new Promise<void>((resolve) => (release = resolve));
+        });
+        await holding;
+        raw.send({ type: 'subscribe', id: 'q', payload: { query: '{ user(id: "1") { id name } }' } });
+        await until(() => second.app.live.answering === 1, 'the query in flight');
+        const closing = second.close();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+
+        const upgrade = new WebSocket(wsUrl({ url: second.url }), 'graphql-transport-ws');
+        const refused = await within(
+          new Promise<number | undefined>((resolve, reject) => {
+            upgrade.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+            upgrade.on('open', () => reject(new Error('a new socket was opened during the shutdown')));
+            upgrade.on('error', reject);
+          }),
+          'the answer to a new upgrade',
+        );
+        assert.equal(refused, 503);
+        const sse = await fetch(`${second.url}/graphql`, {
+          method: 'POST',
+          headers: {
+            accept: 'text/event-stream',
+            'content-type': 'application/json',
+            authorization: `Bearer ${t.adminToken}`,
+          },
+          body: JSON.stringify({ query: USER, variables: { id: '1' } }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        assert.equal(sse.status, 503, await sse.text());
+        // The open ones drain: the socket and its subscription are still there until the query is answered.
+        assert.equal(raw.socket.readyState, raw.socket.OPEN);
+        assert.equal(second.app.live.subscriptions, 1);
+        release();
+        await holder;
+        assert.equal((await within(raw.closed, 'the close')).code, 1001);
+        await closing;
+        assert.ok(
+          raw.messages.some((m) => m.id === 'q' && m.type === 'next'),
+          'the query was answered',
+        );
+      } finally {
+        release();
         await second.close().catch(() => {});
       }
     });

@@ -41,8 +41,6 @@ export interface SubscriptionsOptions {
 }
 
 const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
-/** How often the feed reader looks for new events while anyone subscribes. */
-const FEED_POLL_MS = 100;
 
 /**
  * DECISIONS §11: subscriptions over WebSocket (graphql-transport-ws) and Server-Sent Events (graphql-sse,
@@ -62,7 +60,7 @@ export async function registerSubscriptions(
   const hub = createEventHub(
     services.events,
     SUBSCRIBED_EVENT_TYPES,
-    { pollMs: FEED_POLL_MS, watchCommits, handedOut },
+    { pollMs: config.GRAPHQL_SUBSCRIPTION_POLL_MS, watchCommits, handedOut },
     (err) => app.log.error({ err }, 'GraphQL subscription feed read failed'),
   );
   const checks = createLiveChecks({

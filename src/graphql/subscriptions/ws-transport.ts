@@ -9,12 +9,15 @@ import type { LiveTally } from '../../core/ops/live-metrics.ts';
 import type { EventHub } from './event-hub.ts';
 import type { LiveChecks } from './live-checks.ts';
 import { startLiveOperation, type LiveViewer } from './live-operation.ts';
+import { createWriteBatches } from './write-batches.ts';
 import type { GraphQLSchema } from 'graphql';
 
 /** DECISIONS §8: a message is at most what a request body may be; a larger one closes the socket (1009). */
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** A socket whose unsent answers pass this is a consumer that does not read: closed, not buffered without end. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Below this much unsent, a payload's sender goes on at once (its next payload joins the same write). */
+const EAGER_BYTES = 64 * 1024;
 /** Pings keep idle connections through proxies; a peer that does not answer within one interval is cut off. */
 const KEEP_ALIVE_MS = 12_000;
 
@@ -24,6 +27,8 @@ export const CLOSE_GOING_AWAY = 1001;
 
 interface Connection {
   socket: WebSocket;
+  /** The connection under the socket (the upgrade's): held to send queued payloads in one write. */
+  raw: Duplex;
   request: IncomingMessage;
   viewer?: LiveViewer;
   expiry?: NodeJS.Timeout;
@@ -61,6 +66,7 @@ type LiveArgs = ExecutionArgs & {
  */
 export function createWsTransport(options: WsTransportOptions) {
   const { schema, hub, checks, log, tally } = options;
+  const batches = createWriteBatches();
   const connections = new Set<Connection>();
   const running = new Set<Promise<unknown>>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols });
@@ -153,6 +159,7 @@ export function createWsTransport(options: WsTransportOptions) {
           viewer: connection.viewer!,
           logUnexpected,
           onSlow: () => cutOff(connection),
+          onBacklog: () => batches.hold(connection.raw),
           tally,
         });
       } catch (error) {
@@ -175,8 +182,8 @@ export function createWsTransport(options: WsTransportOptions) {
     },
   });
 
-  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const connection: Connection = { socket, request, subscriptions: 0, answering: new Map() };
+  function accept(socket: WebSocket, request: IncomingMessage, raw: Duplex): void {
+    const connection: Connection = { socket, request, raw, subscriptions: 0, answering: new Map() };
     connections.add(connection);
     tally.connected();
     let alive = true;
@@ -200,8 +207,12 @@ export function createWsTransport(options: WsTransportOptions) {
               cutOff(connection);
               return resolve();
             }
-            // Resolved when written out: a subscription waits for its socket before its next payload.
-            socket.send(data, () => resolve());
+            // A subscription goes on to its next payload at once while little is unsent (queued events, held by
+            // onBacklog, go out in one write), else once this one is written out: it waits for a socket that lags.
+            if (socket.bufferedAmount + data.length <= EAGER_BYTES) {
+              socket.send(data);
+              resolve();
+            } else socket.send(data, () => resolve());
           }),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (cb) =>
@@ -228,12 +239,12 @@ export function createWsTransport(options: WsTransportOptions) {
       connection.answering.clear();
       void closed(code, String(reason));
     });
-  });
+  }
 
   return {
     /** Takes an upgrade of `/graphql` over. */
     upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+      wss.handleUpgrade(request, socket, head, (ws) => accept(ws, request, socket));
     },
     get connections() {
       return connections.size;
