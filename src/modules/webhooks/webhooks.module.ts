@@ -56,9 +56,10 @@ export const webhooksModule = defineModule({
       intervalMs: config.WEBHOOK_FANOUT_POLL_MS,
       log,
       step: async (holder) => {
-        const done = await webhooks.deliveries.fanOut(holder);
-        // This process sends what it just queued without waiting for a poll.
-        if (done.deliveries > 0) delivery.wake();
+        // The deliveries this process's worker has room for are claimed for it by the fan-out itself
+        // and sent at once; any others are claimed by the worker (woken) or another instance.
+        const done = await webhooks.deliveries.fanOut(holder, delivery.claimRoom());
+        delivery.accept(done.claimed, done.left > 0);
         return done.events >= FAN_OUT_BATCH;
       },
     });
