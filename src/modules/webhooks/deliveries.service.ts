@@ -1,9 +1,9 @@
-import type { Db } from '../../core/db/database.ts';
+import { observeQueries, type Db } from '../../core/db/database.ts';
 import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
 import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
 import type { AttemptResult, DeliverySender } from './delivery-sender.ts';
-import { fanOutBatch, type ClaimedDelivery, type ClaimRoom } from './delivery-fan-out.ts';
+import { fanOutBatch, type ClaimedDelivery, type ClaimRoom, type FanOutDone } from './delivery-fan-out.ts';
 import { createSuccessLog } from './delivery-successes.ts';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.ts';
 import { toSigningEndpoint } from './webhook.ts';
@@ -103,8 +103,8 @@ export function createDeliveriesService(
     async fanOut(
       holder: string,
       claim?: ClaimRoom,
-    ): Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; left: number }> {
-      let done = { made: 0, claimed: [] as ClaimedDelivery[], left: 0 };
+    ): Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; left: number; targets: number }> {
+      let done: FanOutDone = { made: 0, claimed: [], left: 0, targets: 0 };
       const taken = await successes.within((record) =>
         events.consume(
           { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs },
@@ -114,8 +114,14 @@ export function createDeliveriesService(
           },
         ),
       );
-      return { events: taken, deliveries: done.made, claimed: done.claimed, left: done.left };
+      return { events: taken, deliveries: done.made, claimed: done.claimed, left: done.left, targets: done.targets };
     },
+
+    /** Calls `listener` after each commit of this process (most write an event: the fan-out has work). */
+    onCommit: (listener: () => void): (() => void) =>
+      observeQueries(db, (text, _ms, failed) => {
+        if (text === 'commit' && !failed) listener();
+      }),
 
     releaseFanOut: (holder: string) => events.releaseConsumer(WEBHOOKS_CONSUMER, holder),
 

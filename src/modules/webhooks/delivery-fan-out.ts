@@ -26,6 +26,14 @@ export interface ClaimRoom {
   perEndpoint: number;
 }
 
+/** What a fan-out batch made: deliveries, those claimed for the worker, those left to a claim, endpoints it looked at. */
+export interface FanOutDone {
+  made: number;
+  claimed: ClaimedDelivery[];
+  left: number;
+  targets: number;
+}
+
 const ms = (iso: string) => Date.parse(iso);
 
 export function toDeliveryRow(endpointId: number, item: FeedEvent, at: string): NewWebhookDeliveryRow {
@@ -61,7 +69,7 @@ export async function fanOutBatch(
   batch: FeedEvent[],
   claim: ClaimRoom | undefined,
   leaseMs: number,
-): Promise<{ made: number; claimed: ClaimedDelivery[]; left: number }> {
+): Promise<FanOutDone> {
   const oldest = batch.reduce(
     (min, item) => (item.event.timestamp < min ? item.event.timestamp : min),
     batch[0]!.event.timestamp,
@@ -82,7 +90,7 @@ export async function fanOutBatch(
   const inserted: Array<{ id: number; endpoint_id: number; event_id: string }> = [];
   for (let i = 0; i < rows.length; i += INSERT_CHUNK)
     inserted.push(...(await deliveries.insertDeliveries(trx, rows.slice(i, i + INSERT_CHUNK))));
-  if (claimedRows.size === 0) return { made: rows.length, claimed: [], left: rows.length };
+  if (claimedRows.size === 0) return { made: rows.length, claimed: [], left: rows.length, targets: found.length };
   const ids = new Map(inserted.map((row) => [`${row.endpoint_id} ${row.event_id}`, Number(row.id)]));
   const byId = new Map(found.map((row) => [row.id, toSigningEndpoint(row, at)]));
   const committedOf = new Map(batch.map((item) => [item.event.id, ms(item.event.timestamp)]));
@@ -93,7 +101,7 @@ export async function fanOutBatch(
     const endpoint = byId.get(row.endpoint_id)!;
     return [{ row: { ...row, id } as WebhookDeliveryRow, endpoint, committed: committedOf.get(row.event_id) }];
   });
-  return { made: rows.length, claimed, left: rows.length - claimed.length };
+  return { made: rows.length, claimed, left: rows.length - claimed.length, targets: found.length };
 }
 
 /** Marks the fan-out's rows that `claim` takes (see `fanOutBatch`); returns them. */

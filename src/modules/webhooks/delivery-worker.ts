@@ -161,7 +161,9 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       // An endpoint that filled its room may have hidden others' due deliveries behind its own: claim
       // again without it.
       if (claimed.length === room.limit || (claimed.length > 0 && filled.size > 0)) again = true;
-      backlog = again;
+      // An endpoint without room may still have due deliveries: the backlog stays until a claim with
+      // room for every endpoint finds fewer than it could take.
+      backlog = again || [...room.room.values()].some((left) => left <= 0);
     } while (again);
   }
 
