@@ -26,7 +26,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     nats: { type: 'string', default: 'nats://127.0.0.1:4222' },
-    /** A directory for a CPU profile of B (written when it stops). */
+    /** A directory for CPU profiles of A and B (in `A/` and `B/`, written when they stop). */
     profile: { type: 'string' },
     /**
      * What B runs beside its outbox: `webhook,nats` (the target's setting), one of them, or `none` (the
@@ -103,12 +103,14 @@ try {
   seedStandardData(database.url, resolve(values.base));
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
   servers = {
-    A: await startService(resolve(values.base), 'events-a', database.url),
+    A: await startService(resolve(values.base), 'events-a', database.url, {
+      extra: values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'A')}` } : {},
+    }),
     B: await startService('.', 'events-b', database.url, {
       extra: {
         ...(withNats ? { NATS_URL: values.nats, NATS_STREAM: tag, NATS_SUBJECT_PREFIX: `bench.${tag}` } : {}),
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile)}` } : {}),
+        ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'B')}` } : {}),
       },
     }),
   };
