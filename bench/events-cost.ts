@@ -26,12 +26,20 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     nats: { type: 'string', default: 'nats://127.0.0.1:4222' },
-    /** A directory for a CPU profile of B (written when it stops). */
+    /** A directory for CPU profiles of A and B (in `A/` and `B/`, written when they stop). */
     profile: { type: 'string' },
+    /**
+     * What B runs beside its outbox: `webhook,nats` (the target's setting), one of them, or `none` (the
+     * events are recorded and nobody consumes them): what each part costs.
+     */
+    parts: { type: 'string', default: 'webhook,nats' },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
 const dialect = values.dialect as Dialect;
+const parts = new Set(values.parts.split(','));
+const withWebhook = parts.has('webhook');
+const withNats = parts.has('nats');
 
 /** Arrival delays (ms) and ids seen, for one way out (the webhook receiver, the NATS subscriber). */
 function arrivals() {
@@ -95,14 +103,14 @@ try {
   seedStandardData(database.url, resolve(values.base));
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
   servers = {
-    A: await startService(resolve(values.base), 'events-a', database.url),
+    A: await startService(resolve(values.base), 'events-a', database.url, {
+      extra: values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'A')}` } : {},
+    }),
     B: await startService('.', 'events-b', database.url, {
       extra: {
-        NATS_URL: values.nats,
-        NATS_STREAM: tag,
-        NATS_SUBJECT_PREFIX: `bench.${tag}`,
+        ...(withNats ? { NATS_URL: values.nats, NATS_STREAM: tag, NATS_SUBJECT_PREFIX: `bench.${tag}` } : {}),
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile)}` } : {}),
+        ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'B')}` } : {}),
       },
     }),
   };
@@ -112,13 +120,15 @@ try {
     body: JSON.stringify({ email: 'admin@example.com', password: serviceEnv('', 0).ADMIN_PASSWORD }),
   });
   const { access_token: adminToken } = (await admin.json()) as { access_token: string };
-  const endpoint = await fetch(`${servers.B.url}/api/webhooks`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ url: receiverUrl, description: 'bench receiver' }),
-  });
-  if (endpoint.status !== 201)
-    throw new Error(`POST /api/webhooks answered ${endpoint.status}: ${await endpoint.text()}`);
+  if (withWebhook) {
+    const endpoint = await fetch(`${servers.B.url}/api/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ url: receiverUrl, description: 'bench receiver' }),
+    });
+    if (endpoint.status !== 201)
+      throw new Error(`POST /api/webhooks answered ${endpoint.status}: ${await endpoint.text()}`);
+  }
 
   // The feed, read on from where the last read stopped: how many events B has committed so far.
   let feedCursor = '';
@@ -140,12 +150,14 @@ try {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const expected = await feedCount();
-      if ((webhook.ids.size >= expected && broker.ids.size >= expected) || Date.now() > deadline) return;
+      const delivered = !withWebhook || webhook.ids.size >= expected;
+      const published = !withNats || broker.ids.size >= expected;
+      if ((delivered && published) || Date.now() > deadline) return;
       await new Promise((done) => setTimeout(done, 25));
     }
   };
 
-  console.log(`${dialect}: start, load average ${loadAverage()}`);
+  console.log(`${dialect}: start (B: ${values.parts}), load average ${loadAverage()}`);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepare = (server: ServerProcess) => {
       const context: WorkloadContext = {
@@ -173,10 +185,10 @@ try {
       },
     );
     console.log(
-      `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with a webhook and NATS ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req (CPU with its deliveries), ${Math.round(B.sustainedRps)} req/s counting the wait for its deliveries | ratio ${(B.rps / A.rps).toFixed(2)} (sustained ${(B.sustainedRps / A.rps).toFixed(2)}), CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
+      `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with events (${values.parts}) ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req (CPU with its deliveries), ${Math.round(B.sustainedRps)} req/s counting the wait for its deliveries | ratio ${(B.rps / A.rps).toFixed(2)} (sustained ${(B.sustainedRps / A.rps).toFixed(2)}), CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
     );
-    console.log(`${dialect} ${workload.id} ${summary('webhook', webhook)}`);
-    console.log(`${dialect} ${workload.id} ${summary('NATS', broker)}`);
+    if (withWebhook) console.log(`${dialect} ${workload.id} ${summary('webhook', webhook)}`);
+    if (withNats) console.log(`${dialect} ${workload.id} ${summary('NATS', broker)}`);
   }
   console.log(`${dialect}: the feed holds ${await feedCount()} events`);
   console.log(`${dialect}: end, load average ${loadAverage()}`);

@@ -15,6 +15,7 @@ import {
   type FeedPosition,
   type TypeFilter,
 } from './event.ts';
+import { backgroundTransaction, backgroundWrite } from './background-writes.ts';
 import type { EventRecorder, EventViews } from './event-recorder.ts';
 import * as repo from './events.repository.ts';
 
@@ -125,22 +126,30 @@ export function createEventsService(db: Db, options: EventsOptions) {
   const renewals = new Map<string, number>();
   const keyOf = (consume: Pick<ConsumeOptions, 'consumer' | 'holder'>) => `${consume.consumer}\u0000${consume.holder}`;
 
-  /** The consumer's next events, if this instance holds (takes or renews) its lease; none otherwise. */
-  async function claimNextBatch(consume: ConsumeOptions): Promise<FeedEvent[]> {
+  /** Where the consumer is, if this instance holds (or now takes or renews) its lease; undefined otherwise. */
+  async function heldPosition(consume: ConsumeOptions): Promise<FeedPosition | undefined> {
     const at = Date.now();
     const key = keyOf(consume);
-    let position: FeedPosition | undefined;
-    if (at < (renewals.get(key) ?? 0)) position = await repo.findHeldPosition(db, consume.consumer, consume.holder);
-    if (!position) {
-      position = await repo.claimConsumer(db, {
+    if (at < (renewals.get(key) ?? 0)) {
+      const position = await repo.findHeldPosition(db, consume.consumer, consume.holder);
+      if (position) return position;
+    }
+    const position = await backgroundWrite(db, (writer) =>
+      repo.claimConsumer(writer, {
         consumer: consume.consumer,
         holder: consume.holder,
         now: new Date(at).toISOString(),
         leaseUntil: new Date(at + consume.leaseMs).toISOString(),
-      });
-      if (position) renewals.set(key, at + consume.leaseMs / 2);
-      else renewals.delete(key);
-    }
+      }),
+    );
+    if (position) renewals.set(key, at + consume.leaseMs / 2);
+    else renewals.delete(key);
+    return position;
+  }
+
+  /** The consumer's next events, if this instance holds (takes or renews) its lease; none otherwise. */
+  async function claimNextBatch(consume: ConsumeOptions): Promise<FeedEvent[]> {
+    const position = await heldPosition(consume);
     return position ? readFeed({ after: position, limit: consume.limit, filter: undefined }) : [];
   }
 
@@ -205,7 +214,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
     async consume(consume: ConsumeOptions, handle: (trx: Db, batch: FeedEvent[]) => Promise<void>): Promise<number> {
       const batch = await claimNextBatch(consume);
       if (batch.length === 0) return 0;
-      await db.transaction().execute(async (trx) => {
+      await backgroundTransaction(db, async (trx) => {
         await handle(trx, batch);
         await advance(trx, consume, batch);
       });
@@ -223,14 +232,14 @@ export function createEventsService(db: Db, options: EventsOptions) {
       const batch = await claimNextBatch(consume);
       if (batch.length === 0) return 0;
       await send(batch);
-      await advance(db, consume, batch);
+      await backgroundWrite(db, (writer) => advance(writer, consume, batch));
       return batch.length;
     },
 
     /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
     releaseConsumer(consumer: string, holder: string): Promise<void> {
       renewals.delete(keyOf({ consumer, holder }));
-      return repo.releaseConsumer(db, consumer, holder);
+      return backgroundWrite(db, (writer) => repo.releaseConsumer(writer, consumer, holder));
     },
 
     /** Events the consumer has not passed yet (its backlog, for `/metrics`). */
@@ -250,7 +259,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
         // A hold needs the event at its place itself: keep from just before it.
         keepFrom = earlier(keepFrom, needed && { tx: needed.tx, seq: needed.seq - 1 });
       }
-      return repo.deleteEventsBefore(db, cutoff, keepFrom);
+      return backgroundWrite(db, (writer) => repo.deleteEventsBefore(writer, cutoff, keepFrom));
     },
 
     /** Events kept now, for `/metrics`. */

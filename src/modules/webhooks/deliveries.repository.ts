@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { inTransaction } from '../../core/db/transaction.ts';
+import { backgroundTransaction } from '../events/background-writes.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
 import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
@@ -15,13 +15,37 @@ import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table
  */
 const PENDING = sql.lit<'pending'>('pending');
 
-/** Inserts the fan-out's deliveries; a pair (endpoint, event) already there is left as it is. */
-export async function insertDeliveries(trx: Db, rows: NewWebhookDeliveryRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await trx
+/**
+ * Inserts the fan-out's deliveries; a pair (endpoint, event) already there is left as it is. Returns
+ * the id of each row inserted, with its pair.
+ */
+export async function insertDeliveries(
+  trx: Db,
+  rows: NewWebhookDeliveryRow[],
+): Promise<Array<{ id: number; endpoint_id: number; event_id: string }>> {
+  if (rows.length === 0) return [];
+  return trx
     .insertInto('webhook_deliveries')
     .values(rows)
     .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
+    .returning(['id', 'endpoint_id', 'event_id'])
+    .execute();
+}
+
+/** The lines (endpoint, resource) among these with a pending delivery (a new one waits behind it): the line index. */
+export async function findPendingLines(
+  trx: Db,
+  endpointIds: readonly number[],
+  resources: readonly string[],
+): Promise<Array<{ endpoint_id: number; resource: string }>> {
+  if (endpointIds.length === 0 || resources.length === 0) return [];
+  return trx
+    .selectFrom('webhook_deliveries')
+    .select(['endpoint_id', 'resource'])
+    .distinct()
+    .where('status', '=', PENDING)
+    .where('endpoint_id', 'in', endpointIds)
+    .where('resource', 'in', resources)
     .execute();
 }
 
@@ -88,7 +112,7 @@ export async function claimDueDeliveries(
 ): Promise<WebhookDeliveryRow[]> {
   const full = [...claim.room].filter(([, room]) => room <= 0).map(([id]) => id);
   // Run again whole when PostgreSQL aborts it as one side of a deadlock (a replay's upsert of the same rows).
-  return inTransaction(db, async (trx) => {
+  return backgroundTransaction(db, async (trx) => {
     await before(trx);
     let candidates = trx
       .selectFrom('webhook_deliveries as d')

@@ -1,18 +1,17 @@
-import type { Db } from '../../core/db/database.ts';
-import type { FeedEvent } from '../events/event.ts';
+import { observeQueries, type Db } from '../../core/db/database.ts';
+import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
 import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
 import type { AttemptResult, DeliverySender } from './delivery-sender.ts';
+import { fanOutBatch, type ClaimedDelivery, type ClaimRoom, type FanOutDone } from './delivery-fan-out.ts';
+import { createSuccessLog } from './delivery-successes.ts';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.ts';
-import { subscribedAt, toSigningEndpoint, type SigningEndpoint } from './webhook.ts';
+import { toSigningEndpoint } from './webhook.ts';
 import type { AttemptOutcomeLabel, WebhookMetrics } from './webhook-metrics.ts';
 import * as endpoints from './webhooks.repository.ts';
-import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
 
 /** The outbox consumer that fans events out to endpoints (its name in `event_consumers`). */
 export const WEBHOOKS_CONSUMER = 'webhooks';
-/** Rows per insert statement (SQLite allows 32766 bound values). */
-const INSERT_CHUNK = 500;
 
 export interface DeliveryOptions {
   /** WEBHOOK_RETRY_SCHEDULE, parsed: the waits before each retry. */
@@ -25,34 +24,10 @@ export interface DeliveryOptions {
   fanOutBatch: number;
 }
 
-/** A claimed delivery with the endpoint it goes to. */
-export interface ClaimedDelivery {
-  row: WebhookDeliveryRow;
-  endpoint: SigningEndpoint;
-}
+export type { ClaimedDelivery, ClaimRoom } from './delivery-fan-out.ts';
+export { toDeliveryRow } from './delivery-fan-out.ts';
 
 const ms = (iso: string) => Date.parse(iso);
-
-export function toDeliveryRow(endpointId: number, item: FeedEvent, at: string): NewWebhookDeliveryRow {
-  return {
-    endpoint_id: endpointId,
-    event_tx: item.position.tx,
-    event_seq: item.position.seq,
-    event_id: item.event.id,
-    event_type: item.event.type,
-    resource: item.resource,
-    payload: JSON.stringify(item.event),
-    status: 'pending',
-    attempts: 0,
-    last_attempt_at: null,
-    last_response_status: null,
-    last_error: null,
-    next_attempt_at: at,
-    claimed_by: null,
-    claimed_until: null,
-    created_at: at,
-  };
-}
 
 /** The fan-out (events → deliveries) and the attempts (deliveries → HTTP), for the two workers. */
 export function createDeliveriesService(
@@ -64,71 +39,7 @@ export function createDeliveriesService(
 ) {
   events.holdRetention(() => deliveries.findOldestPendingPosition(db));
 
-  /** One delivery per (event, endpoint it is for), in the consume handler's transaction: they commit with the consumer's move. */
-  async function fanOutBatch(trx: Db, batch: FeedEvent[]): Promise<number> {
-    const oldest = batch.reduce(
-      (min, item) => (item.event.timestamp < min ? item.event.timestamp : min),
-      batch[0]!.event.timestamp,
-    );
-    const targets = (await endpoints.findFanOutEndpoints(trx, oldest)).map((row) => ({
-      id: row.id,
-      receives: subscribedAt(row),
-    }));
-    const at = new Date().toISOString();
-    const rows = batch.flatMap((item) => {
-      const committed = ms(item.event.timestamp);
-      return targets
-        .filter((target) => target.receives(item.event.type, committed))
-        .map((target) => toDeliveryRow(target.id, item, at));
-    });
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-      await deliveries.insertDeliveries(trx, rows.slice(i, i + INSERT_CHUNK));
-    return rows.length;
-  }
-
-  /**
-   * Successes answered since the last claim, recorded by the next claim's transaction (one update per
-   * response status, then the claim: one commit for both), or at stop. Under load a delivery then costs
-   * a share of one commit, not a commit of its own (each a synchronous one on SQLite). A success not yet
-   * recorded when the process dies is sent again after the lease: at least once, as for any crash.
-   */
-  let successes: Array<{ id: number; committed: number; status: number; holder: string }> = [];
-
-  async function recordSuccesses(writer: Db, taken: typeof successes): Promise<void> {
-    const at = Date.now();
-    const groups = new Map<string, typeof successes>();
-    for (const entry of taken) {
-      const key = `${entry.status} ${entry.holder}`;
-      const group = groups.get(key);
-      if (group) group.push(entry);
-      else groups.set(key, [entry]);
-    }
-    for (const entries of groups.values()) {
-      const { status, holder } = entries[0]!;
-      const recorded = new Set(
-        await deliveries.recordSucceeded(
-          writer,
-          entries.map((entry) => entry.id),
-          holder,
-          { at: new Date(at).toISOString(), responseStatus: status },
-        ),
-      );
-      for (const entry of entries)
-        if (recorded.has(entry.id)) metrics.delivered(Math.max(0, at - entry.committed) / 1000);
-    }
-  }
-
-  /** Hands the successes to `write`; they are kept for the next one if it fails. */
-  async function withSuccesses(write: (taken: typeof successes) => Promise<void>): Promise<void> {
-    const taken = successes;
-    successes = [];
-    try {
-      await write(taken);
-    } catch (error) {
-      successes = [...taken, ...successes];
-      throw error;
-    }
-  }
+  const successes = createSuccessLog((latency) => metrics.delivered(latency));
 
   async function record(claimed: ClaimedDelivery, holder: string, result: AttemptResult): Promise<void> {
     const { row, endpoint } = claimed;
@@ -136,14 +47,14 @@ export function createDeliveriesService(
     const at = new Date(nowMs).toISOString();
     if (result.kind === 'answered' && result.status >= 200 && result.status < 300) {
       metrics.attempt('succeeded');
-      const committed = ms((JSON.parse(row.payload) as { timestamp: string }).timestamp);
-      successes.push({ id: Number(row.id), committed, status: result.status, holder });
+      const committed = claimed.committed ?? ms((JSON.parse(row.payload) as { timestamp: string }).timestamp);
+      successes.add({ id: Number(row.id), committed, status: result.status, holder });
       return;
     }
     if (result.kind === 'answered' && result.status === 410) {
       // Gone: the endpoint is disabled; this delivery waits with the others and goes first once it is enabled again.
       metrics.attempt('gone');
-      await db.transaction().execute(async (trx) => {
+      await backgroundTransaction(db, async (trx) => {
         if (
           await deliveries.recordAttempt(trx, Number(row.id), holder, {
             status: 'pending',
@@ -170,28 +81,47 @@ export function createDeliveriesService(
         ? parseRetryAfter(result.retryAfter, nowMs)
         : undefined;
     const next = nextAttemptAt(options.schedule, row.attempts + 1, nowMs, retryAfter);
-    const recorded = await deliveries.recordAttempt(db, Number(row.id), holder, {
-      status: next === undefined ? 'dead' : 'pending',
-      at,
-      responseStatus: status,
-      error: result.kind === 'answered' ? null : result.error,
-      nextAttemptAt: next === undefined ? null : new Date(next).toISOString(),
-    });
+    const recorded = await backgroundWrite(db, (writer) =>
+      deliveries.recordAttempt(writer, Number(row.id), holder, {
+        status: next === undefined ? 'dead' : 'pending',
+        at,
+        responseStatus: status,
+        error: result.kind === 'answered' ? null : result.error,
+        nextAttemptAt: next === undefined ? null : new Date(next).toISOString(),
+      }),
+    );
     if (recorded && next === undefined) metrics.died();
   }
 
   return {
-    /** Takes the webhook consumer's next events (if this instance holds its lease) and fans them out; the deliveries made. */
-    async fanOut(holder: string): Promise<{ events: number; deliveries: number }> {
-      let made = 0;
-      const taken = await events.consume(
-        { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs },
-        async (trx, batch) => {
-          made = await fanOutBatch(trx, batch);
-        },
+    /**
+     * Takes the webhook consumer's next events (if this instance holds its lease) and fans them out,
+     * recording the successes answered since the last background transaction in the same commit; with
+     * `claim`, the deliveries it may take are inserted claimed and returned (`fanOutBatch`). `left`:
+     * deliveries made and not claimed here.
+     */
+    async fanOut(
+      holder: string,
+      claim?: ClaimRoom,
+    ): Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; left: number; targets: number }> {
+      let done: FanOutDone = { made: 0, claimed: [], left: 0, targets: 0 };
+      const taken = await successes.within((record) =>
+        events.consume(
+          { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs },
+          async (trx, batch) => {
+            await record(trx);
+            done = await fanOutBatch(trx, batch, claim, options.leaseMs);
+          },
+        ),
       );
-      return { events: taken, deliveries: made };
+      return { events: taken, deliveries: done.made, claimed: done.claimed, left: done.left, targets: done.targets };
     },
+
+    /** Calls `listener` after each commit of this process (most write an event: the fan-out has work). */
+    onCommit: (listener: () => void): (() => void) =>
+      observeQueries(db, (text, _ms, failed) => {
+        if (text === 'commit' && !failed) listener();
+      }),
 
     releaseFanOut: (holder: string) => events.releaseConsumer(WEBHOOKS_CONSUMER, holder),
 
@@ -203,10 +133,9 @@ export function createDeliveriesService(
       perEndpoint: number,
     ): Promise<ClaimedDelivery[]> {
       const nowMs = Date.now();
-      if (successes.length === 0 && !(await deliveries.anyDue(db, new Date(nowMs).toISOString()))) return [];
-      let rows: WebhookDeliveryRow[] = [];
-      await withSuccesses(async (taken) => {
-        rows = await deliveries.claimDueDeliveries(
+      if (successes.size === 0 && !(await deliveries.anyDue(db, new Date(nowMs).toISOString()))) return [];
+      const rows = await successes.within((record) =>
+        deliveries.claimDueDeliveries(
           db,
           {
             holder,
@@ -216,9 +145,9 @@ export function createDeliveriesService(
             room,
             perEndpoint,
           },
-          (trx) => recordSuccesses(trx, taken),
-        );
-      });
+          record,
+        ),
+      );
       if (rows.length === 0) return [];
       const at = new Date(nowMs).toISOString();
       const byId = new Map(
@@ -245,7 +174,7 @@ export function createDeliveriesService(
         signal,
       );
       if (signal?.aborted) {
-        await deliveries.releaseDeliveries(db, [Number(claimed.row.id)], holder);
+        await backgroundWrite(db, (writer) => deliveries.releaseDeliveries(writer, [Number(claimed.row.id)], holder));
         return;
       }
       await record(claimed, holder, result);
@@ -262,16 +191,18 @@ export function createDeliveriesService(
 
     /** Gives claimed deliveries back unsent (see `sendable`, and at stop). */
     giveBack: (claimed: ClaimedDelivery[], holder: string) =>
-      deliveries.releaseDeliveries(
-        db,
-        claimed.map((item) => Number(item.row.id)),
-        holder,
+      backgroundWrite(db, (writer) =>
+        deliveries.releaseDeliveries(
+          writer,
+          claimed.map((item) => Number(item.row.id)),
+          holder,
+        ),
       ),
 
     countPending: () => deliveries.countPending(db),
     countBehind: () => events.countBehind(WEBHOOKS_CONSUMER),
     /** Records the successes no claim has recorded yet (at stop). */
-    flushSuccesses: () => withSuccesses((taken) => recordSuccesses(db, taken)),
+    flushSuccesses: () => successes.within((record) => backgroundTransaction(db, record)),
     closeSender: () => sender.close(),
   };
 }

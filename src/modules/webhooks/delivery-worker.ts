@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PollingWorker, WorkerLog } from '../../core/jobs/polling-worker.ts';
-import type { ClaimedDelivery, DeliveriesService } from './deliveries.service.ts';
+import type { ClaimedDelivery, ClaimRoom, DeliveriesService } from './deliveries.service.ts';
 
 export interface DeliveryWorker extends PollingWorker {
-  /** Looks for due deliveries now (after a fan-out or a manual retry in this process). */
+  /** Looks for due deliveries now (deliveries left unclaimed by a fan-out, a manual retry or a replay in this process). */
   wake(): void;
+  /** What the fan-out may claim for this worker now (undefined: nothing). */
+  claimRoom(): ClaimRoom | undefined;
+  /** Takes deliveries the fan-out claimed for it; `left`: the fan-out made others it did not claim. */
+  accept(claimed: ClaimedDelivery[], left: boolean): void;
 }
 
 export interface DeliveryWorkerOptions {
@@ -54,6 +58,12 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   let stopped = true;
   let claiming: Promise<void> | undefined;
   let again = false;
+  /**
+   * Whether due deliveries may wait unclaimed (set by a wake-up and the poll, cleared by a claim that
+   * found fewer than it had room for): an answer brings a claim only then. Deliveries the fan-out
+   * claimed itself need none, and a claim per half of an endpoint's room was a transaction each.
+   */
+  let backlog = true;
   let timer: NodeJS.Timeout | undefined;
 
   const lineOf = (endpointId: number): Line => {
@@ -84,7 +94,7 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
         sendingAll.delete(done);
         pump();
         // Claims again once half of what this endpoint may hold is used up, not after every answer.
-        if (line.sending + line.waiting.length <= depth(line) / 2) wake();
+        if (backlog && line.sending + line.waiting.length <= depth(line) / 2) wake();
       });
     sendingAll.add(done);
   }
@@ -120,30 +130,46 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
     sendingAll.add(back);
   }
 
+  function claimRoom(): ClaimRoom | undefined {
+    const free = options.concurrency * CLAIM_AHEAD - heldNow();
+    if (stopped || free <= 0) return undefined;
+    const room = new Map(
+      [...lines].map(([endpointId, line]) => [endpointId, depth(line) - line.sending - line.waiting.length]),
+    );
+    return { holder: id, limit: free, room, perEndpoint: options.perEndpoint };
+  }
+
+  /** Queues claimed deliveries on their endpoints' lines; the endpoints that filled their room. */
+  function queue(claimed: ClaimedDelivery[]): Set<number> {
+    const filled = new Set<number>();
+    for (const item of claimed) {
+      const line = lineOf(item.endpoint.id);
+      line.waiting.push(item);
+      if (line.sending + line.waiting.length >= depth(line)) filled.add(item.endpoint.id);
+    }
+    pump();
+    return filled;
+  }
+
   async function claimWhileRoom(): Promise<void> {
     do {
       again = false;
-      const free = options.concurrency * CLAIM_AHEAD - heldNow();
-      if (stopped || free <= 0) return;
-      const room = new Map(
-        [...lines].map(([endpointId, line]) => [endpointId, depth(line) - line.sending - line.waiting.length]),
-      );
-      const claimed = await service.claim(id, free, room, options.perEndpoint);
-      const filled = new Set<number>();
-      for (const item of claimed) {
-        const line = lineOf(item.endpoint.id);
-        line.waiting.push(item);
-        if (line.sending + line.waiting.length >= depth(line)) filled.add(item.endpoint.id);
-      }
-      pump();
+      const room = claimRoom();
+      if (!room) return;
+      const claimed = await service.claim(id, room.limit, room.room, options.perEndpoint);
+      const filled = queue(claimed);
       // An endpoint that filled its room may have hidden others' due deliveries behind its own: claim
       // again without it.
-      if (claimed.length === free || (claimed.length > 0 && filled.size > 0)) again = true;
+      if (claimed.length === room.limit || (claimed.length > 0 && filled.size > 0)) again = true;
+      // An endpoint without room may still have due deliveries: the backlog stays until a claim with
+      // room for every endpoint finds fewer than it could take.
+      backlog = again || [...room.room.values()].some((left) => left <= 0);
     } while (again);
   }
 
   function wake(): void {
     if (stopped) return;
+    backlog = true;
     if (claiming) {
       again = true;
       return;
@@ -166,6 +192,15 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   return {
     id,
     wake,
+    claimRoom,
+    accept(claimed, left) {
+      if (stopped) {
+        if (claimed.length > 0) giveBack(claimed);
+        return;
+      }
+      queue(claimed);
+      if (left) wake();
+    },
     start() {
       if (!stopped) return;
       stopped = false;

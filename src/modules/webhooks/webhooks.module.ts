@@ -13,6 +13,12 @@ import { createWebhooksService } from './webhooks.service.ts';
 
 /** Events per fan-out batch (one transaction: the deliveries and the consumer's move). */
 const FAN_OUT_BATCH = 200;
+/**
+ * The commits within this long after one are fanned out in one step: a step is one transaction
+ * whatever its size, so under a steady write load steps come at most this often and grow with it; and
+ * a step small enough for the worker's room is claimed whole by the fan-out (no claim transactions).
+ */
+const FAN_OUT_WAKE_DELAY_MS = 50;
 
 function createService({ db, config, services }: ModuleDeps<{ events: EventsService }>) {
   const guard = createUrlGuard({
@@ -51,21 +57,34 @@ export const webhooksModule = defineModule({
       log,
     });
     webhooks.onDeliveriesQueued(delivery.wake);
+    // Woken by this process's commits while there are endpoints (else its poll suffices).
+    let endpointsSeen = false;
+    let unobserve = () => {};
     const fanOut = createPollingWorker({
       name: 'webhook fan-out',
       intervalMs: config.WEBHOOK_FANOUT_POLL_MS,
+      wakeDelayMs: FAN_OUT_WAKE_DELAY_MS,
       log,
       step: async (holder) => {
-        const done = await webhooks.deliveries.fanOut(holder);
-        // This process sends what it just queued without waiting for a poll.
-        if (done.deliveries > 0) delivery.wake();
+        // The deliveries this process's worker has room for are claimed for it by the fan-out itself
+        // and sent at once; any others are claimed by the worker (woken) or another instance.
+        const done = await webhooks.deliveries.fanOut(holder, delivery.claimRoom());
+        delivery.accept(done.claimed, done.left > 0);
+        if (done.events > 0) endpointsSeen = done.targets > 0;
         return done.events >= FAN_OUT_BATCH;
       },
     });
     return [
       {
         ...fanOut,
+        start() {
+          unobserve = webhooks.deliveries.onCommit(() => {
+            if (endpointsSeen) fanOut.wake();
+          });
+          fanOut.start();
+        },
         async stop() {
+          unobserve();
           await fanOut.stop();
           // Another instance takes the fan-out over at once instead of after the lease.
           await webhooks.deliveries.releaseFanOut(fanOut.id).catch(() => {});
