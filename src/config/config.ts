@@ -174,12 +174,8 @@ export const EnvSchema = Type.Object({
   }),
   GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 0, maximum: 1000, default: 30 }),
   GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
-  GRAPHQL_SUBSCRIPTION_POLL_MS: Type.Integer({
-    minimum: 10,
-    maximum: 600000,
-    default: 100,
-    description: "How often the subscriptions' feed reader looks for events besides right after this process's commits",
-  }),
+  /** How often the subscriptions' feed reader looks for events besides right after this process's commits. */
+  GRAPHQL_SUBSCRIPTION_POLL_MS: Type.Integer({ minimum: 10, maximum: 600000, default: 100 }),
   GRAPHQL_MAX_ROOT_FIELDS: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
   /** Unset: on in development and test, off in production. */
   GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),

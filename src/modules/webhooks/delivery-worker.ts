@@ -217,7 +217,9 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       const waiting = [...lines.values()].flatMap((line) => line.waiting.splice(0));
       if (waiting.length > 0) giveBack(waiting);
       await Promise.all([...sendingAll]);
-      await service.flushSuccesses();
+      // A stop goes on without its database (gone, or closed first): successes not recorded are sent again
+      // once their lease runs out (at least once, DECISIONS §10).
+      await service.flushSuccesses().catch(() => undefined);
       await service.closeSender();
     },
   };
