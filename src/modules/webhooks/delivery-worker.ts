@@ -219,7 +219,9 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       await Promise.all([...sendingAll]);
       // A stop goes on without its database (gone, or closed first): successes not recorded are sent again
       // once their lease runs out (at least once, DECISIONS §10).
-      await service.flushSuccesses().catch(() => undefined);
+      await service
+        .flushSuccesses()
+        .catch((error: unknown) => options.log.error({ err: error }, 'webhook successes not recorded at stop'));
       await service.closeSender();
     },
   };
