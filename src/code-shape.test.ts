@@ -38,6 +38,17 @@ describe('the shape of the runtime code under src/', () => {
     assert.deepEqual(runtimeFiles.filter((path) => privatePath.test(readFileSync(path, 'utf8'))).map(rel), []);
   });
 
+  it('runs GraphQL on one engine: no runtime file imports mercurius, and one file compiles with graphql-jit', () => {
+    const importing = (name: string) =>
+      runtimeFiles
+        .filter((path) =>
+          new RegExp(`(?:from\\s+|import\\s*\\(?\\s*)['"]${name}['"/]`).test(readFileSync(path, 'utf8')),
+        )
+        .map(rel);
+    assert.deepEqual(importing('mercurius'), []);
+    assert.deepEqual(importing('graphql-jit'), ['graphql/operation-cache.ts']);
+  });
+
   it('holds no test support (it lives under test/support/)', () => {
     const support = filesUnder(SRC).filter((path) => /test-support|fixture/.test(path) && !isTest(path));
     assert.deepEqual(support.map(rel), []);

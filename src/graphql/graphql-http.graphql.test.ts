@@ -17,7 +17,8 @@ for (const dialect of DIALECTS) {
 
     it('passes every audit of the graphql-http suite (MUST, SHOULD and MAY) against the live server', async () => {
       const audits = serverAudits({ url: `${t.url}/graphql` });
-      assert.ok(audits.length >= 50, `only ${audits.length} audits`);
+      // graphql-http 1.23 has 61 audits (issue 35: the audit stays 61/61); a version with fewer would hide a gap.
+      assert.ok(audits.length >= 61, `only ${audits.length} audits`);
       const failures: string[] = [];
       for (const audit of audits) {
         const result = await audit.fn();

@@ -138,7 +138,10 @@ export function createSseTransport(options: SseTransportOptions) {
       })();
       return reply.header('x-accel-buffering', 'no').send(out);
     },
-    /** SIGTERM: every stream is completed (its last payloads written first). */
+    /**
+     * SIGTERM: every stream ends (its last payloads written first) without a `complete` event, so that the
+     * client may subscribe again elsewhere, as a WebSocket's 1001 tells it.
+     */
     close(): void {
       for (const stop of streams) stop();
     },

@@ -66,12 +66,26 @@ for (const dialect of DIALECTS) {
         await stillServing(t);
       });
 
-      it('takes the token from the upgrade request when connection_init carries none', async () => {
+      it("takes the token from the upgrade request when connection_init carries none, as the connection's viewer", async () => {
         const raw = rawSocket(t, { authorization: `Bearer ${t.adminToken}` });
         await raw.opened;
         raw.send({ type: 'connection_init' });
         await until(() => raw.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
+        // The administrator (user 1) sees its own e-mail: the header's identity is the viewer's.
+        raw.send({ type: 'subscribe', id: 'me', payload: { query: '{ user(id: "1") { email } }' } });
+        await until(() => raw.messages.some((m) => m.type === 'next' && m.id === 'me'), 'the answer');
+        const answer = raw.messages.find((m) => m.type === 'next' && m.id === 'me') as { payload?: unknown };
+        assert.match(JSON.stringify(answer.payload), /"email":"[^"]+@/);
         raw.socket.close();
+      });
+
+      it('closes with 4401 a connection whose upgrade request carries a token that is not valid', async () => {
+        const raw = rawSocket(t, { authorization: `Bearer ${t.adminToken}x` });
+        await raw.opened;
+        raw.send({ type: 'connection_init' });
+        assert.equal((await within(raw.closed, 'the close')).code, 4401);
+        assert.ok(!raw.messages.some((m) => m.type === 'connection_ack'));
+        await stillServing(t);
       });
 
       it('ignores complete for an unknown id, closes with 4409 on a reused id, and answers a flood of subscribes within the cap', async () => {
