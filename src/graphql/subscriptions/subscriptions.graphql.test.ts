@@ -200,9 +200,13 @@ for (const dialect of DIALECTS) {
       it("ends a subscription within 5 s of its token's exp and sends nothing after it (WebSocket 4401, SSE an UNAUTHENTICATED error)", async () => {
         const author = await t.createUser();
         const postId = await newPost(author.token, author.id);
-        // Six seconds: room for two subscriptions and a comment before exp on a loaded machine (2 s was not).
+        const quietPostId = await newPost(author.token, author.id);
+        // Six seconds: room for three subscriptions and a comment before exp on a loaded machine (2 s was not).
         const token = await shortLivedToken(t, author.id, 6);
-        const expiresAt = (Math.floor(Date.now() / 1000) + 6) * 1000;
+        // The token's own exp (what the server goes by), not one computed here a moment later.
+        const expiresAt =
+          (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
+        const deadline = expiresAt + 5_000;
         let closed: { code: number; at: number } | undefined;
         const client = wsClient(
           t,
@@ -210,20 +214,41 @@ for (const dialect of DIALECTS) {
           (event) => (closed = { code: (event as { code: number }).code, at: Date.now() }),
         );
         const overWs = subscribeWs(client, COMMENTS, { postId: String(postId) });
+        // Two SSE streams: one gets a comment right after exp (it must not arrive), the other nothing at all
+        // (its end comes from the expiry alone, not from an event that finds the token expired).
         const overSse = subscribeSse(t, token, COMMENTS, { postId: String(postId) });
-        await subscriptionsLive(t, 2);
+        const quietSse = subscribeSse(t, token, COMMENTS, { postId: String(quietPostId) });
+        const sseEnds = Object.entries({ commented: overSse, quiet: quietSse }).map(([name, sse]) => {
+          const end: { at?: number } = {};
+          return { name, sse, end, ended: sse.ended.then(() => void (end.at = Date.now())) };
+        });
+        await subscriptionsLive(t, 3);
         await comment(author.token, postId, 'before exp');
         await until(() => overWs.results.length === 1 && overSse.results.length === 1, 'the comment before exp', 4_000);
-        await until(() => closed !== undefined, 'the close at exp', expiresAt + 5_000 - Date.now());
+        await until(() => closed !== undefined, 'the close at exp', deadline - Date.now());
         assert.equal(closed!.code, 4401);
-        assert.ok(closed!.at <= expiresAt + 5_000);
-        await within(overSse.ended, 'the end of the SSE subscription');
-        assert.equal(overSse.results.at(-1)?.errors?.[0]?.extensions?.code, 'UNAUTHENTICATED');
+        assert.ok(closed!.at <= deadline);
+        await until(() => Date.now() > expiresAt, 'exp'); // the comment below is after exp, whatever the timers did
         await comment(author.token, postId, 'after exp');
+        // A second past the allowed end: a late end is measured (and reported) rather than timed out.
+        await within(
+          Promise.all(sseEnds.map(({ ended }) => ended)),
+          'the SSE ends',
+          deadline + 1_000 - Date.now(),
+        ).catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, 300));
+        const texts = (sse: typeof overSse) =>
+          sse.results.filter((r) => r.data).map((r) => (r.data!.commentAdded as { text: string }).text);
+        assert.deepEqual(texts(overSse), ['before exp'], 'nothing over SSE after exp');
+        assert.deepEqual(texts(quietSse), []);
+        for (const { name, sse, end } of sseEnds) {
+          const late = `${end.at === undefined ? 'still open' : 'ended'} ${(end.at ?? Date.now()) - expiresAt} ms after exp`;
+          assert.ok(end.at !== undefined && end.at <= deadline, `the ${name} SSE stream ${late} (at most 5000)`);
+          assert.equal(sse.results.at(-1)?.errors?.[0]?.extensions?.code, 'UNAUTHENTICATED');
+        }
         assert.equal(overWs.results.length, 1);
-        assert.equal(overSse.results.filter((r) => r.data).length, 1);
         overSse.client.dispose();
+        quietSse.client.dispose();
         await client.dispose();
       });
 
