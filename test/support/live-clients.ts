@@ -35,6 +35,30 @@ export function wsClient(t: { url: string }, token: string | undefined, onClose?
   });
 }
 
+/**
+ * A `graphql-ws` client whose token travels only in the upgrade request's Authorization header (its
+ * connection_init carries no payload): a WebSocket class of `ws` that sets the header on each connect.
+ */
+export function wsClientWithUpgradeHeader(
+  t: { url: string },
+  token: string,
+  onClose?: (event: unknown) => void,
+): WsClient {
+  class WithAuthorization extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { headers: { authorization: `Bearer ${token}` } });
+    }
+  }
+  return createWsClient({
+    url: wsUrl(t),
+    webSocketImpl: WithAuthorization,
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => {},
+    on: onClose ? { closed: onClose } : {},
+  });
+}
+
 /** Subscribes through either library's client (both take the same sink) and collects what arrives. */
 function collect(
   client: Pick<WsClient, 'subscribe'>,
