@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import assert from 'node:assert/strict';
+import { Agent, fetch as undiciFetch } from 'undici';
 import WebSocket from 'ws';
 import { GRAPHQL_TEST_ENV } from './graphql-test-client.ts';
 import type { TestServer } from './test-server.ts';
@@ -28,6 +29,30 @@ export function wsClient(t: { url: string }, token: string | undefined, onClose?
     url: wsUrl(t),
     webSocketImpl: WebSocket,
     connectionParams: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => {},
+    on: onClose ? { closed: onClose } : {},
+  });
+}
+
+/**
+ * A `graphql-ws` client whose token travels only in the upgrade request's Authorization header (its
+ * connection_init carries no payload): a WebSocket class of `ws` that sets the header on each connect.
+ */
+export function wsClientWithUpgradeHeader(
+  t: { url: string },
+  token: string,
+  onClose?: (event: unknown) => void,
+): WsClient {
+  class WithAuthorization extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { headers: { authorization: `Bearer ${token}` } });
+    }
+  }
+  return createWsClient({
+    url: wsUrl(t),
+    webSocketImpl: WithAuthorization,
     retryAttempts: 0,
     lazy: false,
     onNonLazyError: () => {},
@@ -67,11 +92,21 @@ export function subscribeSse(
   query: string,
   variables?: Record<string, unknown>,
 ): Received & { client: ReturnType<typeof createSseClient> } {
+  // Its own connection pool, closed with the client: connections the global one keeps after a stopped stream
+  // (some never sending a request) held a server's close until its 60 s connection timeout.
+  const agent = new Agent();
   const client = createSseClient({
     url: `${t.url}/graphql`,
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
     retryAttempts: 0,
+    fetchFn: (input: string, init: Parameters<typeof undiciFetch>[1]) =>
+      undiciFetch(input, { ...init, dispatcher: agent }),
   });
+  const dispose = client.dispose.bind(client);
+  client.dispose = () => {
+    dispose();
+    void agent.destroy();
+  };
   return { ...collect(client, query, variables), client };
 }
 
