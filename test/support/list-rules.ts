@@ -195,3 +195,40 @@ export async function checkPageRules(list: PageList): Promise<void> {
     );
   }
 }
+
+export interface SortSource<T> {
+  grammar: ListGrammar;
+  whole: readonly T[];
+  /** The column that breaks ties (`id`; a like's `userId`), as the item names it. */
+  key(item: T): number;
+  /** GET the list's keys with `sort=...` (every item). */
+  keysSortedBy(sort: string): Promise<number[]>;
+}
+
+/**
+ * `sort` by every sortable field in both directions, and by two fields in opposite directions: the
+ * items in that order, nulls last both ways, ties by the key (ascending, or in the first field's
+ * direction where the grammar's `tieBreak` follows it).
+ */
+export async function checkSorts<T>(source: SortSource<T>): Promise<void> {
+  const sortable = Object.entries<FieldRule>(source.grammar.fields).filter(([, rule]) => rule.sortable !== false);
+  const sorts = sortable.flatMap(([field]) => [field, `-${field}`]);
+  if (sortable.length >= 2) sorts.push(`${sortable[1]![0]},-${sortable[0]![0]}`);
+  for (const sort of sorts) {
+    const keys = sort.split(',').map((part) => ({ field: part.replace(/^-/, ''), desc: part.startsWith('-') }));
+    const tieDesc = source.grammar.tieBreak === 'follow' && keys[0]!.desc;
+    const expected = [...source.whole].sort((a, b) => {
+      for (const { field, desc } of keys) {
+        const [x, y] = [(a as Json)[field] ?? null, (b as Json)[field] ?? null];
+        if (x === null || y === null) {
+          if (x !== y) return x === null ? 1 : -1;
+          continue;
+        }
+        const order = compare(x, y);
+        if (order !== 0) return desc ? -order : order;
+      }
+      return tieDesc ? source.key(b) - source.key(a) : source.key(a) - source.key(b);
+    });
+    assert.deepEqual(await source.keysSortedBy(sort), expected.map(source.key), `sort=${sort}`);
+  }
+}

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { checkPageRules, parameterOf, probesOf, queryOf, refusalsOf } from '../../../test/support/list-rules.ts';
+import {
+  checkPageRules,
+  checkSorts,
+  parameterOf,
+  probesOf,
+  queryOf,
+  refusalsOf,
+} from '../../../test/support/list-rules.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { LIKE_QUERY } from '../likes/likes.query.ts';
 import { COMMENT_QUERY } from './comments.query.ts';
@@ -91,6 +98,17 @@ for (const dialect of DIALECTS) {
               query,
             );
           }
+        }
+      });
+
+      it(`sorts by every field both ways and by two, ties by the key ascending (${prefix})`, async () => {
+        for (const { path, grammar, key } of lists()) {
+          await checkSorts({
+            grammar,
+            whole: await items(`${path}?limit=100`),
+            key: (item) => item[key] as number,
+            keysSortedBy: async (sort) => (await items(`${path}?limit=100&sort=${sort}`)).map((i) => i[key] as number),
+          });
         }
       });
 

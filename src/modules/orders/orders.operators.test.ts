@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { checkPageRules, parameterOf, probesOf, queryOf, refusalsOf } from '../../../test/support/list-rules.ts';
+import {
+  checkPageRules,
+  checkSorts,
+  parameterOf,
+  probesOf,
+  queryOf,
+  refusalsOf,
+} from '../../../test/support/list-rules.ts';
 import { QUIET_ENV, createProduct, placeOrder } from '../../../test/support/orders.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { ORDER_QUERY } from './orders.query.ts';
@@ -66,6 +73,16 @@ for (const dialect of DIALECTS) {
             query,
           );
         }
+      });
+
+      it(`sorts by every field both ways and by two, nulls last, ties by id in the first field's direction (${prefix})`, async () => {
+        const path = `${prefix}/orders?limit=100`;
+        await checkSorts({
+          grammar: ORDER_QUERY,
+          whole: await items(path),
+          key: (item) => item.id as number,
+          keysSortedBy: async (sort) => (await items(`${path}&sort=${sort}`)).map((i) => i.id as number),
+        });
       });
 
       it(`answers 422 naming the parameter for each operator a field does not take, each ill-typed value and an unknown sort (${prefix})`, async () => {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { checkPageRules, parameterOf, probesOf, queryOf, refusalsOf } from '../../../test/support/list-rules.ts';
+import {
+  checkPageRules,
+  checkSorts,
+  parameterOf,
+  probesOf,
+  queryOf,
+  refusalsOf,
+} from '../../../test/support/list-rules.ts';
 import { seedPosts, type ListedPost } from '../../../test/support/posts.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { POST_QUERY } from './posts.query.ts';
@@ -60,6 +67,17 @@ for (const dialect of DIALECTS) {
             const query = `${queryOf(one)}&${queryOf(other)}`;
             assert.deepEqual(await ids(`${path}?limit=100&${query}`), both, query);
           }
+        }
+      });
+
+      it(`sorts by every field both ways and by two, ties by id in the first field's direction (${prefix})`, async () => {
+        for (const { path, whole } of lists()) {
+          await checkSorts({
+            grammar: POST_QUERY,
+            whole,
+            key: (post) => post.id,
+            keysSortedBy: (sort) => ids(`${path}?limit=100&sort=${sort}`),
+          });
         }
       });
 

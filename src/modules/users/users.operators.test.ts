@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
-import { checkPageRules, parameterOf, probesOf, queryOf, refusalsOf } from '../../../test/support/list-rules.ts';
+import {
+  checkPageRules,
+  checkSorts,
+  parameterOf,
+  probesOf,
+  queryOf,
+  refusalsOf,
+} from '../../../test/support/list-rules.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { USER_QUERY } from './users.query.ts';
 
@@ -61,6 +68,16 @@ for (const dialect of DIALECTS) {
             query,
           );
         }
+      });
+
+      it(`sorts by every field both ways and by two, nulls last, ties by id in the first field's direction (${prefix})`, async () => {
+        const path = `${prefix}/users?limit=100`;
+        await checkSorts({
+          grammar: USER_QUERY,
+          whole: await items(path),
+          key: (item) => item.id as number,
+          keysSortedBy: async (sort) => (await items(`${path}&sort=${sort}`)).map((i) => i.id as number),
+        });
       });
 
       it(`answers 422 naming the parameter for each operator a field does not take and each ill-typed value (${prefix})`, async () => {
