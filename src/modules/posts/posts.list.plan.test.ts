@@ -133,6 +133,21 @@ describe('posts list plans (postgres)', { skip: postgres.skip }, () => {
     );
   });
 
+  it('keeps 1,000 histogram values of titles and 200 of contents, whose long texts each search plans against', async () => {
+    const { rows } = await sql<{ attname: string; buckets: number }>`
+      select attname, array_length(histogram_bounds::text::text[], 1) - 1 as buckets
+      from pg_stats where tablename = 'posts' and attname in ('title', 'content') order by attname`.execute(
+      t.server.db,
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.attname, Number(row.buckets)]),
+      [
+        ['content', 200],
+        ['title', 1000],
+      ],
+    );
+  });
+
   it('reads a deep page by cursor no further than the first page', async () => {
     for (const sort of ['', '&sort=title', '&sort=-createdAt']) {
       // A cursor from the middle of the list: the 10,000th post, reached by key 100 posts at a time.
