@@ -14,7 +14,8 @@ const PREFIXES = [
 /**
  * The orders list under /api/v1 and /api/v2 alike (DECISIONS §12): `include=customer,items.product`
  * embeds each object as its own read under that version shows it (its `_links`, v1's `created_at`), an
- * unknown or third-level relation is a 422 naming `include`.
+ * unknown or third-level relation is a 422 naming `include`, and a customer naming another customer's
+ * `customerId` in any form is 403.
  */
 for (const dialect of DIALECTS) {
   describe(
@@ -76,6 +77,28 @@ for (const dialect of DIALECTS) {
               include,
             );
           }
+        });
+
+        it(`answers 403 to a customer naming another customer's id, in any form, and 200 for their own (${prefix})`, async () => {
+          for (const query of [
+            `customerId=${ben.id}`,
+            `customerId[eq]=${ben.id}`,
+            `customerId[in]=${ann.id},${ben.id}`,
+            `customerId[in]=${ben.id}`,
+            `customerId[ne]=${ann.id}`,
+            `customerId[ne]=${ben.id}`,
+            `status=pending&customerId=${ben.id}`,
+          ]) {
+            const res = await t.request('GET', `${prefix}/orders?${query}`, { token: ann.token });
+            assert.equal(res.status, 403, `${query}: ${res.text}`);
+            assert.equal(res.body.error.code, 'FORBIDDEN', query);
+          }
+          for (const query of [`customerId=${ann.id}`, `customerId[eq]=${ann.id}`, '']) {
+            const own = await get(`${prefix}/orders?${query}`, ann.token);
+            assert.deepEqual([...new Set((own.data as Json[]).map((o) => o.customerId))], [ann.id], query);
+          }
+          const others = await get(`${prefix}/orders?customerId=${ben.id}`, t.adminToken);
+          assert.equal(others.data.length, 2);
         });
       }
     },
