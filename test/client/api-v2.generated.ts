@@ -7860,7 +7860,7 @@ export interface operations {
                  * @example customer,items.product
                  */
                 include?: string;
-                /** @description Comma-separated fields (id, status, currency, amount, createdAt, paidAt, customerId); a leading `-` sorts that field descending; ties break by ascending id; default -createdAt */
+                /** @description Comma-separated fields (id, status, currency, amount, createdAt, paidAt, customerId); a leading `-` sorts that field descending; ties break by id, in the direction of the first field; default -createdAt */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
@@ -12800,7 +12800,7 @@ export interface operations {
             query?: {
                 /** @description Page size, default 20, clamped between 1 and 100 */
                 limit?: number;
-                /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default -id */
+                /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by id, in the direction of the first field; default -id */
                 sort?: string;
                 /** @description Adds `pagination`: with the exact total, an estimated one, exact up to COUNT_EXACT_LIMIT (default 10,000), or none. Without it, no pagination */
                 count?: "exact" | "estimated" | "none";
@@ -13415,7 +13415,7 @@ export interface operations {
                 page?: number;
                 /** @description Page size (clamped between 1 and the maximum) */
                 limit?: number;
-                /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default -id */
+                /** @description Comma-separated fields (id, authorId, title, createdAt); a leading `-` sorts that field descending; ties break by id, in the direction of the first field; default -id */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
@@ -14376,7 +14376,7 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
-                /** @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by ascending id */
+                /** @description Comma-separated fields (id, authorId, createdAt); a leading `-` sorts that field descending; ties break by id, ascending */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";
@@ -15494,7 +15494,7 @@ export interface operations {
                  * @example user,user.posts
                  */
                 include?: string;
-                /** @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by ascending id; default createdAt */
+                /** @description Comma-separated fields (userId, createdAt); a leading `-` sorts that field descending; ties break by userId, ascending; default createdAt */
                 sort?: string;
                 /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
                 count?: "exact" | "estimated" | "none";

@@ -50,6 +50,8 @@ export interface ListGrammar<F extends string = string> {
    * (`'follow'`, the users list of the seed: `order=desc` reverses the ids too).
    */
   tieBreak: 'asc' | 'follow';
+  /** The field named as the tie-breaker in the documents, when it is not `id` (a like has none: `userId`). */
+  tieField?: string;
   /** The order when the request names none (`createdAt`): written as `sort` would be. Else the id's. */
   defaultSort?: string;
   /**

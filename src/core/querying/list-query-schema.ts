@@ -99,7 +99,7 @@ export function sortParameter(grammar: ListGrammar) {
   return Type.Optional(
     Type.String({
       maxLength: 200,
-      description: `Comma-separated fields (${fields.join(', ')}); a leading \`-\` sorts that field descending; ties break by ascending id${grammar.defaultSort ? `; default ${grammar.defaultSort}` : ''}`,
+      description: `Comma-separated fields (${fields.join(', ')}); a leading \`-\` sorts that field descending; ties break by ${grammar.tieField ?? 'id'}, ${grammar.tieBreak === 'asc' ? 'ascending' : 'in the direction of the first field'}${grammar.defaultSort ? `; default ${grammar.defaultSort}` : ''}`,
     }),
   );
 }

@@ -9,6 +9,7 @@ import { defineListGrammar } from '../../core/querying/list-grammar.ts';
 export const LIKE_QUERY = defineListGrammar({
   resource: 'likes',
   tieBreak: 'asc',
+  tieField: 'userId',
   defaultSort: 'createdAt',
   fields: {
     userId: { column: 'user_id', type: 'integer', operators: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'] },
