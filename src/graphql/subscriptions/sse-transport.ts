@@ -132,15 +132,12 @@ export function createSseTransport(options: SseTransportOptions) {
       const stop = () => void answer.return(undefined);
       streams.add(stop);
       tally.connected();
-      // A cut or lost connection also ends the wait for the stream's drain below (else its loop waits forever).
-      reply.raw.on('close', () => {
-        stop();
-        out.destroy();
-      });
+      reply.raw.on('close', stop);
       void (async () => {
         try {
           for await (const chunk of answer) {
             if (chunk.startsWith('event: next')) context.unsent -= 1;
+            // A cut or lost connection: Fastify destroyed the stream, whose drain or close would never come.
             if (out.destroyed) break;
             if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve).once('close', resolve));
           }
