@@ -7,7 +7,7 @@ import type { LiveTally } from '../../core/ops/live-metrics.ts';
 import { requestError } from '../errors.ts';
 import type { EventHub } from './event-hub.ts';
 import type { LiveChecks } from './live-checks.ts';
-import { startLiveOperation, type LiveViewer } from './live-operation.ts';
+import { MAX_QUEUED_EVENTS, startLiveOperation, type LiveViewer } from './live-operation.ts';
 
 /** Bytes written but not yet taken by the client past which the stream is cut off (a consumer that does not read). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -15,6 +15,11 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 interface SseContext {
   viewer: LiveViewer;
   reply: FastifyReply;
+  /**
+   * Payloads graphql-sse took from the operation and not yet written to the stream: its handler reads the
+   * operation eagerly into a queue of its own, unbounded, so the operation's queue never fills.
+   */
+  unsent: number;
   congested(): boolean;
   slow(): void;
 }
@@ -49,6 +54,9 @@ export function createSseTransport(options: SseTransportOptions) {
   const streams = new Set<() => void>();
   const handler = createHandler<FastifyRequest, SseContext>({
     schema,
+    onNext(_ctx, req) {
+      req.context.unsent += 1;
+    },
     async onSubscribe(req, params) {
       const context = req.context;
       const operationName = params.operationName ?? undefined;
@@ -96,7 +104,9 @@ export function createSseTransport(options: SseTransportOptions) {
       const context: SseContext = {
         viewer,
         reply,
-        congested: () => out.readableLength + reply.raw.writableLength > MAX_BUFFERED_BYTES,
+        unsent: 0,
+        congested: () =>
+          context.unsent >= MAX_QUEUED_EVENTS || out.readableLength + reply.raw.writableLength > MAX_BUFFERED_BYTES,
         slow: () => {
           if (reply.raw.destroyed) return;
           tally.cutOff();
@@ -126,6 +136,9 @@ export function createSseTransport(options: SseTransportOptions) {
       void (async () => {
         try {
           for await (const chunk of answer) {
+            if (chunk.startsWith('event: next')) context.unsent -= 1;
+            // A cut or lost connection: Fastify destroyed the stream, whose drain or close would never come.
+            if (out.destroyed) break;
             if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve).once('close', resolve));
           }
         } catch (err) {
