@@ -130,6 +130,41 @@ export function refusalsOf(grammar: ListGrammar, skip: readonly string[] = []): 
 /** The parameter a refusal's query names (`age[gt]=abc` → `age[gt]`). */
 export const parameterOf = (query: string) => query.slice(0, query.indexOf('='));
 
+/**
+ * Each probe alone, then each with the next probe of another field (two filters AND): `keysOf(query)`,
+ * the keys of the list's items with that query, must be what the probes expect.
+ */
+export async function checkProbes(
+  probes: readonly Probe[],
+  keysOf: (query: string) => Promise<readonly unknown[]>,
+): Promise<void> {
+  for (const probe of probes) assert.deepEqual(await keysOf(queryOf(probe)), probe.expected, queryOf(probe));
+  for (const [index, one] of probes.entries()) {
+    const other = probes.slice(index + 1).find((p) => p.field !== one.field);
+    if (!other) continue;
+    const query = `${queryOf(one)}&${queryOf(other)}`;
+    assert.deepEqual(
+      await keysOf(query),
+      one.expected.filter((k) => other.expected.includes(k)),
+      query,
+    );
+  }
+}
+
+/** Each query is a 422 `VALIDATION_ERROR` whose details name its parameter (`sort` for a sort). */
+export async function checkRefusals(
+  queries: readonly string[],
+  get: (query: string) => Promise<{ status: number; body: Json; text: string }>,
+): Promise<void> {
+  for (const query of queries) {
+    const res = await get(query);
+    assert.equal(res.status, 422, `${query}: ${res.text}`);
+    assert.equal((res.body.error as Json).code, 'VALIDATION_ERROR', query);
+    const fields = ((res.body.error as Json).details as { field: string }[]).map((d) => d.field);
+    assert.ok(fields.includes(query.startsWith('sort=') ? 'sort' : parameterOf(query)), `${query}: ${fields}`);
+  }
+}
+
 export interface PageList {
   /** Any answer to GET the list with `query`. */
   get(query: string): Promise<{ status: number; body: Json }>;
