@@ -195,3 +195,16 @@ export function secondInstanceEnv(t: TestServer): Record<string, string> {
     DATABASE_POOL_SIZE: '3',
   };
 }
+
+/** The value of one sample of `/metrics` (`name{labels} value`); 0 when the line is absent. */
+export function sample(text: string, name: string, labels = ''): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** The text of the server's `/metrics`. */
+export async function scrape(t: TestServer): Promise<string> {
+  const res = await t.request('GET', '/metrics');
+  assert.equal(res.status, 200);
+  return res.text;
+}

@@ -43,3 +43,25 @@ export async function seedPosts(t: TestServer) {
   const all = (await t.request('GET', '/api/posts?limit=100', { token: authors[0]!.token })).body.data as ListedPost[];
   return { authors, all };
 }
+
+/**
+ * The `include` suites' threads: Alice's post with 25 comments (Bob's and Alice's, alternating), Bob's 22
+ * posts and Bob's like of the first comment — more than the 20 an embedded list holds. Ids oldest first.
+ */
+export async function seedBusyThreads(t: TestServer) {
+  const alice = await t.createUser({ name: 'Alice' });
+  const bob = await t.createUser({ name: 'Bob' });
+  const { posts, comments, likes } = t.server.app.services;
+  const as = (user: { id: number }) => ({ userId: user.id, role: 'user' as const });
+  const busyPost = (await posts.createPost(as(alice), { title: 'Busy', content: 'c', authorId: alice.id })).id;
+  const busyComments: number[] = [];
+  for (let i = 0; i < 25; i += 1) {
+    const author = i % 2 === 0 ? bob : alice;
+    busyComments.push((await comments.createComment(as(author), busyPost, { text: `comment ${i}` })).id);
+  }
+  const bobPosts: number[] = [];
+  for (let i = 0; i < 22; i += 1)
+    bobPosts.push((await posts.createPost(as(bob), { title: `Bob ${i}`, content: 'c', authorId: bob.id })).id);
+  await likes.likeComment(as(bob), busyComments[0]!);
+  return { alice, bob, busyPost, busyComments, bobPosts };
+}

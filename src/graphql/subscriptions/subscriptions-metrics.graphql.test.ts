@@ -5,6 +5,8 @@ import { GRAPHQL_TEST_ENV } from '../../../test/support/graphql-test-client.ts';
 import {
   newComment,
   newPost,
+  sample,
+  scrape,
   rawSocket,
   subscribeSse,
   subscribeWs,
@@ -17,18 +19,6 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
 import { MAX_QUEUED_EVENTS } from './live-operation.ts';
 
 const COMMENTS = 'subscription C($postId: ID!) { commentAdded(postId: $postId) { id text } }';
-
-/** The value of one sample of `/metrics` (`name{labels} value`); 0 when the line is absent. */
-function sample(text: string, name: string, labels = ''): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
-async function scrape(t: TestServer): Promise<string> {
-  const res = await t.request('GET', '/metrics');
-  assert.equal(res.status, 200);
-  return res.text;
-}
 
 const ws = 'transport="websocket"';
 const sse = 'transport="sse"';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { seedBusyThreads } from '../../../test/support/posts.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -20,9 +21,9 @@ for (const dialect of DIALECTS) {
     let bob: { id: number; token: string };
     /** Alice's post with 25 comments (Bob's and Alice's, alternating), and their ids, oldest first. */
     let busyPost: number;
-    const busyComments: number[] = [];
+    let busyComments: number[];
     /** Bob's 22 posts, oldest first. */
-    const bobPosts: number[] = [];
+    let bobPosts: number[];
 
     const get = async (path: string, token = alice.token) => {
       const res = await t.request('GET', path, { token });
@@ -33,18 +34,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
-      alice = await t.createUser({ name: 'Alice' });
-      bob = await t.createUser({ name: 'Bob' });
-      const { posts, comments, likes } = t.server.app.services;
-      const as = (user: { id: number }) => ({ userId: user.id, role: 'user' as const });
-      busyPost = (await posts.createPost(as(alice), { title: 'Busy', content: 'c', authorId: alice.id })).id;
-      for (let i = 0; i < 25; i += 1) {
-        const author = i % 2 === 0 ? bob : alice;
-        busyComments.push((await comments.createComment(as(author), busyPost, { text: `comment ${i}` })).id);
-      }
-      for (let i = 0; i < 22; i += 1)
-        bobPosts.push((await posts.createPost(as(bob), { title: `Bob ${i}`, content: 'c', authorId: bob.id })).id);
-      await likes.likeComment(as(bob), busyComments[0]!);
+      ({ alice, bob, busyPost, busyComments, bobPosts } = await seedBusyThreads(t));
     });
     after(() => t?.close());
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
+import { seedBusyThreads } from '../../../test/support/posts.ts';
 import { statementsOf } from '../../../test/support/statements-of.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
@@ -18,9 +19,9 @@ for (const dialect of DIALECTS) {
     let bob: { id: number; token: string; user: Json };
     /** Alice's post with 25 comments (Bob's and Alice's, alternating), and its comments' ids, oldest first. */
     let busyPost: number;
-    const busyComments: number[] = [];
+    let busyComments: number[];
     /** Bob's 22 posts, oldest first. */
-    const bobPosts: number[] = [];
+    let bobPosts: number[];
     /** 50 more posts by four others, with two comments each, for the statement count. */
     const crowd: number[] = [];
 
@@ -32,17 +33,9 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
-      alice = await t.createUser({ name: 'Alice' });
-      bob = await t.createUser({ name: 'Bob' });
+      ({ alice, bob, busyPost, busyComments, bobPosts } = await seedBusyThreads(t));
       const { posts, comments } = t.server.app.services;
       const as = (user: { id: number }) => ({ userId: user.id, role: 'user' as const });
-      busyPost = (await posts.createPost(as(alice), { title: 'Busy', content: 'c', authorId: alice.id })).id;
-      for (let i = 0; i < 25; i += 1) {
-        const author = i % 2 === 0 ? bob : alice;
-        busyComments.push((await comments.createComment(as(author), busyPost, { text: `comment ${i}` })).id);
-      }
-      for (let i = 0; i < 22; i += 1)
-        bobPosts.push((await posts.createPost(as(bob), { title: `Bob ${i}`, content: 'c', authorId: bob.id })).id);
       const authors = [await t.createUser(), await t.createUser(), await t.createUser(), await t.createUser()];
       for (let i = 0; i < 50; i += 1) {
         const author = authors[i % authors.length]!;
@@ -51,7 +44,6 @@ for (const dialect of DIALECTS) {
         crowd.push(post);
         for (let j = 0; j < 2; j += 1) await comments.createComment(as(authors[(i + j + 1) % 4]!), post, { text: 'x' });
       }
-      await t.server.app.services.likes.likeComment(as(bob), busyComments[0]!);
     });
     after(() => t?.close());
 
