@@ -85,11 +85,10 @@ export const postsMigrations = {
   },
   /**
    * PostgreSQL: 200 histogram buckets for `content` (titles keep 0011's 1,000), analyzed at once. The
-   * planner matches a `search` pattern against every histogram value of a column, and content values
-   * are long texts: with 1,000 of them planning `GET /posts?search=...` took 6.7-10.6 ms at a million
-   * users (the page 0.3 ms; bench/RESULTS.md, session 13), and every `search` is planned for its value
-   * (list-sql.ts). At 100,000 seeded posts planning took 4.5 ms with 1,000 and 1.45 ms with 200 (EXPLAIN
-   * ANALYZE, median of 60); a word seen once in the sample is then estimated at 0.5% of the posts, not 0.1%.
+   * planner matches a `search` pattern against every histogram value of a column, content values are
+   * long texts, and every `search` is planned for its value (list-sql.ts): with 1,000 of them planning
+   * cost more than the page itself (figures: bench/RESULTS.md, sessions 13 and 15). The trade: a word
+   * seen once in the sample is estimated at 0.5% of the posts, not 0.1%.
    */
   '0013-posts-content-statistics': {
     async up(db: Kysely<unknown>): Promise<void> {
