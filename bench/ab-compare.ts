@@ -2,7 +2,7 @@
  * Two versions of the service on the same data, loaded in alternating short bursts (A B B A ...), so
  * a busy machine slows both alike: `node bench/ab-compare.ts --base DIR [--workloads W1,W3] [--dialect sqlite]`.
  * DIR is another checkout (e.g. `git archive <commit> | tar -x -C DIR` with node_modules linked);
- * B is this working tree. Prints successful answers per second and server CPU per answer of each, and B/A.
+ * B is this working tree (or `--tree DIR`, e.g. a commit of a bisection). Prints successful answers per second and server CPU per answer of each, and B/A.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +14,7 @@ import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
 const { values } = parseArgs({
   options: {
     base: { type: 'string' },
+    tree: { type: 'string', default: '.' },
     workloads: { type: 'string', default: 'W1,W3,W4' },
     dialect: { type: 'string', default: 'sqlite' },
     rounds: { type: 'string', default: '6' },
@@ -39,10 +40,14 @@ try {
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
   const logLevel = values['log-level'];
   const profiled = (side: string) =>
-    values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, side)}` } : undefined;
+    values.profile
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, side)}` }
+      : process.env.AB_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS }
+        : undefined;
   const servers = {
     A: await startService(resolve(values.base), 'a', database.url, { logLevel, extra: profiled('a') }),
-    B: await startService('.', 'b', database.url, { logLevel, extra: profiled('b') }),
+    B: await startService(resolve(values.tree), 'b', database.url, { logLevel, extra: profiled('b') }),
   };
   try {
     for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {

@@ -2,7 +2,6 @@ import {
   CompiledQuery,
   SqliteAdapter,
   SqliteIntrospector,
-  SqliteQueryCompiler,
   type DatabaseConnection,
   type Dialect,
   type Driver,
@@ -11,6 +10,7 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 import { savepointCommands } from './savepoints.ts';
+import { SqliteCompiler } from './sqlite-compiler.ts';
 
 /** The one connection to a node:sqlite database (sqlite-adapter.ts). Statements run synchronously. */
 export class SqliteConnection implements DatabaseConnection {
@@ -118,12 +118,12 @@ class OwnLockSqliteAdapter extends SqliteAdapter {
   }
 }
 
-/** Kysely's SQLite dialect (its compiler and introspector) on our driver. */
+/** Kysely's SQLite dialect (its introspector, its compiler with one change: sqlite-compiler.ts) on our driver. */
 export function sqliteDialect(driver: SqliteDriver): Dialect {
   return {
     createAdapter: () => new OwnLockSqliteAdapter(),
     createDriver: () => driver,
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createQueryCompiler: () => new SqliteCompiler(),
     createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
   };
 }
