@@ -14,7 +14,7 @@ const leaseMsFor = (config: Config) => Math.max(15_000, 3 * config.NATS_PUBLISH_
  */
 export const brokerModule = defineModule({
   name: 'broker',
-  createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) => {
+  createService: ({ config, services }: ModuleDeps<{ events: EventsService }>) => {
     if (!config.NATS_URL) return undefined;
     const connection = createNatsConnection({
       url: config.NATS_URL,
@@ -23,7 +23,7 @@ export const brokerModule = defineModule({
       timeoutMs: config.NATS_PUBLISH_TIMEOUT_MS,
       name: 'content-service',
     });
-    return createNatsPublisher(db, services.events, connection, {
+    return createNatsPublisher(services.events, connection, {
       subjectPrefix: config.NATS_SUBJECT_PREFIX,
       batchSize: config.NATS_BATCH_SIZE,
       leaseMs: leaseMsFor(config),

@@ -1,6 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../core/db/database.ts';
-import { observeQueries } from '../../core/db/database-observers.ts';
 import { createPollingWorker, type PollingWorker } from '../../core/jobs/polling-worker.ts';
 import type { FeedEvent } from '../events/event.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -28,7 +26,6 @@ export interface NatsPublisherOptions {
  * which under load falls behind the write rate (bench/RESULTS.md).
  */
 export function createNatsPublisher(
-  db: Db,
   events: EventsService,
   connection: NatsBrokerConnection,
   options: NatsPublisherOptions,
@@ -71,12 +68,8 @@ export function createNatsPublisher(
       return count === options.batchSize;
     },
 
-    /** Calls `listener` after each commit of this process (any transaction's: most write an event). */
-    onCommit(listener: () => void): () => void {
-      return observeQueries(db, (sql, _ms, failed) => {
-        if (sql === 'commit' && !failed) listener();
-      });
-    },
+    /** Calls `listener` after each commit of this process that may have written an event. */
+    onCommit: (listener: () => void): (() => void) => events.onCommit(listener),
 
     /** Events not published yet (for `/metrics`). */
     backlog: () => events.countBehind(NATS_CONSUMER),

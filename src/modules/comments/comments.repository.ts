@@ -1,4 +1,3 @@
-import type { Insertable } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
@@ -8,7 +7,6 @@ import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
 import { createListStatements } from '../../core/querying/list-sql.ts';
 import { COMMENT_QUERY } from './comments.query.ts';
-import type { CommentsTable } from './comments.table.ts';
 import { COMMENT_COLUMN_OF } from './comment.ts';
 import type { CommentRow } from './comments.table.ts';
 
@@ -44,10 +42,6 @@ export function listCommentsOfPosts(
     window,
     columns,
   });
-}
-
-export function insertComment(db: Db, row: Insertable<CommentsTable>): Promise<CommentRow> {
-  return db.insertInto('comments').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function deleteCommentById(db: Db, id: number): Promise<boolean> {

@@ -27,6 +27,7 @@ import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findPostById } from '../posts/posts.reads.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
+import type { CommentRow } from './comments.table.ts';
 import { COMMENT_QUERY } from './comments.query.ts';
 import { CreateCommentInput } from './comments.schemas.ts';
 
@@ -75,23 +76,18 @@ export function createCommentsService(
     async createComment(actor: Principal | null, postId: number, raw: unknown): Promise<Comment> {
       const principal = requireSignedIn(actor);
       const input = checkCreate(raw);
-      await assertPostExists(db, postId);
       try {
-        const row = await events.recordWith(
+        const row = await events.recordInsert<CommentRow, 'comment.created'>(
           db,
           'comment.created',
-          (trx) =>
-            repo.insertComment(trx, {
-              post_id: postId,
-              author_id: principal.userId,
-              text: input.text,
-              created_at: now(),
-            }),
+          'comments',
+          { post_id: postId, author_id: principal.userId, text: input.text, created_at: now() },
           toComment,
         );
         return toComment(row);
       } catch (error) {
-        // The post went away after the check, or the caller's account no longer exists.
+        // No such post, or the caller's account no longer exists: the foreign keys decide it in the same
+        // statement (no read before the write), and a read after tells which.
         if (isForeignKeyViolation(error)) {
           if (!(await findPostById(db, postId))) throw postNotFound(postId);
           throw AppError.notFound(`User ${principal.userId}`);

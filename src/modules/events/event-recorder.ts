@@ -1,4 +1,6 @@
+import type { TableName } from '../../core/db/by-id-statements.ts';
 import type { Db } from '../../core/db/database.ts';
+import { insertRow } from './events.repository.ts';
 
 /**
  * How a service records its events: `record(trx, type, value)` in the change's own transaction, so the
@@ -19,6 +21,20 @@ export interface EventRecorder<M> {
     write: (trx: Db) => Promise<T>,
     valueOf: (result: NonNullable<T>) => M[K],
   ): Promise<T>;
+  /**
+   * Writes `row` as a new row of `table` with its `*.created` event, and returns the row as written.
+   * `row` holds every column but the id (the type asks for all of them), so that the event's data can be
+   * built before the write: on PostgreSQL the id is taken from the table's sequence, then the row and its
+   * event are one statement (two round trips, where a transaction takes four); SQLite, which has no round
+   * trips, writes both in a transaction.
+   */
+  recordInsert<R extends { id: number }, K extends keyof M & string>(
+    db: Db,
+    type: K,
+    table: TableName,
+    row: Omit<R, 'id'>,
+    valueOf: (row: R) => M[K],
+  ): Promise<R>;
 }
 
 /** What builds each type's `data`: the presenter of the admin's `GET /api/v2/...` view. */
@@ -29,6 +45,7 @@ export function noEvents<M>(): EventRecorder<M> {
   return {
     async record() {},
     recordWith: (db, _type, write) => db.transaction().execute(write),
+    recordInsert: (db, _type, table, row) => insertRow(db, table, row),
   };
 }
 

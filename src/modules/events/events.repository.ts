@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { anyTable, type TableName } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
 import type { EventRow, NewEventRow } from './events.table.ts';
@@ -42,6 +43,46 @@ export async function insertEvent(
     .insertInto('events')
     .values({ ...row, tx: sql<number>`greatest(${own}, coalesce(${latest}, 0))` })
     .execute();
+}
+
+/** The name of the `*.created` event's insert inside its row's statement (`insertRowWithEvent`). */
+export const CREATED_EVENT_STEP = 'created_event';
+
+/** Whether `text` is a statement of `insertRowWithEvent` (it commits a row and its event on its own). */
+export const isRowWithEventStatement = (text: string): boolean => text.startsWith(`with "${CREATED_EVENT_STEP}" as`);
+
+/** PostgreSQL: the next id of `table`'s identity column, taken before its row is written (ids are never reused). */
+export async function nextRowId(db: Db, table: TableName): Promise<number> {
+  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id`.execute(
+    db,
+  );
+  return rows[0]!.id;
+}
+
+/**
+ * PostgreSQL: writes `row` (its id taken by `nextRowId`) into `table` and the `*.created` event of it in one
+ * statement, so one round trip and no transaction of its own: the two commit together or not at all. The
+ * event's place is its writer's transaction id, with no lock, as `insertEvent`'s for a fresh resource.
+ */
+export async function insertRowWithEvent<Row>(
+  db: Db,
+  table: TableName,
+  row: Record<string, unknown>,
+  event: Omit<NewEventRow, 'seq' | 'tx'>,
+): Promise<Row> {
+  const own = sql<number>`pg_current_xact_id()::text::bigint`;
+  const inserted = await anyTable(db)
+    .with(CREATED_EVENT_STEP, (db) => db.insertInto('events').values({ ...event, tx: own }))
+    .insertInto(table)
+    .values(row)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return inserted as Row;
+}
+
+/** Writes `row` into `table` (in the caller's transaction), returning it as written. */
+export async function insertRow<Row>(db: Db, table: TableName, row: Record<string, unknown>): Promise<Row> {
+  return (await anyTable(db).insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()) as Row;
 }
 
 /**

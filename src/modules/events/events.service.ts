@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
-import type { Db } from '../../core/db/database.ts';
+import { dialectOf, observeQueries, type Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import {
   EVENT_TYPES,
@@ -85,15 +85,16 @@ export function createEventsService(db: Db, options: EventsOptions) {
   /** What else keeps events past their retention (the webhooks' pending deliveries): the oldest place each still needs. */
   const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
 
+  const eventRow = (type: string, data: Record<string, unknown>) => ({
+    event_id: newEventId(randomUUID()),
+    type,
+    resource: resourceOf(type, data),
+    data: JSON.stringify(data),
+    created_at: now(),
+  });
+
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
-    const row = {
-      event_id: newEventId(randomUUID()),
-      type,
-      resource: resourceOf(type, data),
-      data: JSON.stringify(data),
-      created_at: now(),
-    };
-    await repo.insertEvent(trx, row, FIRST_EVENT_TYPES.has(type));
+    await repo.insertEvent(trx, eventRow(type, data), FIRST_EVENT_TYPES.has(type));
   }
 
   async function checkFeedRequest(actor: Principal | null, query: FeedQuery): Promise<FeedRequest> {
@@ -184,6 +185,18 @@ export function createEventsService(db: Db, options: EventsOptions) {
               await record(trx, type, views[type](valueOf(result)));
             return result;
           }),
+        async recordInsert(writer, type, table, row, valueOf) {
+          if (dialectOf(writer) === 'sqlite') {
+            return writer.transaction().execute(async (trx) => {
+              const written = await repo.insertRow<Parameters<typeof valueOf>[0]>(trx, table, row);
+              await record(trx, type, views[type](valueOf(written)));
+              return written;
+            });
+          }
+          const id = await repo.nextRowId(writer, table);
+          const full = { ...row, id } as Parameters<typeof valueOf>[0];
+          return repo.insertRowWithEvent(writer, table, full, eventRow(type, views[type](valueOf(full))));
+        },
       };
     },
 
@@ -195,6 +208,15 @@ export function createEventsService(db: Db, options: EventsOptions) {
 
     /** The feed's last event readers can be given now (a reader starting "from now" goes on from it). */
     feedHead: () => repo.findHead(db),
+
+    /**
+     * Calls `listener` after each commit of this process (most write an event: the consumers have work):
+     * a transaction's `commit`, or a row written with its `*.created` event in one statement.
+     */
+    onCommit: (listener: () => void): (() => void) =>
+      observeQueries(db, (text, _ms, failed) => {
+        if (!failed && (text === 'commit' || repo.isRowWithEventStatement(text))) listener();
+      }),
 
     async listEvents(actor: Principal | null, query: FeedQuery): Promise<FeedPage> {
       const request = await checkFeedRequest(actor, query);

@@ -1,4 +1,4 @@
-import { sql, type Insertable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 import type { PageWindow } from '../../core/pagination.ts';
@@ -9,7 +9,6 @@ import { createListStatements } from '../../core/querying/list-sql.ts';
 import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
-import type { PostsTable } from './posts.table.ts';
 import { POST_COLUMN_OF } from './post.ts';
 import type { PostRow } from './posts.table.ts';
 import { POST_QUERY } from './posts.query.ts';
@@ -96,8 +95,4 @@ export function listPostsOfAuthors(
     window,
     columns,
   });
-}
-
-export function insertPost(db: Db, row: Insertable<PostsTable>): Promise<PostRow> {
-  return db.insertInto('posts').values(row).returningAll().executeTakeFirstOrThrow();
 }

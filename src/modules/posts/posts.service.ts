@@ -139,25 +139,24 @@ export function createPostsService(
       if (!isAdmin(principal) && principal.userId !== input.authorId) {
         throw AppError.forbidden('You may only create posts as yourself');
       }
-      await assertUserExists(input.authorId);
       const timestamp = now();
       try {
-        const row = await events.recordWith(
+        const row = await events.recordInsert<PostRow, 'post.created'>(
           db,
           'post.created',
-          (trx) =>
-            repo.insertPost(trx, {
-              author_id: input.authorId,
-              title: input.title,
-              content: input.content,
-              created_at: timestamp,
-              updated_at: timestamp,
-            }),
+          'posts',
+          {
+            author_id: input.authorId,
+            title: input.title,
+            content: input.content,
+            created_at: timestamp,
+            updated_at: timestamp,
+          },
           toPost,
         );
         return toPost(row);
       } catch (error) {
-        // The author was deleted between the check and the insert.
+        // No such author (the foreign key decides it, in the same statement: no read before the write).
         if (isForeignKeyViolation(error)) throw userNotFound(input.authorId);
         throw error;
       }

@@ -1,7 +1,7 @@
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
 import { readRows } from '../../core/db/fast-read.ts';
-import type { NewProductRow, ProductRow, ProductRowUpdate } from './products.table.ts';
+import type { ProductRow, ProductRowUpdate } from './products.table.ts';
 
 const productById = rowByIdStatement<ProductRow>('products');
 const productsByIds = rowsByIdsStatement<ProductRow>('products');
@@ -13,10 +13,6 @@ export async function findProductById(db: Db, id: number): Promise<ProductRow | 
 /** In no particular order; missing ids left out. */
 export async function findProductsByIds(db: Db, ids: readonly number[]): Promise<ProductRow[]> {
   return ids.length === 0 ? [] : readRows(db, productsByIds(db, ids));
-}
-
-export function insertProduct(db: Db, row: NewProductRow): Promise<ProductRow> {
-  return db.insertInto('products').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export function updateProductById(db: Db, id: number, changes: ProductRowUpdate): Promise<ProductRow | undefined> {

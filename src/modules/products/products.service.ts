@@ -23,7 +23,7 @@ import {
 } from './products.query.ts';
 import * as repo from './products.repository.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
-import type { ProductRowUpdate } from './products.table.ts';
+import type { ProductRow, ProductRowUpdate } from './products.table.ts';
 
 export interface ListProductsOptions extends PageRequest, SeedProductFilters {
   /** The seed's sort, already read against the version's whitelist (product-sort.ts). */
@@ -130,20 +130,20 @@ export function createProductsService(
       requireAdmin(actor);
       const input = assertPriceHasCents(checkCreate(raw));
       const timestamp = now();
-      const row = await events.recordWith(
+      const row = await events.recordInsert<ProductRow, 'product.created'>(
         db,
         'product.created',
-        (trx) =>
-          repo.insertProduct(trx, {
-            name: input.name.trim(),
-            category: input.category.trim(),
-            price_cents: centsOf(input.price),
-            stock: input.stock,
-            image: input.image ?? null,
-            description: input.description ?? null,
-            created_at: timestamp,
-            updated_at: timestamp,
-          }),
+        'products',
+        {
+          name: input.name.trim(),
+          category: input.category.trim(),
+          price_cents: centsOf(input.price),
+          stock: input.stock,
+          image: input.image ?? null,
+          description: input.description ?? null,
+          created_at: timestamp,
+          updated_at: timestamp,
+        },
         toProduct,
       );
       return toProduct(row);

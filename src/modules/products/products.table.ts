@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Selectable, Updateable } from 'kysely';
 import type { SqlBool, Timestamp } from '../../core/db/tables.ts';
 
 /**
@@ -43,7 +43,6 @@ declare module '../../core/db/tables.ts' {
 }
 
 export type ProductRow = Selectable<ProductsTable>;
-export type NewProductRow = Insertable<ProductsTable>;
 export type ProductRowUpdate = Updateable<ProductsTable>;
 
 /**

@@ -5,7 +5,7 @@ import { now } from '../../core/clock.ts';
 import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
-import type { UserRowUpdate } from './users.table.ts';
+import type { UserRow, UserRowUpdate } from './users.table.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
@@ -60,14 +60,17 @@ export function createUsersService(
   events: EventRecorder<UserEvents> = noEvents(),
   lists: ListSettings = DEFAULT_LIST_SETTINGS,
 ) {
-  async function write<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+  /** Runs a write that may take an email already taken (409). */
+  async function unique<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await db.transaction().execute(work);
+      return await work();
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateEmail();
       throw error;
     }
   }
+
+  const write = <T>(work: (trx: Db) => Promise<T>): Promise<T> => unique(() => db.transaction().execute(work));
 
   async function change(
     actor: Principal | null,
@@ -160,21 +163,25 @@ export function createUsersService(
       assertMayChangeRoleOrStatus(actor, input);
       const timestamp = now();
       const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-      const row = await write(async (trx) => {
-        const inserted = await repo.insertUser(trx, {
-          name: input.name.trim(),
-          email: input.email.toLowerCase(),
-          age: input.age ?? null,
-          role: (input.role as User['role']) ?? 'user',
-          status: (input.status as User['status']) ?? 'active',
-          email_verified: false,
-          password_hash: passwordHash,
-          created_at: timestamp,
-          updated_at: timestamp,
-        });
-        await events.record(trx, 'user.created', toUser(inserted));
-        return inserted;
-      });
+      const row = await unique(() =>
+        events.recordInsert<UserRow, 'user.created'>(
+          db,
+          'user.created',
+          'users',
+          {
+            name: input.name.trim(),
+            email: input.email.toLowerCase(),
+            age: input.age ?? null,
+            role: (input.role as User['role']) ?? 'user',
+            status: (input.status as User['status']) ?? 'active',
+            email_verified: false,
+            password_hash: passwordHash,
+            created_at: timestamp,
+            updated_at: timestamp,
+          },
+          toUser,
+        ),
+      );
       return toUser(row);
     },
 

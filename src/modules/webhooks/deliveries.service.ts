@@ -1,4 +1,4 @@
-import { observeQueries, type Db } from '../../core/db/database.ts';
+import type { Db } from '../../core/db/database.ts';
 import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
 import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
@@ -117,11 +117,8 @@ export function createDeliveriesService(
       return { events: taken, deliveries: done.made, claimed: done.claimed, left: done.left, targets: done.targets };
     },
 
-    /** Calls `listener` after each commit of this process (most write an event: the fan-out has work). */
-    onCommit: (listener: () => void): (() => void) =>
-      observeQueries(db, (text, _ms, failed) => {
-        if (text === 'commit' && !failed) listener();
-      }),
+    /** Calls `listener` after each commit of this process that may have written an event (the fan-out has work). */
+    onCommit: (listener: () => void): (() => void) => events.onCommit(listener),
 
     releaseFanOut: (holder: string) => events.releaseConsumer(WEBHOOKS_CONSUMER, holder),
 

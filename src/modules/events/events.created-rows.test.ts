@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { observeQueries } from '../../core/db/database.ts';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { eventsAfter, feedEnd } from '../../../test/support/events.ts';
+import { statementsOf } from '../../../test/support/statements-of.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`events: a created row and its event (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    let author: Awaited<ReturnType<TestServer['createUser']>>;
+    let postId = 0;
+    before(async () => {
+      t = await startTestServer(dialect);
+      author = await t.createUser();
+      postId = (
+        await t.request('POST', `/api/users/${author.id}/posts`, {
+          token: author.token,
+          body: { title: 'T', content: 'C' },
+        })
+      ).body.id;
+    });
+    after(() => t?.close());
+
+    /** The four writes that create a row: the row's table and the request. */
+    const creations = () =>
+      [
+        ['users', () => t.request('POST', '/api/users', { body: { name: 'New', email: `new-${Date.now()}@x.io` } })],
+        [
+          'posts',
+          () =>
+            t.request('POST', `/api/users/${author.id}/posts`, {
+              token: author.token,
+              body: { title: 'T', content: 'C' },
+            }),
+        ],
+        [
+          'comments',
+          () => t.request('POST', `/api/posts/${postId}/comments`, { token: author.token, body: { text: 'Hi' } }),
+        ],
+        [
+          'products',
+          () =>
+            t.request('POST', '/api/products', {
+              token: t.adminToken,
+              body: { name: 'P', category: 'c', price: 1, stock: 1 },
+            }),
+        ],
+      ] as const;
+
+    it(
+      dialect.name === 'postgres'
+        ? 'are one statement after the id is taken: no transaction, no read of the parent first'
+        : 'are written in one transaction, with no read of the parent first',
+      async () => {
+        for (const [table, create] of creations()) {
+          const { result, statements } = await statementsOf(t.server.db, create);
+          assert.equal(result.status, 201, result.text);
+          if (dialect.name === 'postgres') {
+            assert.equal(statements.length, 2, statements.join('\n'));
+            assert.match(statements[0]!, /^select nextval\(pg_get_serial_sequence\(/);
+            assert.match(statements[1]!, /^with "created_event" as \(insert into "events" /);
+            assert.ok(statements[1]!.includes(`insert into "${table}" `), statements[1]);
+          } else {
+            assert.deepEqual(
+              statements.map((s) => s.split(' (')[0]),
+              ['begin', `insert into "${table}"`, 'insert into "events"', 'commit'],
+            );
+          }
+        }
+      },
+    );
+
+    it('leave no event when the write fails (a taken email, an unknown author or post)', async () => {
+      const start = await feedEnd(t);
+      const refused = [
+        await t.request('POST', '/api/users', { body: { name: 'Dup', email: author.user.email } }),
+        await t.request('POST', '/api/users/999999/posts', { token: t.adminToken, body: { title: 'T', content: 'C' } }),
+        await t.request('POST', '/api/posts/999999/comments', { token: author.token, body: { text: 'Hi' } }),
+      ];
+      assert.deepEqual(
+        refused.map((answer) => [answer.status, answer.body.error?.code]),
+        [
+          [409, 'CONFLICT'],
+          [404, 'NOT_FOUND'],
+          [404, 'NOT_FOUND'],
+        ],
+      );
+      assert.match(refused[1]!.body.error.message, /User 999999/);
+      assert.match(refused[2]!.body.error.message, /Post 999999/);
+      // A write that succeeds next is the only event after the start.
+      const next = await t.createUser();
+      const seen = await eventsAfter(t, start, 1);
+      assert.deepEqual(
+        seen.map((event) => [event.type, event.data.id]),
+        [['user.created', next.id]],
+      );
+    });
+
+    it("tell the outbox's consumers at once, as a commit does (the webhook fan-out and NATS wake on it)", async () => {
+      let last = '';
+      const stopSeeing = observeQueries(t.server.db, (text, _ms, failed) => {
+        if (!failed) last = text;
+      });
+      const woken: string[] = [];
+      const stopWaking = t.server.app.services.events.onCommit(() => woken.push(last));
+      try {
+        const created = await t.createUser();
+        const told = woken.filter((text) => text === 'commit' || text.includes('insert into "users"'));
+        assert.ok(told.length > 0, `no wake-up after creating user ${created.id}: ${woken.join(' | ')}`);
+        if (dialect.name === 'postgres') assert.ok(told.some((text) => text.startsWith('with "created_event"')));
+      } finally {
+        stopWaking();
+        stopSeeing();
+      }
+    });
+  });
+}
