@@ -108,7 +108,6 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   await app.register(graphqlPlugin, {
     config,
     services,
-    db,
     live: metrics.live,
     charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
     onLive: (status) => (live = status),

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import type { Config } from '../config/config.ts';
-import type { Db } from '../core/db/database.ts';
 import type { LiveMetrics } from '../core/ops/live-metrics.ts';
 import { MAX_OPERATION_NAME_LENGTH } from '../core/ops/request-metrics.ts';
 import type { Services } from '../services.ts';
@@ -25,8 +24,6 @@ export type ChargeRequest = (reply: FastifyReply, weight: number) => Promise<voi
 export interface GraphQLPluginOptions {
   config: Config;
   services: Services;
-  /** The services' database (subscriptions watch its commits). */
-  db: Db;
   /** Where the subscriptions report (core/ops/live-metrics.ts). */
   live: LiveMetrics;
   charge: ChargeRequest;
@@ -58,7 +55,7 @@ export function graphqlSwitches(config: Config): { introspection: boolean; graph
  */
 export async function graphqlPlugin(
   app: FastifyInstance,
-  { config, services, db, live: liveMetrics, charge, onLive }: GraphQLPluginOptions,
+  { config, services, live: liveMetrics, charge, onLive }: GraphQLPluginOptions,
 ): Promise<void> {
   const { introspection, graphiql } = graphqlSwitches(config);
   const { resolvers: fieldResolvers, batched, readWithList } = buildResolvers(services);
@@ -116,7 +113,6 @@ export async function graphqlPlugin(
   const live = await registerSubscriptions(app, {
     config,
     services,
-    db,
     metrics: liveMetrics,
     schema,
     operations,

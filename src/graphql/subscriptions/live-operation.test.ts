@@ -138,6 +138,57 @@ describe('a live subscription', () => {
     assert.deepEqual(await live.next(), { done: true, value: undefined });
     assert.equal(hub.size, 0);
   });
+
+  it('is tallied for /metrics as soon as the hub counts it, while the hub still waits for its reader', async () => {
+    // The hub counts a subscriber before its reader has found the feed's place (event-hub.ts); a scrape in
+    // between read one subscription fewer than the hub held (a flake of the SSE back-pressure suite under load).
+    const { hub: inner } = manualHub();
+    let counted = 0;
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const hub: EventHub = {
+      add: async (subscriber) => {
+        counted += 1;
+        await started;
+        const remove = await inner.add(subscriber);
+        return () => {
+          counted -= 1;
+          remove();
+        };
+      },
+      get size() {
+        return counted;
+      },
+      stop: () => Promise.resolve(),
+    };
+    let tallied = 0;
+    const tally = {
+      connected() {},
+      disconnected() {},
+      subscribed: () => (tallied += 1),
+      unsubscribed: () => (tallied -= 1),
+      delivered() {},
+      cutOff() {},
+    };
+    const starting = startLiveOperation({
+      schema,
+      hub,
+      prepared,
+      variables: {},
+      operationName: undefined,
+      viewer: viewer(Date.now() + 60_000),
+      logUnexpected: () => {},
+      onSlow: () => {},
+      tally,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(hub.size, 1);
+    assert.equal(tallied, 1, 'tallied while the hub waits');
+    ready();
+    const live = await starting;
+    await live.return(undefined);
+    assert.deepEqual([hub.size, tallied], [0, 0]);
+  });
 });
 
 describe('payloads shared between subscribers', () => {

@@ -130,22 +130,30 @@ export async function startLiveOperation(options: LiveOptions): Promise<AsyncGen
     waiting = undefined;
     resume?.();
   };
-  const remove = await hub.add({
-    type: source.type,
-    key: source.data,
-    value,
-    deliver(event) {
-      if (finished) return;
-      if (queue.length >= MAX_QUEUED_EVENTS) {
-        finish();
-        options.onSlow();
-        return;
-      }
-      queue.push(event);
-      signal();
-    },
-  });
+  // Tallied as the hub counts it (before its reader has started), so that /metrics never shows fewer
+  // subscriptions than the hub holds: a scrape between the two read one less (a flake under load).
   tally?.subscribed();
+  let remove: () => void;
+  try {
+    remove = await hub.add({
+      type: source.type,
+      key: source.data,
+      value,
+      deliver(event) {
+        if (finished) return;
+        if (queue.length >= MAX_QUEUED_EVENTS) {
+          finish();
+          options.onSlow();
+          return;
+        }
+        queue.push(event);
+        signal();
+      },
+    });
+  } catch (error) {
+    tally?.unsubscribed();
+    throw error;
+  }
   const expiry = setTimeout(
     () => {
       expired = true;

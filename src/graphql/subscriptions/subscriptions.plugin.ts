@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config/config.ts';
-import { observeQueries, type Db } from '../../core/db/database.ts';
 import type { LiveMetrics } from '../../core/ops/live-metrics.ts';
 import type { FeedEvent } from '../../modules/events/event.ts';
 import type { Services } from '../../services.ts';
@@ -31,8 +30,6 @@ export interface LiveStatus {
 export interface SubscriptionsOptions {
   config: Config;
   services: Services;
-  /** The database the services write: its commits wake the feed reader (event-hub.ts). */
-  db: Db;
   metrics: LiveMetrics;
   schema: GraphQLSchema;
   operations: OperationCache;
@@ -50,12 +47,9 @@ export async function registerSubscriptions(
   app: FastifyInstance,
   options: SubscriptionsOptions,
 ): Promise<LiveTransports & { status: LiveStatus }> {
-  const { config, services, db, metrics, schema, operations, gate, hideSuggestions } = options;
+  const { config, services, metrics, schema, operations, gate, hideSuggestions } = options;
   // A commit of this process may have put events in the feed: read it now rather than at the next poll.
-  const watchCommits = (nudge: () => void) =>
-    observeQueries(db, (sql, _ms, failed) => {
-      if (!failed && sql === 'commit') nudge();
-    });
+  const watchCommits = services.events.onCommit;
   const handedOut = (item: FeedEvent) => metrics.feedLag((Date.now() - Date.parse(item.event.timestamp)) / 1000);
   const hub = createEventHub(
     services.events,
