@@ -3,6 +3,7 @@ import type { Role } from '../../src/core/access/principal.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import type { TestDialect } from './dialects.ts';
 import { checkFetched, type CheckedAnswer } from './checked-answer.ts';
+import { contractChecker } from './openapi-validator.ts';
 
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 
@@ -34,6 +35,14 @@ let userCounter = 0;
 
 /** Starts the real server (migrations, bootstrap, HTTP on a free port) on a fresh database. */
 export async function startTestServer(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestServer> {
+  // The contract checker is built once per test process: the v1 and v2 documents from a whole app, then
+  // one validator per response schema. That is seconds of mostly synchronous work on a loaded machine
+  // (12.9 s at load 9). Built by the first answer a test checked, it stalled this process's event loop
+  // while the server in the same process held connections it had accepted and not yet read: Node's
+  // header deadline (HEADERS_TIMEOUT_MS, 10 s, counted from the accept) ran out during the stall and
+  // answered 408 to requests the client had already sent (the permission matrix, a CI run at load 13).
+  // Built here, before the server listens, it stalls no request.
+  await contractChecker();
   const database = await dialect.createDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
