@@ -208,3 +208,34 @@ export async function scrape(t: TestServer): Promise<string> {
   assert.equal(res.status, 200);
   return res.text;
 }
+
+/**
+ * Comments on `postId`, ten at a time, until `/metrics` counts one more cut-off for `transport` (a subscriber
+ * that stopped reading); returns how many cut-offs it counted (1 expected). Each batch waits until the feed
+ * reader has handed the batch's events out (its lag histogram counts them) before the next is written: on a
+ * loaded machine the reader lags the writes, and a loop paced by the writes alone wrote its last batch before
+ * 256 events had reached the subscriber's queue (a CI run at load 9, SQLite: no cut-off after 100 batches).
+ */
+export async function commentUntilCutOff(
+  t: TestServer,
+  token: string,
+  postId: number,
+  transport: string,
+  maxBatches = 100,
+): Promise<number> {
+  const first = await scrape(t);
+  const cutOffsBefore = sample(first, 'graphql_subscription_cutoffs_total', transport);
+  const handedOutBefore = sample(first, 'graphql_subscription_feed_lag_seconds_count');
+  for (let batch = 1; batch <= maxBatches; batch += 1) {
+    await Promise.all(Array.from({ length: 10 }, (_, i) => newComment(t, token, postId, `unread ${batch}.${i}`)));
+    for (const deadline = Date.now() + 30_000; ;) {
+      const metrics = await scrape(t);
+      const cutOffs = sample(metrics, 'graphql_subscription_cutoffs_total', transport) - cutOffsBefore;
+      if (cutOffs > 0) return cutOffs;
+      if (sample(metrics, 'graphql_subscription_feed_lag_seconds_count') - handedOutBefore >= batch * 10) break;
+      if (Date.now() > deadline) throw new Error(`the feed reader did not hand out batch ${batch} within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return 0;
+}
