@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { slowPost } from '../test/reliability/harness.test-support.ts';
+import { slowPost, waitFor } from '../test/reliability/harness.test-support.ts';
 import { checkFetched } from '../test/support/checked-answer.ts';
 import { spawnServer as spawn, type ChildServer } from '../test/support/child-server.ts';
 import { DIALECTS } from '../test/support/dialects.ts';
@@ -101,15 +101,35 @@ for (const dialect of DIALECTS) {
     it('completes an in-flight request on SIGTERM, refuses new connections and exits cleanly', async () => {
       const database = await dialect.createDatabase();
       try {
-        const server = await spawnServer({ DATABASE_URL: database.url, JWT_SECRET: SECRET, DEMO_DATA: 'false' });
+        // `debug` logs each request's arrival (core/http/access-log.ts): the slow request is in flight once
+        // its id is logged. A fixed 200 ms was not always enough on a loaded machine: the server had not yet
+        // accepted it when SIGTERM came, and the client saw its connection hang up (a CI run at load 7).
+        const server = await spawnServer({
+          DATABASE_URL: database.url,
+          JWT_SECRET: SECRET,
+          DEMO_DATA: 'false',
+          LOG_LEVEL: 'debug',
+        });
         const inFlight = slowPost(server.url, '/api/users', undefined, {
           name: 'Slow Sender',
           email: 'slow@example.com',
         });
-        await sleep(200);
+        await waitFor(
+          () => server.lines.some((line) => line.includes(inFlight.id)),
+          30_000,
+          'the slow request to be accepted',
+        );
         server.process.kill('SIGTERM');
-        await sleep(150);
-        await assert.rejects(fetch(`${server.url}/healthz`), 'a new connection is refused while shutting down');
+        // A new connection is refused once the server has stopped listening (while it keeps the one in flight).
+        await waitFor(
+          () =>
+            fetch(`${server.url}/healthz`).then(
+              () => false,
+              () => true,
+            ),
+          30_000,
+          'a new connection to be refused while shutting down',
+        );
         await sleep(150);
         inFlight.finish();
         const result = await inFlight.answer;
