@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn as spawnProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { slowPost, waitFor } from '../test/reliability/harness.test-support.ts';
@@ -137,6 +139,32 @@ for (const dialect of DIALECTS) {
         const started = Date.now();
         assert.equal(await server.exited, 0);
         assert.ok(Date.now() - started < 10_000);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    it('stops cleanly (exit 0) on a SIGTERM that arrives during start-up, once the server serves', async () => {
+      const database = await dialect.createDatabase();
+      try {
+        // Node's default for SIGTERM (the handler was installed only after listening) killed a server that a
+        // supervisor stopped while it started: exit by signal, not 0 (test/reliability/backup-restore, load 8).
+        const child = spawnProcess(process.execPath, ['src/cli.ts', 'serve'], {
+          env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: database.url, JWT_SECRET: SECRET },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const exited = once(child, 'exit');
+        const lines: string[] = [];
+        createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+        // The first start-up line (the migrations of the new database) comes before the app is built.
+        await waitFor(() => lines.length > 0, 60_000, 'the first start-up line');
+        child.kill('SIGTERM');
+        const [code, signal] = await exited;
+        assert.deepEqual({ code, signal }, { code: 0, signal: null }, lines.join('\n'));
+        assert.ok(
+          lines.some((line) => line.includes('Shutdown complete after SIGTERM')),
+          lines.join('\n'),
+        );
       } finally {
         await database.drop();
       }

@@ -149,34 +149,48 @@ async function drain(server: RunningServer): Promise<void> {
   while (Date.now() < deadline && (await open()) > 0) await sleep(20);
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then exits (forced after the timeout). */
-function handleSignals(server: RunningServer, config: Config): void {
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    server.app.http.log.info(`Received ${signal}, shutting down`);
-    const timer = setTimeout(() => {
-      server.app.http.log.error('Shutdown timed out; exiting');
-      process.exit(1);
-    }, config.SHUTDOWN_TIMEOUT_MS);
-    timer.unref();
-    drain(server)
-      .then(() => server.close())
+/**
+ * SIGTERM and SIGINT stop the server: no new connections, in-flight requests finish, then exit 0 (exit 1
+ * after SHUTDOWN_TIMEOUT_MS). Installed before start-up: a signal that arrives while the database is
+ * prepared or the app is built (a supervisor stopping a slow start) is kept and acted on once the server
+ * serves; Node's default would kill the process on the spot (exit by signal, test/reliability/backup-restore
+ * saw it at load 8). Returns the call that hands over the started server.
+ */
+function handleSignals(config: Config): (server: RunningServer) => void {
+  let server: RunningServer | undefined;
+  let received: string | undefined;
+  const stop = (running: RunningServer, signal: string) => {
+    running.app.http.log.info(`Received ${signal}, shutting down`);
+    drain(running)
+      .then(() => running.close())
       .then(
         () => {
           // The line a supervisor's log shows that the stop was clean (pino flushes it on exit).
-          server.app.http.log.info(`Shutdown complete after ${signal}`);
+          running.app.http.log.info(`Shutdown complete after ${signal}`);
           process.exit(0);
         },
         (error: unknown) => {
-          server.app.http.log.error({ err: error }, 'Shutdown failed');
+          running.app.http.log.error({ err: error }, 'Shutdown failed');
           process.exit(1);
         },
       );
   };
+  const shutdown = (signal: string) => {
+    if (received) return;
+    received = signal;
+    const timer = setTimeout(() => {
+      (server?.app.http.log ?? createLogger(config.LOG_LEVEL)).error('Shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    if (server) stop(server, signal);
+  };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  return (started) => {
+    server = started;
+    if (received) stop(started, received);
+  };
 }
 
 export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
@@ -191,8 +205,8 @@ export async function serve(env: Record<string, string | undefined> = process.en
     throw error;
   }
   if (config.WORKERS > 1 && cluster.isPrimary) return runCluster(config);
-  const server = await startServer(config, { prepare: !cluster.isWorker });
-  handleSignals(server, config);
+  const started = handleSignals(config);
+  started(await startServer(config, { prepare: !cluster.isWorker }));
 }
 
 /**
@@ -201,13 +215,24 @@ export async function serve(env: Record<string, string | undefined> = process.en
  */
 async function runCluster(config: Config): Promise<void> {
   const log = createLogger(config.LOG_LEVEL);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`Received ${signal}, stopping ${config.WORKERS} workers`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 1000).unref();
+  };
+  // Before the database is prepared: a signal during that stops the primary once it is done, not by Node's default.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   const db = createDatabase(config.DATABASE_URL, { poolSize: 1 });
   try {
     await prepareDatabase(db, config, log);
   } finally {
     await db.destroy();
   }
-  let stopping = false;
+  if (stopping) process.exit(0);
   const fork = () => cluster.fork();
   for (let i = 0; i < config.WORKERS; i += 1) fork();
   cluster.on('exit', (worker, code, signal) => {
@@ -218,15 +243,6 @@ async function runCluster(config: Config): Promise<void> {
     log.error(`Worker ${worker.process.pid} exited (${signal ?? code}); starting a replacement`);
     fork();
   });
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`Received ${signal}, stopping ${config.WORKERS} workers`);
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 1000).unref();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 if (import.meta.main) {

@@ -32,8 +32,15 @@ export function loggerOptions(
   };
 }
 
-/** A logger outside the app (start-up before the app exists, a cluster's primary): JSON to stdout, or pretty on a terminal. */
+/**
+ * A logger outside the app (start-up before the app exists, a cluster's primary): JSON to stdout, or pretty
+ * on a terminal. Written synchronously: these lines are few, and each is out before the call returns, so a
+ * start-up line is never printed after the app's "Server listening" (pino's default destination kept the
+ * second of two lines back until the first write's callback ran, late while the app was being built) nor lost
+ * when the process exits or is killed.
+ */
 export function createLogger(level: string, terminal = process.stdout.isTTY === true): Logger {
-  if (!terminal || level === 'silent') return pino({ level });
+  if (level === 'silent') return pino({ level });
+  if (!terminal) return pino({ level }, pino.destination({ fd: process.stdout.fd ?? 1, sync: true }));
   return pino(loggerOptions(level, terminal));
 }
