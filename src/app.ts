@@ -1,3 +1,4 @@
+import { buildSerializer } from './core/http/response-serializers.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config/config.ts';
@@ -65,6 +66,8 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     trustProxy: config.TRUST_PROXY,
     frameworkErrors: frameworkErrorAnswer({ v1Sunset: config.API_V1_SUNSET }),
+    // Each response schema compiled once, not once per route and API version (core/http/response-serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileRequestValidator);

@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { bodyAjv, STORABLE_TEXT, textAjv } from './ajv.ts';
 import { parseId } from './input-rules.ts';
+import { oncePerSchema } from './once-per-schema.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -23,7 +24,9 @@ type Validator = ValidateFunction;
  *   (`parseId`); ajv alone would coerce `02`, `0x2`, ` 2` or `2e0` to 2. A failure here is a 404
  *   (error-envelope.ts maps every path-parameter failure so).
  */
-export function compileRequestValidator({ schema, httpPart }: RouteSchemaPart): Validator {
+export const compileRequestValidator = oncePerSchema(compileValidator, (route: RouteSchemaPart) => route.httpPart);
+
+function compileValidator({ schema, httpPart }: RouteSchemaPart): Validator {
   if (httpPart === 'params') return withCanonicalIds(schema as Schema, textAjv.compile(schema as Schema));
   const checked = withStorableText(schema) as Schema;
   return (httpPart === 'body' ? bodyAjv : textAjv).compile(checked);

@@ -1,0 +1,12 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { oncePerSchema } from '../validation/once-per-schema.ts';
+
+const fastifyDefault = SerializerSelector();
+
+/**
+ * Fastify's own serializer builder (fast-json-stringify, as Fastify builds it by default), with each
+ * response schema compiled once for every route and version that answers with it
+ * (../validation/once-per-schema.ts says why). For the `schemaController.compilersFactory` option.
+ */
+export const buildSerializer: typeof fastifyDefault = (externalSchemas, options) =>
+  oncePerSchema(fastifyDefault(externalSchemas, options));
