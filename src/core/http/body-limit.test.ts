@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { DATABASE_INDEPENDENT } from '../../../test/support/dialects.ts';
 import { BASE_ENV, signUpUsers } from '../../../test/reliability/harness.test-support.ts';
 import {
   checkAnswer,
@@ -59,7 +59,7 @@ function assertTooLarge(status: number, text: string, graphql: boolean, what: st
   else assert.deepEqual(body, { error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, what);
 }
 
-for (const dialect of DIALECTS) {
+for (const dialect of DATABASE_INDEPENDENT) {
   describe(`request bodies over the 1 MiB limit (${dialect.name})`, { skip: dialect.skip }, () => {
     // A server process of its own: sharing the test's event loop, the server read in step with the
     // client and the reset of the unread body hardly ever showed.

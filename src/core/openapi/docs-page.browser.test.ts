@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { DATABASE_INDEPENDENT } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /**
@@ -24,7 +24,7 @@ const missing = !existsSync(CHROMIUM);
 const skip =
   missing && !process.env.CI ? `no browser at ${CHROMIUM}: apt-get install -y chromium (required in CI)` : false;
 
-for (const dialect of DIALECTS) {
+for (const dialect of DATABASE_INDEPENDENT) {
   describe(`API docs page in headless Chromium (${dialect.name})`, { skip: dialect.skip || skip }, () => {
     let t: TestServer;
     let browser: Browser;
@@ -127,7 +127,7 @@ async function setEditor(page: Page, selector: string, value: string): Promise<v
  * GraphiQL (development only, served by src/graphql): its page and every file it loads come from
  * this process, so it must render offline, under its CSP, and run a query against /graphql.
  */
-for (const dialect of DIALECTS) {
+for (const dialect of DATABASE_INDEPENDENT) {
   describe(`GraphiQL page in headless Chromium (${dialect.name})`, { skip: dialect.skip || skip }, () => {
     let t: TestServer;
     let browser: Browser;
