@@ -62,8 +62,32 @@ function smaps(pid: number): string {
   );
 }
 
-const report = (pid: number, when: string) =>
-  console.log(`${when}: VmRSS ${status(pid, 'VmRSS')} MB, VmHWM ${status(pid, 'VmHWM')} MB; ${smaps(pid)}`);
+/** V8's heap by space (MB used / committed), from the server's own `/metrics` (prom-client's default families). */
+async function heapSpaces(metricsUrl: string): Promise<string> {
+  const response = await fetch(metricsUrl);
+  if (!response.ok) return `heap: /metrics ${response.status}`;
+  const text = await response.text();
+  const spaces = new Map<string, { used: number; size: number }>();
+  for (const [, kind, space, value] of text.matchAll(
+    /^nodejs_heap_space_size_(used|total)_bytes\{space="(\w+)"\} (\S+)$/gm,
+  )) {
+    const entry = spaces.get(space!) ?? { used: 0, size: 0 };
+    entry[kind === 'used' ? 'used' : 'size'] = Number(value) / 2 ** 20;
+    spaces.set(space!, entry);
+  }
+  return `heap used/committed MB: ${[...spaces]
+    .filter(([, e]) => e.size >= 0.5)
+    .map(([name, e]) => `${name} ${e.used.toFixed(1)}/${e.size.toFixed(1)}`)
+    .join(', ')}`;
+}
+
+/** `/metrics` on a listener of its own (METRICS_PORT), which asks for no token. */
+const METRICS_PORT = '19464';
+
+const report = async (server: ServerProcess, when: string) =>
+  console.log(
+    `${when}: VmRSS ${status(server.pid, 'VmRSS')} MB, VmHWM ${status(server.pid, 'VmHWM')} MB; ${smaps(server.pid)}\n  ${await heapSpaces(`http://127.0.0.1:${METRICS_PORT}/metrics`)}`,
+  );
 
 pinLoadGenerator();
 const dialect = values.dialect as Dialect;
@@ -76,9 +100,9 @@ try {
   const extra = Object.fromEntries(
     values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   );
-  server = await startService(tree, 'rss', database.url, { extra });
+  server = await startService(tree, 'rss', database.url, { extra: { METRICS_PORT, ...extra } });
   await new Promise((r) => setTimeout(r, 2000));
-  report(server.pid, 'idle');
+  await report(server, 'idle');
   const context: WorkloadContext = {
     baseUrl: server.url,
     token,
@@ -90,7 +114,7 @@ try {
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepared = await workload.prepare(context);
     await runLoad({ url: server.url, connections: 32, seconds: Number(values.seconds), ...prepared });
-    report(server.pid, workload.id);
+    await report(server, workload.id);
   }
 } finally {
   await server?.stop();
