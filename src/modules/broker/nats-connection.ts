@@ -1,5 +1,7 @@
-import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type PubAck } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type * as JetStream from '@nats-io/jetstream';
+import type { PubAck } from '@nats-io/jetstream';
+import type * as Transport from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 
 export interface NatsSettings {
   /** NATS_URL: one server or a comma list. */
@@ -23,6 +25,16 @@ export interface OutgoingMessage {
 
 /** Thrown instead of publishing while there is no connection: the outbox keeps the events. */
 export class BrokerUnavailableError extends Error {}
+
+/**
+ * The official client, loaded when the first connection opens: a service without NATS_URL never loads it
+ * (its modules held ~3 MB of the idle heap; bench/RESULTS.md, session 18).
+ */
+let client: Promise<{ jetStream: typeof JetStream; transport: typeof Transport }> | undefined;
+const natsClient = () =>
+  (client ??= Promise.all([import('@nats-io/jetstream'), import('@nats-io/transport-node')]).then(
+    ([jetStream, transport]) => ({ jetStream, transport }),
+  ));
 
 /** How long a clean stop may spend flushing before the connection is closed anyway. */
 const DRAIN_TIMEOUT_MS = 2000;
@@ -51,7 +63,8 @@ export function createNatsConnection(settings: NatsSettings) {
   }
 
   async function open(): Promise<NatsConnection> {
-    const nc = await connect({
+    const { transport } = await natsClient();
+    const nc = await transport.connect({
       servers: settings.url.split(','),
       name: settings.name,
       timeout: settings.timeoutMs,
@@ -75,11 +88,14 @@ export function createNatsConnection(settings: NatsSettings) {
   }
 
   async function ensureStream(nc: NatsConnection): Promise<void> {
-    const jsm = await jetstreamManager(nc, { timeout: settings.timeoutMs });
+    const { jetStream } = await natsClient();
+    const jsm = await jetStream.jetstreamManager(nc, { timeout: settings.timeoutMs });
     try {
       await jsm.streams.info(settings.stream);
     } catch (error) {
-      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+      const notFound =
+        error instanceof jetStream.JetStreamApiError && error.code === jetStream.JetStreamApiCodes.StreamNotFound;
+      if (!notFound) throw error;
       // Two instances may both find it missing: adding the same configuration twice is no error.
       await jsm.streams.add({ name: settings.stream, subjects: settings.subjects });
     }
@@ -115,7 +131,8 @@ export function createNatsConnection(settings: NatsSettings) {
      * is never stored while an earlier one was lost (which a re-publication would then put after it).
      */
     async publishInOrder(messages: OutgoingMessage[]): Promise<Array<Promise<PubAck>>> {
-      const js = jetstream(await ready());
+      const nc = await ready();
+      const js = (await natsClient()).jetStream.jetstream(nc);
       const acks = messages.map((message) =>
         js.publish(message.subject, message.payload, { msgID: message.msgId, timeout: settings.timeoutMs }),
       );

@@ -1,6 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
-import { Agent, request } from 'undici';
+import type * as Undici from 'undici';
 import { BlockedUrlError, type UrlGuard } from './url-guard.ts';
 
 /**
@@ -54,14 +54,21 @@ export interface DeliverySender {
 }
 
 export function createDeliverySender(options: { timeoutMs: number; guard: UrlGuard }): DeliverySender {
-  const agent = new Agent({
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connect: {
-      timeout: options.timeoutMs,
-      ...(options.guard.enforced ? { lookup: guardedLookup(options.guard) } : {}),
-    },
-  });
+  // undici is loaded with the first delivery: a service without webhook endpoints never loads it (its
+  // modules held ~5 MB of the idle heap; bench/RESULTS.md, session 18).
+  let client: Promise<{ agent: Undici.Agent; request: typeof Undici.request }> | undefined;
+  const undici = () =>
+    (client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connect: {
+          timeout: options.timeoutMs,
+          ...(options.guard.enforced ? { lookup: guardedLookup(options.guard) } : {}),
+        },
+      }),
+    })));
 
   return {
     async send(attempt, signal) {
@@ -76,6 +83,7 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
           return { kind: 'failed', error: describe(error) };
         }
       }
+      const { agent, request } = await undici();
       const at = new Date();
       const timeout = AbortSignal.timeout(options.timeoutMs);
       try {
@@ -109,7 +117,9 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
         };
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (client) await (await client).agent.close();
+    },
   };
 }
 
