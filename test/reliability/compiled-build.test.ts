@@ -45,6 +45,15 @@ describe('the CLI runs the compiled build while it is current, the sources other
     assert.match(entry.warning ?? '', /older than src\/modules\/a\.ts/);
   });
 
+  it('keeps running the build when only a test or its support changed (the build holds neither)', () => {
+    at('src/modules/a.ts', 1_000);
+    writeFileSync(join(dir, 'src/modules/a.test.ts'), '');
+    writeFileSync(join(dir, 'src/modules/a.test-support.ts'), '');
+    at('src/modules/a.test.ts', 3_000);
+    at('src/modules/a.test-support.ts', 3_000);
+    assert.deepEqual(choose(root, {}), { url: new URL('dist/cli.js', root).href });
+  });
+
   it('runs the sources when asked (CONTENT_SERVICE_FROM_SOURCE=1, as `npm run dev` does)', () => {
     at('src/modules/a.ts', 1_000);
     assert.deepEqual(choose(root, { CONTENT_SERVICE_FROM_SOURCE: '1' }), { url: new URL('src/cli.ts', root).href });
