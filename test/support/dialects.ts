@@ -82,3 +82,17 @@ export const DIALECTS: TestDialect[] = [sqlite, postgres].filter((d) => wanted.i
  * over either database, which the data suites check on both; run twice they took about a minute of the suite.
  */
 export const DATABASE_INDEPENDENT: TestDialect[] = DIALECTS.slice(0, 1);
+
+/**
+ * The dialect of that name, or, when TEST_DIALECTS leaves it out, one whose suites are skipped (a suite of
+ * one database keeps `{ skip: dialect.skip }` working however a local run is narrowed).
+ */
+export function dialectNamed(name: 'sqlite' | 'postgres'): TestDialect {
+  return (
+    DIALECTS.find((dialect) => dialect.name === name) ?? {
+      name,
+      skip: `${name} is not in TEST_DIALECTS`,
+      createDatabase: () => Promise.reject(new Error(`${name} is not in TEST_DIALECTS`)),
+    }
+  );
+}

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnServer } from '../../../test/support/child-server.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const sqlite = dialectNamed('sqlite');
 
 /** Blocks this process's event loop, which the in-process server shares. */
 function busy(ms: number): void {
@@ -13,7 +13,7 @@ function busy(ms: number): void {
   while (Date.now() < end);
 }
 
-describe('overload shedding', () => {
+describe('overload shedding', { skip: sqlite.skip }, () => {
   let t: TestServer;
   before(async () => {
     t = await startTestServer(sqlite, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '50' });
@@ -40,7 +40,7 @@ describe('overload shedding', () => {
   });
 });
 
-describe('overload shedding, when the machine does not run the process', () => {
+describe('overload shedding, when the machine does not run the process', { skip: sqlite.skip }, () => {
   it('does not shed the requests after a pause the process did not cause (SIGSTOP, then SIGCONT)', async () => {
     const database = await sqlite.createDatabase();
     const server = await spawnServer({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { assertServedByIndex } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { insertInChunks } from '../../../test/support/bulk-insert.ts';
@@ -11,7 +11,7 @@ import { insertInChunks } from '../../../test/support/bulk-insert.ts';
  * PostgreSQL, the plans the service gets (test/support/generic-plan.ts): each filter and sort alone and
  * a deep page by cursor, read through an index and no further than the page where the order allows it.
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+const postgres = dialectNamed('postgres');
 const COMMENTS = 50_000;
 const POSTS = 1_000;
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { explainAsRun, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { QUIET_ENV } from '../../../test/support/orders.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
@@ -14,7 +14,7 @@ import { insertInChunks } from '../../../test/support/bulk-insert.ts';
  * by cursor, each read through an index and no further than the page where the order allows it; and
  * the exact totals the list answers by default taken from `order_counts`, not counted.
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+const postgres = dialectNamed('postgres');
 const ORDERS = 50_000;
 
 function scansOfOrders(node: PlanNode): PlanNode[] {

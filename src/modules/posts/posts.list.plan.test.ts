@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { assertServedByIndex } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { insertInChunks } from '../../../test/support/bulk-insert.ts';
@@ -14,7 +14,7 @@ import { insertInChunks } from '../../../test/support/bulk-insert.ts';
  * order allows it. One author has a tenth of the posts, so their list is a big one too; the others have
  * nine each (the seed's generator gives five).
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+const postgres = dialectNamed('postgres');
 const POSTS = 50_000;
 const AUTHORS = 5_000;
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { explainAsRun, rowsRead, scansOf, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { insertInChunks } from '../../../test/support/bulk-insert.ts';
@@ -14,7 +14,7 @@ import { insertInChunks } from '../../../test/support/bulk-insert.ts';
  * DECISIONS §12 at 50,000 products: each filter and sort alone through an index, no further than the
  * page where the order allows it, and a deep page by cursor reading what the first page reads.
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+const postgres = dialectNamed('postgres');
 const PRODUCTS = 50_000;
 /** A page of 20 (and the one more read to find hasNext), by each of up to three parallel workers. */
 const PAGE = { rows: 75, entries: 75 };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { explainAsRun, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { insertInChunks } from '../../../test/support/bulk-insert.ts';
@@ -13,7 +13,7 @@ import { insertInChunks } from '../../../test/support/bulk-insert.ts';
  * names its list statements, pg-named-statements.ts, so after five runs PostgreSQL plans them once for
  * any values) over 50,000 users with fresh statistics.
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+const postgres = dialectNamed('postgres');
 const USERS = 50_000;
 
 function scansOfUsers(node: PlanNode): PlanNode[] {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../../core/db/migrate.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { migrationsOfModules } from '../index.ts';
 
@@ -11,8 +11,8 @@ import { migrationsOfModules } from '../index.ts';
  * and 0012) are in effect on a database seeded before the modules migrated: the seed's `vacuum analyze`
  * ran with 100 buckets, and autovacuum would analyze again only once a tenth of a table changed.
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const postgres = dialectNamed('postgres');
+const sqlite = dialectNamed('sqlite');
 const ROWS = 3_000;
 
 /** The modules' migrations but those named by `pattern`: the database of a seed made before they existed. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { observeQueries } from '../../core/db/database.ts';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { explainGenericPlan, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { claimDueDeliveries } from './deliveries.repository.ts';
@@ -13,7 +13,7 @@ import { claimDueDeliveries } from './deliveries.repository.ts';
  * Under that plan each candidate's line must still be one index probe, not a scan of every pending
  * delivery of its endpoint (the backlog then drained at 12 deliveries a second: 434 ms a claim).
  */
-const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
+const postgres = dialectNamed('postgres');
 const PENDING = 2000;
 
 /** Index entries or rows every scan of the deliveries read, kept or filtered out. */
