@@ -137,8 +137,24 @@ export class PgDriver implements Driver {
   readonly rollbackToSavepoint = savepointCommands.rollbackToSavepoint;
   readonly releaseSavepoint = savepointCommands.releaseSavepoint;
 
+  /**
+   * Resolves once every connection has closed. pg-pool's `end()` resolves as soon as it has told its
+   * clients to end, before their connections close: a database dropped right after (`WITH (FORCE)`, as the
+   * tests do) terminated a backend still open, and the half-closed client threw "terminating connection due
+   * to administrator command" as an uncaught exception (a CI run at load 8). The pool emits `remove` once a
+   * client's connection has ended.
+   */
   async destroy(): Promise<void> {
+    let open = this.#pool.totalCount;
+    const closed = new Promise<void>((resolve) => {
+      if (open === 0) return resolve();
+      this.#pool.on('remove', () => {
+        open -= 1;
+        if (open === 0) resolve();
+      });
+    });
     await this.#pool.end();
+    await closed;
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import pg from 'pg';
@@ -61,6 +61,26 @@ describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip },
       assert.equal(second, first);
     } finally {
       await driver.destroy();
+    }
+  });
+
+  it('has closed every connection of its pool when destroy resolves (nothing left for a dropped database to terminate)', async () => {
+    const name = `destroy-${process.pid}`;
+    const backends = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${name}`.execute(
+            suite.db,
+          )
+        ).rows[0]!.n,
+      );
+    for (let round = 0; round < 10; round += 1) {
+      const driver = new PgDriver(new pg.Pool({ connectionString: suite.url, max: 3, application_name: name }));
+      const connections = await Promise.all([0, 1, 2].map(() => driver.acquireConnection()));
+      await Promise.all(connections.map((connection) => connection.execute(CompiledQuery.raw('select 1'))));
+      for (const connection of connections) await driver.releaseConnection(connection);
+      await driver.destroy();
+      assert.equal(await backends(), 0, `round ${round}: a backend of the destroyed pool is still there`);
     }
   });
 
