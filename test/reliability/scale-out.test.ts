@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../../src/core/db/database.ts';
-import { DIALECTS } from '../support/dialects.ts';
+import { dialectNamed } from '../support/dialects.ts';
 import { REDIS_URL, redisUp } from '../support/redis.ts';
 import {
   call,
@@ -18,9 +18,9 @@ import {
 import { stockProblems, orderProblems } from './invariants.test-support.ts';
 
 const BUDGET = 60;
-const postgres = DIALECTS.find((d) => d.name === 'postgres');
+const postgres = dialectNamed('postgres');
 
-const skip = !postgres || postgres.skip || (!redisUp && `Redis not reachable at ${REDIS_URL}`);
+const skip = postgres.skip || (!redisUp && `Redis not reachable at ${REDIS_URL}`);
 
 /** Records every claim of a report job (a move to `running` by a worker), to count how often each job ran. */
 async function auditReportClaims(db: Db): Promise<void> {
@@ -167,7 +167,7 @@ describe('scale-out on one PostgreSQL and one Redis', { skip }, () => {
   });
 
   it('two instances on two ports serve the same data, replay keys, share the budget, run each report once and let one of two racing pays win', async (t) => {
-    const database = await postgres!.createDatabase();
+    const database = await postgres.createDatabase();
     const db = openDatabase(database.url);
     try {
       const one = await startProcess({ ...env, DATABASE_URL: database.url });
@@ -187,7 +187,7 @@ describe('scale-out on one PostgreSQL and one Redis', { skip }, () => {
   });
 
   it('WORKERS=2 on one port serves the same', async (t) => {
-    const database = await postgres!.createDatabase();
+    const database = await postgres.createDatabase();
     const db = openDatabase(database.url);
     try {
       const server = await startProcess({

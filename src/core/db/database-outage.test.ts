@@ -1,23 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { createCuttableProxy } from '../../../test/support/tcp-proxy.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
-const postgres = DIALECTS.find((d) => d.name === 'postgres');
+const postgres = dialectNamed('postgres');
 
-describe('PostgreSQL outage', { skip: !postgres || postgres.skip }, () => {
+describe('PostgreSQL outage', { skip: postgres.skip }, () => {
   let t: TestServer;
   let proxy: ReturnType<typeof createCuttableProxy>;
   let drop: () => Promise<void>;
   before(async () => {
-    const database = await postgres!.createDatabase();
+    const database = await postgres.createDatabase();
     drop = database.drop;
     const url = new URL(database.url);
     proxy = createCuttableProxy({ host: url.hostname, port: Number(url.port || 5432) });
     await proxy.start();
     url.port = String(proxy.port);
-    t = await startTestServer(postgres!, { DATABASE_URL: url.toString() });
+    t = await startTestServer(postgres, { DATABASE_URL: url.toString() });
   });
   after(async () => {
     await t?.close();

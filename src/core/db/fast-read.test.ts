@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { rowByIdStatement, type TableName } from './by-id-statements.ts';
 import { createDatabase, observeQueries, poolStatsOf, type Db } from './database.ts';
@@ -81,11 +81,11 @@ describe('reads on SQLite while its one connection is free', () => {
   });
 });
 
-const postgres = DIALECTS.find((d) => d.name === 'postgres');
+const postgres = dialectNamed('postgres');
 
-describe('compiled reads on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
+describe('compiled reads on PostgreSQL', { skip: postgres.skip }, () => {
   // One connection: a read beside Kysely must wait for a transaction holding it, and use its statements.
-  const suite = suiteDatabase(postgres!, {
+  const suite = suiteDatabase(postgres, {
     poolSize: 1,
     setUp: async (db) => {
       await sql`create table things (id int primary key, name text not null)`.execute(db);

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { dialectNamed } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import pg from 'pg';
 import { PgDriver } from './pg-driver.ts';
 import { createNamedStatements, PLANNED_PER_VALUES } from './pg-named-statements.ts';
 
-const postgres = DIALECTS.find((d) => d.name === 'postgres');
+const postgres = dialectNamed('postgres');
 
-describe('named statements on PostgreSQL', { skip: !postgres || postgres.skip }, () => {
+describe('named statements on PostgreSQL', { skip: postgres.skip }, () => {
   // One connection: every statement below runs on it, so its prepared statements are visible.
-  const suite = suiteDatabase(postgres!, {
+  const suite = suiteDatabase(postgres, {
     poolSize: 1,
     setUp: async (db) => {
       await sql`create table item (id int primary key, name text not null)`.execute(db);

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { DIALECTS } from '../../../test/support/dialects.ts';
+import { DIALECTS, dialectNamed } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { inTransaction } from './transaction.ts';
 
-const postgres = DIALECTS.find((d) => d.name === 'postgres');
+const postgres = dialectNamed('postgres');
 
-describe('transactions that PostgreSQL aborts for a deadlock', { skip: !postgres || postgres.skip }, () => {
-  const suite = suiteDatabase(postgres!, {
+describe('transactions that PostgreSQL aborts for a deadlock', { skip: postgres.skip }, () => {
+  const suite = suiteDatabase(postgres, {
     poolSize: 4,
     setUp: async (db) => {
       await sql`create table pair (id int primary key, n int not null)`.execute(db);
