@@ -53,4 +53,24 @@ export const eventsMigrations = {
       await db.schema.alterTable('event_consumers').dropColumn('holder').execute();
     },
   },
+  /**
+   * SQLite: `tx` is always 0 there, so `seq` (the row id) alone is the feed order, the resource's latest
+   * place is never looked up (no two writers), and events are written in time order (the purge walks the
+   * row ids): the `(tx, seq)`, `(resource, tx)` and `created_at` indexes cost every event three index
+   * inserts for nothing. PostgreSQL keeps all three.
+   */
+  '0014-events-sqlite-feed-by-seq': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'sqlite') return;
+      await db.schema.dropIndex('events_feed_order_idx').execute();
+      await db.schema.dropIndex('events_resource_idx').execute();
+      await db.schema.dropIndex('events_created_at_idx').execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'sqlite') return;
+      await db.schema.createIndex('events_feed_order_idx').on('events').columns(['tx', 'seq']).execute();
+      await db.schema.createIndex('events_resource_idx').on('events').columns(['resource', 'tx']).execute();
+      await db.schema.createIndex('events_created_at_idx').on('events').column('created_at').execute();
+    },
+  },
 };

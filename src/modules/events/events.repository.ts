@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { anyTable, type TableName } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { Tables } from '../../core/db/tables.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
 import type { EventRow, NewEventRow } from './events.table.ts';
 
@@ -80,6 +81,19 @@ export async function insertRowWithEvent<Row>(
   return inserted as Row;
 }
 
+/**
+ * The feed order, `(tx, seq)`. On SQLite `tx` is always 0 (one writer at a time: insert order is commit
+ * order), so `seq`, the row id, is the order on its own there and the table has no `(tx, seq)` index to
+ * keep up on every write (migration `0014-events-sqlite-feed-by-seq`).
+ */
+function placeIs(db: Db, op: '>' | '<=', place: FeedPosition) {
+  return (eb: ExpressionBuilder<Tables, 'events'>) =>
+    dialectOf(db) === 'sqlite'
+      ? eb('seq', op, place.seq)
+      : eb(eb.refTuple('tx', 'seq'), op, eb.tuple(place.tx, place.seq));
+}
+const feedOrder = (db: Db) => (dialectOf(db) === 'sqlite' ? (['seq'] as const) : (['tx', 'seq'] as const));
+
 /** Writes `row` into `table` (in the caller's transaction), returning it as written. */
 export async function insertRow<Row>(db: Db, table: TableName, row: Record<string, unknown>): Promise<Row> {
   return (await anyTable(db).insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()) as Row;
@@ -103,7 +117,7 @@ export async function listEventsAfter(
   if (dialectOf(db) === 'postgres')
     query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
   const { after, filter } = options;
-  if (after) query = query.where((eb) => eb(eb.refTuple('tx', 'seq'), '>', eb.tuple(after.tx, after.seq)));
+  if (after) query = query.where(placeIs(db, '>', after));
   if (filter) {
     query = query.where((eb) =>
       eb.or([
@@ -112,7 +126,8 @@ export async function listEventsAfter(
       ]),
     );
   }
-  return query.orderBy('tx').orderBy('seq').limit(options.limit).execute();
+  for (const column of feedOrder(db)) query = query.orderBy(column);
+  return query.limit(options.limit).execute();
 }
 
 export async function findPositionOfEventId(db: Db, eventId: string): Promise<FeedPosition | undefined> {
@@ -130,10 +145,27 @@ export async function findSlowestConsumer(db: Db): Promise<FeedPosition | undefi
     .executeTakeFirst();
 }
 
-/** Deletes events written before `cutoff`, keeping any a registered consumer has not passed yet. */
+/**
+ * Deletes events written before `cutoff`, keeping any a registered consumer has not passed yet.
+ *
+ * SQLite has no index on `created_at` (one index insert less per event): its events are written one
+ * transaction at a time in time order, so the expired ones are the feed's prefix before the first event
+ * written at or after `cutoff`, found by walking the row ids from the oldest (as many rows as expired).
+ * An event stamped earlier than one before it (the clock set back) stays until that one expires.
+ */
 export async function deleteEventsBefore(db: Db, cutoff: string, keepAfter: FeedPosition | undefined): Promise<number> {
-  let query = db.deleteFrom('events').where('created_at', '<', cutoff);
-  if (keepAfter) query = query.where((eb) => eb(eb.refTuple('tx', 'seq'), '<=', eb.tuple(keepAfter.tx, keepAfter.seq)));
+  let query = db.deleteFrom('events');
+  if (dialectOf(db) === 'sqlite') {
+    const first = await db
+      .selectFrom('events')
+      .select('seq')
+      .where('created_at', '>=', cutoff)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    if (first) query = query.where('seq', '<', first.seq);
+  } else query = query.where('created_at', '<', cutoff);
+  if (keepAfter) query = query.where(placeIs(db, '<=', keepAfter));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -152,7 +184,8 @@ export async function findHead(db: Db): Promise<FeedPosition> {
   let query = db.selectFrom('events').select(['tx', 'seq']);
   if (dialectOf(db) === 'postgres')
     query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
-  return (await query.orderBy('tx', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst()) ?? { tx: 0, seq: 0 };
+  for (const column of feedOrder(db)) query = query.orderBy(column, 'desc');
+  return (await query.limit(1).executeTakeFirst()) ?? { tx: 0, seq: 0 };
 }
 
 /**
@@ -231,7 +264,7 @@ export async function countBehind(db: Db, consumer: string): Promise<number> {
   const row = await db
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where((eb) => eb(eb.refTuple('tx', 'seq'), '>', eb.tuple(position.tx, position.seq)))
+    .where(placeIs(db, '>', position))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
