@@ -16,7 +16,7 @@ import * as repo from './events.repository.ts';
 const sqlite = dialectNamed('sqlite');
 
 describe('events: the SQLite outbox goes by its row id', { skip: sqlite.skip }, () => {
-  const suite = suiteDatabase(sqlite, {});
+  const suite = suiteDatabase(sqlite, { poolSize: 1 });
 
   it('keeps one index of its own, and reads the feed, the head, a backlog and the expired prefix on the row id', async () => {
     const db = suite.db;
