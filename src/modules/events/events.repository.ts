@@ -52,16 +52,20 @@ export const CREATED_EVENT_STEP = 'created_event';
 /** Whether `text` is a statement of `insertRowWithEvent` (it commits a row and its event on its own). */
 export const isRowWithEventStatement = (text: string): boolean => text.startsWith(`with "${CREATED_EVENT_STEP}" as`);
 
-/** PostgreSQL: the next id of `table`'s identity column, taken before its row is written (ids are never reused). */
-export async function nextRowId(db: Db, table: TableName): Promise<number> {
-  const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id`.execute(
+/**
+ * PostgreSQL: `count` new ids of `table`'s identity column, ascending, taken from its sequence as the
+ * column's default would take them (ids are never reused), in one statement.
+ */
+export async function reserveRowIds(db: Db, table: TableName, count: number): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`
+    select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${count}::int)`.execute(
     db,
   );
-  return rows[0]!.id;
+  return rows.map((row) => row.id).sort((a, b) => a - b);
 }
 
 /**
- * PostgreSQL: writes `row` (its id taken by `nextRowId`) into `table` and the `*.created` event of it in one
+ * PostgreSQL: writes `row` (its id reserved by `reserveRowIds`) into `table` and the `*.created` event of it in one
  * statement, so one round trip and no transaction of its own: the two commit together or not at all. The
  * event's place is its writer's transaction id, with no lock, as `insertEvent`'s for a fresh resource.
  */
@@ -86,7 +90,7 @@ export async function insertRowWithEvent<Row>(
  * order), so `seq`, the row id, is the order on its own there and the table has no `(tx, seq)` index to
  * keep up on every write (migration `0014-events-sqlite-feed-by-seq`).
  */
-function placeIs(db: Db, op: '>' | '<=', place: FeedPosition) {
+function placeIs(db: Db, op: '>' | '<' | '<=', place: FeedPosition) {
   return (eb: ExpressionBuilder<Tables, 'events'>) =>
     dialectOf(db) === 'sqlite'
       ? eb('seq', op, place.seq)
@@ -148,23 +152,18 @@ export async function findSlowestConsumer(db: Db): Promise<FeedPosition | undefi
 /**
  * Deletes events written before `cutoff`, keeping any a registered consumer has not passed yet.
  *
- * SQLite has no index on `created_at` (one index insert less per event): its events are written one
- * transaction at a time in time order, so the expired ones are the feed's prefix before the first event
- * written at or after `cutoff`, found by walking the row ids from the oldest (as many rows as expired).
- * An event stamped earlier than one before it (the clock set back) stays until that one expires.
+ * There is no index on `created_at` (one index insert less per event): events are placed in the feed
+ * in about the order they are written, so the expired ones are the feed's prefix before the first event
+ * written at or after `cutoff`, found by walking the feed's order from the oldest (as many rows as
+ * expired). An event stamped earlier than one placed before it (a long transaction, the clock set back)
+ * stays until that one expires: kept a little longer, never dropped early.
  */
 export async function deleteEventsBefore(db: Db, cutoff: string, keepAfter: FeedPosition | undefined): Promise<number> {
+  let firstKept = db.selectFrom('events').select(['tx', 'seq']).where('created_at', '>=', cutoff);
+  for (const column of feedOrder(db)) firstKept = firstKept.orderBy(column);
+  const first = await firstKept.limit(1).executeTakeFirst();
   let query = db.deleteFrom('events');
-  if (dialectOf(db) === 'sqlite') {
-    const first = await db
-      .selectFrom('events')
-      .select('seq')
-      .where('created_at', '>=', cutoff)
-      .orderBy('seq')
-      .limit(1)
-      .executeTakeFirst();
-    if (first) query = query.where('seq', '<', first.seq);
-  } else query = query.where('created_at', '<', cutoff);
+  if (first) query = query.where(placeIs(db, '<', first));
   if (keepAfter) query = query.where(placeIs(db, '<=', keepAfter));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -18,6 +18,10 @@ import {
 import { backgroundTransaction, backgroundWrite } from './background-writes.ts';
 import type { EventRecorder, EventViews } from './event-recorder.ts';
 import * as repo from './events.repository.ts';
+import { createRowIdReserve } from './row-ids.ts';
+
+/** New rows' ids reserved at a time on PostgreSQL (`row-ids.ts`): one statement per this many inserts. */
+const ROW_ID_BLOCK = 16;
 
 export const EVENT_PAGE_RULES = { defaultLimit: 100, maxLimit: 1000 };
 
@@ -82,6 +86,7 @@ const earlier = (a: FeedPosition | undefined, b: FeedPosition | undefined) =>
   !a ? b : !b ? a : a.tx < b.tx || (a.tx === b.tx && a.seq < b.seq) ? a : b;
 
 export function createEventsService(db: Db, options: EventsOptions) {
+  const nextRowId = createRowIdReserve(ROW_ID_BLOCK);
   /** What else keeps events past their retention (the webhooks' pending deliveries): the oldest place each still needs. */
   const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
 
@@ -193,7 +198,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
               return written;
             });
           }
-          const id = await repo.nextRowId(writer, table);
+          const id = await nextRowId(writer, table);
           const full = { ...row, id } as Parameters<typeof valueOf>[0];
           return repo.insertRowWithEvent(writer, table, full, eventRow(type, views[type](valueOf(full))));
         },

@@ -1,0 +1,41 @@
+import type { TableName } from '../../core/db/by-id-statements.ts';
+import type { Db } from '../../core/db/database.ts';
+import { reserveRowIds } from './events.repository.ts';
+
+/**
+ * PostgreSQL: the ids of new rows written with their `*.created` event (`recordInsert`), which needs the
+ * id before the insert. Taking each from the sequence was a round trip of its own, a fifth of such a
+ * write's cost (bench/RESULTS.md, session 19); this takes `blockSize` at a time per table and hands
+ * them out in order, as a sequence's own `CACHE` does for a session.
+ *
+ * As with `CACHE`, ids stay unique and are never reused, but two processes writing at once interleave
+ * their blocks (one's later row may have a lower id than the other's earlier one), and the ids left in
+ * a block when the process stops are never used. Nothing orders by id alone across writers: lists go by
+ * their sort and then id, the feed by its own place.
+ */
+export function createRowIdReserve(blockSize: number) {
+  const reserved = new Map<TableName, number[]>();
+  const refills = new Map<TableName, Promise<void>>();
+
+  function refill(db: Db, table: TableName): Promise<void> {
+    let pending = refills.get(table);
+    if (!pending) {
+      pending = reserveRowIds(db, table, blockSize)
+        .then((ids) => {
+          reserved.set(table, [...(reserved.get(table) ?? []), ...ids]);
+        })
+        .finally(() => refills.delete(table));
+      refills.set(table, pending);
+    }
+    return pending;
+  }
+
+  /** The next id of `table`: from this process's block, which is refilled (one statement) when empty. */
+  return async function nextRowId(db: Db, table: TableName): Promise<number> {
+    for (;;) {
+      const id = reserved.get(table)?.shift();
+      if (id !== undefined) return id;
+      await refill(db, table);
+    }
+  };
+}
