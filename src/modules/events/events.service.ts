@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
@@ -91,7 +90,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
   const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
 
   const eventRow = (type: string, data: Record<string, unknown>) => ({
-    event_id: newEventId(randomUUID()),
+    event_id: newEventId(),
     type,
     resource: resourceOf(type, data),
     data: JSON.stringify(data),

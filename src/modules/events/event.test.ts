@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { newEventId } from './event.ts';
+
+describe('events: a new event id', () => {
+  it('is a UUIDv7 with its time first, so new ids enter the event_id index at its right edge', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 1000 }, () => newEventId());
+    const after = Date.now();
+    assert.equal(new Set(ids).size, ids.length, 'unique');
+    let previous = 0;
+    for (const id of ids) {
+      assert.match(id, /^evt_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const millis = parseInt(id.slice(4, 17).replace('-', ''), 16);
+      // Within a second of its creation (a generator may step its clock ahead within a millisecond).
+      assert.ok(millis >= before - 1000 && millis <= after + 1000, `${id}: ${millis} is its creation time`);
+      assert.ok(millis >= previous, 'later ids never carry an earlier time');
+      previous = millis;
+    }
+  });
+});
