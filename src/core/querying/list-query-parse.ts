@@ -201,10 +201,10 @@ export function parseSort(grammar: ListGrammar, request: SortRequest, asker: Ask
     const descending = item.startsWith('-');
     const name = descending ? item.slice(1) : item;
     const rule = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    const sortable = Object.entries<FieldRule>(fields)
-      .filter(([, r]) => isSortable(r))
-      .map(([n]) => n);
     if (!rule || !isSortable(rule)) {
+      const sortable = Object.entries<FieldRule>(fields)
+        .filter(([, r]) => isSortable(r))
+        .map(([n]) => n);
       throw invalid('sort', `cannot sort by "${item}"; sortable: ${sortable.join(', ')}`);
     }
     if (keys.some((key) => key.field === name)) throw invalid('sort', `names ${name} twice`);
