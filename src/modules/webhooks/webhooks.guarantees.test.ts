@@ -172,6 +172,10 @@ for (const dialect of DIALECTS) {
         const touch = 'update webhook_deliveries set attempts = attempts where id = $1';
         try {
           await other.query('begin');
+          // The replay waits first, so its deadlock check (after deadlock_timeout, 1 s) should find the
+          // cycle first; on a starved machine the other side's could fire first and abort the other side
+          // instead (seen once at load 10). With a long timeout here, only the replay's check can.
+          await other.query("set local deadlock_timeout = '60s'");
           await other.query(touch, [ids.at(-1)]);
           const replay = t.request('POST', `/api/webhooks/${endpoint.id}/replay`, {
             token: t.adminToken,
