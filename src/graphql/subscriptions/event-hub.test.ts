@@ -21,6 +21,9 @@ function memoryFeed() {
   const append = (type: string, data: Record<string, unknown>) =>
     items.push({
       event: { id: `evt_${items.length + 1}`, type: type as never, timestamp: '', data },
+      get json() {
+        return JSON.stringify(this.event);
+      },
       cursor: '',
       position: { tx: 0, seq: items.length + 1 },
       resource: '',

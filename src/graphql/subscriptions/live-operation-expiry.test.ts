@@ -37,6 +37,9 @@ function oneSubscriberHub() {
   const publish = (name: string) => {
     const item: FeedEvent = {
       event: { id: `evt_${name}`, type: 'user.updated', timestamp: '', data: { id: 7, name } },
+      get json() {
+        return JSON.stringify(this.event);
+      },
       cursor: '',
       position: { tx: 0, seq: 1 },
       resource: 'user:7',

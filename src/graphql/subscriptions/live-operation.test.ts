@@ -42,6 +42,9 @@ function manualHub() {
         timestamp: '',
         data: { id: 7, name, email: 'seven@example.com' },
       },
+      get json() {
+        return JSON.stringify(this.event);
+      },
       cursor: '',
       position: { tx: 0, seq },
       resource: 'user:7',

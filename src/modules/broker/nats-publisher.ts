@@ -33,9 +33,9 @@ export function createNatsPublisher(
   const totals: Record<PublicationOutcome, number> = { published: 0, duplicate: 0, failed: 0 };
 
   async function send(batch: FeedEvent[]): Promise<void> {
-    const messages = batch.map(({ event }) => ({
+    const messages = batch.map(({ event, json }) => ({
       subject: `${options.subjectPrefix}.${event.type}`,
-      payload: JSON.stringify(event),
+      payload: json,
       msgId: event.id,
     }));
     const acks = await connection.publishInOrder(messages).catch((error: unknown) => {

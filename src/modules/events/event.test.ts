@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newEventId } from './event.ts';
+import fc from 'fast-check';
+import { newEventId, toFeedEvent } from './event.ts';
 
 describe('events: a new event id', () => {
   it('is a UUIDv7 with its time first, so new ids enter the event_id index at its right edge', () => {
@@ -17,5 +18,24 @@ describe('events: a new event id', () => {
       assert.ok(millis >= previous, 'later ids never carry an earlier time');
       previous = millis;
     }
+  });
+
+  it("is sent as exactly JSON.stringify of the event, made from the stored data's text without parsing it", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), (data, text) => {
+        const stored = JSON.stringify({ ...data, text });
+        const item = toFeedEvent({
+          seq: 7,
+          tx: 3,
+          event_id: newEventId(),
+          type: 'post.created',
+          resource: 'post:1',
+          data: stored,
+          created_at: '2026-11-25T20:00:00.000Z',
+        });
+        assert.equal(item.json, JSON.stringify(item.event));
+        assert.deepEqual(JSON.parse(item.json).data, JSON.parse(stored));
+      }),
+    );
   });
 });

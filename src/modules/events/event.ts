@@ -37,6 +37,8 @@ export interface DomainEvent {
 /** An event with its place in the feed. */
 export interface FeedEvent {
   event: DomainEvent;
+  /** `event` as JSON text, exactly `JSON.stringify(event)`: what the webhooks, NATS and the stream send. */
+  json: string;
   cursor: string;
   position: FeedPosition;
   /** `<resource>:<id>`: whose events keep their order (a webhook endpoint delivers them one by one). */
@@ -49,14 +51,25 @@ export interface FeedPosition {
   seq: number;
 }
 
+/**
+ * A row of the outbox as the feed gives it. `data` is stored as the JSON text `JSON.stringify` made of
+ * it, so the event's JSON is put together around that text, and the text is parsed only if `data` is
+ * read (the REST feed, a subscription): the webhook fan-out and the NATS publisher send the text without
+ * parsing and serialising each event again.
+ */
 export function toFeedEvent(row: EventRow): FeedEvent {
-  return {
-    event: {
-      id: row.event_id,
-      type: row.type as EventType,
-      timestamp: row.created_at,
-      data: JSON.parse(row.data) as Record<string, unknown>,
+  let data: Record<string, unknown> | undefined;
+  const event: DomainEvent = {
+    id: row.event_id,
+    type: row.type as EventType,
+    timestamp: row.created_at,
+    get data() {
+      return (data ??= JSON.parse(row.data) as Record<string, unknown>);
     },
+  };
+  return {
+    event,
+    json: `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`,
     cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
     position: { tx: row.tx, seq: row.seq },
     resource: row.resource,

@@ -4,8 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { FeedEvent } from './event.ts';
 import type { EventsService, FeedRequest } from './events.service.ts';
 
-const message = ({ event, cursor }: FeedEvent) =>
-  `id: ${cursor}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+const message = ({ event, json, cursor }: FeedEvent) => `id: ${cursor}\nevent: ${event.type}\ndata: ${json}\n\n`;
 
 /**
  * Answers with the feed as Server-Sent Events: a stream sent through Fastify (so every hook still

@@ -44,7 +44,7 @@ export function toDeliveryRow(endpointId: number, item: FeedEvent, at: string): 
     event_id: item.event.id,
     event_type: item.event.type,
     resource: item.resource,
-    payload: JSON.stringify(item.event),
+    payload: item.json,
     status: 'pending',
     attempts: 0,
     last_attempt_at: null,
