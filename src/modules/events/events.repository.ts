@@ -88,7 +88,7 @@ export async function insertRowWithEvent<Row>(
 /**
  * The feed order, `(tx, seq)`. On SQLite `tx` is always 0 (one writer at a time: insert order is commit
  * order), so `seq`, the row id, is the order on its own there and the table has no `(tx, seq)` index to
- * keep up on every write (migration `0014-events-sqlite-feed-by-seq`).
+ * keep up on every write (migration `0014-events-fewer-indexes`).
  */
 function placeIs(db: Db, op: '>' | '<' | '<=', place: FeedPosition) {
   return (eb: ExpressionBuilder<Tables, 'events'>) =>

@@ -4,8 +4,8 @@ import { reserveRowIds } from './events.repository.ts';
 
 /**
  * PostgreSQL: the ids of new rows written with their `*.created` event (`recordInsert`), which needs the
- * id before the insert. Taking each from the sequence was a round trip of its own, a fifth of such a
- * write's cost (bench/RESULTS.md, session 19); this takes `blockSize` at a time per table and hands
+ * id before the insert. Taking each from the sequence was a round trip of its own, ~5 % of W8's
+ * throughput on PostgreSQL (bench/RESULTS.md, session 19); this takes `blockSize` at a time per table and hands
  * them out in order, as a sequence's own `CACHE` does for a session.
  *
  * As with `CACHE`, ids stay unique and are never reused, but two processes writing at once interleave
