@@ -13,7 +13,20 @@ const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 
 describe('webhooks: a delivery attempt', () => {
   const server = createServer((request, response) => {
     request.resume();
-    request.on('end', () => response.writeHead(request.url === '/slow' ? 200 : 204).end());
+    request.on('end', () => {
+      if (request.url === '/hang') return; // never answers
+      if (request.url === '/endless') {
+        // A status, then a body that never ends.
+        response.writeHead(200, { 'retry-after': '7' });
+        const chunk = Buffer.alloc(16 * 1024, 'x');
+        const more = () => {
+          if (!response.destroyed) response.write(chunk, () => setImmediate(more));
+        };
+        more();
+        return;
+      }
+      response.writeHead(request.url === '/slow' ? 200 : 204).end();
+    });
   });
   let url = '';
   before(async () => {
@@ -33,5 +46,27 @@ describe('webhooks: a delivery attempt', () => {
     assert.deepEqual(new Set(answers.map((answer) => answer.kind === 'answered' && answer.status)), new Set([204]));
     assert.ok(timers() <= before, `${timers()} timers after 20 attempts, ${before} before`);
     await sender.close();
+  });
+
+  it('takes the status of an answer whose body never ends, without waiting for the body', async () => {
+    const sender = createDeliverySender({ timeoutMs: 10_000, guard: createUrlGuard({ enforced: false }) });
+    const started = performance.now();
+    const answer = await sender.send({ url: `${url}/endless`, secrets: [SECRET], eventId: 'evt_2', payload: '{}' });
+    assert.deepEqual(answer, { kind: 'answered', status: 200, retryAfter: '7' });
+    assert.ok(performance.now() - started < 5_000, 'settled long before its timeout');
+    await sender.close();
+  });
+
+  it('fails an attempt with no answer within its timeout, and ends one at once when the worker stops', async () => {
+    const sender = createDeliverySender({ timeoutMs: 300, guard: createUrlGuard({ enforced: false }) });
+    const attempt = { url: `${url}/hang`, secrets: [SECRET], eventId: 'evt_3', payload: '{}' };
+    assert.deepEqual(await sender.send(attempt), { kind: 'failed', error: 'no answer within 300 ms' });
+    const patient = createDeliverySender({ timeoutMs: 60_000, guard: createUrlGuard({ enforced: false }) });
+    const stop = new AbortController();
+    const sent = patient.send(attempt, stop.signal);
+    setTimeout(() => stop.abort(new Error('stopping')), 100);
+    const answer = await sent;
+    assert.equal(answer.kind, 'failed');
+    await Promise.all([sender.close(), patient.close()]);
   });
 });
