@@ -18,6 +18,51 @@ export function pinLoadGenerator(): void {
   spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
 }
 
+/** The pids of the local PostgreSQL server's processes, the postmaster (the one whose parent is not one of them) first. */
+function postgresPids(): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      // The parent's pid is the 2nd field after the command name (which may hold spaces).
+      parents.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return [...parents.keys()].sort(
+    (a, b) => Number(parents.has(parents.get(a)!)) - Number(parents.has(parents.get(b)!)),
+  );
+}
+
+/**
+ * Pins every process of the local PostgreSQL server to the server's core (the postmaster first, so the
+ * backends it forks from now on inherit it): the database's CPU then counts as in a one-core container
+ * holding both (issue 37). Returns what gives them every core back, as the machine starts them; it also
+ * runs if this process is interrupted, and a run that was killed leaves them pinned until the next
+ * run's end (or `taskset -a -cp 0-N <pid>` by hand).
+ */
+export function pinPostgres(): () => void {
+  if (!PINNING) return () => {};
+  const pin = (cores: string) => {
+    for (const pid of postgresPids()) spawnSync('taskset', ['-a', '-cp', cores, String(pid)], { stdio: 'ignore' });
+  };
+  const unpin = () => pin(`0-${cpus().length - 1}`);
+  const onSignal = (signal: NodeJS.Signals) => {
+    unpin();
+    process.kill(process.pid, signal);
+  };
+  pin(SERVER_CORE);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unpin();
+  };
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
