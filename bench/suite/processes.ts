@@ -18,15 +18,27 @@ export function pinLoadGenerator(): void {
   spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
 }
 
-/** The pids of the local PostgreSQL server's processes, the postmaster (the one whose parent is not one of them) first. */
-function postgresPids(): number[] {
-  const parents = new Map<number, number>();
+/** The pids of the local PostgreSQL server's processes (`comm` is `postgres`). */
+function postgresProcesses(): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+/** The pids of the local PostgreSQL server's processes, the postmaster (the one whose parent is not one of them) first. */
+function postgresPids(): number[] {
+  const parents = new Map<number, number>();
+  for (const pid of postgresProcesses()) {
+    try {
       // The parent's pid is the 2nd field after the command name (which may hold spaces).
-      parents.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]));
+      parents.set(pid, Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]));
     } catch {
       // exited meanwhile
     }
@@ -200,14 +212,12 @@ const BACKEND = /^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/;
  */
 function postgresCpuByPid(database: string): Map<number, number> {
   const byPid = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of postgresProcesses()) {
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-      const backend = BACKEND.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '));
+      const backend = BACKEND.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
       if (backend && backend[1] !== database) continue;
-      const millis = cpuMillis(Number(entry));
-      if (Number.isFinite(millis)) byPid.set(Number(entry), millis);
+      const millis = cpuMillis(pid);
+      if (Number.isFinite(millis)) byPid.set(pid, millis);
     } catch {
       // exited meanwhile
     }

@@ -67,9 +67,13 @@ export function toFeedEvent(row: EventRow): FeedEvent {
       return (data ??= JSON.parse(row.data) as Record<string, unknown>);
     },
   };
+  let json: string | undefined;
   return {
     event,
-    json: `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`,
+    // Put together on first use: the REST feed and the subscriptions never read it.
+    get json() {
+      return (json ??= `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`);
+    },
     cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
     position: { tx: row.tx, seq: row.seq },
     resource: row.resource,
