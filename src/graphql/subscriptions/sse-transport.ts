@@ -123,19 +123,33 @@ export function createSseTransport(options: SseTransportOptions) {
         raw: request,
         context,
       };
-      const [answer, init] = await handler(sseRequest);
-      reply.code(init.status);
-      for (const [name, value] of Object.entries(init.headers ?? {})) {
-        if (name !== 'connection' && name !== 'content-encoding') reply.header(name, value);
-      }
-      if (answer === null || typeof answer === 'string') return reply.send(answer ?? '');
-      const stop = () => void answer.return(undefined);
-      streams.add(stop);
+      // Counted open from here: the handler registers the subscription (and /metrics shows it) before it
+      // returns, which on PostgreSQL waits for the feed reader's first read; a scrape in between saw a
+      // subscription without its stream (a CI flake under load).
       tally.connected();
+      let answer: Awaited<ReturnType<typeof handler>>[0];
+      try {
+        let init: Awaited<ReturnType<typeof handler>>[1];
+        [answer, init] = await handler(sseRequest);
+        reply.code(init.status);
+        for (const [name, value] of Object.entries(init.headers ?? {})) {
+          if (name !== 'connection' && name !== 'content-encoding') reply.header(name, value);
+        }
+      } catch (error) {
+        tally.disconnected();
+        throw error;
+      }
+      if (answer === null || typeof answer === 'string') {
+        tally.disconnected();
+        return reply.send(answer ?? '');
+      }
+      const stream = answer;
+      const stop = () => void stream.return(undefined);
+      streams.add(stop);
       reply.raw.on('close', stop);
       void (async () => {
         try {
-          for await (const chunk of answer) {
+          for await (const chunk of stream) {
             if (chunk.startsWith('event: next')) context.unsent -= 1;
             // A cut or lost connection: Fastify destroyed the stream, whose drain or close would never come.
             if (out.destroyed) break;
