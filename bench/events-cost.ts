@@ -33,6 +33,8 @@ const { values } = parseArgs({
      * events are recorded and nobody consumes them): what each part costs.
      */
     parts: { type: 'string', default: 'webhook,nats' },
+    /** Settings for B only, `NAME=value` (repeatable): e.g. `--b-env WEBHOOK_ENDPOINT_CONCURRENCY=32`. */
+    'b-env': { type: 'string', multiple: true, default: [] },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -40,6 +42,13 @@ const dialect = values.dialect as Dialect;
 const parts = new Set(values.parts.split(','));
 const withWebhook = parts.has('webhook');
 const withNats = parts.has('nats');
+const bEnv = Object.fromEntries(
+  values['b-env'].map((setting) => {
+    const at = setting.indexOf('=');
+    if (at <= 0) throw new Error(`--b-env ${setting}: NAME=value expected`);
+    return [setting.slice(0, at), setting.slice(at + 1)];
+  }),
+);
 
 /** Arrival delays (ms) and ids seen, for one way out (the webhook receiver, the NATS subscriber). */
 function arrivals() {
@@ -111,6 +120,7 @@ try {
         ...(withNats ? { NATS_URL: values.nats, NATS_STREAM: tag, NATS_SUBJECT_PREFIX: `bench.${tag}` } : {}),
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'B')}` } : {}),
+        ...bEnv,
       },
     }),
   };
@@ -157,7 +167,8 @@ try {
     }
   };
 
-  console.log(`${dialect}: start (B: ${values.parts}), load average ${loadAverage()}`);
+  const settings = Object.keys(bEnv).length > 0 ? `, ${values['b-env'].join(' ')}` : '';
+  console.log(`${dialect}: start (B: ${values.parts}${settings}), load average ${loadAverage()}`);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepare = (server: ServerProcess) => {
       const context: WorkloadContext = {
