@@ -1,20 +1,21 @@
 /**
  * What events cost a write, and how soon they arrive (issue 34): `node bench/events-cost.ts --base DIR`.
  * DIR is a checkout without the events work (e.g. `git archive 38fea2f | tar -x -C DIR`, then `npm ci`).
- * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in this process that
+ * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in a process of its own that
  * answers 204) and NATS JetStream on (`NATS_URL`, a stream and subject prefix of its own). W5 and W8 are
  * loaded in alternating bursts; the receiver and a NATS subscriber measure, for every event, the time
  * from the event's timestamp (taken in its transaction, just before the commit) to its arrival.
  */
-import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { alternate, serviceEnv, startService } from './suite/alternate.ts';
+import { arrivals, summary } from './suite/arrivals.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
+import { startReceiver } from './suite/webhook-receiver.ts';
 import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
 
 const { values } = parseArgs({
@@ -50,56 +51,16 @@ const bEnv = Object.fromEntries(
   }),
 );
 
-/** Arrival delays (ms) and ids seen, for one way out (the webhook receiver, the NATS subscriber). */
-function arrivals() {
-  const delays: number[] = [];
-  const ids = new Set<string>();
-  let duplicates = 0;
-  return {
-    delays,
-    ids,
-    /** Forgets the delays measured so far (a new workload); the ids stay, to count arrivals against the feed. */
-    reset() {
-      delays.length = 0;
-      duplicates = 0;
-    },
-    get duplicates() {
-      return duplicates;
-    },
-    add(json: string) {
-      const event = JSON.parse(json) as { id: string; timestamp: string };
-      if (ids.has(event.id)) duplicates += 1;
-      ids.add(event.id);
-      delays.push(Date.now() - Date.parse(event.timestamp));
-    },
-  };
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-function summary(name: string, seen: ReturnType<typeof arrivals>): string {
-  const sorted = [...seen.delays].sort((a, b) => a - b);
-  return `${name}: ${seen.delays.length} events (${seen.duplicates} repeated), commit to arrival p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
-}
-
 const loadAverage = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
 
 pinLoadGenerator();
-const webhook = arrivals();
-const receiver = createServer((request, response) => {
-  let body = '';
-  request.setEncoding('utf8');
-  request.on('data', (chunk: string) => (body += chunk));
-  request.on('end', () => {
-    webhook.add(body);
-    response.writeHead(204).end();
-  });
-});
-await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+// The receiver answers from a process of its own: in this one its answers waited for the load generator's
+// event loop (a receiver that slow held deliveries back at 8 in flight: SQLite W8 p99 1.9 s; RESULTS, session 21).
+const webhook = await startReceiver();
+const receiverUrl = webhook.url;
 
 const tag = `BENCH_${process.pid}_${Date.now()}`;
 const nats = await connect({ servers: values.nats });
@@ -160,7 +121,7 @@ try {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const expected = await feedCount();
-      const delivered = !withWebhook || webhook.ids.size >= expected;
+      const delivered = !withWebhook || (await webhook.count()) >= expected;
       const published = !withNats || broker.ids.size >= expected;
       if ((delivered && published) || Date.now() > deadline) return;
       await new Promise((done) => setTimeout(done, 25));
@@ -183,7 +144,7 @@ try {
     };
     const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
     await settleB();
-    webhook.reset();
+    await webhook.reset();
     broker.reset();
     const { A, B } = await alternate(
       { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
@@ -198,7 +159,7 @@ try {
     console.log(
       `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with events (${values.parts}) ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req (CPU with its deliveries), ${Math.round(B.sustainedRps)} req/s counting the wait for its deliveries | ratio ${(B.rps / A.rps).toFixed(2)} (sustained ${(B.sustainedRps / A.rps).toFixed(2)}), CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
     );
-    if (withWebhook) console.log(`${dialect} ${workload.id} ${summary('webhook', webhook)}`);
+    if (withWebhook) console.log(`${dialect} ${workload.id} ${await webhook.summary('webhook')}`);
     if (withNats) console.log(`${dialect} ${workload.id} ${summary('NATS', broker)}`);
   }
   console.log(`${dialect}: the feed holds ${await feedCount()} events`);
@@ -210,5 +171,5 @@ try {
   subscription.unsubscribe();
   await (await jetstreamManager(nats)).streams.delete(tag).catch(() => false);
   await nats.close();
-  receiver.close();
+  webhook.close();
 }

@@ -28,7 +28,15 @@ export interface DeliveryWorkerOptions {
  * took ~10 ms in round trips) and ~400 on SQLite (a claim per delivery, each holding the one connection).
  */
 const CLAIM_AHEAD = 8;
-/** An endpoint whose answers take longer than this on average gets no deliveries claimed ahead. */
+/**
+ * How many requests may be in flight at once to a fast endpoint, in multiples of `perEndpoint`. The
+ * answers of a busy process are read once per turn of its event loop (~10 ms with 32 connections of
+ * requests on one core), so `perEndpoint` requests in flight carried ~600 deliveries a second at most,
+ * fewer than SQLite W8 writes: its deliveries fell seconds behind (commit-to-delivery p99 1.8 s; 0.1 s
+ * with four times as many; bench/RESULTS.md, session 21). A slow endpoint keeps `perEndpoint`.
+ */
+const FAST_IN_FLIGHT = 4;
+/** An endpoint whose answers take longer than this on average is slow: nothing claimed ahead, no more in flight. */
 const FAST_ANSWER_MS = 250;
 /** The weight of the latest answer in an endpoint's average answer time. */
 const ANSWER_WEIGHT = 0.2;
@@ -43,8 +51,9 @@ interface Line {
 
 /**
  * Sends deliveries concurrently: claims due ones, sends each without waiting for the others (each
- * endpoint at most `perEndpoint` at once, the process at most `concurrency`), and claims again when an
- * endpoint's claimed deliveries run low, when woken, and every `pollMs` (retries coming due). A fast
+ * endpoint at most `perEndpoint` at once, `FAST_IN_FLIGHT` times that while it answers fast, the process
+ * at most `concurrency`), and claims again when an endpoint's claimed deliveries run low, when woken,
+ * and every `pollMs` (retries coming due). A fast
  * endpoint gets up to `CLAIM_AHEAD × perEndpoint` claimed at once, sent one after the other as answers
  * come; a delivery whose lease would run out before its answer could is given back unsent, so another
  * sender never holds it at the same time. Not a `createPollingWorker` loop: that one runs one step at
@@ -75,11 +84,11 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   const count = (of: (line: Line) => number) => [...lines.values()].reduce((sum, line) => sum + of(line), 0);
   const sendingNow = () => count((line) => line.sending);
   const heldNow = () => count((line) => line.sending + line.waiting.length);
+  const fast = (line: Line | undefined) => line?.answerMs !== undefined && line.answerMs < FAST_ANSWER_MS;
   /** How many of an endpoint's deliveries this process holds at most (sending and waiting). */
-  const depth = (line: Line | undefined) =>
-    line?.answerMs !== undefined && line.answerMs < FAST_ANSWER_MS
-      ? options.perEndpoint * CLAIM_AHEAD
-      : options.perEndpoint;
+  const depth = (line: Line | undefined) => (fast(line) ? options.perEndpoint * CLAIM_AHEAD : options.perEndpoint);
+  /** How many of an endpoint's requests may be in flight at once. */
+  const inFlight = (line: Line) => (fast(line) ? options.perEndpoint * FAST_IN_FLIGHT : options.perEndpoint);
 
   function send(claimed: ClaimedDelivery, line: Line): void {
     line.sending += 1;
@@ -104,12 +113,7 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
     const expired: ClaimedDelivery[] = [];
     let sending = sendingNow();
     for (const line of lines.values()) {
-      while (
-        !stopped &&
-        line.waiting.length > 0 &&
-        line.sending < options.perEndpoint &&
-        sending < options.concurrency
-      ) {
+      while (!stopped && line.waiting.length > 0 && line.sending < inFlight(line) && sending < options.concurrency) {
         const next = line.waiting.shift()!;
         if (service.sendable(next)) {
           send(next, line);
