@@ -108,9 +108,12 @@ export async function startProcess(
   const argv = PINNING ? ['-c', SERVER_CORE, NODE, ...args] : args;
   const log = createWriteStream(logFile);
   const child = spawn(command, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Both into one file, ended once the child's output has closed: a pipe that ended the file at its own end
+  // made the other's last lines a write after end, which crashed the bench instead of saying the server
+  // did not start (a V8 flag that NODE_OPTIONS does not accept, say).
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
