@@ -1,6 +1,9 @@
 /**
  * What events cost a write, and how soon they arrive (issue 34): `node bench/events-cost.ts --base DIR`.
- * DIR is a checkout without the events work (e.g. `git archive 38fea2f | tar -x -C DIR`, then `npm ci`).
+ * DIR is this tree with its events switched off: `git archive HEAD | tar -x -C DIR`, then in DIR `git apply
+ * bench/no-events.patch` (services record no events, no webhook workers run; the patch reads BENCH_NO_EVENTS,
+ * which A is given), `npm ci` and `npm run build`. Sessions 13-20 used 38fea2f, a tree from before the events
+ * work; later work made W5 faster there too, which hid most of W5's event cost on PostgreSQL (RESULTS, session 21).
  * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in a process of its own that
  * answers 204) and NATS JetStream on (`NATS_URL`, a stream and subject prefix of its own). W5 and W8 are
  * loaded in alternating bursts; the receiver and a NATS subscriber measure, for every event, the time
@@ -74,7 +77,11 @@ try {
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
   servers = {
     A: await startService(resolve(values.base), 'events-a', database.url, {
-      extra: values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'A')}` } : {},
+      extra: {
+        // Read by a base with bench/no-events.patch applied: no events recorded, no webhook workers.
+        BENCH_NO_EVENTS: 'true',
+        ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'A')}` } : {}),
+      },
     }),
     B: await startService('.', 'events-b', database.url, {
       extra: {
