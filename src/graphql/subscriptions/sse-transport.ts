@@ -88,6 +88,12 @@ export function createSseTransport(options: SseTransportOptions) {
 
   return {
     async serve(request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<FastifyReply> {
+      // A client may leave while its subscription is set up (on PostgreSQL, until the feed reader's first
+      // read): its stream is then stopped as soon as it exists, not left to the next event it would be sent.
+      let left = false;
+      reply.raw.once('close', () => {
+        left = true;
+      });
       let viewer: LiveViewer;
       try {
         viewer = await options.viewerOf(request.headers.authorization);
@@ -147,6 +153,7 @@ export function createSseTransport(options: SseTransportOptions) {
       const stop = () => void stream.return(undefined);
       streams.add(stop);
       reply.raw.on('close', stop);
+      if (left) stop();
       void (async () => {
         try {
           for await (const chunk of stream) {

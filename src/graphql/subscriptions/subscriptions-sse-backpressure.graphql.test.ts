@@ -25,7 +25,13 @@ const sse = 'transport="sse"';
  * `Accept: text/event-stream`), so that the test decides when it stops reading: `socket.pause()` leaves the
  * bytes in the kernel's buffers, as a client that does not read does.
  */
-function rawSseSubscriber(t: TestServer, token: string, query: string, variables: Record<string, unknown>) {
+function rawSseSubscriber(
+  t: TestServer,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+  options: { thenClose?: boolean } = {},
+) {
   const { hostname, port } = new URL(t.url);
   const body = JSON.stringify({ query, variables });
   const socket = connect(Number(port), hostname);
@@ -52,6 +58,8 @@ function rawSseSubscriber(t: TestServer, token: string, query: string, variables
       '',
       body,
     ].join('\r\n'),
+    // Closed as soon as the request is handed to the kernel: the server reads it and the end together.
+    () => void (options.thenClose && socket.end()),
   );
   return { socket, seen, closed };
 }
@@ -63,6 +71,19 @@ for (const dialect of DIALECTS) {
       t = await startTestServer(dialect, GRAPHQL_TEST_ENV);
     });
     after(() => t?.close());
+
+    it('ends the subscription of a client that left before its stream started', async () => {
+      const author = await t.createUser();
+      const postId = await newPost(t, author.token, author.id);
+      // The request reaches the server with the connection's end behind it: the subscription registers (the
+      // token checked, the feed reader started) after the connection has closed.
+      const raw = rawSseSubscriber(t, author.token, BIG, { postId: String(postId) }, { thenClose: true });
+      await within(raw.closed, 'the connection to close', 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // No event comes for it: a stream that is only stopped when an event is written to it would stay.
+      await subscriptionsLive(t, 0);
+      assert.equal(sample(await scrape(t), 'graphql_live_connections', sse), 0, 'no SSE connection left');
+    });
 
     it('cuts the event stream of a client that stops reading, ends its subscription at once, counts it once and keeps serving', async () => {
       const author = await t.createUser();
