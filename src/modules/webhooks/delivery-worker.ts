@@ -51,9 +51,9 @@ interface Line {
 
 /**
  * Sends deliveries concurrently: claims due ones, sends each without waiting for the others (each
- * endpoint at most `perEndpoint` at once, `FAST_IN_FLIGHT` times that while it answers fast, the process
- * at most `concurrency`), and claims again when an endpoint's claimed deliveries run low, when woken,
- * and every `pollMs` (retries coming due). A fast
+ * endpoint at most `perEndpoint` at once, `FAST_IN_FLIGHT` times that while it answers fast but never more
+ * than half of `concurrency`, the process at most `concurrency`), and claims again when an endpoint's
+ * claimed deliveries run low, when woken, and every `pollMs` (retries coming due). A fast
  * endpoint gets up to `CLAIM_AHEAD × perEndpoint` claimed at once, sent one after the other as answers
  * come; a delivery whose lease would run out before its answer could is given back unsent, so another
  * sender never holds it at the same time. Not a `createPollingWorker` loop: that one runs one step at
@@ -87,8 +87,16 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   const fast = (line: Line | undefined) => line?.answerMs !== undefined && line.answerMs < FAST_ANSWER_MS;
   /** How many of an endpoint's deliveries this process holds at most (sending and waiting). */
   const depth = (line: Line | undefined) => (fast(line) ? options.perEndpoint * CLAIM_AHEAD : options.perEndpoint);
-  /** How many of an endpoint's requests may be in flight at once. */
-  const inFlight = (line: Line) => (fast(line) ? options.perEndpoint * FAST_IN_FLIGHT : options.perEndpoint);
+  /**
+   * How many of an endpoint's requests may be in flight at once. A fast one's share stops at half the
+   * process's slots: if it starts hanging, it holds them until they time out, and the other half still
+   * serves the other endpoints (DECISIONS §10: a slow or dead endpoint delays no other).
+   */
+  const fastInFlight = Math.min(
+    options.perEndpoint * FAST_IN_FLIGHT,
+    Math.max(options.perEndpoint, Math.floor(options.concurrency / 2)),
+  );
+  const inFlight = (line: Line) => (fast(line) ? fastInFlight : options.perEndpoint);
 
   function send(claimed: ClaimedDelivery, line: Line): void {
     line.sending += 1;

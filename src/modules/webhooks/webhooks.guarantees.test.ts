@@ -127,6 +127,35 @@ for (const dialect of DIALECTS) {
       await deleteEndpoint(t, fast.id);
     });
 
+    it('lets an endpoint that answered fast and then hangs delay no other endpoint', async () => {
+      // Known fast first: it may have more than WEBHOOK_ENDPOINT_CONCURRENCY in flight, but never more than
+      // half the process's slots, so when it starts hanging the other half still serves the rest (with four
+      // slots in all, a fast endpoint allowed four times its two took all four; seen failing).
+      // The hanging requests of the test before hold their slots until they time out.
+      await sleep(TIMEOUT_MS + 500);
+      const turning = await createEndpoint(t, `${r.url}/turning`);
+      for (let i = 1; i <= 3; i += 1) {
+        await addProduct(t, `turning warm-up ${i}`);
+        await r.waitFor('/turning', i, 5000);
+      }
+      r.script('/turning', { hang: true });
+      const other = await createEndpoint(t, `${r.url}/other`);
+      const later = await Promise.all([0, 1, 2, 3].map((i) => addProduct(t, `turning ${i}`)));
+      const hung = await r.waitFor('/turning', 5, 5000);
+      await r.waitFor('/other', 4, 10_000);
+      const otherLater = r.at('/other').filter((item) => later.includes(Number(item.event.data.id)));
+      assert.equal(otherLater.length, 4);
+      const after = otherLater.map((item) => item.at - hung[4]!.at);
+      assert.ok(
+        Math.max(...after) < TIMEOUT_MS - 1000,
+        `other deliveries ${after.join(', ')} ms after the hanging one's second hanging request (timeout ${TIMEOUT_MS} ms)`,
+      );
+      await deleteEndpoint(t, turning.id);
+      await deleteEndpoint(t, other.id);
+      // Its own hanging requests end before the next test needs the slots.
+      await sleep(TIMEOUT_MS + 500);
+    });
+
     it("claims a fast endpoint's deliveries ahead: a backlog costs a claim per batch, not one per answer", async () => {
       const endpoint = await createEndpoint(t, `${r.url}/ahead`);
       const since = new Date().toISOString();
