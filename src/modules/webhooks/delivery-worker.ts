@@ -14,7 +14,10 @@ export interface DeliveryWorker extends PollingWorker {
 
 export interface DeliveryWorkerOptions {
   pollMs: number;
-  /** Requests in flight at once in this process. */
+  /**
+   * Requests in flight at once in this process, counting each endpoint's first `perEndpoint`; fast
+   * endpoints may have half as many more between them (see `extraSlots`).
+   */
   concurrency: number;
   /** Requests in flight at once per endpoint in this process: a slow endpoint holds no more slots than that. */
   perEndpoint: number;
@@ -51,13 +54,13 @@ interface Line {
 
 /**
  * Sends deliveries concurrently: claims due ones, sends each without waiting for the others (each
- * endpoint at most `perEndpoint` at once, `FAST_IN_FLIGHT` times that while it answers fast but never more
- * than half of `concurrency`, the process at most `concurrency`), and claims again when an endpoint's
- * claimed deliveries run low, when woken, and every `pollMs` (retries coming due). A fast
- * endpoint gets up to `CLAIM_AHEAD × perEndpoint` claimed at once, sent one after the other as answers
- * come; a delivery whose lease would run out before its answer could is given back unsent, so another
- * sender never holds it at the same time. Not a `createPollingWorker` loop: that one runs one step at
- * a time, and here the steps (HTTP requests) overlap.
+ * endpoint at most `perEndpoint` at once, `FAST_IN_FLIGHT` times that while it answers fast; the process
+ * at most `concurrency` of every endpoint's first `perEndpoint` and half as many beyond them), and claims
+ * again when an endpoint's claimed deliveries run low, when woken, and every `pollMs` (retries coming
+ * due). A fast endpoint gets up to `CLAIM_AHEAD × perEndpoint` claimed at once, sent one after the other
+ * as answers come; a delivery whose lease would run out before its answer could is given back unsent, so
+ * another sender never holds it at the same time. Not a `createPollingWorker` loop: that one runs one
+ * step at a time, and here the steps (HTTP requests) overlap.
  */
 export function createDeliveryWorker(service: DeliveriesService, options: DeliveryWorkerOptions): DeliveryWorker {
   const id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -82,21 +85,32 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   };
   /** This process's requests in flight, and deliveries it holds (in flight and waiting), over every endpoint. */
   const count = (of: (line: Line) => number) => [...lines.values()].reduce((sum, line) => sum + of(line), 0);
-  const sendingNow = () => count((line) => line.sending);
   const heldNow = () => count((line) => line.sending + line.waiting.length);
   const fast = (line: Line | undefined) => line?.answerMs !== undefined && line.answerMs < FAST_ANSWER_MS;
   /** How many of an endpoint's deliveries this process holds at most (sending and waiting). */
   const depth = (line: Line | undefined) => (fast(line) ? options.perEndpoint * CLAIM_AHEAD : options.perEndpoint);
   /**
-   * How many of an endpoint's requests may be in flight at once. A fast one's share stops at half the
-   * process's slots: if it starts hanging, it holds them until they time out, and the other half still
-   * serves the other endpoints (DECISIONS §10: a slow or dead endpoint delays no other).
+   * The process's slots are of two kinds. Every endpoint's first `perEndpoint` requests in flight take
+   * one of the `concurrency` slots; a fast endpoint's requests beyond those take one of `extraSlots`
+   * more (half as many), shared by the fast endpoints. A fast endpoint that starts hanging keeps its
+   * requests until they time out, but of the first kind it holds only `perEndpoint`, as a slow one does:
+   * however many die at once, the endpoints left are served as if none had been fast (DECISIONS §10: a
+   * slow or dead endpoint delays no other). When the extra slots counted against `concurrency`, two fast
+   * endpoints dying together held all 64 of the defaults for a timeout.
    */
-  const fastInFlight = Math.min(
-    options.perEndpoint * FAST_IN_FLIGHT,
-    Math.max(options.perEndpoint, Math.floor(options.concurrency / 2)),
-  );
+  const extraSlots = Math.max(1, Math.floor(options.concurrency / 2));
+  const fastInFlight = Math.min(options.perEndpoint * FAST_IN_FLIGHT, options.perEndpoint + extraSlots);
   const inFlight = (line: Line) => (fast(line) ? fastInFlight : options.perEndpoint);
+  /** Slots in use: of the first kind (each endpoint's first `perEndpoint`) and extra. */
+  const slotsInUse = () => {
+    let first = 0;
+    let extra = 0;
+    for (const line of lines.values()) {
+      first += Math.min(line.sending, options.perEndpoint);
+      extra += Math.max(0, line.sending - options.perEndpoint);
+    }
+    return { first, extra };
+  };
 
   function send(claimed: ClaimedDelivery, line: Line): void {
     line.sending += 1;
@@ -119,13 +133,16 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
   /** Starts the waiting deliveries that have a free slot (of their endpoint and of the process). */
   function pump(): void {
     const expired: ClaimedDelivery[] = [];
-    let sending = sendingNow();
+    const used = slotsInUse();
     for (const line of lines.values()) {
-      while (!stopped && line.waiting.length > 0 && line.sending < inFlight(line) && sending < options.concurrency) {
+      while (!stopped && line.waiting.length > 0 && line.sending < inFlight(line)) {
+        const first = line.sending < options.perEndpoint;
+        if (first ? used.first >= options.concurrency : used.extra >= extraSlots) break;
         const next = line.waiting.shift()!;
         if (service.sendable(next)) {
           send(next, line);
-          sending += 1;
+          if (first) used.first += 1;
+          else used.extra += 1;
         } else expired.push(next);
       }
     }
