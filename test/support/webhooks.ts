@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from './test-server.ts';
+import type { WebhookReceiver } from './webhook-receiver.ts';
 
 /** Helpers of the webhook suites: endpoints, product events, and waiting on the delivery log. */
 
@@ -72,4 +73,30 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+/** A few product events, each delivered to every path before the next: the endpoints' answer times become known (fast). */
+export async function warmUp(t: TestServer, r: WebhookReceiver, paths: readonly string[], times = 3): Promise<void> {
+  const before = paths.map((path) => r.at(path).length);
+  for (let i = 1; i <= times; i += 1) {
+    await addProduct(t, `warm-up ${paths.join(' ')} ${i}`);
+    for (const [n, path] of paths.entries()) await r.waitFor(path, before[n]! + i, 5000);
+  }
+}
+
+/**
+ * How long after `since` (ms) `path` received the events of the products `ids`, once it has them all:
+ * "a slow or dead endpoint delays no other" (DECISIONS §10) wants each well under the attempts' timeout.
+ */
+export async function deliveredAfter(
+  r: WebhookReceiver,
+  path: string,
+  ids: readonly number[],
+  since: number,
+): Promise<number[]> {
+  const items = await eventually(`${path} to receive products ${ids.join(', ')}`, async () => {
+    const found = r.at(path).filter((item) => ids.includes(Number(item.event.data.id)));
+    return found.length >= ids.length ? found : undefined;
+  });
+  return items.map((item) => item.at - since);
 }

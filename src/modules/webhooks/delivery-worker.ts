@@ -95,22 +95,16 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
    * more (half as many), shared by the fast endpoints. A fast endpoint that starts hanging keeps its
    * requests until they time out, but of the first kind it holds only `perEndpoint`, as a slow one does:
    * however many die at once, the endpoints left are served as if none had been fast (DECISIONS §10: a
-   * slow or dead endpoint delays no other). When the extra slots counted against `concurrency`, two fast
-   * endpoints dying together held all 64 of the defaults for a timeout.
+   * slow or dead endpoint delays no other).
    */
   const extraSlots = Math.max(1, Math.floor(options.concurrency / 2));
   const fastInFlight = Math.min(options.perEndpoint * FAST_IN_FLIGHT, options.perEndpoint + extraSlots);
   const inFlight = (line: Line) => (fast(line) ? fastInFlight : options.perEndpoint);
   /** Slots in use: of the first kind (each endpoint's first `perEndpoint`) and extra. */
-  const slotsInUse = () => {
-    let first = 0;
-    let extra = 0;
-    for (const line of lines.values()) {
-      first += Math.min(line.sending, options.perEndpoint);
-      extra += Math.max(0, line.sending - options.perEndpoint);
-    }
-    return { first, extra };
-  };
+  const slotsInUse = () => ({
+    first: count((line) => Math.min(line.sending, options.perEndpoint)),
+    extra: count((line) => Math.max(0, line.sending - options.perEndpoint)),
+  });
 
   function send(claimed: ClaimedDelivery, line: Line): void {
     line.sending += 1;

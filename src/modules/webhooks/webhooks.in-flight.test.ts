@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhook-receiver.ts';
-import { addProduct, createEndpoint, deleteEndpoint, FAST_WEBHOOKS } from '../../../test/support/webhooks.ts';
+import {
+  addProduct,
+  createEndpoint,
+  deleteEndpoint,
+  deliveredAfter,
+  FAST_WEBHOOKS,
+  warmUp,
+} from '../../../test/support/webhooks.ts';
 
 /**
  * How many requests go to one endpoint at once (FAST_WEBHOOKS: WEBHOOK_ENDPOINT_CONCURRENCY 2): an
@@ -41,17 +48,9 @@ for (const dialect of DIALECTS) {
       return () => most;
     }
 
-    /** A few events, each delivered before the next: the endpoint's answer time becomes known. */
-    async function warmUp(path: string): Promise<void> {
-      for (let i = 1; i <= 3; i += 1) {
-        await addProduct(t, `warm-up ${path} ${i}`);
-        await r.waitFor(path, i);
-      }
-    }
-
     it('sends up to four times WEBHOOK_ENDPOINT_CONCURRENCY at once to an endpoint that answers fast', async () => {
       const endpoint = await createEndpoint(t, `${r.url}/fast`);
-      await warmUp('/fast');
+      await warmUp(t, r, ['/fast']);
       // Still fast (under 250 ms on average), but slow enough for the requests to overlap.
       const most = answerAfter('/fast', 150);
       await Promise.all(Array.from({ length: 24 }, (_, i) => addProduct(t, `fast ${i}`)));
@@ -64,7 +63,7 @@ for (const dialect of DIALECTS) {
     it('keeps an endpoint that answers slowly to WEBHOOK_ENDPOINT_CONCURRENCY', async () => {
       const endpoint = await createEndpoint(t, `${r.url}/slow`);
       const most = answerAfter('/slow', 400);
-      await warmUp('/slow');
+      await warmUp(t, r, ['/slow']);
       await Promise.all(Array.from({ length: 10 }, (_, i) => addProduct(t, `slow ${i}`)));
       await r.waitFor('/slow', 13);
       assert.equal(most(), 2);
@@ -77,11 +76,7 @@ for (const dialect of DIALECTS) {
       // endpoint's extra requests took slots of the six, the two took all six until their requests timed
       // out (seen failing).
       const dying = [await createEndpoint(t, `${r.url}/dying-1`), await createEndpoint(t, `${r.url}/dying-2`)];
-      for (let i = 1; i <= 3; i += 1) {
-        await addProduct(t, `dying warm-up ${i}`);
-        await r.waitFor('/dying-1', i, 5000);
-        await r.waitFor('/dying-2', i, 5000);
-      }
+      await warmUp(t, r, ['/dying-1', '/dying-2']);
       r.script('/dying-1', { hang: true });
       r.script('/dying-2', { hang: true });
       const other = await createEndpoint(t, `${r.url}/other`);
@@ -89,10 +84,7 @@ for (const dialect of DIALECTS) {
       // The fourth request of each is its first hanging one.
       const hung = [(await r.waitFor('/dying-1', 4, 5000))[3]!, (await r.waitFor('/dying-2', 4, 5000))[3]!];
       const hangingSince = Math.min(...hung.map((item) => item.at));
-      await r.waitFor('/other', 6, 10_000);
-      const otherLater = r.at('/other').filter((item) => later.includes(Number(item.event.data.id)));
-      assert.equal(otherLater.length, 6);
-      const after = otherLater.map((item) => item.at - hangingSince);
+      const after = await deliveredAfter(r, '/other', later, hangingSince);
       assert.ok(
         Math.max(...after) < TIMEOUT_MS - 1000,
         `other deliveries ${after.join(', ')} ms after the first hanging request (timeout ${TIMEOUT_MS} ms)`,
