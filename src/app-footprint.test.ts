@@ -2,11 +2,21 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 
+/** Node's own copy of undici (its global `fetch` and `WebSocket`), and the modules it brings along. */
+const NODE_FETCH = 'NativeModule internal/deps/undici/undici';
+
+interface Footprint {
+  /** The packages under test that were loaded. */
+  packages: string[];
+  /** Whether Node's built-in fetch and WebSocket were loaded. */
+  nodeFetch: boolean;
+}
+
 /**
- * Builds the app in a child process that records every package it loads (module.registerHooks), then
- * prints the packages under test that were loaded.
+ * Loads the server's modules and builds the app in a child process that records every package it loads
+ * (module.registerHooks), then prints what was loaded.
  */
-function packagesLoadedByBuildingTheApp(env: Record<string, string>): string[] {
+function footprintOfBuildingTheApp(env: Record<string, string>): Footprint {
   const script = `
     import { registerHooks } from 'node:module';
     const loaded = new Set();
@@ -21,22 +31,33 @@ function packagesLoadedByBuildingTheApp(env: Record<string, string>): string[] {
     const { loadConfig } = await import('./src/config/config.ts');
     const { createDatabase } = await import('./src/core/db/database.ts');
     const { buildApp } = await import('./src/app.ts');
+    await import('./src/server.ts');
     const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', JWT_SECRET: 'x'.repeat(40), ...${JSON.stringify(env)} });
     const db = createDatabase(config.DATABASE_URL);
     const app = await buildApp(config, db);
     await app.http.close();
     await db.destroy();
-    console.log(JSON.stringify([...loaded].filter((name) => ['undici', '@nats-io/transport-node', '@nats-io/jetstream'].includes(name))));
+    console.log(JSON.stringify({
+      packages: [...loaded].filter((name) => ['undici', '@nats-io/transport-node', '@nats-io/jetstream'].includes(name)),
+      nodeFetch: process.moduleLoadList.includes(${JSON.stringify(NODE_FETCH)}),
+    }));
   `;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
-  return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as string[];
+  return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Footprint;
 }
 
 describe("the app's footprint", () => {
   it('loads neither the NATS client nor undici (the webhook sender) until they are used', () => {
     // Each held megabytes of heap from the start (bench/RESULTS.md, session 18): NATS without NATS_URL
     // is never used, undici only when the first webhook delivery is sent.
-    assert.deepEqual(packagesLoadedByBuildingTheApp({ NATS_URL: '' }), []);
+    assert.deepEqual(footprintOfBuildingTheApp({ NATS_URL: '' }).packages, []);
+  });
+
+  it("does not load Node's built-in fetch and WebSocket, which it never uses", () => {
+    // An ESM import of 'node:http' builds the module's namespace from every export, and the lazy
+    // `WebSocket` export loads Node's copy of undici with web streams: 5-12 MB more RSS at rest and
+    // under load (bench/RESULTS.md, session 23). metrics-server.ts takes node:http by getBuiltinModule.
+    assert.equal(footprintOfBuildingTheApp({ NATS_URL: '' }).nodeFetch, false);
   });
 });

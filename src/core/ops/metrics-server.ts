@@ -1,12 +1,17 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { MetricsExporter } from './metrics.ts';
 
 /**
  * The listener of METRICS_PORT: `GET /metrics` and nothing else, without a token (the port is
  * reachable by the scraper only). `server.ts` makes it listen and closes it on shutdown.
+ *
+ * node:http is taken with `process.getBuiltinModule`, not an ESM import: an import builds the module's
+ * namespace from every export, and its lazy `WebSocket` export loads Node's copy of undici (fetch,
+ * WebSocket, web streams), which the service never uses: 5-12 MB of RSS (bench/RESULTS.md, session 23;
+ * src/app-footprint.test.ts). Fastify takes node:http with `require`, which builds no namespace.
  */
 export function createMetricsServer(exporter: MetricsExporter): Server {
-  return createServer((request, response) => {
+  return process.getBuiltinModule('node:http').createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');
