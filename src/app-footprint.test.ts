@@ -10,6 +10,8 @@ interface Footprint {
   packages: string[];
   /** Whether Node's built-in fetch and WebSocket were loaded. */
   nodeFetch: boolean;
+  /** Whether TypeBox's `Value` (conversion, defaults, errors: 140 modules) was loaded. */
+  typeboxValue: boolean;
 }
 
 /**
@@ -20,9 +22,11 @@ function footprintOfBuildingTheApp(env: Record<string, string>): Footprint {
   const script = `
     import { registerHooks } from 'node:module';
     const loaded = new Set();
+    let typeboxValue = false;
     registerHooks({
       resolve(specifier, context, next) {
         const result = next(specifier, context);
+        if (result.url.includes('/node_modules/typebox/build/value/')) typeboxValue = true;
         const match = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
         if (match) loaded.add(match[1]);
         return result;
@@ -40,6 +44,7 @@ function footprintOfBuildingTheApp(env: Record<string, string>): Footprint {
     console.log(JSON.stringify({
       packages: [...loaded].filter((name) => ['undici', '@nats-io/transport-node', '@nats-io/jetstream'].includes(name)),
       nodeFetch: process.moduleLoadList.includes(${JSON.stringify(NODE_FETCH)}),
+      typeboxValue,
     }));
   `;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
@@ -59,5 +64,11 @@ describe("the app's footprint", () => {
     // `WebSocket` export loads Node's copy of undici with web streams: 5-12 MB more RSS at rest and
     // under load (bench/RESULTS.md, session 23). metrics-server.ts takes node:http by getBuiltinModule.
     assert.equal(footprintOfBuildingTheApp({ NATS_URL: '' }).nodeFetch, false);
+  });
+
+  it("reads its configuration without TypeBox's Value module", () => {
+    // Ajv, loaded for the requests anyway, checks the environment (config.ts): Value's 140 modules held
+    // 2.4 MB of heap for that alone (bench/RESULTS.md, session 23).
+    assert.equal(footprintOfBuildingTheApp({ NATS_URL: '' }).typeboxValue, false);
   });
 });

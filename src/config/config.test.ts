@@ -40,6 +40,22 @@ describe('configuration', () => {
     assert.equal(loadConfig({ COUNT_EXACT_LIMIT: '5' }).COUNT_EXACT_LIMIT, 5);
   });
 
+  it('reads a number only from decimal text and a boolean from true/false or 1/0', () => {
+    assert.equal(loadConfig({ PORT: ' 8080 ' }).PORT, 8080);
+    assert.equal(loadConfig({ ORDER_HOLD_MINUTES: '.5' }).ORDER_HOLD_MINUTES, 0.5);
+    assert.equal(loadConfig({ COUNT_EXACT_LIMIT: '1e3' }).COUNT_EXACT_LIMIT, 1000);
+    assert.equal(loadConfig({ DEMO_DATA: 'TRUE' }).DEMO_DATA, true);
+    assert.equal(loadConfig({ DEMO_DATA: '0' }).DEMO_DATA, false);
+    // No hexadecimal, and no fraction cut off an integer: each is named, not read as something else.
+    assert.throws(
+      () => loadConfig({ PORT: '0x10' }),
+      /^Error: Invalid configuration: PORT must be integer \(got "0x10"\)$/,
+    );
+    assert.throws(() => loadConfig({ PORT: '8080.5' }), /^Error: Invalid configuration: PORT must be integer/);
+    assert.throws(() => loadConfig({ PORT: 'true' }), /^Error: Invalid configuration: PORT must be integer/);
+    assert.throws(() => loadConfig({ DEMO_DATA: 'yes' }), /^Error: Invalid configuration: DEMO_DATA must be boolean/);
+  });
+
   it('names the variable of a wrong value in one line', () => {
     for (const [env, name] of [
       [{ PORT: 'abc' }, 'PORT'],
