@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { EnvSchema } from './config.ts';
+import { EnvSchema } from './env-schema.ts';
 
 describe('README configuration table', () => {
   it('documents every environment variable the service reads', () => {

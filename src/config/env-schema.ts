@@ -1,0 +1,238 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * Every setting the service reads from the environment, with its default.
+ * The `Config` type is derived from this schema, so a new setting is declared once.
+ */
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.Enum(['development', 'production', 'test'], { default: 'development' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  DATABASE_URL: Type.String({
+    pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
+    default: 'sqlite:./data/content.db',
+    description: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db',
+  }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  COUNT_EXACT_LIMIT: Type.Integer({ minimum: 0, maximum: 100000000, default: 10000 }),
+  /** Unset: on in development and test, off in production (demo accounts have a published password). */
+  DEMO_DATA: Type.Optional(Type.Boolean()),
+  ADMIN_EMAIL: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@example.com' }),
+  ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 8 })),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  JWT_ISSUER: Type.String({ minLength: 1, default: 'content-service' }),
+  JWT_AUDIENCE: Type.String({ minLength: 1, default: 'content-service' }),
+  JWT_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86400, default: 900 }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  STORE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
+  WORKERS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description: 'Server processes on this machine (node:cluster)',
+  }),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60000,
+    default: 1000,
+    description: 'Event-loop delay beyond which new requests get 503 + Retry-After; 0 turns shedding off',
+  }),
+  ORDER_HOLD_MINUTES: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 525600,
+    default: 30,
+    description:
+      'How long a pending order holds its stock before the service cancels it; decimals allowed (0.01 = 0.6 s, for tests)',
+  }),
+  ORDER_SWEEP_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3600000,
+    default: 30000,
+    description: 'How often each instance looks for pending orders past their hold',
+  }),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description: 'Serve /metrics on this port of HOST (no token) instead of the main port; 0 picks a free one',
+    }),
+  ),
+  ORDER_HOLD_WORKER: Type.Boolean({
+    default: true,
+    description: 'Run the order-hold sweep in this process (at least one instance must)',
+  }),
+  REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
+  REPORT_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3600000,
+    default: 1000,
+    description: 'How often the worker looks for queued reports',
+  }),
+  REPORT_LEASE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 86400000,
+    default: 60000,
+    description: 'How long a claimed report is held before another instance may take it over',
+  }),
+  EVENT_RETENTION_HOURS: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 87600,
+    default: 168,
+    description: 'How long events are kept for the feed (docs/EVENTS.md); decimals allowed',
+  }),
+  EVENT_PURGE_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 86400000,
+    default: 600000,
+    description: 'How often each instance deletes events past their retention',
+  }),
+  EVENT_STREAM_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60000,
+    default: 500,
+    description: 'How often an open event stream looks for new events',
+  }),
+  EVENT_STREAM_HEARTBEAT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 15000,
+    default: 15000,
+    description: 'Longest silence on an event stream before a heartbeat comment',
+  }),
+  // Webhooks (docs/EVENTS.md, the README's table says what each does).
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000 }),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({
+    pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?(ms|s|m|h)\\s*)*$',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+  }),
+  WEBHOOK_SECRET_OVERLAP_HOURS: Type.Number({ minimum: 0, maximum: 8760, default: 24 }),
+  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Boolean({ default: false }),
+  WEBHOOK_FANOUT_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 200 }),
+  WEBHOOK_DELIVERY_POLL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 1000 }),
+  WEBHOOK_LEASE_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 60000 }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
+  NATS_URL: Type.Optional(
+    Type.String({
+      pattern: '^(nats|tls)://[^,\\s]+(,(nats|tls)://[^,\\s]+)*$',
+      description: 'Publishes every event to NATS JetStream (docs/EVENTS.md); a comma list names several servers',
+    }),
+  ),
+  NATS_SUBJECT_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$',
+    default: 'content.events',
+    description: 'Events are published on <prefix>.<type>',
+  }),
+  NATS_STREAM: Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,255}$',
+    default: 'CONTENT_EVENTS',
+    description: 'The JetStream stream, created with the subjects <prefix>.> if missing',
+  }),
+  NATS_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60000,
+    default: 500,
+    description: 'How often the publisher looks for events no commit of this process woke it for',
+  }),
+  NATS_BATCH_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 100,
+    description: 'Events the publisher takes from the outbox at a time',
+  }),
+  NATS_PUBLISH_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60000,
+    default: 5000,
+    description: 'How long a publication waits for its acknowledgement (and a connection attempt lasts)',
+  }),
+  API_V1_SUNSET: Type.String({
+    pattern:
+      '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$',
+    default: 'Sun, 21 Nov 2027 00:00:00 GMT',
+    description: 'When REST v1 is withdrawn (HTTP-date, the `Sunset` header); v2 was released on 2026-11-21',
+  }),
+  GRAPHQL_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  GRAPHQL_MAX_COST: Type.Integer({
+    minimum: 1,
+    default: 50000,
+    description: 'Most objects one GraphQL operation may return (see docs/GRAPHQL.md)',
+  }),
+  GRAPHQL_HEAVY_COST: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description:
+      'From this cost on a GraphQL operation waits for one of GRAPHQL_HEAVY_CONCURRENCY execution slots (docs/GRAPHQL.md)',
+  }),
+  GRAPHQL_HEAVY_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 4,
+    description: 'Expensive GraphQL operations executing at once per process; the others wait their turn',
+  }),
+  GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 0, maximum: 1000, default: 30 }),
+  GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  /** How often the subscriptions' feed reader looks for events besides right after this process's commits. */
+  GRAPHQL_SUBSCRIPTION_POLL_MS: Type.Integer({ minimum: 10, maximum: 600000, default: 100 }),
+  GRAPHQL_MAX_ROOT_FIELDS: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  /** Unset: on in development and test, off in production. */
+  GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),
+  GRAPHIQL: Type.Optional(Type.Boolean()),
+  // Security (docs/SECURITY.md): external identity providers, rate limits, hardening.
+  JWT_JWKS_URL: Type.Optional(
+    Type.String({ pattern: '^https?://.+', description: 'JWKS of an external identity provider (RS256/ES256 tokens)' }),
+  ),
+  JWT_PUBLIC_KEY: Type.Optional(
+    Type.String({
+      pattern: '-----BEGIN PUBLIC KEY-----',
+      description: 'PEM public key (RSA or P-256) of an external identity provider',
+    }),
+  ),
+  JWT_EXTERNAL_ISSUER: Type.Optional(
+    Type.String({ minLength: 1, description: 'iss of external tokens; default JWT_ISSUER' }),
+  ),
+  JWT_EXTERNAL_AUDIENCE: Type.Optional(
+    Type.String({ minLength: 1, description: 'aud of external tokens; default JWT_AUDIENCE' }),
+  ),
+  JWT_JWKS_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 60000, default: 5000 }),
+  JWT_JWKS_COOLDOWN_MS: Type.Integer({
+    minimum: 0,
+    maximum: 3600000,
+    default: 30000,
+    description: 'Least time between two JWKS fetches caused by unknown key ids',
+  }),
+  JWT_JWKS_CACHE_MAX_AGE_MS: Type.Integer({ minimum: 1000, maximum: 86400000, default: 600000 }),
+  RATE_LIMIT_MAX: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'Requests per window per token subject, else per client address',
+  }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, maximum: 86400000, default: 60000 }),
+  RATE_LIMIT_AUTH_MAX: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'POST /api/auth/token attempts per window per client address and email',
+  }),
+  RATE_LIMIT_AUTH_WINDOW_MS: Type.Integer({ minimum: 1000, maximum: 86400000, default: 60000 }),
+  RATE_LIMIT_GRAPHQL_COST_UNIT: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'A GraphQL operation counts as ceil(cost / unit) requests',
+  }),
+  RATE_LIMIT_REDIS_PREFIX: Type.String({ minLength: 1, default: 'content-service:rate-limit:' }),
+  REDIS_URL: Type.Optional(
+    Type.String({ pattern: '^rediss?://.+', description: 'Shares rate-limit counters across instances' }),
+  ),
+  CORS_ORIGINS: Type.Optional(
+    Type.String({ description: 'Comma-separated origins allowed to call the API from a browser; none by default' }),
+  ),
+  TRUST_PROXY: Type.Boolean({
+    default: false,
+    description: 'Take the client address from X-Forwarded-For (behind a trusted load balancer)',
+  }),
+  MAX_URL_LENGTH: Type.Integer({ minimum: 256, maximum: 16384, default: 8192 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600000, default: 30000 }),
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 500, maximum: 600000, default: 10000 }),
+});
+
+export type Env = Static<typeof EnvSchema>;
