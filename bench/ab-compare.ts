@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternate, serviceEnv, startService } from './suite/alternate.ts';
+import { alternate, envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     /** A directory for V8 CPU profiles of both (DIR/a, DIR/b), written when they stop: bench/profile-summary.ts reads them. */
     profile: { type: 'string' },
+    /** Settings for B only, `NAME=value` (repeatable): e.g. `--b-env MALLOC_ARENA_MAX=2` with `--tree` the base. */
+    'b-env': { type: 'string', multiple: true, default: [] },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -47,7 +49,10 @@ try {
         : undefined;
   const servers = {
     A: await startService(resolve(values.base), 'a', database.url, { logLevel, extra: profiled('a') }),
-    B: await startService(resolve(values.tree), 'b', database.url, { logLevel, extra: profiled('b') }),
+    B: await startService(resolve(values.tree), 'b', database.url, {
+      logLevel,
+      extra: { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },
+    }),
   };
   try {
     for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {

@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { alternate, serviceEnv, startService } from './suite/alternate.ts';
+import { alternate, envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { arrivals, summary } from './suite/arrivals.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
@@ -46,13 +46,7 @@ const dialect = values.dialect as Dialect;
 const parts = new Set(values.parts.split(','));
 const withWebhook = parts.has('webhook');
 const withNats = parts.has('nats');
-const bEnv = Object.fromEntries(
-  values['b-env'].map((setting) => {
-    const at = setting.indexOf('=');
-    if (at <= 0) throw new Error(`--b-env ${setting}: NAME=value expected`);
-    return [setting.slice(0, at), setting.slice(at + 1)];
-  }),
-);
+const bEnv = envSettings(values['b-env'], '--b-env');
 
 const loadAverage = () =>
   loadavg()

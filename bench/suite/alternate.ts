@@ -22,6 +22,17 @@ export function serviceEnv(url: string, port: number, logLevel = 'info'): Record
   };
 }
 
+/** `NAME=value` settings from a repeatable command-line option (`--b-env`), as an environment. */
+export function envSettings(settings: readonly string[], option: string): Record<string, string> {
+  return Object.fromEntries(
+    settings.map((setting) => {
+      const at = setting.indexOf('=');
+      if (at <= 0) throw new Error(`${option} ${setting}: NAME=value expected`);
+      return [setting.slice(0, at), setting.slice(at + 1)];
+    }),
+  );
+}
+
 /** Starts the service of checkout `dir` as `npm start` does, on database `url`, with `extra` settings. */
 export async function startService(
   dir: string,
