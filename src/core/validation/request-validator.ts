@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { bodyAjv, STORABLE_TEXT, textAjv } from './ajv.ts';
 import { parseId } from './input-rules.ts';
+import { validatorOnFirstUse } from './on-first-use.ts';
 import { oncePerSchema } from './once-per-schema.ts';
 
 type Schema = Record<string, unknown>;
@@ -23,8 +24,13 @@ type Validator = ValidateFunction;
  * - Path parameters: an integer parameter is an id and must be written in canonical decimal
  *   (`parseId`); ajv alone would coerce `02`, `0x2`, ` 2` or `2e0` to 2. A failure here is a 404
  *   (error-envelope.ts maps every path-parameter failure so).
+ *
+ * Each is compiled on the first request that needs it (on-first-use.ts), once per schema and part.
  */
-export const compileRequestValidator = oncePerSchema(compileValidator, (route: RouteSchemaPart) => route.httpPart);
+export const compileRequestValidator = oncePerSchema(
+  (route: RouteSchemaPart) => validatorOnFirstUse(() => compileValidator(route)),
+  (route) => route.httpPart,
+);
 
 function compileValidator({ schema, httpPart }: RouteSchemaPart): Validator {
   if (httpPart === 'params') return withCanonicalIds(schema as Schema, textAjv.compile(schema as Schema));
