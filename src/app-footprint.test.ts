@@ -72,3 +72,31 @@ describe("the app's footprint", () => {
     assert.equal(footprintOfBuildingTheApp({ NATS_URL: '' }).typeboxValue, false);
   });
 });
+
+describe("the GraphiQL page's files", () => {
+  it('are read on the first request for them, not when the app is built', () => {
+    // The UMD builds of React, ReactDOM and GraphiQL (1.5 MB of buffers) stay on disk until asked for.
+    const script = `
+      const { loadConfig } = await import('./src/config/config.ts');
+      const { createDatabase } = await import('./src/core/db/database.ts');
+      const { buildApp } = await import('./src/app.ts');
+      const { graphiqlFiles, GRAPHIQL_ASSETS_PREFIX } = await import('./src/graphql/graphiql-assets.ts');
+      const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', JWT_SECRET: 'x'.repeat(40), NATS_URL: '' });
+      const db = createDatabase(config.DATABASE_URL);
+      const atStart = process.memoryUsage().arrayBuffers;
+      const app = await buildApp(config, db);
+      const built = process.memoryUsage().arrayBuffers - atStart;
+      const largest = graphiqlFiles().scripts.find((name) => name.startsWith('graphiql-'));
+      const response = await app.http.inject({ method: 'GET', url: GRAPHIQL_ASSETS_PREFIX + largest });
+      await app.http.close();
+      await db.destroy();
+      console.log(JSON.stringify({ status: response.statusCode, bytes: response.rawPayload.length, built }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const { status, bytes, built } = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
+    assert.equal(status, 200);
+    assert.ok(bytes > 500_000, `the GraphiQL build is ${bytes} bytes`);
+    assert.ok(built < bytes / 2, `building the app took ${built} bytes of buffers`);
+  });
+});

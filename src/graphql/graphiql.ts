@@ -56,9 +56,9 @@ export function registerGraphiQL(app: FastifyInstance): void {
       },
     },
     (request, reply) => {
-      const asset = files.assets.get((request.params as { file: string }).file);
+      const asset = files.assets.get((request.params as { file: string }).file)?.();
       if (!asset) throw AppError.notFound('GraphiQL file');
-      // The ETag is computed once at start; the caching hook then only compares it.
+      // The ETag is computed once, with the file's first read; the caching hook then only compares it.
       return reply.type(asset.type).header('etag', asset.etag).send(asset.body);
     },
   );
