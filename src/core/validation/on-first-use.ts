@@ -4,7 +4,8 @@ import type { ValidateFunction } from 'ajv';
  * Compiled functions (request validators, response serializers) built on their first call rather than
  * when Fastify asks for them at start. Fastify asks for every part of every route of the three
  * versions of the API; a process serves a few of them most of the time, and the rest held about
- * 9 MB of heap from the start and 3-12 MB of RSS under load (bench/RESULTS.md, session 23). A schema
+ * 12 MB of RSS from the start (bench/RESULTS.md, session 23; under load the gain shrinks as the routes
+ * in use are compiled: 3-15 MB on PostgreSQL's workloads, none at SQLite's mixed W8). A schema
  * that does not compile still fails, on the route's first request instead of at start; every route is
  * requested by the tests.
  */
