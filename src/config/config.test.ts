@@ -54,6 +54,14 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PORT: '8080.5' }), /^Error: Invalid configuration: PORT must be integer/);
     assert.throws(() => loadConfig({ PORT: 'true' }), /^Error: Invalid configuration: PORT must be integer/);
     assert.throws(() => loadConfig({ DEMO_DATA: 'yes' }), /^Error: Invalid configuration: DEMO_DATA must be boolean/);
+    // A very long value is named at once, not after the pattern tries every split of its digits (seconds;
+    // the bound is a thousand times what it takes).
+    const started = performance.now();
+    assert.throws(
+      () => loadConfig({ PORT: `${'1'.repeat(100_000)}x` }),
+      /^Error: Invalid configuration: PORT must be integer/,
+    );
+    assert.ok(performance.now() - started < 1000, `${Math.round(performance.now() - started)} ms`);
   });
 
   it('names the variable of a wrong value in one line', () => {
