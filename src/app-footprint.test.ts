@@ -12,13 +12,18 @@ interface Footprint {
   nodeFetch: boolean;
   /** Whether TypeBox's `Value` (conversion, defaults, errors: 140 modules) was loaded. */
   typeboxValue: boolean;
+  /** Buffers (bytes) that building the app took. */
+  built: number;
+  /** The first request for the GraphiQL build: its status and size. */
+  graphiql: { status: number; bytes: number };
 }
 
 /**
- * Loads the server's modules and builds the app in a child process that records every package it loads
- * (module.registerHooks), then prints what was loaded.
+ * Loads the server's modules and builds the app (without NATS_URL) in a child process that records every
+ * package it loads (module.registerHooks) and the buffers the build takes, then asks for the GraphiQL
+ * page's largest file and prints what it saw. Run once for the suites below.
  */
-function footprintOfBuildingTheApp(env: Record<string, string>): Footprint {
+function footprintOfBuildingTheApp(): Footprint {
   const script = `
     import { registerHooks } from 'node:module';
     const loaded = new Set();
@@ -35,16 +40,24 @@ function footprintOfBuildingTheApp(env: Record<string, string>): Footprint {
     const { loadConfig } = await import('./src/config/config.ts');
     const { createDatabase } = await import('./src/core/db/database.ts');
     const { buildApp } = await import('./src/app.ts');
+    const { graphiqlFiles, GRAPHIQL_ASSETS_PREFIX } = await import('./src/graphql/graphiql-assets.ts');
     await import('./src/server.ts');
-    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', JWT_SECRET: 'x'.repeat(40), ...${JSON.stringify(env)} });
+    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', JWT_SECRET: 'x'.repeat(40), NATS_URL: '' });
     const db = createDatabase(config.DATABASE_URL);
+    const atStart = process.memoryUsage().arrayBuffers;
     const app = await buildApp(config, db);
+    const built = process.memoryUsage().arrayBuffers - atStart;
+    const packages = [...loaded].filter((name) => ['undici', '@nats-io/transport-node', '@nats-io/jetstream'].includes(name));
+    const largest = graphiqlFiles().scripts.find((name) => name.startsWith('graphiql-'));
+    const response = await app.http.inject({ method: 'GET', url: GRAPHIQL_ASSETS_PREFIX + largest });
     await app.http.close();
     await db.destroy();
     console.log(JSON.stringify({
-      packages: [...loaded].filter((name) => ['undici', '@nats-io/transport-node', '@nats-io/jetstream'].includes(name)),
+      packages,
       nodeFetch: process.moduleLoadList.includes(${JSON.stringify(NODE_FETCH)}),
       typeboxValue,
+      built,
+      graphiql: { status: response.statusCode, bytes: response.rawPayload.length },
     }));
   `;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
@@ -52,51 +65,36 @@ function footprintOfBuildingTheApp(env: Record<string, string>): Footprint {
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Footprint;
 }
 
+let measured: Footprint | undefined;
+const footprint = () => (measured ??= footprintOfBuildingTheApp());
+
 describe("the app's footprint", () => {
   it('loads neither the NATS client nor undici (the webhook sender) until they are used', () => {
     // Each held megabytes of heap from the start (bench/RESULTS.md, session 18): NATS without NATS_URL
     // is never used, undici only when the first webhook delivery is sent.
-    assert.deepEqual(footprintOfBuildingTheApp({ NATS_URL: '' }).packages, []);
+    assert.deepEqual(footprint().packages, []);
   });
 
   it("does not load Node's built-in fetch and WebSocket, which it never uses", () => {
     // An ESM import of 'node:http' builds the module's namespace from every export, and the lazy
     // `WebSocket` export loads Node's copy of undici with web streams: 5-12 MB more RSS at rest and
     // under load (bench/RESULTS.md, session 23). metrics-server.ts takes node:http by getBuiltinModule.
-    assert.equal(footprintOfBuildingTheApp({ NATS_URL: '' }).nodeFetch, false);
+    assert.equal(footprint().nodeFetch, false);
   });
 
   it("reads its configuration without TypeBox's Value module", () => {
     // Ajv, loaded for the requests anyway, checks the environment (config.ts): Value's 140 modules held
     // 2.4 MB of heap for that alone (bench/RESULTS.md, session 23).
-    assert.equal(footprintOfBuildingTheApp({ NATS_URL: '' }).typeboxValue, false);
+    assert.equal(footprint().typeboxValue, false);
   });
 });
 
 describe("the GraphiQL page's files", () => {
   it('are read on the first request for them, not when the app is built', () => {
     // The UMD builds of React, ReactDOM and GraphiQL (1.5 MB of buffers) stay on disk until asked for.
-    const script = `
-      const { loadConfig } = await import('./src/config/config.ts');
-      const { createDatabase } = await import('./src/core/db/database.ts');
-      const { buildApp } = await import('./src/app.ts');
-      const { graphiqlFiles, GRAPHIQL_ASSETS_PREFIX } = await import('./src/graphql/graphiql-assets.ts');
-      const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', JWT_SECRET: 'x'.repeat(40), NATS_URL: '' });
-      const db = createDatabase(config.DATABASE_URL);
-      const atStart = process.memoryUsage().arrayBuffers;
-      const app = await buildApp(config, db);
-      const built = process.memoryUsage().arrayBuffers - atStart;
-      const largest = graphiqlFiles().scripts.find((name) => name.startsWith('graphiql-'));
-      const response = await app.http.inject({ method: 'GET', url: GRAPHIQL_ASSETS_PREFIX + largest });
-      await app.http.close();
-      await db.destroy();
-      console.log(JSON.stringify({ status: response.statusCode, bytes: response.rawPayload.length, built }));
-    `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    assert.equal(child.status, 0, child.stderr);
-    const { status, bytes, built } = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
-    assert.equal(status, 200);
-    assert.ok(bytes > 500_000, `the GraphiQL build is ${bytes} bytes`);
-    assert.ok(built < bytes / 2, `building the app took ${built} bytes of buffers`);
+    const { built, graphiql } = footprint();
+    assert.equal(graphiql.status, 200);
+    assert.ok(graphiql.bytes > 500_000, `the GraphiQL build is ${graphiql.bytes} bytes`);
+    assert.ok(built < graphiql.bytes / 2, `building the app took ${built} bytes of buffers`);
   });
 });
