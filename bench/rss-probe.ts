@@ -1,15 +1,15 @@
 /**
  * Where the server's resident memory sits: `node bench/rss-probe.ts [--dialect sqlite] [--workloads W1,W3]
  * [--seconds 10] [--tree DIR] [--env K=V ...]`. Starts the service as `npm start` does on a freshly seeded database, and
- * prints VmRSS, VmHWM and /proc/<pid>/smaps grouped by mapping (V8 heap spaces are anonymous, so they show as
- * [anon]) at idle and after each workload's load.
+ * prints VmRSS (split into anonymous memory and file pages: the node binary's own code is ~50 MB of the latter),
+ * VmHWM and /proc/<pid>/smaps grouped by mapping (V8 heap spaces are anonymous, so they show as [anon]) at idle
+ * and after each workload's load.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startService } from './suite/alternate.ts';
+import { envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
-import { serviceEnv } from './suite/alternate.ts';
 import { runLoad } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
@@ -86,7 +86,7 @@ const METRICS_PORT = '19464';
 
 const report = async (server: ServerProcess, when: string) =>
   console.log(
-    `${when}: VmRSS ${status(server.pid, 'VmRSS')} MB, VmHWM ${status(server.pid, 'VmHWM')} MB; ${smaps(server.pid)}\n  ${await heapSpaces(`http://127.0.0.1:${METRICS_PORT}/metrics`)}`,
+    `${when}: VmRSS ${status(server.pid, 'VmRSS')} MB (anonymous ${status(server.pid, 'RssAnon')}, files ${status(server.pid, 'RssFile')}), VmHWM ${status(server.pid, 'VmHWM')} MB; ${smaps(server.pid)}\n  ${await heapSpaces(`http://127.0.0.1:${METRICS_PORT}/metrics`)}`,
   );
 
 pinLoadGenerator();
@@ -97,9 +97,7 @@ try {
   const tree = resolve(values.tree);
   seedStandardData(database.url, tree);
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), tree);
-  const extra = Object.fromEntries(
-    values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
+  const extra = envSettings(values.env, '--env');
   server = await startService(tree, 'rss', database.url, { extra: { METRICS_PORT, ...extra } });
   await new Promise((r) => setTimeout(r, 2000));
   await report(server, 'idle');
