@@ -1,9 +1,18 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { anyTable, type TableName } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
 import type { EventRow, NewEventRow } from './events.table.ts';
+import {
+  bindsAsIs,
+  CREATED_EVENT_STEP,
+  eventInsert,
+  OWN_TRANSACTION,
+  rowInsert,
+  rowWithEventInsert,
+} from './event-inserts.ts';
 
 /** Namespaces the per-resource advisory locks of `insertEvent` (the first key of the two-key form). */
 const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
@@ -23,31 +32,26 @@ export async function insertEvent(
   /** The resource is new in `trx` (a first id): no event of it can be placed before this one. */
   fresh: boolean,
 ): Promise<void> {
-  if (dialectOf(trx) === 'sqlite') {
-    await trx.insertInto('events').values(row).execute();
-    return;
-  }
-  const own = sql<number>`pg_current_xact_id()::text::bigint`;
+  const sqlite = dialectOf(trx) === 'sqlite';
   // A resource created in this transaction is invisible to every other until it commits, so nothing
   // else can write its events first: its place is its writer's id, with no lock and no look-up. A
   // later writer of it (having seen it committed) takes the lock and raises its place above this one.
-  if (fresh) {
-    await trx
-      .insertInto('events')
-      .values({ ...row, tx: own })
-      .execute();
+  if (sqlite || fresh) {
+    if (bindsAsIs(row)) await readRows(trx, eventInsert(trx, !sqlite, row));
+    else
+      await trx
+        .insertInto('events')
+        .values(sqlite ? row : { ...row, tx: OWN_TRANSACTION })
+        .execute();
     return;
   }
   await sql`select pg_advisory_xact_lock(${RESOURCE_LOCK_SPACE}, hashtext(${row.resource}))`.execute(trx);
   const latest = sql<number>`(select max(tx) from events where resource = ${row.resource})`;
   await trx
     .insertInto('events')
-    .values({ ...row, tx: sql<number>`greatest(${own}, coalesce(${latest}, 0))` })
+    .values({ ...row, tx: sql<number>`greatest(${OWN_TRANSACTION}, coalesce(${latest}, 0))` })
     .execute();
 }
-
-/** The name of the `*.created` event's insert inside its row's statement (`insertRowWithEvent`). */
-export const CREATED_EVENT_STEP = 'created_event';
 
 /** Whether `text` is a statement of `insertRowWithEvent` (it commits a row and its event on its own). */
 export const isRowWithEventStatement = (text: string): boolean => text.startsWith(`with "${CREATED_EVENT_STEP}" as`);
@@ -75,14 +79,21 @@ export async function insertRowWithEvent<Row>(
   row: Record<string, unknown>,
   event: Omit<NewEventRow, 'seq' | 'tx'>,
 ): Promise<Row> {
-  const own = sql<number>`pg_current_xact_id()::text::bigint`;
+  if (bindsAsIs(row) && bindsAsIs(event))
+    return firstRow(await readRows(db, rowWithEventInsert(db, table, row, event)));
   const inserted = await anyTable(db)
-    .with(CREATED_EVENT_STEP, (db) => db.insertInto('events').values({ ...event, tx: own }))
+    .with(CREATED_EVENT_STEP, (db) => db.insertInto('events').values({ ...event, tx: OWN_TRANSACTION }))
     .insertInto(table)
     .values(row)
     .returningAll()
     .executeTakeFirstOrThrow();
   return inserted as Row;
+}
+
+/** The one row an insert returned. */
+function firstRow<Row>(rows: readonly unknown[]): Row {
+  if (rows.length !== 1) throw new Error(`an insert returned ${rows.length} rows, not one`);
+  return rows[0] as Row;
 }
 
 /**
@@ -100,6 +111,7 @@ const feedOrder = (db: Db) => (dialectOf(db) === 'sqlite' ? (['seq'] as const) :
 
 /** Writes `row` into `table` (in the caller's transaction), returning it as written. */
 export async function insertRow<Row>(db: Db, table: TableName, row: Record<string, unknown>): Promise<Row> {
+  if (bindsAsIs(row)) return firstRow(await readRows(db, rowInsert(db, table, row)));
   return (await anyTable(db).insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()) as Row;
 }
 
