@@ -1,19 +1,12 @@
-import { sql } from 'kysely';
-import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { Db } from '../../core/db/database.ts';
+import { readRows } from '../../core/db/fast-read.ts';
 import { backgroundTransaction } from '../events/background-writes.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
 import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
+import { claimCandidates, PENDING } from './claim-candidates.ts';
 
 /** All SQL of webhook deliveries: the fan-out's inserts, the claim, the outcomes, the log. */
-
-/**
- * `'pending'` written into the statement, not bound: the partial indexes (`... where status = 'pending'`:
- * the due list, each resource's line, the oldest position) serve only a statement whose condition is
- * that literal. Bound, PostgreSQL's generic plan of the prepared claim could not use them and checked
- * each candidate's line by scanning every pending delivery of its endpoint (434 ms at 1,655 pending).
- */
-const PENDING = sql.lit<'pending'>('pending');
 
 /**
  * Inserts the fan-out's deliveries; a pair (endpoint, event) already there is left as it is. Returns
@@ -114,39 +107,16 @@ export async function claimDueDeliveries(
   // Run again whole when PostgreSQL aborts it as one side of a deadlock (a replay's upsert of the same rows).
   return backgroundTransaction(db, async (trx) => {
     await before(trx);
-    let candidates = trx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id'])
-      .where('e.status', '=', 'enabled')
-      .where('d.status', '=', PENDING)
-      .where('d.next_attempt_at', '<=', claim.now)
-      .where((eb) => eb.or([eb('d.claimed_until', 'is', null), eb('d.claimed_until', '<', claim.now)]))
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('webhook_deliveries as p')
-              .select(sql`1`.as('one'))
-              .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
-              .whereRef('p.resource', '=', 'd.resource')
-              .where('p.status', '=', PENDING)
-              .where((inner) =>
-                inner(inner.refTuple('p.event_tx', 'p.event_seq'), '<', inner.refTuple('d.event_tx', 'd.event_seq')),
-              ),
-          ),
-        ),
-      )
-      .orderBy('d.next_attempt_at')
-      .orderBy('d.id')
+    const candidates = claimCandidates(trx, undefined, {
+      now: claim.now,
+      full: full.length > 0 ? full : undefined,
       // No more than one endpoint could take (each row read is locked on PostgreSQL): when the first
       // endpoint in line fills its room, the caller claims again without it (it is then `full`).
-      .limit(Math.min(claim.limit, Math.max(claim.perEndpoint, ...claim.room.values())));
-    if (full.length > 0) candidates = candidates.where('d.endpoint_id', 'not in', full);
-    if (dialectOf(trx) === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
+      limit: Math.min(claim.limit, Math.max(claim.perEndpoint, ...claim.room.values())),
+    });
     const room = new Map(claim.room);
     const chosen: number[] = [];
-    for (const row of await candidates.execute()) {
+    for (const row of await readRows(trx, candidates)) {
       if (chosen.length >= claim.limit) break;
       const left = room.get(row.endpoint_id) ?? claim.perEndpoint;
       if (left <= 0) continue;
