@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { anyTable, type TableName } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { readRows } from '../../core/db/fast-read.ts';
+import { statementCache } from '../../core/db/statement-cache.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
 import type { EventRow, NewEventRow } from './events.table.ts';
@@ -129,22 +130,34 @@ export async function listEventsAfter(
   db: Db,
   options: { after: FeedPosition | undefined; limit: number; filter: TypeFilter | undefined },
 ): Promise<EventRow[]> {
-  let query = db.selectFrom('events').selectAll();
-  if (dialectOf(db) === 'postgres')
-    query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
-  const { after, filter } = options;
-  if (after) query = query.where(placeIs(db, '>', after));
-  if (filter) {
-    query = query.where((eb) =>
+  const { after, filter, limit } = options;
+  // The consumers' reads (no filter) every turn: compiled once (statement-cache.ts).
+  if (!filter) return readRows(db, feedPage(db, undefined, { tx: after?.tx, seq: after?.seq, limit }));
+  return feedQuery(db, after, limit)
+    .where((eb) =>
       eb.or([
         ...(filter.types.length > 0 ? [eb('type', 'in', filter.types)] : []),
         ...filter.prefixes.map((prefix) => eb('type', 'like', `${prefix}%`)),
       ]),
-    );
-  }
-  for (const column of feedOrder(db)) query = query.orderBy(column);
-  return query.limit(options.limit).execute();
+    )
+    .execute();
 }
+
+/** The feed after `after` (both parts or neither), in feed order, at most `limit` events. */
+function feedQuery(db: Db, after: FeedPosition | undefined, limit: number) {
+  let query = db.selectFrom('events').selectAll();
+  if (dialectOf(db) === 'postgres')
+    query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  if (after) query = query.where(placeIs(db, '>', after));
+  for (const column of feedOrder(db)) query = query.orderBy(column);
+  return query.limit(limit);
+}
+
+const feedPage = statementCache({
+  build: (db, _shape: undefined, p: { tx: number | undefined; seq: number | undefined; limit: number }) =>
+    feedQuery(db, p.seq === undefined ? undefined : { tx: p.tx!, seq: p.seq }, p.limit),
+  keyOf: () => 'feed page',
+});
 
 export async function findPositionOfEventId(db: Db, eventId: string): Promise<FeedPosition | undefined> {
   return db.selectFrom('events').select(['tx', 'seq']).where('event_id', '=', eventId).executeTakeFirst();

@@ -4,7 +4,7 @@ import { backgroundTransaction } from '../events/background-writes.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
 import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
-import { claimCandidates, PENDING } from './claim-candidates.ts';
+import { claimCandidates, dueProbe, PENDING, successesUpdate } from './delivery-statements.ts';
 
 /** All SQL of webhook deliveries: the fan-out's inserts, the claim, the outcomes, the log. */
 
@@ -68,14 +68,7 @@ export async function upsertReplayed(db: Db, rows: NewWebhookDeliveryRow[]): Pro
  * connection from every request: a claim each second cost W3 13 % of its throughput there).
  */
 export async function anyDue(db: Db, now: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', PENDING)
-    .where('next_attempt_at', '<=', now)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await readRows(db, dueProbe(db, undefined, { now }))).length > 0;
 }
 
 export interface ClaimRequest {
@@ -174,23 +167,10 @@ export async function recordSucceeded(
   holder: string,
   outcome: { at: string; responseStatus: number },
 ): Promise<number[]> {
-  const rows = await db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      status: 'succeeded',
-      attempts: eb('attempts', '+', 1),
-      last_attempt_at: outcome.at,
-      last_response_status: outcome.responseStatus,
-      last_error: null,
-      next_attempt_at: null,
-      claimed_by: null,
-      claimed_until: null,
-    }))
-    .where('id', 'in', ids)
-    .where('claimed_by', '=', holder)
-    .where('status', '=', 'pending')
-    .returning('id')
-    .execute();
+  const rows = await readRows(
+    db,
+    successesUpdate(db, undefined, { ids, holder, at: outcome.at, responseStatus: outcome.responseStatus }),
+  );
   return rows.map((row) => Number(row.id));
 }
 

@@ -3,6 +3,12 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import { statementCache } from '../../core/db/statement-cache.ts';
 
 /**
+ * The delivery statements every turn of every worker runs (the claim's candidates, the due probe, the
+ * successes' update), compiled once per shape (statement-cache.ts) rather than built by Kysely on each
+ * turn; deliveries.repository.ts runs them.
+ */
+
+/**
  * `'pending'` written into the statement, not bound: the partial indexes (`... where status = 'pending'`:
  * the due list, each resource's line, the oldest position) serve only a statement whose condition is
  * that literal. Bound, PostgreSQL's generic plan of the prepared claim could not use them and checked
@@ -54,4 +60,43 @@ export const claimCandidates: (
     return dialectOf(db) === 'postgres' ? candidates.forUpdate(['d']).skipLocked() : candidates;
   },
   keyOf: () => 'claim candidates',
+});
+
+/** `anyDue`'s probe: one pending delivery due at `now`, on the due index. */
+export const dueProbe: (db: Db, shape: undefined, params: { now: string }) => CompiledQuery<{ id: number }> =
+  statementCache({
+    build: (db, _shape: undefined, { now }) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '=', PENDING)
+        .where('next_attempt_at', '<=', now)
+        .limit(1),
+    keyOf: () => 'due probe',
+  });
+
+/** `recordSucceeded`'s update: the successes of `ids` still held by `holder`, one statement per turn. */
+export const successesUpdate: (
+  db: Db,
+  shape: undefined,
+  params: { ids: readonly number[]; holder: string; at: string; responseStatus: number },
+) => CompiledQuery<{ id: number }> = statementCache({
+  build: (db, _shape: undefined, { ids, holder, at, responseStatus }) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'succeeded',
+        attempts: eb('attempts', '+', 1),
+        last_attempt_at: at,
+        last_response_status: responseStatus,
+        last_error: null,
+        next_attempt_at: null,
+        claimed_by: null,
+        claimed_until: null,
+      }))
+      .where('id', 'in', ids)
+      .where('claimed_by', '=', holder)
+      .where('status', '=', 'pending')
+      .returning('id'),
+  keyOf: () => 'successes',
 });
