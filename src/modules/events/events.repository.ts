@@ -34,9 +34,10 @@ export async function insertEvent(
   fresh: boolean,
 ): Promise<void> {
   const sqlite = dialectOf(trx) === 'sqlite';
-  // A resource created in this transaction is invisible to every other until it commits, so nothing
-  // else can write its events first: its place is its writer's id, with no lock and no look-up. A
-  // later writer of it (having seen it committed) takes the lock and raises its place above this one.
+  // SQLite: one writer at a time, `tx` stays 0 and insert order is commit order. PostgreSQL: a resource
+  // created in this transaction is invisible to every other until it commits, so nothing else can write
+  // its events first: its place is its writer's id, with no lock and no look-up. A later writer of it
+  // (having seen it committed) takes the lock and raises its place above this one.
   if (sqlite || fresh) {
     if (bindsAsIs(row)) await readRows(trx, eventInsert(trx, !sqlite, row));
     else
