@@ -5,8 +5,16 @@
  * - no-circular: no file circle anywhere.
  * - core-is-the-floor: src/core imports nothing above it (modules, GraphQL, config, the app's
  *   wiring, the entry points, the demo data); what it needs is passed in by the caller.
- * - no-foreign-repository: a module's repository (*.repository.ts) is imported only from inside its
- *   own module; others go through its service or its narrow *.reads.ts.
+ * - no-foreign-repository: a module's repository (*.repository.ts) and compiled statements
+ *   (*.statements.ts) are imported only from inside its own module; others go through its service or
+ *   its narrow *.reads.ts.
+ * - compiled-statements-confined: the compiled-statement path (statement-cache.ts, fast-read.ts) is
+ *   used only by src/core and by files named for it (*.statements.ts), so a repository has one way to
+ *   build SQL: Kysely, or core's readers (by-id reads, lists, counter sums).
+ * - no-foreign-presentation: a module does not import another module's presenter, schemas or embeds;
+ *   relations to another kind go through core (querying/embedding-relations.ts: the target's module
+ *   declares how its objects are read and presented), and a response schema embeds another kind's
+ *   published shape (<resource>.representation.ts).
  * - runtime-not-test: code that runs in production never imports test code (test/, test-support,
  *   *.test.ts, *.test-support.ts, fixtures).
  */
@@ -21,55 +29,63 @@ const TEST_ONLY = [
   '^scripts/(soak|hostile-run|graphql-abuse-figures)\\.ts$',
 ];
 
+/** A module's SQL files: its repository and its compiled statements, private to the module. */
+const MODULE_SQL = '^src/modules/[^/]+/.*\\.(repository|statements)\\.ts$';
+
 /** What lies above core: nothing in src/core may import these. */
 const ABOVE_CORE = '^src/(modules|graphql|config|demo)/|^src/(services|app|cli|server|bootstrap)\\.ts$';
 
+/** A forbidden import: every rule here is an error (`npm run deps` fails on it). */
+const forbid = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
+
 module.exports = {
   forbidden: [
-    {
-      name: 'no-circular',
-      severity: 'error',
-      comment: 'A file circle: split the files so that imports run one way.',
-      from: {},
-      to: { circular: true },
-    },
-    {
-      name: 'core-is-the-floor',
-      severity: 'error',
-      comment: 'src/core imports nothing above it; pass values or functions in from the caller (src/app.ts).',
-      from: { path: '^src/core/' },
-      to: { path: ABOVE_CORE },
-    },
-    {
-      name: 'no-foreign-repository',
-      severity: 'error',
-      comment: "Only a module's own files import its repository; others use its service or its *.reads.ts.",
-      from: { path: '^src/modules/([^/]+)/' },
-      to: { path: '^src/modules/[^/]+/.*\\.repository\\.ts$', pathNot: '^src/modules/$1/' },
-    },
-    {
-      name: 'no-repository-outside-modules',
-      severity: 'error',
-      comment:
-        "Runtime code outside src/modules (entry points, wiring, demo) does not reach a module's repository either.",
-      from: { pathNot: ['^src/modules/', ...TEST_ONLY] },
-      to: { path: '^src/modules/[^/]+/.*\\.repository\\.ts$' },
-    },
-    {
-      name: 'migrations-are-history',
-      severity: 'error',
-      comment:
-        'Only the migrator reads migrations: a constant two places need lives with its owner (a migration keeps its own copy).',
-      from: { pathNot: ['^src/core/db/migrate\\.ts$', '^src/core/db/migrations/', ...TEST_ONLY] },
-      to: { path: '^src/core/db/migrations/' },
-    },
-    {
-      name: 'runtime-not-test',
-      severity: 'error',
-      comment: 'Runtime code never imports test code.',
-      from: { pathNot: TEST_ONLY },
-      to: { path: TEST_ONLY },
-    },
+    forbid('no-circular', 'A file circle: split the files so that imports run one way.', {}, { circular: true }),
+    forbid(
+      'core-is-the-floor',
+      'src/core imports nothing above it; pass values or functions in from the caller (src/app.ts).',
+      { path: '^src/core/' },
+      { path: ABOVE_CORE },
+    ),
+    forbid(
+      'no-foreign-repository',
+      "Only a module's own files import its repository or its compiled statements; others use its service or its *.reads.ts.",
+      { path: '^src/modules/([^/]+)/' },
+      { path: MODULE_SQL, pathNot: '^src/modules/$1/' },
+    ),
+    forbid(
+      'no-repository-outside-modules',
+      "Runtime code outside src/modules (entry points, wiring, demo) does not reach a module's repository either.",
+      { pathNot: ['^src/modules/', ...TEST_ONLY] },
+      { path: MODULE_SQL },
+    ),
+    forbid(
+      'no-foreign-presentation',
+      "A module embeds another kind through core's embed declarations (toOne/toMany) and its published <resource>.representation.ts, never its presenter, schemas or embeds.",
+      {
+        path: '^src/modules/([^/]+)/',
+        pathNot: [
+          ...TEST_ONLY,
+          // An avatar change is the user's change: its `user.updated` event carries the user's own
+          // representation, which only users' presenter makes.
+          '^src/modules/avatars/avatars\\.module\\.ts$',
+        ],
+      },
+      { path: '^src/modules/[^/]+/.*\\.(presenter|schemas|embeds)\\.ts$', pathNot: '^src/modules/$1/' },
+    ),
+    forbid(
+      'compiled-statements-confined',
+      'statementCache/shapedStatement and readRows are for src/core and *.statements.ts files only: a repository reads through Kysely or core (by-id readers, list statements, counter sums), or moves its compiled statements into its own <resource>.statements.ts.',
+      { pathNot: ['^src/core/', '\\.statements\\.ts$', ...TEST_ONLY] },
+      { path: '^src/core/db/(statement-cache|fast-read)\\.ts$' },
+    ),
+    forbid(
+      'migrations-are-history',
+      'Only the migrator reads migrations: a constant two places need lives with its owner (a migration keeps its own copy).',
+      { pathNot: ['^src/core/db/migrate\\.ts$', '^src/core/db/migrations/', ...TEST_ONLY] },
+      { path: '^src/core/db/migrations/' },
+    ),
+    forbid('runtime-not-test', 'Runtime code never imports test code.', { pathNot: TEST_ONLY }, { path: TEST_ONLY }),
   ],
   options: {
     // The project's own code (`depcruise .`), test/ included once it exists; packages and node:

@@ -3,18 +3,27 @@
  * DIR is this tree with its events switched off: `git archive HEAD | tar -x -C DIR`, then in DIR `git apply
  * bench/no-events.patch` (services record no events, no webhook workers run; the patch reads BENCH_NO_EVENTS,
  * which A is given), `npm ci` and `npm run build`. Sessions 13-20 used 38fea2f, a tree from before the events
- * work; later work made W5 faster there too, which hid most of W5's event cost on PostgreSQL (RESULTS, session 21).
+ * work; later work made W5 faster there too, which hid most of W5's event cost on PostgreSQL
+ * (bench/journal/2026-11.md, session 21).
  * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in a process of its own that
  * answers 204) and NATS JetStream on (`NATS_URL`, a stream and subject prefix of its own). W5 and W8 are
  * loaded in alternating bursts; the receiver and a NATS subscriber measure, for every event, the time
- * from the event's timestamp (taken in its transaction, just before the commit) to its arrival.
+ * from the event's timestamp (taken in its transaction, just before the commit) to its arrival. With `--worker`,
+ * B is an API process (`PROCESS_ROLE=api`, measured) with a `content-service worker` beside it (not measured).
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { alternate, envSettings, serviceEnv, startService } from './suite/alternate.ts';
+import {
+  adminTokenOf,
+  alternate,
+  envSettings,
+  serviceEnv,
+  startService,
+  startWorkerService,
+} from './suite/alternate.ts';
 import { arrivals, summary } from './suite/arrivals.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
@@ -37,6 +46,11 @@ const { values } = parseArgs({
      * events are recorded and nobody consumes them): what each part costs.
      */
     parts: { type: 'string', default: 'webhook,nats' },
+    /**
+     * B as DECISIONS §16's production layout: an API process (`PROCESS_ROLE=api`, loaded and measured)
+     * and a `content-service worker` process beside it on the load generator's core (its CPU not counted).
+     */
+    worker: { type: 'boolean', default: false },
     /** Settings for B only, `NAME=value` (repeatable): e.g. `--b-env WEBHOOK_ENDPOINT_CONCURRENCY=32`. */
     'b-env': { type: 'string', multiple: true, default: [] },
   },
@@ -55,7 +69,8 @@ const loadAverage = () =>
 
 pinLoadGenerator();
 // The receiver answers from a process of its own: in this one its answers waited for the load generator's
-// event loop (a receiver that slow held deliveries back at 8 in flight: SQLite W8 p99 1.9 s; RESULTS, session 21).
+// event loop (a receiver that slow held deliveries back at 8 in flight: SQLite W8 p99 1.9 s;
+// bench/journal/2026-11.md, session 21).
 const webhook = await startReceiver();
 const receiverUrl = webhook.url;
 
@@ -66,6 +81,13 @@ const subscription = nats.subscribe(`bench.${tag}.>`, { callback: (_error, messa
 
 const database = await createBenchDatabase(dialect);
 let servers: { A: ServerProcess; B: ServerProcess } | undefined;
+let worker: ServerProcess | undefined;
+/** What B and its worker are given beside the service's defaults: NATS, private receiver URLs, `--b-env`. */
+const bSettings: Record<string, string> = {
+  ...(withNats ? { NATS_URL: values.nats, NATS_STREAM: tag, NATS_SUBJECT_PREFIX: `bench.${tag}` } : {}),
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  ...bEnv,
+};
 try {
   seedStandardData(database.url, resolve(values.base));
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
@@ -79,19 +101,14 @@ try {
     }),
     B: await startService('.', 'events-b', database.url, {
       extra: {
-        ...(withNats ? { NATS_URL: values.nats, NATS_STREAM: tag, NATS_SUBJECT_PREFIX: `bench.${tag}` } : {}),
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        ...bSettings,
+        ...(values.worker ? { PROCESS_ROLE: 'api' } : {}),
         ...(values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, 'B')}` } : {}),
-        ...bEnv,
       },
     }),
   };
-  const admin = await fetch(`${servers.B.url}/api/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'admin@example.com', password: serviceEnv('', 0).ADMIN_PASSWORD }),
-  });
-  const { access_token: adminToken } = (await admin.json()) as { access_token: string };
+  if (values.worker) worker = await startWorkerService(database.url, bSettings);
+  const adminToken = await adminTokenOf(servers.B.url);
   if (withWebhook) {
     const endpoint = await fetch(`${servers.B.url}/api/webhooks`, {
       method: 'POST',
@@ -130,7 +147,8 @@ try {
   };
 
   const settings = Object.keys(bEnv).length > 0 ? `, ${values['b-env'].join(' ')}` : '';
-  console.log(`${dialect}: start (B: ${values.parts}${settings}), load average ${loadAverage()}`);
+  const layout = values.worker ? ', an API process with a worker process beside it' : '';
+  console.log(`${dialect}: start (B: ${values.parts}${settings}${layout}), load average ${loadAverage()}`);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepare = (server: ServerProcess) => {
       const context: WorkloadContext = {
@@ -168,6 +186,7 @@ try {
 } finally {
   await servers?.A.stop();
   await servers?.B.stop();
+  await worker?.stop();
   await database.drop();
   subscription.unsubscribe();
   await (await jetstreamManager(nats)).streams.delete(tag).catch(() => false);

@@ -4,7 +4,7 @@
  * loads them, with what the scheduler did per answer (from /proc/<pid>/task/<tid>/schedstat and status,
  * every thread): CPU time, time runnable but waiting for a core, and context switches. On a host whose
  * server core is shared, requests/s follow the share of the core a server gets, not only what it spends
- * (bench/RESULTS.md, session 12).
+ * (bench/journal/2026-11.md, session 12).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

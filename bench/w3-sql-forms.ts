@@ -5,7 +5,7 @@
  * and named statements: as the service does (four statements, the rows built into objects) and as one
  * statement that builds the whole answer as JSON in PostgreSQL (two ways). Prints, per answer, the
  * client's CPU, the PostgreSQL backend's CPU (from /proc) and the wall time. Run it pinned
- * (`taskset -c 1 node bench/w3-sql-forms.ts`); results and discussion in bench/RESULTS.md, "Session 24".
+ * (`taskset -c 1 node bench/w3-sql-forms.ts`); results and discussion in bench/journal/2026-11.md, "Session 24".
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -13,9 +13,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,7 +28,6 @@ import {
   isScalarType,
   type GraphQLInputType,
 } from 'graphql';
-import pg from 'pg';
 import { typeDefs } from '../src/graphql/schema.ts';
 import {
   anyBody,
@@ -43,6 +39,7 @@ import {
   queryString,
 } from '../test/security/fuzz-arbitraries.test-support.ts';
 import { serverArgs } from '../bench/suite/server-command.ts';
+import { freePort, freshDatabase } from './scratch.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Body = string | Uint8Array | { chunked: Uint8Array };
@@ -75,35 +72,8 @@ const { values: opts } = parseArgs({
   },
 });
 const SEED = opts.seed === undefined ? randomBytes(4).readUInt32BE() >>> 1 : Number(opts.seed);
-const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_PASSWORD = `hostile-${randomBytes(12).toString('hex')}`;
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-
-async function freshDatabase(kind: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (kind === 'sqlite') {
-    const dir = await mkdtemp(`${tmpdir()}/hostile-run-`);
-    return { url: `sqlite:${dir}/x.db`, drop: () => rm(dir, { recursive: true, force: true }) };
-  }
-  const name = `hostile_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client(PG_ADMIN_URL);
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  return {
-    url: PG_ADMIN_URL.replace(/\/postgres$/, `/${name}`),
-    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** `npm start`'s command as a child process; collects its error log lines (pino level 50+, and stderr text that is not JSON). */
 async function startService(databaseUrl: string) {
@@ -581,7 +551,7 @@ class Tally {
 
 /** One database: fresh store, real server, sign-ins, CONCURRENCY workers for --seconds, final health check. */
 async function runOn(kind: string) {
-  const database = await freshDatabase(kind);
+  const database = await freshDatabase(kind, 'hostile-run');
   const service = await startService(database.url).catch(async (error) => {
     await database.drop();
     throw error;

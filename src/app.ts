@@ -1,3 +1,5 @@
+import { createMigrationGate, registerMigrationGate, type MigrationGate } from './core/ops/migration-gate.ts';
+import { registerDeclaredParameters } from './core/http/declared-parameters.ts';
 import { buildSerializer } from './core/http/response-serializers.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -6,6 +8,7 @@ import { registerAccessControl } from './core/access/access.ts';
 import type { Db } from './core/db/database.ts';
 import { registerHttpCaching } from './core/http/caching.ts';
 import { registerErrorHandling } from './core/http/error-envelope.ts';
+import { registerFrontDoor } from './core/http/front-door.ts';
 import { registerSecurity } from './core/hardening/security.plugin.ts';
 import { frameworkErrorAnswer } from './core/hardening/http-hardening.ts';
 import './core/http/fastify-types.ts';
@@ -18,13 +21,14 @@ import { registerVersionedApi } from './core/http/versioned-api.ts';
 import { registerHealth } from './core/ops/health.ts';
 import { createMetrics, metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
 import { loggerOptions } from './core/ops/logging.ts';
+import { startTracing } from './core/tracing/tracing.ts';
 import { registerOverloadProtection } from './core/ops/overload.ts';
 import { compileRequestValidator } from './core/validation/request-validator.ts';
 import { eventWebhooks } from './modules/events/event-webhooks.ts';
 import { eventPayloadsOfModules, modules } from './modules/index.ts';
 import { loadOpenApiExamples } from './openapi-examples.ts';
 import { createServices, type Services } from './services.ts';
-import { graphqlPlugin } from './graphql/graphql.plugin.ts';
+import { graphqlPlugin, graphqlSwitches, type GraphQLPluginOptions } from './graphql/graphql.plugin.ts';
 import type { LiveStatus } from './graphql/subscriptions/subscriptions.plugin.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -50,7 +54,15 @@ export interface App {
 }
 
 /** Builds the HTTP app over a ready database. Only `server.ts` listens and handles signals. */
-export async function buildApp(config: Config, db: Db): Promise<App> {
+export interface BuildOptions {
+  /** Closed while the database migrates (server.ts listens first); absent: the database is ready. */
+  migrations?: MigrationGate;
+}
+
+export async function buildApp(config: Config, db: Db, options: BuildOptions = {}): Promise<App> {
+  const gate = options.migrations ?? createMigrationGate({ open: true });
+  // Before the logger exists (its lines then carry trace ids); loads nothing unless OTEL_* asks (DECISIONS §17).
+  const tracing = await startTracing(config);
   const app = Fastify({
     // JSON lines written asynchronously, or pino-pretty on a terminal (core/ops/logging.ts).
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
@@ -70,7 +82,11 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First: its request spans wrap every route and hook registered after it.
+  await tracing?.register(app, db);
   app.setValidatorCompiler(compileRequestValidator);
+  // Before any route is added: each route reads only the query parameters it declares (DECISIONS §13).
+  registerDeclaredParameters(app);
 
   const routes = createRouteIndex();
   app.addHook('onRoute', (route) => {
@@ -86,15 +102,41 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
   registerJsonBody(app);
   registerLingeringClose(app);
   registerRequestContext(app);
+  // Before anything that reads the database (the access check reads rights): nothing but health while migrating.
+  registerMigrationGate(app, gate);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
   const rateLimiter = await registerSecurity(app, config, services.tokens, { onRejected: metrics.rateLimited });
   registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
   registerMetrics(app, metrics, metricsRouteFor(config));
   registerErrorHandling(app, routes);
-  registerHealth(app, db);
+  registerHealth(app, db, gate);
+  // DECISIONS §16: a worker process serves only the probes and the scrape (anything else is the error
+  // envelope's 404); an API process starts no background worker, and its events wait in the outbox.
+  const servesApi = config.PROCESS_ROLE !== 'worker';
+  if (servesApi) registerFrontDoor(app, { graphiql: graphqlSwitches(config).graphiql });
   await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, metrics.shed);
 
+  let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };
+  if (servesApi) {
+    live = await registerApi(app, config, services, {
+      live: metrics.live,
+      charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
+    });
+  }
+  if (config.PROCESS_ROLE !== 'api') runWorkers(app, config, services, gate);
+
+  await app.ready();
+  return { http: app, services, metrics, live };
+}
+
+/** The REST API under every version prefix, its documents and /docs, and GraphQL; what the subscriptions report. */
+async function registerApi(
+  app: FastifyInstance,
+  config: Config,
+  services: Services,
+  options: Pick<GraphQLPluginOptions, 'live' | 'charge'>,
+): Promise<LiveStatus> {
   // One route table for every REST version: registered under /api, /api/v1 and /api/v2.
   await registerVersionedApi(
     app,
@@ -108,22 +150,23 @@ export async function buildApp(config: Config, db: Db): Promise<App> {
     },
   );
   let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };
-  await app.register(graphqlPlugin, {
-    config,
-    services,
-    live: metrics.live,
-    charge: (reply, weight) => rateLimiter.charge(reply.request, reply, weight),
-    onLive: (status) => (live = status),
-  });
+  await app.register(graphqlPlugin, { config, services, ...options, onLive: (status) => (live = status) });
+  return live;
+}
 
-  // Each module's workers start once listening (after migrations) and stop on close, before the database goes.
+/** Each module's background workers: started once listening and migrated, stopped on close before the database goes. */
+function runWorkers(app: FastifyInstance, config: Config, services: Services, gate: MigrationGate): void {
   for (const module of modules) {
     for (const worker of module.workers?.(services, { config, log: app.log }) ?? []) {
-      app.addHook('onListen', async () => worker.start());
-      app.addHook('onClose', async () => worker.stop());
+      // Started once listening and migrated (a worker reads tables a pending migration may create).
+      let closed = false;
+      app.addHook('onListen', async () => {
+        void gate.opened.then(() => (closed ? undefined : worker.start()));
+      });
+      app.addHook('onClose', async () => {
+        closed = true;
+        await worker.stop();
+      });
     }
   }
-
-  await app.ready();
-  return { http: app, services, metrics, live };
 }

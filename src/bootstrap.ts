@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/config.ts';
 import type { Db } from './core/db/database.ts';
-import { migrateToLatest } from './core/db/migrate.ts';
+import { migrateToLatest, type MigrationOutcome } from './core/db/migrate.ts';
+import type { MigrationGate } from './core/ops/migration-gate.ts';
 import { migrationsOfModules } from './modules/index.ts';
 import { insertDemoData } from './demo/demo-data.ts';
 import { ensureAdministrator } from './modules/users/users.admin-account.ts';
@@ -24,10 +25,39 @@ export async function ensureAdmin(db: Db, config: Config, log: Logger): Promise<
   else log.warn(`Created administrator ${email} with the generated password: ${password} (shown once)`);
 }
 
+/**
+ * The service's migrations, core's and every module's: the one function the server, `content-service
+ * migrate` and `npm run seed` all apply, so none leaves another anything to do. The log (and `gate`,
+ * which `/readyz` shows) says which migration runs, and a PostgreSQL index build's progress.
+ */
+export async function migrateDatabase(
+  db: Db,
+  log: Logger | FastifyBaseLogger,
+  gate?: Pick<MigrationGate, 'starting'>,
+): Promise<MigrationOutcome> {
+  const outcome = await migrateToLatest(db, migrationsOfModules, {
+    onMigration(name) {
+      gate?.starting(name);
+      log.info(`Migrating: ${name}`);
+    },
+    onProgress({ index, phase, done, total }) {
+      const share = total ? ` (${Math.floor((100 * (done ?? 0)) / total)} %)` : '';
+      log.info(`Building index ${index}: ${phase}${share}`);
+    },
+  });
+  if (outcome.applied.length > 0) log.info(`Applied migrations: ${outcome.applied.join(', ')}`);
+  if (outcome.indexesBuilt.length > 0) log.info(`Built indexes online: ${outcome.indexesBuilt.join(', ')}`);
+  return outcome;
+}
+
 /** Everything the service does before serving: migrations, the admin account, demo data. */
-export async function prepareDatabase(db: Db, config: Config, log: Logger | FastifyBaseLogger): Promise<void> {
-  const { applied, freshDatabase } = await migrateToLatest(db, migrationsOfModules);
-  if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
+export async function prepareDatabase(
+  db: Db,
+  config: Config,
+  log: Logger | FastifyBaseLogger,
+  gate?: Pick<MigrationGate, 'starting'>,
+): Promise<void> {
+  const { freshDatabase } = await migrateDatabase(db, log, gate);
   await ensureAdmin(db, config, log);
   if (freshDatabase && config.DEMO_DATA) {
     await insertDemoData(db);

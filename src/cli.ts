@@ -1,6 +1,9 @@
 #!/usr/bin/env node
+import { migrateDatabase } from './bootstrap.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { withDevelopmentSecret } from './config/development-secret.ts';
+import { EnvSchema } from './config/env-schema.ts';
 import { createTokenService } from './core/access/tokens.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
 import { migrateToLatest } from './core/db/migrate.ts';
@@ -11,14 +14,19 @@ import { serve } from './server.ts';
 const USAGE = `Usage: content-service <command> [options]
 
 Commands:
-  serve                 start the HTTP server (migrations, admin bootstrap and demo data included)
+  serve [--role R]      start the HTTP server (migrations, admin bootstrap and demo data included) and the
+                        background workers; --role api: the API only, no background worker (PROCESS_ROLE)
+  worker                run only the background workers (webhooks, NATS, order holds, reports, event purge),
+                        with /healthz, /readyz and /metrics on PORT (PROCESS_ROLE=worker)
   migrate               apply pending database migrations and exit
-  token --user ID       print an access token for user ID, signed with JWT_SECRET
+  token --user ID       print an access token for user ID, signed with JWT_SECRET (or the database's development secret)
+  set-password --email E
+                        set a user's password, read from standard input (--password-stdin)
   seed [options]        generate a large data set (see: seed --help)
   openapi [--version N] print the OpenAPI 3.1 document of REST version N (default 1; 2 is current)
   schema                print the GraphQL schema (SDL)
 
-Configuration comes from environment variables; see the README.`;
+Configuration comes from environment variables; see docs/CONFIGURATION.md.`;
 
 function configOrExit(): Config {
   try {
@@ -44,21 +52,34 @@ async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Pr
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve':
-      return serve();
+    case 'serve': {
+      const { values } = parseArgs({ args: rest, options: { role: { type: 'string' } } });
+      if (values.role !== undefined && !ROLES.includes(values.role)) {
+        throw new UsageError(`serve --role must be one of ${ROLES.join(', ')}`);
+      }
+      // The command line wins over the environment's PROCESS_ROLE.
+      return serve(values.role === undefined ? process.env : { ...process.env, PROCESS_ROLE: values.role });
+    }
+    case 'worker':
+      parseArgs({ args: rest, options: {} });
+      return serve({ ...process.env, PROCESS_ROLE: 'worker' });
     case 'migrate': {
       const config = configOrExit();
-      const { applied } = await withDatabase(config, (db) => migrateToLatest(db, migrationsOfModules));
-      console.log(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+      const log = { info: (line: string) => console.error(line), warn: (line: string) => console.error(line) };
+      const { applied, indexesBuilt } = await withDatabase(config, (db) => migrateDatabase(db, log));
+      const done = [...applied, ...indexesBuilt.map((name) => `index ${name}`)];
+      console.log(done.length > 0 ? `Applied: ${done.join(', ')}` : 'Database is up to date');
       return;
     }
     case 'token': {
       const { values } = parseArgs({ args: rest, options: { user: { type: 'string' } } });
       const id = Number(values.user);
       if (!Number.isSafeInteger(id) || id < 1) throw new UsageError('token needs --user ID (a positive integer)');
-      const config = configOrExit();
-      if (config.jwtSecretGenerated) {
-        console.error('JWT_SECRET is not set: a token signed now would not be accepted by any server. Set JWT_SECRET.');
+      const config = withDevelopmentSecret(configOrExit());
+      if (config.jwtSecretGenerated && config.jwtSecretFile === undefined) {
+        console.error(
+          'JWT_SECRET is not set and this database keeps no development secret: no server would accept a token signed now. Set JWT_SECRET.',
+        );
         process.exit(1);
       }
       const user = await withDatabase(config, async (db) => {
@@ -74,6 +95,13 @@ async function main(argv: string[]): Promise<void> {
       });
       console.log((await tokens.issue({ userId: user.id, role: user.role })).access_token);
       return;
+    }
+    case 'set-password': {
+      const { runSetPasswordCommand } = await import('./modules/users/users.set-password-command.ts');
+      const { createServices } = await import('./services.ts');
+      const config = configOrExit();
+      // The users service as the server builds it: the change and its event in one transaction.
+      return runSetPasswordCommand(config, rest, (db) => createServices(config, db).users);
     }
     case 'seed': {
       const { runSeedCommand } = await import('./demo/seed-command.ts');
@@ -104,6 +132,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 class UsageError extends Error {}
+
+/** PROCESS_ROLE's values (DECISIONS §16). */
+const ROLES: readonly string[] = EnvSchema.properties.PROCESS_ROLE.enum;
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {

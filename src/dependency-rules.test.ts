@@ -55,18 +55,44 @@ const TREE: Record<string, string[]> = {
   'src/config/config.ts': [],
   'src/graphql/schema.ts': ['../modules/users/users.service.ts'],
   'src/app.ts': ['./core/clock.ts', './config/config.ts'],
-  // no-foreign-repository: posts reads users' repository; users' own service may
+  // no-foreign-repository: posts reads users' repository and compiled statements; users' own files may
   'src/modules/posts/posts.service.ts': [
     '../users/users.repository.ts',
+    '../users/users.statements.ts',
     '../users/users.reads.ts',
     './posts.repository.ts',
+    // compiled-statements-confined: a service compiling statements
+    '../../core/db/statement-cache.ts',
   ],
   'src/modules/posts/posts.repository.ts': [],
   'src/modules/users/users.service.ts': ['./users.repository.ts', '../../core/clock.ts'],
   'src/modules/users/users.reads.ts': ['./users.repository.ts'],
-  'src/modules/users/users.repository.ts': [],
+  // compiled-statements-confined: a repository running compiled statements itself; its *.statements.ts,
+  // core and tests may
+  'src/modules/users/users.repository.ts': ['../../core/db/fast-read.ts', './users.statements.ts'],
+  'src/modules/users/users.statements.ts': ['../../core/db/statement-cache.ts', '../../core/db/fast-read.ts'],
+  'src/core/db/readers.ts': ['./statement-cache.ts', './fast-read.ts'],
+  'src/core/db/statement-cache.ts': [],
+  'src/core/db/fast-read.ts': [],
+  // no-foreign-presentation: posts embeds users through their presenter and schemas; their published
+  // representation, its own presenter and its tests may
+  'src/modules/posts/posts.embeds.ts': [
+    '../users/users.presenter.ts',
+    '../users/users.representation.ts',
+    './posts.presenter.ts',
+  ],
+  'src/modules/posts/posts.schemas.ts': ['../users/users.schemas.ts', '../users/users.representation.ts'],
+  'src/modules/posts/posts.presenter.ts': [],
+  'src/modules/users/users.schemas.ts': [],
+  'src/modules/users/users.representation.ts': [],
+  'src/modules/posts/posts.include.test.ts': ['../users/users.presenter.ts', '../users/users.embeds.ts'],
+  'src/modules/users/users.embeds.ts': [],
   // no-repository-outside-modules
-  'src/cli.ts': ['./modules/users/users.repository.ts', './modules/users/users.reads.ts'],
+  'src/cli.ts': [
+    './modules/users/users.repository.ts',
+    './modules/users/users.statements.ts',
+    './modules/users/users.reads.ts',
+  ],
   // runtime-not-test; test code may import test code and runtime code
   'src/server.ts': ['./test-support/test-server.ts', './app.ts'],
   'src/modules/users/users.presenter.ts': ['../../../test/helpers.ts', './users.fixture.ts'],
@@ -76,6 +102,7 @@ const TREE: Record<string, string[]> = {
   'src/modules/users/users.test-support.ts': ['./users.repository.ts'],
   'src/modules/users/users.service.test.ts': [
     './users.test-support.ts',
+    '../../core/db/fast-read.ts',
     '../../test-support/test-server.ts',
     './users.service.ts',
   ],
@@ -110,6 +137,8 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     violations = violationsIn(dir);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
+  /** The imports one rule reports in the tree, as `rule: from → to`, sorted. */
+  const reportedBy = (rule: string) => asText(violations.filter((v) => v.rule.name === rule));
 
   it('fails the run when a rule is broken, as `npm run deps` runs it', () => {
     const run = depcruise(dir, ['.']);
@@ -129,7 +158,7 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
   });
 
   it('reports each import of core above it, and nothing else', () => {
-    assert.deepEqual(asText(violations.filter((v) => v.rule.name === 'core-is-the-floor')), [
+    assert.deepEqual(reportedBy('core-is-the-floor'), [
       'core-is-the-floor: src/core/floor.ts → src/app.ts',
       'core-is-the-floor: src/core/floor.ts → src/config/config.ts',
       'core-is-the-floor: src/core/floor.ts → src/graphql/schema.ts',
@@ -137,17 +166,54 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     ]);
   });
 
-  it("reports a module reading another module's repository, not its reads nor a module's own repository", () => {
-    assert.deepEqual(asText(violations.filter((v) => v.rule.name === 'no-foreign-repository')), [
-      'no-foreign-repository: src/modules/posts/posts.service.ts → src/modules/users/users.repository.ts',
-    ]);
-    assert.deepEqual(asText(violations.filter((v) => v.rule.name === 'no-repository-outside-modules')), [
-      'no-repository-outside-modules: src/cli.ts → src/modules/users/users.repository.ts',
-    ]);
-  });
+  /** The rules about what a module may reach, each with the imports of the tree it must report, and only those. */
+  const REACH: { behaviour: string; rule: string; reported: string[] }[] = [
+    {
+      behaviour: "reports a module reading another module's repository or statements, not its reads nor a module's own",
+      rule: 'no-foreign-repository',
+      reported: [
+        'src/modules/posts/posts.service.ts → src/modules/users/users.repository.ts',
+        'src/modules/posts/posts.service.ts → src/modules/users/users.statements.ts',
+      ],
+    },
+    {
+      behaviour: "reports code outside the modules reaching a module's repository or statements, not its reads",
+      rule: 'no-repository-outside-modules',
+      reported: [
+        'src/cli.ts → src/modules/users/users.repository.ts',
+        'src/cli.ts → src/modules/users/users.statements.ts',
+      ],
+    },
+    {
+      behaviour:
+        "reports a module importing another module's presenter or schemas, not its representation nor from tests",
+      rule: 'no-foreign-presentation',
+      reported: [
+        'src/modules/posts/posts.embeds.ts → src/modules/users/users.presenter.ts',
+        'src/modules/posts/posts.schemas.ts → src/modules/users/users.schemas.ts',
+      ],
+    },
+    {
+      behaviour:
+        'reports the compiled-statement path used outside core and *.statements.ts files, and not by them or tests',
+      rule: 'compiled-statements-confined',
+      reported: [
+        'src/modules/posts/posts.service.ts → src/core/db/statement-cache.ts',
+        'src/modules/users/users.repository.ts → src/core/db/fast-read.ts',
+      ],
+    },
+  ];
+  for (const { behaviour, rule, reported } of REACH) {
+    it(behaviour, () =>
+      assert.deepEqual(
+        reportedBy(rule),
+        reported.map((arrow) => `${rule}: ${arrow}`),
+      ),
+    );
+  }
 
   it('reports runtime code importing test code, and not test code importing either', () => {
-    assert.deepEqual(asText(violations.filter((v) => v.rule.name === 'runtime-not-test')), [
+    assert.deepEqual(reportedBy('runtime-not-test'), [
       'runtime-not-test: src/core/http/route.ts → src/core/db/db.test-support.ts',
       'runtime-not-test: src/modules/users/users.presenter.ts → src/modules/users/users.fixture.ts',
       'runtime-not-test: src/modules/users/users.presenter.ts → test/helpers.ts',
@@ -161,6 +227,8 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
       'core-is-the-floor',
       'no-foreign-repository',
       'no-repository-outside-modules',
+      'compiled-statements-confined',
+      'no-foreign-presentation',
       'runtime-not-test',
     ]);
     assert.deepEqual(

@@ -4,12 +4,14 @@ import { Server, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from './core/ops/logging.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { developmentSecretWarning, withDevelopmentSecret } from './config/development-secret.ts';
 import { buildApp, type App } from './app.ts';
-import { prepareDatabase } from './bootstrap.ts';
+import { migrateDatabase, prepareDatabase, type Logger } from './bootstrap.ts';
 import { createDatabase, dialectOf, type Db } from './core/db/database.ts';
 import { DEMO_PASSWORD, demoAccountsIn } from './demo/demo-data.ts';
 import { graphqlSwitches } from './graphql/graphql.plugin.ts';
 import { markDraining } from './core/ops/health.ts';
+import { createMigrationGate, type MigrationGate } from './core/ops/migration-gate.ts';
 import { createMetricsServer } from './core/ops/metrics-server.ts';
 
 export interface RunningServer {
@@ -28,26 +30,37 @@ export interface StartOptions {
 
 /** Opens the database, migrates, bootstraps and listens: the whole start-up, shared with tests. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const db = createDatabase(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
+  const db = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
+  // Listening before migrating: the process is alive (/healthz) while a large database migrates, and
+  // answers 503 "migrating" on everything else until it is done (core/ops/migration-gate.ts).
+  const prepare = options.prepare !== false;
+  const gate = createMigrationGate({ open: !prepare });
+  let app: App;
   try {
-    if (options.prepare !== false) await prepareDatabase(db, config, createLogger(config.LOG_LEVEL));
-    const app = await buildApp(config, db);
-    if (config.jwtSecretGenerated) {
-      app.http.log.warn('JWT_SECRET is not set: tokens are signed with a random per-process secret');
-    }
+    app = await buildApp(config, db, { migrations: gate });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  try {
+    const secretWarning = developmentSecretWarning(config);
+    if (secretWarning) app.http.log.warn(secretWarning);
     const url = await app.http.listen({ host: config.HOST, port: config.PORT });
-    let metrics: { server: HttpServer; url: string } | undefined;
-    try {
-      if (config.METRICS_PORT !== undefined) metrics = await listenForMetrics(app, config.HOST, config.METRICS_PORT);
-    } catch (error) {
-      await app.http.close();
-      throw error;
+    if (prepare) {
+      await prepareFor(config, db, createLogger(config.LOG_LEVEL), gate);
+      gate.open();
     }
+    let metrics: { server: HttpServer; url: string } | undefined;
+    if (config.METRICS_PORT !== undefined) metrics = await listenForMetrics(app, config.HOST, config.METRICS_PORT);
     // Not at LOG_LEVEL=silent (tests): the demo-account lookup would be wasted.
     if (config.LOG_LEVEL !== 'silent') {
+      const demoAccounts = config.PROCESS_ROLE === 'worker' ? [] : await demoAccountsIn(db).catch(() => []);
       app.http.log.info(
-        { database: dialectOf(db) },
-        startupMessage(config, url, metrics?.url, await demoAccountsIn(db).catch(() => [])),
+        { database: dialectOf(db), role: config.PROCESS_ROLE },
+        startupMessage(config, url, metrics?.url, demoAccounts),
       );
     }
     return {
@@ -62,9 +75,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       },
     };
   } catch (error) {
+    await app.http.close();
     await db.destroy();
     throw error;
   }
+}
+
+/**
+ * What a process does before it serves: every role migrates (a worker reads the tables); the administrator
+ * and the demo data are the API's (a worker's log is not where an operator looks for a generated password).
+ */
+function prepareFor(config: Config, db: Db, log: Logger, gate?: MigrationGate): Promise<unknown> {
+  if (config.PROCESS_ROLE === 'worker') return migrateDatabase(db, log, gate);
+  return prepareDatabase(db, config, log, gate);
 }
 
 /** The database a URL names, without its credentials: `postgres 127.0.0.1:5432/content`, `sqlite ./data/content.db`. */
@@ -89,16 +112,22 @@ export function startupMessage(
   metricsUrl: string | undefined,
   demoAccounts: string[],
 ): string {
+  const metrics = `metrics ${metricsUrl ?? url}/metrics${metricsUrl === undefined && config.NODE_ENV === 'production' ? ' (admin token)' : ''}`;
+  const database = describeDatabase(config.DATABASE_URL);
+  if (config.PROCESS_ROLE === 'worker') {
+    return `Running the background workers on ${database} (no API); health ${url}/healthz, ${url}/readyz; ${metrics}`;
+  }
   const parts = [
-    `Serving ${url} on ${describeDatabase(config.DATABASE_URL)}`,
+    `Serving ${url} on ${database}`,
     `REST API ${url}/api (also /api/v1, /api/v2)`,
     `API docs ${url}/docs`,
     `GraphQL ${url}/graphql`,
   ];
+  if (config.PROCESS_ROLE === 'api') {
+    parts[0] += ' (API only: events wait in the outbox for a worker process, `content-service worker`)';
+  }
   if (graphqlSwitches(config).graphiql) parts.push(`GraphiQL ${url}/graphiql`);
-  parts.push(
-    `metrics ${metricsUrl ?? url}/metrics${metricsUrl === undefined && config.NODE_ENV === 'production' ? ' (admin token)' : ''}`,
-  );
+  parts.push(metrics);
   const password = config.ADMIN_PASSWORD
     ? 'password from ADMIN_PASSWORD'
     : 'password as printed once when the account was created';
@@ -196,7 +225,7 @@ function handleSignals(config: Config): (server: RunningServer) => void {
 export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(env);
+    config = withDevelopmentSecret(loadConfig(env));
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -228,12 +257,13 @@ async function runCluster(config: Config): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   const db = createDatabase(config.DATABASE_URL, { poolSize: 1 });
   try {
-    await prepareDatabase(db, config, log);
+    await prepareFor(config, db, log);
   } finally {
     await db.destroy();
   }
   if (stopping) process.exit(0);
-  const fork = () => cluster.fork();
+  // The role as this process read it (a command-line `--role` included), whatever the forks' environment says.
+  const fork = () => cluster.fork({ PROCESS_ROLE: config.PROCESS_ROLE });
   for (let i = 0; i < config.WORKERS; i += 1) fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {

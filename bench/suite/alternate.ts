@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { runLoad, type LoadRequest } from './load.ts';
 import { BENCH_DIR } from './databases.ts';
-import { cpuMillis, freePort, startProcess, type ServerProcess } from './processes.ts';
+import { cpuMillis, freePort, moveToLoadCore, startProcess, type ServerProcess } from './processes.ts';
 import { serverArgs } from './server-command.ts';
 
 /** The environment of a service measured against another: production mode, limits and shedding out of the way. */
@@ -44,6 +44,37 @@ export async function startService(
   mkdirSync(BENCH_DIR, { recursive: true }); // a PostgreSQL-only run on a fresh clone has not made it
   const env = { ...serviceEnv(url, port, options.logLevel), ...options.extra };
   return startProcess(serverArgs(dir), env, port, `${BENCH_DIR}/ab-${name}.log`, '/readyz', dir);
+}
+
+/**
+ * `content-service worker` on `url` (the start script's flags, `worker` in place of `serve`), moved to the
+ * load generator's core once ready: the API process keeps the server core to itself, as on a machine
+ * where the worker runs elsewhere.
+ */
+export async function startWorkerService(url: string, extra: Record<string, string> = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  mkdirSync(BENCH_DIR, { recursive: true });
+  const args = serverArgs('.').map((arg) => (arg === 'serve' ? 'worker' : arg));
+  const started = await startProcess(
+    args,
+    { ...serviceEnv(url, port), ...extra },
+    port,
+    `${BENCH_DIR}/ab-worker.log`,
+    '/readyz',
+  );
+  moveToLoadCore(started.pid);
+  return started;
+}
+
+/** The bench administrator's access token from a running service (`serviceEnv`'s ADMIN_PASSWORD). */
+export async function adminTokenOf(baseUrl: string): Promise<string> {
+  const answer = await fetch(`${baseUrl}/api/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: serviceEnv('', 0).ADMIN_PASSWORD }),
+  });
+  if (answer.status !== 200) throw new Error(`POST /api/auth/token: ${answer.status} ${await answer.text()}`);
+  return ((await answer.json()) as { access_token: string }).access_token;
 }
 
 export interface SideLoad {

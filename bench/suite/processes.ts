@@ -18,6 +18,12 @@ export function pinLoadGenerator(): void {
   spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
 }
 
+/** Moves a process (every thread) to the load generator's core: a helper process whose CPU is not the server's. */
+export function moveToLoadCore(pid: number): void {
+  if (!PINNING) return;
+  spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(pid)], { stdio: 'ignore' });
+}
+
 /** The pids of the local PostgreSQL server's processes (`comm` is `postgres`). */
 function postgresProcesses(): number[] {
   const pids: number[] = [];

@@ -28,6 +28,15 @@ describe('configuration', () => {
     assert.equal(loadConfig({ NODE_ENV: 'test' }).DEMO_DATA, true);
   });
 
+  it('runs the API and every background worker unless PROCESS_ROLE says api or worker (DECISIONS §16)', () => {
+    assert.equal(loadConfig({}).PROCESS_ROLE, 'all');
+    assert.equal(loadConfig({ PROCESS_ROLE: 'api' }).PROCESS_ROLE, 'api');
+    assert.equal(loadConfig({ PROCESS_ROLE: 'worker' }).PROCESS_ROLE, 'worker');
+    assert.throws(() => loadConfig({ PROCESS_ROLE: 'workers' }), {
+      message: 'Invalid configuration: PROCESS_ROLE must be one of all, api, worker (got "workers")',
+    });
+  });
+
   it('holds pending orders 30 minutes by default and accepts a fraction of a minute', () => {
     assert.equal(loadConfig({}).ORDER_HOLD_MINUTES, 30);
     assert.equal(loadConfig({ ORDER_HOLD_MINUTES: '0.01' }).ORDER_HOLD_MINUTES, 0.01);

@@ -8,7 +8,10 @@ export interface Config extends Omit<Env, 'DEMO_DATA'> {
   DEMO_DATA: boolean;
   /** Always set: taken from JWT_SECRET or generated for this process (development only). */
   jwtSecret: string;
+  /** JWT_SECRET is unset: the service chose `jwtSecret` (per process, or kept in `jwtSecretFile`). */
   jwtSecretGenerated: boolean;
+  /** Where a development secret is kept beside the SQLite database (development-secret.ts); unset: per process. */
+  jwtSecretFile?: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -17,8 +20,8 @@ const NAMES = Object.keys(EnvSchema.properties) as (keyof Env)[];
 
 /**
  * The schema's validator, with its defaults filled in (ajv's `useDefaults`). Ajv, which validates every
- * request already, rather than TypeBox's `Value`, whose 140 modules were loaded for this alone: 2.4 MB
- * of heap (bench/RESULTS.md, session 23).
+ * request already, rather than TypeBox's `Value`, whose many modules were loaded for this alone, and
+ * held megabytes of heap.
  */
 const validateEnv = bodyAjv.compile<Env>(EnvSchema);
 

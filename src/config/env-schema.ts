@@ -14,6 +14,13 @@ export const EnvSchema = Type.Object({
     description: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 86400000,
+    default: 15000,
+    description:
+      "PostgreSQL statement_timeout of the server's connections: a longer statement is cancelled (503); 0 sets none. Migrations run without it; SQLite has none",
+  }),
   COUNT_EXACT_LIMIT: Type.Integer({ minimum: 0, maximum: 100000000, default: 10000 }),
   /** Unset: on in development and test, off in production (demo accounts have a published password). */
   DEMO_DATA: Type.Optional(Type.Boolean()),
@@ -31,6 +38,11 @@ export const EnvSchema = Type.Object({
     maximum: 64,
     default: 1,
     description: 'Server processes on this machine (node:cluster)',
+  }),
+  PROCESS_ROLE: Type.Enum(['all', 'api', 'worker'], {
+    default: 'all',
+    description:
+      'What this process runs (DECISIONS §16): all (the API and every background worker), api (the API only), worker (the background workers only)',
   }),
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     minimum: 0,
@@ -99,7 +111,7 @@ export const EnvSchema = Type.Object({
     default: 15000,
     description: 'Longest silence on an event stream before a heartbeat comment',
   }),
-  // Webhooks (docs/EVENTS.md, the README's table says what each does).
+  // Webhooks (docs/EVENTS.md; docs/CONFIGURATION.md says what each does).
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000 }),
   WEBHOOK_RETRY_SCHEDULE: Type.String({
     pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?(ms|s|m|h)\\s*)*$',
@@ -233,6 +245,44 @@ export const EnvSchema = Type.Object({
   MAX_URL_LENGTH: Type.Integer({ minimum: 256, maximum: 16384, default: 8192 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600000, default: 30000 }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 500, maximum: 600000, default: 10000 }),
+  // Tracing (DECISIONS §17, docs/OPERATIONS.md "10. Tracing"): the standard OpenTelemetry variables; the SDK reads the others itself.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://.+',
+      description:
+        'Turns tracing on: spans go over OTLP/HTTP to <endpoint>/v1/traces (an OpenTelemetry collector, Jaeger)',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://.+',
+      description: 'Turns tracing on with this exact traces URL (wins over the above)',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: Type.Enum(['http/protobuf', 'http/json'], { default: 'http/protobuf' }),
+  OTEL_SERVICE_NAME: Type.Optional(
+    Type.String({ minLength: 1, description: "The spans' service.name; default content-service" }),
+  ),
+  OTEL_RESOURCE_ATTRIBUTES: Type.Optional(
+    Type.String({ description: 'More attributes of the service, key=value pairs separated by commas' }),
+  ),
+  OTEL_TRACES_SAMPLER: Type.Enum(
+    [
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ],
+    {
+      default: 'parentbased_always_on',
+      description: 'Which traces are kept (an incoming traceparent decides first with parentbased_*)',
+    },
+  ),
+  OTEL_TRACES_SAMPLER_ARG: Type.Optional(
+    Type.Number({ minimum: 0, maximum: 1, description: 'The ratio of the *traceidratio samplers' }),
+  ),
 });
 
 export type Env = Static<typeof EnvSchema>;

@@ -18,6 +18,9 @@ const PEOPLE = [
   { name: 'Carol Diaz', email: 'carol@example.com', age: null },
 ];
 
+/** The demo accounts' e-mails (their password is DEMO_PASSWORD); GraphiQL signs in as the first in development. */
+export const DEMO_EMAILS: readonly string[] = PEOPLE.map((person) => person.email);
+
 const PRODUCTS: [name: string, category: string, priceCents: number, stock: number][] = [
   ['Mechanical Keyboard', 'electronics', 8999, 25],
   ['Wireless Mouse', 'electronics', 2499, 60],

@@ -1,12 +1,12 @@
 import type { Config } from '../config/config.ts';
 import { createDatabase } from '../core/db/database.ts';
-import { migrateToLatest } from '../core/db/migrate.ts';
+import { migrateDatabase } from '../bootstrap.ts';
 import { parseSeedOptions, SEED_USAGE } from './seed-options.ts';
 import { terminalProgress } from './seed-progress.ts';
 import { seedDatabase, type TableSummary } from './seed-runner.ts';
 
 /**
- * `seed [options]`: migrations, then the generated data set with a progress bar per table on
+ * `seed [options]`: the server's migrations, then the generated data set with a progress bar per table on
  * stderr, then one summary line per table on stdout. A bad option throws one line (the CLI prints it).
  */
 export async function runSeedCommand(config: Config, args: string[]): Promise<void> {
@@ -18,7 +18,8 @@ export async function runSeedCommand(config: Config, args: string[]): Promise<vo
   const db = createDatabase(config.DATABASE_URL);
   const progress = terminalProgress();
   try {
-    await migrateToLatest(db);
+    // Every migration the server would apply, modules' included: the server then finds nothing to do.
+    await migrateDatabase(db, { info: (line) => console.error(line), warn: (line) => console.error(line) });
     const started = performance.now();
     const summaries = await seedDatabase(db, options, { progress, currency: config.STORE_CURRENCY });
     progress.close();

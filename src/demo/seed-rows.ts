@@ -6,6 +6,7 @@ import type { ProductsTable } from '../modules/products/products.table.ts';
 import type { UsersTable } from '../modules/users/users.table.ts';
 import { intBetween, pick, rowRandom, STREAM, type Random } from './seed-random.ts';
 import { FIRST_NAMES, LAST_NAMES, PRODUCT_ADJECTIVES, PRODUCT_MATERIALS, PRODUCT_NOUNS, WORDS } from './seed-words.ts';
+import { POST_TEXT_WORDS, PRODUCT_TEXT_WORDS } from './seed-vocabulary.ts';
 
 /**
  * Pure row generators: row `i` of a table is a function of (seed, i) and, for child rows, the ids
@@ -42,17 +43,25 @@ export function userRow(seed: number, index: number, runTag: number): Insertable
   };
 }
 
-function sentence(random: Random, minWords: number, maxWords: number): string {
+/**
+ * A word of `words`, the first ones far more often than the last (the square of a uniform draw): real
+ * text has common and rare words, and a search benchmark needs both.
+ */
+function pickSkewed(random: Random, words: readonly string[]): string {
+  return words[Math.floor(random() ** 2 * words.length)]!;
+}
+
+function sentence(random: Random, minWords: number, maxWords: number, vocabulary?: readonly string[]): string {
   const count = intBetween(random, minWords, maxWords);
   const words: string[] = [];
-  for (let i = 0; i < count; i++) words.push(pick(random, WORDS));
+  for (let i = 0; i < count; i++) words.push(vocabulary ? pickSkewed(random, vocabulary) : pick(random, WORDS));
   const text = words.join(' ');
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
 
 function paragraph(random: Random): string {
   const sentences: string[] = [];
-  for (let i = intBetween(random, 2, 5); i > 0; i--) sentences.push(sentence(random, 6, 14));
+  for (let i = intBetween(random, 2, 5); i > 0; i--) sentences.push(sentence(random, 6, 14, POST_TEXT_WORDS));
   return sentences.join(' ');
 }
 
@@ -69,7 +78,7 @@ export interface Timed<Row> {
 export function postRow(seed: number, index: number, perUser: number, authorId: number): Timed<Insertable<PostsTable>> {
   const random = rowRandom(seed, STREAM.posts, index);
   const createdAt = postCreatedAt(userCreatedAt(Math.floor(index / perUser)), index % perUser, random);
-  const title = sentence(random, 3, 9).slice(0, -1).slice(0, 200);
+  const title = sentence(random, 3, 9, POST_TEXT_WORDS).slice(0, -1).slice(0, 200);
   const paragraphs: string[] = [];
   for (let i = intBetween(random, 1, 4); i > 0; i--) paragraphs.push(paragraph(random));
   const at = iso(createdAt);
@@ -119,7 +128,7 @@ export function productRow(seed: number, index: number, categories: number): Ins
     price_cents: intBetween(random, 100, 99_999),
     stock: random() < 0.1 ? 0 : intBetween(random, 1, 500),
     image: random() < 0.8 ? `https://images.example.com/products/${index + 1}.jpg` : null,
-    description: random() < 0.9 ? sentence(random, 8, 20) : null,
+    description: random() < 0.9 ? sentence(random, 8, 20, PRODUCT_TEXT_WORDS) : null,
     created_at: at,
     updated_at: at,
   };

@@ -86,6 +86,7 @@ const ORDER_ITEM_COLUMNS = [
 /** `select * from unnest($1::text[], $2::integer[], ...)`: one array parameter per column. */
 function unnest<Row>(rows: Row[], columns: Columns<Row>): RawBuilder<unknown> {
   const arrays = columns.map(
+    // eslint-disable-next-line no-restricted-syntax -- `type` is from the column tables above (code), never a request's
     ([name, type]) => sql`${sql.val(rows.map((row) => row[name] ?? null))}::${sql.raw(type)}[]`,
   );
   return sql`select * from unnest(${sql.join(arrays)})`;
@@ -197,7 +198,7 @@ const OLDER_TRANSACTIONS_POLL_MS = 50;
  * load's old counter versions stay until every write that was running when the load ended has
  * ended, wherever it runs: one longer write elsewhere (another database's bulk load; a second CI
  * run on the same server) made CLUSTER copy all 20 versions of each counter of a 20,000-product
- * load, 24 pages instead of 2 (issue 33; reproduced with a transaction left open in another database).
+ * load, many times the pages it needs (reproduced with a transaction left open in another database).
  * Hence `waitForOlderTransactions` first, as CREATE INDEX CONCURRENTLY waits for older snapshots;
  * bounded, because a session left idle in a transaction must not hang the seed (the tables are then
  * clustered anyway, as compact as PostgreSQL allows at that moment).
@@ -206,7 +207,7 @@ export async function compactAfterBulkLoad(db: Db): Promise<void> {
   if (!isPostgres(db)) return;
   await waitForOlderTransactions(db, OLDER_TRANSACTIONS_MAX_WAIT_MS);
   for (const { table, key } of [...PRODUCT_COUNTER_TABLES, ...ORDER_COUNTER_TABLES]) {
-    // `order_counts` is the orders module's: `seed` applies core's migrations only, the server the modules'.
+    // `order_counts` is the orders module's (applied by `seed` as by the server); looked up all the same.
     const { rows } = await sql<{ found: boolean }>`select to_regclass(${table}) is not null as found`.execute(db);
     if (rows[0]?.found) await sql`cluster ${sql.table(table)} using ${sql.ref(key)}`.execute(db);
   }

@@ -40,7 +40,7 @@ describe('types whose relations are read with their list', () => {
     );
   });
 
-  it('are refused when a relation takes arguments or returns a type read with lists', () => {
+  it('are refused when a relation returns a type read with lists', () => {
     const root = buildSchema(`
       type Query { posts: [Post!]! }
       type Post { id: ID!, comments: [Comment!]! }
@@ -48,9 +48,15 @@ describe('types whose relations are read with their list', () => {
       type Reply { id: ID! }
     `);
     const posts = { Query: { posts: loader }, Post: { comments: loader } };
-    assert.throws(
-      () => assertReadWithList(root, { ...posts, Comment: { replies: loader } }, new Set(['Comment'])),
-      /Comment\.replies takes arguments/,
+    const withReplies = buildSchema(`
+      type Query { posts: [Post!]! }
+      type Post { id: ID!, comments: [Comment!]! }
+      type Comment { id: ID!, replies(limit: Int): [Reply!]! }
+      type Reply { id: ID! }
+    `);
+    // A relation with arguments is allowed: it keeps a resolver of its own (batchedResolvers below).
+    assert.doesNotThrow(() =>
+      assertReadWithList(withReplies, { ...posts, Comment: { replies: loader } }, new Set(['Comment'])),
     );
     assert.throws(
       () => assertReadWithList(root, { ...posts, Comment: { parent: loader } }, new Set(['Comment'])),
@@ -127,9 +133,22 @@ describe('a batched field returning a type read with lists', () => {
     assert.equal((list as Comment[])[0]!.author, undefined);
   });
 
+  it('keeps a resolver of its own for a relation that takes arguments: two aliases may ask for different pages', () => {
+    const withPages = buildSchema(
+      'type Query { posts: [Post!]! } type Post { id: ID!, comments: [Comment!]! } type Comment { id: ID!, author: User!, likes(limit: Int): [User!]! } type User { id: ID! }',
+    );
+    const own = batchedResolvers(
+      { Post: { comments }, Comment: { author, likes: author } },
+      new Set(['Comment']),
+      withPages,
+    );
+    assert.deepEqual(Object.keys(own).sort(), ['Comment', 'Post']);
+    assert.deepEqual(Object.keys(own.Comment!), ['likes']);
+  });
+
   it("is how the service reads a comment's author and post", () => {
     const { batched, readWithList } = buildResolvers({} as never);
     assert.ok(readWithList.has('Comment'));
-    assert.deepEqual(Object.keys(batched.Comment ?? {}).sort(), ['author', 'post']);
+    assert.deepEqual(Object.keys(batched.Comment ?? {}).sort(), ['author', 'likes', 'post']);
   });
 });

@@ -1,6 +1,13 @@
-import { getNamedType, type FieldNode, type GraphQLResolveInfo, type GraphQLSchema, type GraphQLType } from 'graphql';
+import {
+  getNamedType,
+  isObjectType,
+  type FieldNode,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type GraphQLType,
+} from 'graphql';
 import type { LoaderQuery } from '../core/resolving/loaders.ts';
-import { requestedFields, subfieldNodes } from './requested-fields.ts';
+import { requestedFields, subfieldNodes } from '../core/resolving/requested-fields.ts';
 
 type Loader = (queries: LoaderQuery<unknown>[], context: object) => Promise<unknown[]>;
 type FieldResolver = (
@@ -23,7 +30,7 @@ const NO_ARGS: Record<string, unknown> = Object.freeze({});
  * Turns loaders into field resolvers that batch as Mercurius' `loaders` option would (it is not used):
  * every call of one field made in the same tick of one request goes to a single loader call. Mercurius
  * keys each call by JSON of the parent object and the arguments (for its per-request cache), a large
- * share of a nested query's CPU (bench/RESULTS.md, "Changes made", change 3); our loaders deduplicate the
+ * share of a nested query's CPU (bench/RESULTS.md, "Changes", 3); our loaders deduplicate the
  * ids themselves, so no key is needed.
  *
  * The relations of a type listed in `readWithList` get no resolver: a batched field that returns
@@ -31,29 +38,48 @@ const NO_ARGS: Record<string, unknown> = Object.freeze({});
  * loading them, and sets them on the objects, where graphql-jit reads them as plain properties. A
  * resolver would be called once per object (every comment of bench W3), and graphql-jit builds a
  * resolve info, its path and three closures for each call, then awaits a promise per object: memory
- * and CPU of every nested answer (bench/RESULTS.md, session 7).
+ * and CPU of every nested answer.
  * `assertReadWithList` checks at start-up that every field returning such a type is batched.
+ *
+ * A relation of such a type that takes arguments (`Comment.likes(limit, offset)`) cannot be read with
+ * the list: two aliases may ask for different pages, and the object has one property per field name.
+ * Given the schema, such a relation keeps a batched resolver of its own (one loader call per level,
+ * a resolver call per object), which only queries selecting it pay for.
  */
 export function batchedResolvers(
   batched: Record<string, Record<string, unknown>>,
   readWithList: ReadonlySet<string> = new Set(),
+  schema?: GraphQLSchema,
 ): Record<string, Record<string, FieldResolver>> {
   const relations = new Map<string, Map<string, Loader>>();
-  for (const type of readWithList)
-    relations.set(type, new Map(Object.entries(batched[type] ?? {}) as [string, Loader][]));
+  for (const type of readWithList) {
+    const entries = Object.entries(batched[type] ?? {}) as [string, Loader][];
+    relations.set(type, new Map(entries.filter(([field]) => !takesArguments(schema, type, field))));
+  }
   const resolvers: Record<string, Record<string, FieldResolver>> = {};
   for (const [type, fields] of Object.entries(batched)) {
-    if (readWithList.has(type)) continue;
-    resolvers[type] = {};
     for (const [field, loader] of Object.entries(fields)) {
+      if (readWithList.has(type) && !takesArguments(schema, type, field)) continue;
+      resolvers[type] ??= {};
       resolvers[type][field] = batchedField(loader as Loader, relations);
     }
   }
   return resolvers;
 }
 
+/** Whether the schema's `type.field` declares arguments (false without a schema). */
+function takesArguments(schema: GraphQLSchema | undefined, type: string, field: string): boolean {
+  const object = schema?.getType(type);
+  return isObjectType(object) && (object.getFields()[field]?.args.length ?? 0) > 0;
+}
+
 function batchedField(load: Loader, relations: Relations): FieldResolver {
-  const pending = new WeakMap<object, Batch>();
+  // Per request, the open batch of each group: one group for the field, except where the objects' relations
+  // are read with the list from the batch's selection, which two aliases may differ in: a group per field node.
+  const pending = new WeakMap<object, Map<object, Batch>>();
+  const everyNode = {};
+  const groupOf = (info: GraphQLResolveInfo): object =>
+    relations.has(getNamedType(info.returnType).name) ? info.fieldNodes : everyNode;
   // Every parent of one level shares the field's nodes: its selection is read once per node list.
   const selections = new WeakMap<object, Set<string>>();
   const fieldsOf = (info: GraphQLResolveInfo): Set<string> => {
@@ -64,14 +90,18 @@ function batchedField(load: Loader, relations: Relations): FieldResolver {
   const withRelations = relationReader(relations);
   return (obj, params, context, info) =>
     new Promise((resolve, reject) => {
-      let batch = pending.get(context);
+      let batches = pending.get(context);
+      if (!batches) pending.set(context, (batches = new Map()));
+      const group = groupOf(info);
+      let batch = batches.get(group);
       if (!batch) {
         const started: Batch = { queries: [], settle: [], info };
         batch = started;
-        pending.set(context, started);
+        batches.set(group, started);
+        const open = batches;
         // After the current level's resolvers have all run (the moment Mercurius' loaders flush too).
         process.nextTick(() => {
-          pending.delete(context);
+          open.delete(group);
           flush(load, started, context, withRelations);
         });
       }
@@ -140,7 +170,8 @@ function relationReader(relations: Relations): RelationReader {
 
 /**
  * A type read with lists must be reached only through batched fields (or its relations would be
- * missing), and its relations take no arguments (one read serves every selection of the field).
+ * missing), and its relations return no type read with lists. A relation with arguments is resolved
+ * by its own batched resolver (see `batchedResolvers`), not read with the list.
  */
 export function assertReadWithList(
   schema: GraphQLSchema,
@@ -154,8 +185,6 @@ export function assertReadWithList(
     for (const field of Object.keys(batched[type] ?? {})) {
       const definition = object.getFields()[field];
       if (!definition) throw new Error(`readWithList: ${type}.${field} is not in the schema`);
-      if ('args' in definition && definition.args.length > 0)
-        throw new Error(`readWithList: ${type}.${field} takes arguments`);
       if (readWithList.has(getNamedType(definition.type).name))
         throw new Error(`readWithList: ${type}.${field} returns a type read with lists`);
     }

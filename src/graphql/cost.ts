@@ -14,10 +14,31 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { AGGREGATE_LIMITS, AGGREGATE_REQUEST_WEIGHT, FACET_WEIGHT } from '../core/querying/aggregate-grammar.ts';
 import { guardError } from './document-limits.ts';
 
 /** Every list field returns at most this many items (DECISIONS §6). */
 export const MAX_LIST_LIMIT = 100;
+
+/**
+ * Fields that read far more rows than the objects they return (DECISIONS §14): each costs its REST
+ * route's weight in plain reads (`reads`, each worth the charge's unit of objects), plus its groups,
+ * `limit` of them, up to `maxLimit` (not the lists' 100). So an aggregate weighs in the cost limit and in
+ * the rate-limit charge what `GET /orders/aggregate` weighs, and many in one document are refused.
+ */
+const HEAVY_FIELDS: Readonly<Record<string, { reads: number; maxLimit: number }>> = {
+  'Query.ordersAggregate': { reads: AGGREGATE_REQUEST_WEIGHT, maxLimit: AGGREGATE_LIMITS.maxLimit },
+  'Query.productsAggregate': { reads: AGGREGATE_REQUEST_WEIGHT, maxLimit: AGGREGATE_LIMITS.maxLimit },
+};
+
+/**
+ * A list given a `search` ranks every match before it pages them, as a facet counts every match: it
+ * costs that many plain reads more than the same list without one.
+ */
+export const SEARCHED_LIST_READS = FACET_WEIGHT;
+
+/** How many objects a plain read is worth, when the caller does not say (RATE_LIMIT_GRAPHQL_COST_UNIT's default). */
+const DEFAULT_READ_COST = 100;
 
 /** The operation a request runs: the named one, or the document's first. */
 function findOperation(
@@ -48,6 +69,10 @@ const fixedCosts = new WeakMap<OperationDefinitionNode, OperationCost>();
  *                         connection field's, else 100.
  * So `{ users(limit: 10) { posts { comments { author { name } } } } }` costs
  * 10 × (1 + 20 × (1 + 20 × (1 + 1))) = 8,210. Introspection fields cost nothing.
+ * Besides: a list without a `limit` whose items a list argument names (`highlights(fields: [...])`)
+ * holds that many; a field of HEAVY_FIELDS adds its `reads` × `readCost` (its groups counted up to its
+ * own `maxLimit`); a list field given a `search` adds SEARCHED_LIST_READS × `readCost`. `readCost` is
+ * the rate limit's unit (RATE_LIMIT_GRAPHQL_COST_UNIT), so one such read is charged as one request.
  * Each fragment's cost is computed once and reused at every spread (its type condition fixes its
  * type), so the time is linear in the document however often fragments spread each other.
  */
@@ -56,12 +81,13 @@ export function operationCost(
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
+  readCost = DEFAULT_READ_COST,
 ): OperationCost {
   const operation = findOperation(document, operationName);
   if (!operation) return { cost: 0, operation, readsVariables: false };
   const fixed = fixedCosts.get(operation);
   if (fixed) return fixed;
-  const computed = computeCost(schema, document, operation, variables);
+  const computed = computeCost(schema, document, operation, variables, readCost);
   if (!computed.readsVariables) fixedCosts.set(operation, computed);
   return computed;
 }
@@ -71,6 +97,7 @@ function computeCost(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | null | undefined,
+  readCost: number,
 ): OperationCost {
   const root = schema.getRootType(operation.operation);
   const fragments = new Map(
@@ -80,7 +107,7 @@ function computeCost(
   );
 
   let readsVariables = false;
-  function limitOf(field: FieldNode, definition: GraphQLField<unknown, unknown>): number {
+  function limitOf(field: FieldNode, definition: GraphQLField<unknown, unknown>, max = MAX_LIST_LIMIT): number {
     const argument = field.arguments?.find((a) => a.name.value === 'limit');
     let value: unknown = undefined;
     if (argument?.value.kind === Kind.INT) value = Number(argument.value.value);
@@ -89,8 +116,34 @@ function computeCost(
       value = variables?.[argument.value.name.value];
     }
     if (!Number.isInteger(value)) value = definition.args.find((a) => a.name === 'limit')?.defaultValue;
-    if (!Number.isInteger(value)) return MAX_LIST_LIMIT;
-    return Math.min(MAX_LIST_LIMIT, Math.max(1, value as number));
+    if (!Number.isInteger(value)) return max;
+    return Math.min(max, Math.max(1, value as number));
+  }
+
+  /** How many items a list argument (`fields: [...]`) names, literal or variable; undefined when none is given. */
+  function namedItemsOf(field: FieldNode): number | undefined {
+    let most: number | undefined;
+    for (const argument of field.arguments ?? []) {
+      let length: number | undefined;
+      if (argument.value.kind === Kind.LIST) length = argument.value.values.length;
+      else if (argument.value.kind === Kind.VARIABLE) {
+        readsVariables = true;
+        const value = variables?.[argument.value.name.value];
+        if (Array.isArray(value)) length = value.length;
+      }
+      if (length !== undefined) most = Math.max(most ?? 0, length);
+    }
+    return most;
+  }
+
+  /** Whether the field is given a `search` (a literal, or a variable holding one). */
+  function searched(field: FieldNode): boolean {
+    const argument = field.arguments?.find((a) => a.name.value === 'search');
+    if (!argument || argument.value.kind === Kind.NULL) return false;
+    if (argument.value.kind !== Kind.VARIABLE) return true;
+    readsVariables = true;
+    const value = variables?.[argument.value.name.value];
+    return value !== undefined && value !== null;
   }
 
   const fragmentCosts = new Map<string, number>();
@@ -119,12 +172,17 @@ function computeCost(
         const fieldType = getNamedType(definition.type);
         if (!isCompositeType(fieldType)) continue;
         const paged = definition.args.some((a) => a.name === 'limit');
+        const heavy = HEAVY_FIELDS[`${type.name}.${definition.name}`];
+        if (heavy) total += heavy.reads * readCost;
+        else if (searched(selection)) total += SEARCHED_LIST_READS * readCost;
         if (getNullableType(definition.type) instanceof GraphQLList) {
-          const n = paged ? limitOf(selection, definition) : (page ?? MAX_LIST_LIMIT);
+          const n = paged ? limitOf(selection, definition) : (page ?? namedItemsOf(selection) ?? MAX_LIST_LIMIT);
           total += n * (1 + costOf(selection.selectionSet, fieldType));
         } else {
-          // A connection (`usersConnection(limit: 10) { nodes { ... } }`): one object, its nodes `limit` many.
-          total += 1 + costOf(selection.selectionSet, fieldType, paged ? limitOf(selection, definition) : undefined);
+          // A connection (`usersConnection(limit: 10) { nodes { ... } }`): one object, its nodes `limit` many
+          // (an aggregate's `data`: its groups, `limit` many).
+          const nodes = paged ? limitOf(selection, definition, heavy?.maxLimit) : undefined;
+          total += 1 + costOf(selection.selectionSet, fieldType, nodes);
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const narrowed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
@@ -154,8 +212,9 @@ export function assertCostWithin(
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
+  readCost = DEFAULT_READ_COST,
 ): number {
-  const { cost, operation } = operationCost(schema, document, operationName, variables);
+  const { cost, operation } = operationCost(schema, document, operationName, variables, readCost);
   if (cost > maxCost) {
     throw guardError(`Query cost ${cost} exceeds the maximum cost of ${maxCost}`, operation, 'cost', maxCost, cost);
   }

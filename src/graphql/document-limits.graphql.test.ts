@@ -113,14 +113,26 @@ for (const dialect of DIALECTS) {
       const res = await gql(t, '{ __type(name: "User") { fields { name } } }');
       assert.equal(res.status, 200);
       const names = res.body.data.__type.fields.map((f: { name: string }) => f.name);
-      assert.deepEqual(names, ['id', 'name', 'email', 'age', 'posts']);
+      // The seed's fields, then DECISIONS §15's additions.
+      assert.deepEqual(names, [
+        'id',
+        'name',
+        'email',
+        'age',
+        'posts',
+        'role',
+        'status',
+        'emailVerified',
+        'createdAt',
+        'updatedAt',
+      ]);
       const page = await t.request('GET', '/graphiql');
       assert.equal(page.status, 200);
       assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
       assert.match(page.text, /graphiql/i);
     });
 
-    it('declares exactly the seed schema plus limit/offset, Comment.post and the lists’ filters, orders and connections', async () => {
+    it('declares exactly the seed schema plus limit/offset, Comment.post, the lists’ filters, orders and connections, the posts’ and products’ search, §14’s aggregates and §15’s resources', async () => {
       const res = await gql(
         t,
         '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } c: __type(name: "Comment") { fields { name } } }',
@@ -135,17 +147,33 @@ for (const dialect of DIALECTS) {
         user: ['id'],
         users: ['limit', 'offset', 'filter', 'orderBy'], // filter and orderBy: DECISIONS §12
         usersConnection: ['limit', 'after', 'filter', 'orderBy'], // DECISIONS §12's cursor (docs/QUERYING.md)
+        // DECISIONS §15: every resource (in the order of the module list).
+        order: ['id'],
+        orders: ['limit', 'offset', 'filter', 'orderBy'],
+        ordersAggregate: ['filter', 'measures', 'groupBy', 'sort', 'limit'], // DECISIONS §14
+        product: ['id'],
+        products: ['limit', 'offset', 'filter', 'orderBy', 'search'],
+        productsAggregate: ['filter', 'search', 'measures', 'groupBy', 'sort', 'limit'],
         post: ['id'],
-        posts: ['authorId', 'limit', 'offset', 'filter', 'orderBy'],
-        postsConnection: ['authorId', 'limit', 'after', 'filter', 'orderBy'],
+        posts: ['authorId', 'limit', 'offset', 'filter', 'orderBy', 'search'], // search: DECISIONS §14
+        postsConnection: ['authorId', 'limit', 'after', 'filter', 'orderBy', 'search'],
+        comment: ['id'],
       });
       assert.deepEqual(
         res.body.data.__schema.mutationType.fields.map((f: { name: string }) => f.name),
-        ['createUser', 'updateUser', 'deleteUser', 'createPost'],
+        [
+          'createUser',
+          'updateUser',
+          'deleteUser',
+          ...['createOrder', 'payOrder', 'cancelOrder', 'refundOrder'],
+          ...['createProduct', 'updateProduct', 'deleteProduct'],
+          'createPost',
+          ...['addComment', 'deleteComment', 'likeComment', 'unlikeComment'],
+        ],
       );
       assert.deepEqual(
         res.body.data.c.fields.map((f: { name: string }) => f.name),
-        ['id', 'text', 'author', 'post'],
+        ['id', 'text', 'author', 'post', 'createdAt', 'likes'],
       );
     });
   });

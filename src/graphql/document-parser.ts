@@ -9,8 +9,7 @@ export const MAX_NESTING = 100;
  * node's location points into the token list), and a document that fails validation may be kept with its
  * errors, each with its captured stack: the bytes a token are the measured worst case (documents of
  * thousands of unknown fields), plus the text itself, the cache key. A count of entries bounds nothing:
- * distinct large documents sent without a token grew the server by gigabytes before these budgets
- * (bench/RESULTS.md, session 2, change 21).
+ * distinct large documents sent without a token grew the server without bound before these budgets.
  */
 export function retainedBytes(text: string, tokens: number): number {
   return tokens * 1200 + text.length * 2;

@@ -19,6 +19,10 @@ describe('GraphQL error mapping', () => {
       [AppError.forbidden(), 'FORBIDDEN'],
       [AppError.notFound('User 1'), 'NOT_FOUND'],
       [AppError.conflict('taken'), 'CONFLICT'],
+      // State conflicts keep their own codes (DECISIONS §15).
+      [new AppError('INVALID_STATE', 'Cannot pay: the order is paid'), 'INVALID_STATE'],
+      [new AppError('OUT_OF_STOCK', 'Not enough stock'), 'OUT_OF_STOCK'],
+      [new AppError('IDEMPOTENCY_KEY_REUSED', 'This key was used with a different request'), 'IDEMPOTENCY_KEY_REUSED'],
     ];
     for (const [error, code] of cases) {
       const json = formatGraphQLError(raised(error), () => assert.fail('nothing unexpected'));

@@ -8,7 +8,11 @@ export type ResolverMap = Record<string, Record<string, unknown>>;
  * or field the SDL lacks is a start-up error, not a silent no-op.
  */
 export function executableSchema(typeDefs: string, resolvers: ResolverMap): GraphQLSchema {
-  const schema = buildSchema(typeDefs);
+  return withResolvers(buildSchema(typeDefs), resolvers);
+}
+
+/** Sets resolvers on the fields of a built schema (a later call wins for a field both set). */
+export function withResolvers(schema: GraphQLSchema, resolvers: ResolverMap): GraphQLSchema {
   for (const [typeName, fields] of Object.entries(resolvers)) {
     const type = schema.getType(typeName);
     if (!isObjectType(type)) throw new Error(`resolvers: ${typeName} is not an object type of the schema`);

@@ -5,8 +5,8 @@
  * Why: on PostgreSQL a nested operation awaits the database once per level, and an answer under
  * construction stays alive across those waits. With many callers executing at once, each answer lived
  * through several young-generation collections and was promoted: more memory promoted per answer and
- * fewer answers a second than with a few at once (bench/RESULTS.md, "The W3 promotion, and the
- * execution gate"). Waiting before execution holds only the request. Cheap operations never wait.
+ * fewer answers a second than with a few at once (bench/RESULTS.md, "Changes", 18). Waiting before
+ * execution holds only the request. Cheap operations never wait.
  */
 export interface ExecutionGate {
   /** Resolves when a slot is free; the caller must `leave()` exactly once afterwards. */

@@ -20,28 +20,43 @@ const CSS = 'text/css; charset=utf-8';
 const PAGE_CSS = 'html, body { height: 100%; margin: 0; overflow: hidden; } #graphiql { height: 100vh; }\n';
 
 /**
+ * The query GraphiQL opens with (once a browser has its own tabs, it keeps those). GraphQL reads need a
+ * token: in development the page comes with a demo account's in its Headers (graphiql.ts).
+ */
+export const GRAPHIQL_DEFAULT_QUERY = [
+  '# The newest posts and their authors. GraphQL reads need a token in Headers below:',
+  '# {"Authorization": "Bearer <token>"}. In development with the demo data, this page',
+  "# puts a demo account's there (reload for a fresh one); yours comes from",
+  '# POST /api/v2/auth/token {"email", "password"}.',
+  '',
+  '{',
+  '  posts(limit: 5) {',
+  '    id',
+  '    title',
+  '    author {',
+  '      name',
+  '    }',
+  '  }',
+  '}',
+  '',
+].join('\n');
+
+/**
  * Starts GraphiQL against /graphql (its own file: the page's CSP runs no inline script). Headers
- * are not persisted, so a token typed in the Headers tab stays in the tab, not in localStorage.
+ * are not persisted, so a token typed in the Headers tab stays in the tab, not in localStorage; the
+ * page's `data-headers` (a demo token in development) fills the tab on each load.
  */
 const START_JS = `(function () {
+  var root = document.getElementById('graphiql');
+  var headers = root.getAttribute('data-headers') || undefined;
   var fetcher = GraphiQL.createFetcher({ url: '/graphql' });
-  var defaultQuery = [
-    '# To act as a user, put this in Headers below:',
-    '# {"Authorization": "Bearer <token>"}',
-    '# (POST /api/auth/token issues one)',
-    '',
-    '{',
-    '  posts(limit: 5) {',
-    '    id',
-    '    title',
-    '  }',
-    '}',
-    '',
-  ].join('\\n');
-  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+  var defaultQuery = ${JSON.stringify(GRAPHIQL_DEFAULT_QUERY)};
+  ReactDOM.createRoot(root).render(
     React.createElement(GraphiQL, {
       fetcher: fetcher,
       defaultQuery: defaultQuery,
+      headers: headers,
+      defaultHeaders: headers,
       defaultEditorToolsVisibility: 'headers',
       isHeadersEditorEnabled: true,
       shouldPersistHeaders: false,

@@ -10,7 +10,7 @@ const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
  * The GraphiQL page (development tool), pointed at /graphql. Everything it loads comes from this
  * process (see graphiql-assets.ts): no CDN, no inline script or style, so its CSP can be 'self'.
  */
-export function graphiqlHtml(files: Pick<GraphiQLFiles, 'styles' | 'scripts'>): string {
+export function graphiqlHtml(files: Pick<GraphiQLFiles, 'styles' | 'scripts'>, presetHeaders?: string): string {
   const styles = files.styles.map((name) => `  <link rel="stylesheet" href="${GRAPHIQL_ASSETS_PREFIX}${name}">`);
   const scripts = files.scripts.map((name) => `  <script src="${GRAPHIQL_ASSETS_PREFIX}${name}"></script>`);
   return `<!doctype html>
@@ -23,17 +23,32 @@ export function graphiqlHtml(files: Pick<GraphiQLFiles, 'styles' | 'scripts'>): 
 ${styles.join('\n')}
 </head>
 <body>
-  <div id="graphiql">Loading GraphiQL…</div>
+  <div id="graphiql"${presetHeaders === undefined ? '' : ` data-headers="${escapeAttribute(presetHeaders)}"`}>Loading GraphiQL…</div>
 ${scripts.join('\n')}
 </body>
 </html>
 `;
 }
 
+function escapeAttribute(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+}
+
 const AssetParams = Type.Object({ file: Type.String({ maxLength: 100 }) });
 
-/** GET /graphiql and the files it loads, all public (the page holds no data; /graphql checks tokens). */
-export function registerGraphiQL(app: FastifyInstance): void {
+export interface GraphiQLOptions {
+  /**
+   * The Headers tab's text for this page view (a demo account's token in development, graphiql-demo-token.ts),
+   * or undefined for an empty tab.
+   */
+  presetHeaders?: (() => Promise<string | undefined>) | undefined;
+}
+
+/**
+ * GET /graphiql and the files it loads, all public (/graphql checks tokens). A page with preset headers
+ * holds a token: it is never stored by a cache.
+ */
+export function registerGraphiQL(app: FastifyInstance, options: GraphiQLOptions = {}): void {
   const files = graphiqlFiles();
   const html = graphiqlHtml(files);
   app.get(
@@ -42,7 +57,12 @@ export function registerGraphiQL(app: FastifyInstance): void {
       config: { access: 'public' },
       schema: { hide: true, tags: ['GraphQL'], summary: 'GraphiQL, the in-browser GraphQL IDE' },
     },
-    (_request, reply) => reply.type('text/html; charset=utf-8').send(html),
+    async (_request, reply) => {
+      const headers = await options.presetHeaders?.();
+      reply.type('text/html; charset=utf-8');
+      if (headers === undefined) return reply.send(html);
+      return reply.header('cache-control', 'no-store').send(graphiqlHtml(files, headers));
+    },
   );
   app.get(
     `${GRAPHIQL_ASSETS_PREFIX}:file`,

@@ -9,10 +9,11 @@ import { currentRightsCheck } from '../core/resolving/context.ts';
 import { assertCostWithin } from './cost.ts';
 import { documentLimitRules } from './document-limits.ts';
 import { createOperationCache } from './operation-cache.ts';
-import { executableSchema, type ResolverMap } from './executable-schema.ts';
+import { executableSchema, withResolvers, type ResolverMap } from './executable-schema.ts';
 import { createExecutionGate } from './execution-gate.ts';
 import { assertStorableInput } from './storable-input.ts';
 import { graphqlRoutes, type BeforeExecution } from './graphql.routes.ts';
+import { demoTokenHeaders } from './graphiql-demo-token.ts';
 import { buildResolvers } from './resolvers.ts';
 import { typeDefs } from './schema.ts';
 import { registerSubscriptions, type LiveStatus } from './subscriptions/subscriptions.plugin.ts';
@@ -63,9 +64,9 @@ export async function graphqlPlugin(
   const allBatched = { ...batched, ...subscriptionFields.batched };
   // Relations are batched per level by our own resolvers (see batched-resolvers.ts).
   const resolvers: ResolverMap = { ...fieldResolvers, ...subscriptionFields.resolvers };
-  for (const [type, fields] of Object.entries(batchedResolvers(allBatched, readWithList)))
-    resolvers[type] = { ...resolvers[type], ...fields };
+  // The batched ones last, over the built schema: it tells which relations take arguments.
   const schema = executableSchema(typeDefs, resolvers);
+  withResolvers(schema, batchedResolvers(allBatched, readWithList, schema));
   assertReadWithList(schema, allBatched, readWithList);
   const limits = {
     maxDepth: config.GRAPHQL_MAX_DEPTH,
@@ -89,7 +90,14 @@ export async function graphqlPlugin(
     const { operationName, reply } = context;
     // The document passed validation: its operation's name is a GraphQL name (access log, metrics).
     noteOperation(reply.request, document, operationName);
-    const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, document, operationName, variables);
+    const cost = assertCostWithin(
+      config.GRAPHQL_MAX_COST,
+      schema,
+      document,
+      operationName,
+      variables,
+      config.RATE_LIMIT_GRAPHQL_COST_UNIT,
+    );
     context.operationCost = cost;
     assertStorableInput(document, variables);
     const weight = Math.ceil(Math.min(cost, config.GRAPHQL_MAX_COST) / config.RATE_LIMIT_GRAPHQL_COST_UNIT) - 1;
@@ -120,5 +128,16 @@ export async function graphqlPlugin(
     hideSuggestions,
   });
   onLive?.(live.status);
-  await app.register(graphqlRoutes, { graphiql, schema, operations, beforeExecution, hideSuggestions, live });
+  // In development GraphiQL opens signed in as a demo account, so its default query answers (graphiql-demo-token.ts).
+  const graphiqlOptions = graphiql && {
+    presetHeaders: config.NODE_ENV === 'production' ? undefined : demoTokenHeaders(services.auth),
+  };
+  await app.register(graphqlRoutes, {
+    graphiql: graphiqlOptions,
+    schema,
+    operations,
+    beforeExecution,
+    hideSuggestions,
+    live,
+  });
 }

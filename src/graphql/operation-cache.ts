@@ -11,6 +11,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { activeTracing } from '../core/tracing/tracing.ts';
 import { parseDocument, retainedBytes } from './document-parser.ts';
 import { variableCheck, type VariableCheck } from './variable-check.ts';
 
@@ -55,8 +56,7 @@ interface TextEntry {
 /**
  * What the texts held here may keep alive (documents, validation errors, compiled operations), estimated
  * from their tokens (`retainedBytes`), before the oldest texts go. An application's own operations weigh
- * a few MB at most; a flood of distinct documents, valid or not, cannot grow the heap past this
- * (bench/RESULTS.md, session 2, change 21).
+ * a few MB at most; a flood of distinct documents, valid or not, cannot grow the heap past this.
  */
 const CACHE_BYTES = 96 * 1024 * 1024;
 
@@ -84,6 +84,25 @@ function selectOperation(
       ? 'Must provide an operation.'
       : 'Must provide operation name if query contains multiple operations.',
   );
+}
+
+/**
+ * With tracing on (DECISIONS §17), each execution of the operation in a span of its own named and
+ * attributed as the semantic conventions say (`query GetPosts`; `graphql.operation.type`,
+ * `graphql.operation.name`). Here, on the compiled operation every transport runs (HTTP, WebSocket, SSE,
+ * each subscription event), the span is there on a cached execution too: the stock GraphQL
+ * instrumentation patches graphql-js' `execute`, which graphql-jit's compiled query never calls. Never
+ * the document or the variables: they may hold a client's values.
+ */
+function traced(operation: OperationDefinitionNode, run: PreparedOperation['execute']): PreparedOperation['execute'] {
+  const tracing = activeTracing();
+  if (!tracing) return run;
+  const name = operation.name?.value;
+  const attributes = {
+    'graphql.operation.type': operation.operation,
+    ...(name ? { 'graphql.operation.name': name } : {}),
+  };
+  return tracing.wrap(name ? `${operation.operation} ${name}` : operation.operation, attributes, run);
 }
 
 /**
@@ -136,7 +155,7 @@ export function createOperationCache({ schema, rules, budget = CACHE_BYTES }: Op
       document,
       operation,
       variableErrors: variableCheck(schema, operation.variableDefinitions ?? []),
-      execute: run,
+      execute: traced(operation, run),
     };
   }
 

@@ -1,4 +1,5 @@
 import { PAGE_INFO_TYPE_DEFS } from '../core/querying/list-graphql.ts';
+import { SEARCH_HIGHLIGHT_TYPE_DEFS } from '../core/resolving/highlights.ts';
 import { modules } from '../modules/index.ts';
 import { subscriptionTypeDefs } from './subscriptions/subscription-fields.ts';
 
@@ -22,5 +23,6 @@ export const typeDefs = [
   ...modules.flatMap((module) => (module.graphql ? [module.graphql.typeDefs] : [])),
   rootTypeDefs,
   PAGE_INFO_TYPE_DEFS,
+  SEARCH_HIGHLIGHT_TYPE_DEFS,
   subscriptionTypeDefs,
 ].join('');

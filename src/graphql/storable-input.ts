@@ -28,7 +28,7 @@ export function assertStorableInput(
 /**
  * A compiled operation (compiled-operations.ts) hands the same DocumentNode on every run, so a document's
  * literals are walked once, not on every request (graphql's `visit` was a visible share of a one-field
- * query's CPU: bench/RESULTS.md, session 2, change 19).
+ * query's CPU).
  */
 const literalPathsOf = new WeakMap<DocumentNode, readonly string[]>();
 

@@ -19,7 +19,7 @@ export type VariableCheck = (variables: Record<string, unknown>) => readonly Gra
  *
  * Why not `getVariableValues` on every request: it builds the coerced values, a closure and the types
  * from the AST each time, the largest cost left on a cached one-variable read (bench/RESULTS.md,
- * session 8, change 48). graphql-jit compiles such a check, but does not export it (its
+ * "Changes", 48). graphql-jit compiles such a check, but does not export it (its
  * `dist/variables` is private; zalando-incubator/graphql-jit#228 would move it onto graphql-js').
  * So the types are read once, each value goes through graphql-js' own `coerceInputValue`, and the rules
  * around it (a missing variable, a null) are graphql-js' `coerceVariableValues` ones; at the first

@@ -263,6 +263,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Aggregate orders (the caller's; all for an admin): measures per group */
+        get: operations["getOrdersAggregate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders/{orderId}/pay": {
         parameters: {
             query?: never;
@@ -394,6 +411,23 @@ export interface paths {
         put?: never;
         /** Create a product (admin) */
         post: operations["postProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Aggregate products: measures per group */
+        get: operations["getProductsAggregate"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1060,12 +1094,13 @@ export interface components {
             /** @description Seconds until the token expires */
             expires_in: number;
         };
+        /** @description `update` and `delete` are present only for the user themself and administrators */
         UserLinks: {
             self: components["schemas"]["Link"];
             posts: components["schemas"]["Link"];
             avatar: components["schemas"]["Link"];
-            update: components["schemas"]["Link"];
-            delete: components["schemas"]["Link"];
+            update?: components["schemas"]["Link"];
+            delete?: components["schemas"]["Link"];
         };
         PostLinks: {
             self: components["schemas"]["Link"];
@@ -1266,9 +1301,99 @@ export interface components {
                 customer?: components["schemas"]["Customer"];
             };
         };
+        FacetValue: {
+            /**
+             * AggregateKeyValue
+             * @description A group key or facet value
+             */
+            value: string | number | null;
+            count: number;
+        };
         OrderPage: {
             data: components["schemas"]["Order"][];
             pagination: components["schemas"]["QueriedPagination"];
+            facets?: {
+                status?: components["schemas"]["FacetValue"][];
+                currency?: components["schemas"]["FacetValue"][];
+            };
+        };
+        /** @description Money in currency units from exact cents; averages rounded half-even to cents */
+        OrdersAggregate: {
+            data: {
+                /** @description The group: one entry per groupBy key (a time bucket as the ISO timestamp of its start, UTC) */
+                key: {
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    status?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    currency?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    customerId?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:day"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:week"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:month"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:year"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "paidAt:day"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "paidAt:week"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "paidAt:month"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "paidAt:year"?: string | number | null;
+                };
+                count: number;
+                sum?: {
+                    amount?: number;
+                };
+                avg?: {
+                    amount?: number | null;
+                };
+                min?: {
+                    amount?: number | null;
+                };
+                max?: {
+                    amount?: number | null;
+                };
+            }[];
+            /** @description How many groups match (data holds the first `limit`) */
+            groups: number;
         };
         Receipt: {
             receiptNumber: string;
@@ -1310,6 +1435,15 @@ export interface components {
                 self: components["schemas"]["Link"];
             };
         };
+        ProductSearchHit: {
+            /** @description Relevance: higher is better; compare only within one list */
+            score: number;
+            highlights?: {
+                name?: string;
+                category?: string;
+                description?: string;
+            };
+        };
         ProductFields: {
             id?: number;
             name?: string;
@@ -1325,10 +1459,88 @@ export interface components {
             _links?: {
                 self: components["schemas"]["Link"];
             };
+            _search?: components["schemas"]["ProductSearchHit"];
         };
         ProductPage: {
             data: components["schemas"]["ProductFields"][];
             pagination: components["schemas"]["QueriedPagination"];
+            /** @description With q matching nothing: the query with each word replaced by the closest indexed word (at most two edits), or null */
+            suggestion?: string | null;
+            facets?: {
+                category?: components["schemas"]["FacetValue"][];
+            };
+        };
+        /** @description Money in currency units from exact cents; averages rounded half-even to cents */
+        ProductsAggregate: {
+            data: {
+                /** @description The group: one entry per groupBy key (a time bucket as the ISO timestamp of its start, UTC) */
+                key: {
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    category?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "created_at:day"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "created_at:week"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "created_at:month"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "created_at:year"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:day"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:week"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:month"?: string | number | null;
+                    /**
+                     * AggregateKeyValue
+                     * @description A group key or facet value
+                     */
+                    "createdAt:year"?: string | number | null;
+                };
+                count: number;
+                sum?: {
+                    price?: number;
+                    stock?: number;
+                };
+                avg?: {
+                    price?: number | null;
+                    stock?: number | null;
+                };
+                min?: {
+                    price?: number | null;
+                    stock?: number | null;
+                };
+                max?: {
+                    price?: number | null;
+                    stock?: number | null;
+                };
+            }[];
+            /** @description How many groups match (data holds the first `limit`) */
+            groups: number;
         };
         EmbeddedPost: {
             id: number;
@@ -1340,6 +1552,77 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["PostLinks"];
+        };
+        PostSearchHit: {
+            /** @description Relevance: higher is better; compare only within one list */
+            score: number;
+            highlights?: {
+                title?: string;
+                content?: string;
+            };
+        };
+        PostFeedItem: {
+            id: number;
+            title: string;
+            content: string;
+            authorId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            _links: components["schemas"]["PostLinks"];
+            /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
+            _embedded?: {
+                author?: {
+                    id: number;
+                    name: string;
+                    /** @description Shown to the user and to admins; null for anyone else */
+                    email: string | null;
+                    age: number | null;
+                    /** @enum {unknown} */
+                    role: "user" | "admin";
+                    /** @enum {unknown} */
+                    status: "active" | "inactive" | "suspended";
+                    emailVerified: boolean;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    _links: components["schemas"]["UserLinks"];
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        posts?: components["schemas"]["EmbeddedPost"][];
+                    };
+                };
+                comments?: {
+                    id: number;
+                    postId: number;
+                    authorId: number;
+                    text: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    _links: {
+                        self: components["schemas"]["Link"];
+                        post: components["schemas"]["Link"];
+                        author: components["schemas"]["Link"];
+                        likes: components["schemas"]["Link"];
+                    };
+                    /** @description The related resources the second level of `include` asked for */
+                    _embedded?: {
+                        author?: components["schemas"]["EmbeddedUser"];
+                        post?: components["schemas"]["EmbeddedPost"];
+                    };
+                }[];
+            };
+            _search?: components["schemas"]["PostSearchHit"];
+        };
+        PostFeed: {
+            data: components["schemas"]["PostFeedItem"][];
+            /** @description With q matching nothing: the query with each word replaced by the closest indexed word (at most two edits), or null */
+            suggestion?: string | null;
+            /** @description Cursor of the next page, or null at the end */
+            nextCursor: string | null;
+            pagination?: components["schemas"]["QueriedPagination"];
         };
         Post: {
             id: number;
@@ -1394,12 +1677,6 @@ export interface components {
                     };
                 }[];
             };
-        };
-        PostFeed: {
-            data: components["schemas"]["Post"][];
-            /** @description Cursor of the next page, or null at the end */
-            nextCursor: string | null;
-            pagination?: components["schemas"]["QueriedPagination"];
         };
         PostPage: {
             data: components["schemas"]["Post"][];
@@ -1956,7 +2233,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -2178,7 +2455,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -2448,7 +2725,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -2773,7 +3050,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -3047,6 +3324,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -3269,6 +3571,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -3407,6 +3734,7 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,7 +3946,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -3898,7 +4226,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -4178,7 +4506,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -4473,7 +4801,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -4769,7 +5097,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -5041,7 +5369,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -5524,7 +5852,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -5865,7 +6193,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -6146,7 +6474,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -6295,6 +6623,7 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6526,7 +6855,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -6792,6 +7121,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -6914,6 +7268,7 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7145,7 +7500,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -7451,7 +7806,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -7757,7 +8112,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -7952,6 +8307,8 @@ export interface operations {
                 "customerId[ne]"?: number;
                 /** @description customerId one of (comma list) the value */
                 "customerId[in]"?: string;
+                /** @description Comma list of status, currency: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
+                facets?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -8161,7 +8518,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -8503,7 +8860,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -8791,7 +9148,365 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOrdersAggregate: {
+        parameters: {
+            query?: {
+                status?: "pending" | "paid" | "cancelled" | "refunded";
+                /** @description Admins: any customer; others: only themselves */
+                customerId?: number;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description status equal to the value: one of pending, paid, cancelled, refunded */
+                "status[eq]"?: string;
+                /** @description status not equal to the value: one of pending, paid, cancelled, refunded */
+                "status[ne]"?: string;
+                /** @description status one of (comma list) the value */
+                "status[in]"?: string;
+                /** @description currency equal to the value */
+                currency?: string;
+                /** @description currency equal to the value */
+                "currency[eq]"?: string;
+                /** @description currency not equal to the value */
+                "currency[ne]"?: string;
+                /** @description currency one of (comma list) the value */
+                "currency[in]"?: string;
+                /** @description amount (in currency units) equal to the value */
+                amount?: number;
+                /** @description amount (in currency units) equal to the value */
+                "amount[eq]"?: number;
+                /** @description amount (in currency units) not equal to the value */
+                "amount[ne]"?: number;
+                /** @description amount (in currency units) greater than the value */
+                "amount[gt]"?: number;
+                /** @description amount (in currency units) greater than or equal to the value */
+                "amount[gte]"?: number;
+                /** @description amount (in currency units) less than the value */
+                "amount[lt]"?: number;
+                /** @description amount (in currency units) less than or equal to the value */
+                "amount[lte]"?: number;
+                /** @description amount (in currency units) one of (comma list) the value */
+                "amount[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /** @description paidAt equal to the value */
+                paidAt?: string;
+                /** @description paidAt equal to the value */
+                "paidAt[eq]"?: string;
+                /** @description paidAt not equal to the value */
+                "paidAt[ne]"?: string;
+                /** @description paidAt greater than the value */
+                "paidAt[gt]"?: string;
+                /** @description paidAt greater than or equal to the value */
+                "paidAt[gte]"?: string;
+                /** @description paidAt less than the value */
+                "paidAt[lt]"?: string;
+                /** @description paidAt less than or equal to the value */
+                "paidAt[lte]"?: string;
+                /** @description paidAt one of (comma list) the value */
+                "paidAt[in]"?: string;
+                /** @description paidAt null (`true`) or not null (`false`) */
+                "paidAt[null]"?: boolean;
+                /** @description customerId equal to the value */
+                "customerId[eq]"?: number;
+                /** @description customerId not equal to the value */
+                "customerId[ne]"?: number;
+                /** @description customerId one of (comma list) the value */
+                "customerId[in]"?: string;
+                /**
+                 * @description Comma list of count, sum(f), avg(f), min(f), max(f) over amount; count is always given
+                 * @example count,sum(amount)
+                 */
+                measures?: string;
+                /** @description Comma list (at most 4) of status, currency, customerId, createdAt:day, createdAt:week, createdAt:month, createdAt:year, paidAt:day, paidAt:week, paidAt:month, paidAt:year; time buckets in UTC, weeks from Monday; customerId: administrators only */
+                groupBy?: string;
+                /** @description Comma list of group keys of groupBy or measures as written (`-sum(amount)`); a leading `-` is descending; default: the group keys ascending */
+                sort?: string;
+                /** @description Groups in the answer: default 100, clamped between 1 and 1000 */
+                limit?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Money in currency units from exact cents; averages rounded half-even to cents */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": {
+                     *             "status": "status",
+                     *             "currency": "currency",
+                     *             "customerId": "customerId",
+                     *             "createdAt:day": "createdAtday",
+                     *             "createdAt:week": "createdAtweek",
+                     *             "createdAt:month": "createdAtmonth",
+                     *             "createdAt:year": "createdAtyear",
+                     *             "paidAt:day": "paidAtday",
+                     *             "paidAt:week": "paidAtweek",
+                     *             "paidAt:month": "paidAtmonth",
+                     *             "paidAt:year": "paidAtyear"
+                     *           },
+                     *           "count": 1,
+                     *           "sum": {
+                     *             "amount": 9.99
+                     *           },
+                     *           "avg": {
+                     *             "amount": 9.99
+                     *           },
+                     *           "min": {
+                     *             "amount": 9.99
+                     *           },
+                     *           "max": {
+                     *             "amount": 9.99
+                     *           }
+                     *         }
+                     *       ],
+                     *       "groups": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrdersAggregate"];
+                    "application/vnd.content.v2+json": components["schemas"]["OrdersAggregate"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -9121,7 +9836,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -9447,7 +10162,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -9777,7 +10492,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -10066,6 +10781,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -10295,6 +11035,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -10570,7 +11335,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -10865,6 +11630,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -10943,12 +11733,12 @@ export interface operations {
                 min_price?: number;
                 /** @description Price less than or equal to the value */
                 max_price?: number;
-                /** @description Only the value `true` has an effect: stock > 0 */
-                in_stock?: string;
+                /** @description Only `true` has an effect (stock > 0); any other value is ignored */
+                in_stock?: boolean | string;
                 /** @description Case-insensitive substring of the name, matched literally */
                 search?: string;
                 /**
-                 * @description Comma-separated: price, -price, name, -name, createdAt, -createdAt; a leading `-` is descending; ties break by ascending id; any other value gives ascending id
+                 * @description Comma-separated: price, -price, name, -name, createdAt, -createdAt; a leading `-` is descending; ties break by ascending id; any other value gives ascending id (with q: best match first, relevance)
                  * @example -price,name
                  */
                 sort?: string;
@@ -11030,6 +11820,15 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
+                /**
+                 * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
+                 * @example wooden chair -table
+                 */
+                q?: string;
+                /** @description With q: comma list of searched fields (name, category, description) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
+                highlight?: string;
+                /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
+                facets?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -11209,7 +12008,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -11524,7 +12323,365 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProductsAggregate: {
+        parameters: {
+            query?: {
+                /** @description Equality filter */
+                category?: string;
+                /** @description Price greater than or equal to the value */
+                min_price?: number;
+                /** @description Price less than or equal to the value */
+                max_price?: number;
+                /** @description Only `true` has an effect (stock > 0); any other value is ignored */
+                in_stock?: boolean | string;
+                /** @description Case-insensitive substring of the name, matched literally */
+                search?: string;
+                /** @description price (in currency units) equal to the value */
+                price?: number;
+                /** @description price (in currency units) equal to the value */
+                "price[eq]"?: number;
+                /** @description price (in currency units) not equal to the value */
+                "price[ne]"?: number;
+                /** @description price (in currency units) greater than the value */
+                "price[gt]"?: number;
+                /** @description price (in currency units) greater than or equal to the value */
+                "price[gte]"?: number;
+                /** @description price (in currency units) less than the value */
+                "price[lt]"?: number;
+                /** @description price (in currency units) less than or equal to the value */
+                "price[lte]"?: number;
+                /** @description price (in currency units) one of (comma list) the value */
+                "price[in]"?: string;
+                /** @description stock equal to the value */
+                stock?: number;
+                /** @description stock equal to the value */
+                "stock[eq]"?: number;
+                /** @description stock not equal to the value */
+                "stock[ne]"?: number;
+                /** @description stock greater than the value */
+                "stock[gt]"?: number;
+                /** @description stock greater than or equal to the value */
+                "stock[gte]"?: number;
+                /** @description stock less than the value */
+                "stock[lt]"?: number;
+                /** @description stock less than or equal to the value */
+                "stock[lte]"?: number;
+                /** @description stock one of (comma list) the value */
+                "stock[in]"?: string;
+                /** @description name equal to the value */
+                name?: string;
+                /** @description name equal to the value */
+                "name[eq]"?: string;
+                /** @description name not equal to the value */
+                "name[ne]"?: string;
+                /** @description name greater than the value */
+                "name[gt]"?: string;
+                /** @description name greater than or equal to the value */
+                "name[gte]"?: string;
+                /** @description name less than the value */
+                "name[lt]"?: string;
+                /** @description name less than or equal to the value */
+                "name[lte]"?: string;
+                /** @description name one of (comma list) the value */
+                "name[in]"?: string;
+                /** @description name containing, case-insensitively, the value */
+                "name[contains]"?: string;
+                /** @description category equal to the value */
+                "category[eq]"?: string;
+                /** @description category not equal to the value */
+                "category[ne]"?: string;
+                /** @description category one of (comma list) the value */
+                "category[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /**
+                 * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
+                 * @example wooden chair -table
+                 */
+                q?: string;
+                /**
+                 * @description Comma list of count, sum(f), avg(f), min(f), max(f) over price, stock; count is always given
+                 * @example count,sum(price)
+                 */
+                measures?: string;
+                /** @description Comma list (at most 4) of category, createdAt:day, createdAt:week, createdAt:month, createdAt:year; time buckets in UTC, weeks from Monday */
+                groupBy?: string;
+                /** @description Comma list of group keys of groupBy or measures as written (`-sum(amount)`); a leading `-` is descending; default: the group keys ascending */
+                sort?: string;
+                /** @description Groups in the answer: default 100, clamped between 1 and 1000 */
+                limit?: number;
+            };
+            header?: {
+                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
+                "API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Money in currency units from exact cents; averages rounded half-even to cents */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": {
+                     *             "category": "category",
+                     *             "created_at:day": "createdatday",
+                     *             "created_at:week": "createdatweek",
+                     *             "created_at:month": "createdatmonth",
+                     *             "created_at:year": "createdatyear",
+                     *             "createdAt:day": "createdAtday",
+                     *             "createdAt:week": "createdAtweek",
+                     *             "createdAt:month": "createdAtmonth",
+                     *             "createdAt:year": "createdAtyear"
+                     *           },
+                     *           "count": 1,
+                     *           "sum": {
+                     *             "price": 9.99,
+                     *             "stock": 9.99
+                     *           },
+                     *           "avg": {
+                     *             "price": 9.99,
+                     *             "stock": 9.99
+                     *           },
+                     *           "min": {
+                     *             "price": 9.99,
+                     *             "stock": 9.99
+                     *           },
+                     *           "max": {
+                     *             "price": 9.99,
+                     *             "stock": 9.99
+                     *           }
+                     *         }
+                     *       ],
+                     *       "groups": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductsAggregate"];
+                    "application/vnd.content.v2+json": components["schemas"]["ProductsAggregate"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bearer token was sent and is invalid or expired (this operation needs none), or the credentials are wrong */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Invalid token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for this caller (e.g. a field only an admin may set, or a suspended account) */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -11785,6 +12942,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -11917,6 +13099,7 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12115,7 +13298,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -12381,6 +13564,31 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -12509,6 +13717,7 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12707,7 +13916,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -12873,6 +14082,13 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
+                /**
+                 * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
+                 * @example wooden chair -table
+                 */
+                q?: string;
+                /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
+                highlight?: string;
             };
             header?: {
                 /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
@@ -13050,7 +14266,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -13320,7 +14536,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -13694,7 +14910,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -14005,7 +15221,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -14276,7 +15492,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -14611,7 +15827,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -14919,7 +16135,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -15192,7 +16408,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -15412,6 +16628,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -15713,7 +16954,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -16030,7 +17271,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -16249,6 +17490,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -16496,7 +17762,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
@@ -16734,6 +18000,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -17037,7 +18328,7 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Validation failed; `details` names each field */
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
             422: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import createClient, { type Client } from 'openapi-fetch';
-import { checkFetched } from '../support/checked-answer.ts';
+import type { Client } from 'openapi-fetch';
 import { DIALECTS } from '../support/dialects.ts';
 import { QUIET_ENV, createProduct, placeOrder } from '../support/orders.ts';
+import { checkedClient } from './checked-client.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import type { paths } from './api-v2.generated.ts';
 
@@ -28,14 +28,7 @@ for (const dialect of DIALECTS) {
 
       before(async () => {
         t = await startTestServer(dialect, QUIET_ENV);
-        client = createClient<paths>({
-          baseUrl: `${t.url}/api/v2`,
-          fetch: async (request: Request) => {
-            const response = await fetch(request);
-            await checkFetched(request.method, response.clone());
-            return response;
-          },
-        });
+        client = checkedClient(t);
         ann = await t.createUser({ name: 'Ann', age: 20 });
         bob = await t.createUser({ name: 'Bob', age: 40 });
         for (const [who, title] of [

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import createClient, { type Client } from 'openapi-fetch';
+import type { Client } from 'openapi-fetch';
 import { generateOpenApiTypes, OPENAPI_TYPES_FILE } from '../../scripts/openapi-types.ts';
 import { PNG_BYTES } from '../support/avatar-samples.ts';
-import { checkFetched } from '../support/checked-answer.ts';
 import { DIALECTS } from '../support/dialects.ts';
+import { checkedClient } from './checked-client.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import type { components, paths, webhooks } from './api-v2.generated.ts';
 
@@ -31,14 +31,7 @@ for (const dialect of DIALECTS) {
     let client: Client<paths>;
     before(async () => {
       t = await startTestServer(dialect);
-      client = createClient<paths>({
-        baseUrl: `${t.url}/api/v2`,
-        fetch: async (request: Request) => {
-          const response = await fetch(request);
-          await checkFetched(request.method, response.clone());
-          return response;
-        },
-      });
+      client = checkedClient(t);
     });
     after(() => t?.close());
 

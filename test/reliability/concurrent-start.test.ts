@@ -2,6 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DIALECTS } from '../support/dialects.ts';
 import { openDatabase, startProcess } from './harness.test-support.ts';
+import type { Readable } from 'node:stream';
+
+function drained(stream: Readable | null): Promise<void> {
+  if (!stream || stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => stream.once('close', () => resolve()));
+}
 
 for (const dialect of DIALECTS) {
   describe(
@@ -23,9 +29,6 @@ for (const dialect of DIALECTS) {
             for (const server of servers) server.process.kill('SIGKILL');
             throw failure.reason;
           }
-          const lines = servers.flatMap((server) => server.lines);
-          assert.equal(lines.filter((line) => line.includes('Applied migrations')).length, 1);
-          assert.equal(lines.filter((line) => line.includes('Loaded the demo data')).length, 1);
           const admins = await db.selectFrom('users').select('id').where('role', '=', 'admin').execute();
           assert.equal(admins.length, 1);
           for (const server of servers) {
@@ -33,6 +36,12 @@ for (const dialect of DIALECTS) {
             server.process.kill('SIGTERM');
           }
           assert.deepEqual(await Promise.all(servers.map((server) => server.exited)), [0, 0, 0]);
+          // Counted once every output is read to its end: a line written just before readiness can reach
+          // this process after the /readyz answer does (two channels), as it did once on CI.
+          await Promise.all(servers.flatMap((server) => [server.process.stdout, server.process.stderr].map(drained)));
+          const lines = servers.flatMap((server) => server.lines);
+          assert.equal(lines.filter((line) => line.includes('Applied migrations')).length, 1);
+          assert.equal(lines.filter((line) => line.includes('Loaded the demo data')).length, 1);
         } finally {
           await db.destroy();
           await database.drop();

@@ -31,14 +31,17 @@ const running = new Set<ChildServer>();
 let cleanupRegistered = false;
 
 /** Spawns a server process that is SIGKILLed after the suite even when an assertion fails midway. */
-export async function startProcess(env: Record<string, string>): Promise<ChildServer> {
+export async function startProcess(
+  env: Record<string, string>,
+  options: { untilReady?: boolean } = {},
+): Promise<ChildServer> {
   if (!cleanupRegistered) {
     cleanupRegistered = true;
     after(() => {
       for (const server of running) server.process.kill('SIGKILL');
     });
   }
-  const server = await spawnServer({ ...BASE_ENV, ...env });
+  const server = await spawnServer({ ...BASE_ENV, ...env }, undefined, undefined, options);
   running.add(server);
   void server.exited.then(() => running.delete(server));
   return server;

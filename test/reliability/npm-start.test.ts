@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { serverArgs } from '../../bench/suite/server-command.ts';
 import { DIALECTS } from '../support/dialects.ts';
+import { untilMigrated } from '../support/child-server.ts';
 import { BASE_ENV, call, signUpUsers, slowPost, waitFor } from './harness.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,6 +41,8 @@ async function npmStart(env: Record<string, string>) {
     }
     void exited.then(({ code }) => reject(new Error(`npm start exited with ${code}:\n${lines.join('\n')}`)));
   });
+  // It listens before it migrates: the API opens once `/readyz` stops saying "migrating".
+  await untilMigrated(url, exited, lines);
   return { pid: npm.pid!, url, lines, exited };
 }
 
@@ -113,7 +116,7 @@ describe('the command-line entry', () => {
     assert.equal(pkg.bin['content-service'], 'bin/content-service.js');
     for (const name of ['start', 'dev', 'cli', 'db:migrate', 'seed'])
       assert.match(pkg.scripts[name]!, /\bbin\/content-service\.js\b/, name);
-    assert.match(pkg.scripts.start!, /^exec node /);
+    assert.match(pkg.scripts.start!, /^(?:[A-Z_][A-Z0-9_]*=\S+ )*exec node /);
     const usage = spawnSync(process.execPath, ['bin/content-service.js', 'help'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(usage.status, 0, usage.stderr);
     assert.match(usage.stdout, /^Usage: content-service/);

@@ -1,29 +1,20 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM_SKIP, launchChromium } from '../support/chromium.ts';
 import { DIALECTS } from '../support/dialects.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { SECURITY_TEST_ENV } from './security-test-env.test-support.ts';
 
-/** Debian's chromium, as in src/core/openapi/docs-page.browser.test.ts (required in CI). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const missing = !existsSync(CHROMIUM);
-const skip = missing && !process.env.CI ? `no browser at ${CHROMIUM}` : false;
-
 describe(
   'the API docs page under the security headers, in headless Chromium',
-  { skip: DIALECTS[0]!.skip || skip },
+  { skip: DIALECTS[0]!.skip || CHROMIUM_SKIP },
   () => {
     let t: TestServer;
     let browser: Browser;
     before(async () => {
       t = await startTestServer(DIALECTS[0]!, SECURITY_TEST_ENV);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-        timeout: 60_000,
-      });
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();

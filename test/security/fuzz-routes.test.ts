@@ -53,30 +53,39 @@ type Raw = { [RAW]: string };
 
 /** The operations to fuzz: every served `/api/...` route (the versioned copies share its handlers), described by the OpenAPI document. */
 function operationsOf(t: TestServer, document: Json): Operation[] {
-  return servedRoutes(t.server.app.http)
-    .map((route) => route.split(' ') as [string, string])
-    .filter(([, url]) => url.startsWith('/api/') && !/^\/api\/v\d+\//.test(url) && !url.endsWith('/openapi.json'))
-    .map(([method, url]) => {
-      const operation = document.paths[url.slice('/api'.length).replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()] as
-        Json | undefined;
-      assert.ok(operation, `${method} ${url} is served but not documented, so it cannot be fuzzed`);
-      const parameters = (operation.parameters ?? []) as Json[];
-      const [contentType, media] = (Object.entries(operation.requestBody?.content ?? {})[0] ?? []) as [string?, Json?];
-      const schema = media?.schema ?? {};
-      const fields = Object.entries((schema.properties ?? {}) as Json).flatMap(([name, property]) => [
-        [name],
-        ...Object.keys(property.items?.properties ?? {}).map((sub) => [name, '0', sub]),
-      ]);
-      return {
-        method,
-        url,
-        pathParams: [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!),
-        queryParams: parameters.filter((p) => p.in === 'query').map((p) => p.name as string),
-        body: contentType
-          ? { example: media?.example ?? {}, fields: fields.length > 0 ? fields : [['unknownField']], contentType }
-          : undefined,
-      };
-    });
+  return (
+    servedRoutes(t.server.app.http)
+      .map((route) => route.split(' ') as [string, string])
+      // The bare `/api/v1` and `/api/v2` are the front door's copies of `/api` (an index, in no API document).
+      .filter(
+        ([, url]) => url.startsWith('/api/') && !/^\/api\/v\d+(?=\/|$)/.test(url) && !url.endsWith('/openapi.json'),
+      )
+      .map(([method, url]) => {
+        const operation = document.paths[url.slice('/api'.length).replace(/:(\w+)/g, '{$1}')]?.[
+          method.toLowerCase()
+        ] as Json | undefined;
+        assert.ok(operation, `${method} ${url} is served but not documented, so it cannot be fuzzed`);
+        const parameters = (operation.parameters ?? []) as Json[];
+        const [contentType, media] = (Object.entries(operation.requestBody?.content ?? {})[0] ?? []) as [
+          string?,
+          Json?,
+        ];
+        const schema = media?.schema ?? {};
+        const fields = Object.entries((schema.properties ?? {}) as Json).flatMap(([name, property]) => [
+          [name],
+          ...Object.keys(property.items?.properties ?? {}).map((sub) => [name, '0', sub]),
+        ]);
+        return {
+          method,
+          url,
+          pathParams: [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!),
+          queryParams: parameters.filter((p) => p.in === 'query').map((p) => p.name as string),
+          body: contentType
+            ? { example: media?.example ?? {}, fields: fields.length > 0 ? fields : [['unknownField']], contentType }
+            : undefined,
+        };
+      })
+  );
 }
 
 /** The example with hostile JSON text set at some paths (or fields removed), as JSON text. */

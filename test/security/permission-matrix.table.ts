@@ -1,5 +1,6 @@
 import { GRAPHIQL_ASSETS_PREFIX, graphiqlFiles } from '../../src/graphql/graphiql-assets.ts';
 import { PNG_1X1, type Role, type World } from './permission-world.test-support.ts';
+import { GRAPHQL_RESOURCE_RULES } from './permission-matrix.graphql-resources.ts';
 
 /**
  * THE permission matrix (DECISIONS §5): every REST route and GraphQL operation × caller → outcome.
@@ -47,6 +48,9 @@ const webhookPath =
   async (w: World) => ({ path: `/api/webhooks/${await w.webhookId()}${suffix}` });
 
 export const REST_RULES: Record<string, RestRule> = {
+  // The front door (an index of links; a browser is sent to /docs), also at the bare /api/v1 and /api/v2: public.
+  'GET /': { expect: e(200, 200, 200, 200), request: path('/') },
+  'GET /api': { expect: e(200, 200, 200, 200), request: path('/api') },
   // Operations and documentation: public.
   'GET /healthz': { expect: e(200, 200, 200, 200), request: path('/healthz') },
   'GET /readyz': { expect: e(200, 200, 200, 200), request: path('/readyz') },
@@ -182,6 +186,7 @@ export const REST_RULES: Record<string, RestRule> = {
     request: async (w) => ({ path: '/api/orders', body: { items: [{ productId: await w.productId(), quantity: 1 }] } }),
   },
   'GET /api/orders': { expect: e(401, 200, 200, 200), request: path('/api/orders') },
+  'GET /api/orders/aggregate': { expect: e(401, 200, 200, 200), request: path('/api/orders/aggregate?groupBy=status') },
   'GET /api/orders/:orderId': { expect: e(401, 404, 200, 200), request: orderPath('pendingOrderId') },
   'POST /api/orders/:orderId/pay': {
     expect: e(401, 404, 200, 200),
@@ -256,6 +261,10 @@ export const REST_RULES: Record<string, RestRule> = {
 
   // Products: public reads, admin writes.
   'GET /api/products': { expect: e(200, 200, 200, 200), request: path('/api/products') },
+  'GET /api/products/aggregate': {
+    expect: e(200, 200, 200, 200),
+    request: path('/api/products/aggregate?groupBy=category'),
+  },
   'POST /api/products': {
     expect: e(401, 403, 403, 201),
     writes: true,
@@ -371,4 +380,6 @@ export const GRAPHQL_RULES: Record<string, GraphQLRule> = {
       variables: { a: String((await w.owner()).id) },
     }),
   },
+  // DECISIONS §15: products, orders, comments by id, likes.
+  ...GRAPHQL_RESOURCE_RULES,
 };

@@ -29,4 +29,17 @@ describe('docs/SECURITY.md', () => {
     }
     assert.ok(cited.length >= 20, `only ${cited.length} tests cited`);
   });
+
+  it('audits every place client text could meet SQL with a reason and an existing test (issue 51)', () => {
+    const section = DOC.split('## SQL injection')[1]?.split('\n## ')[0];
+    assert.ok(section, 'no "SQL injection" section');
+    const rows = section.split('\n').filter((line) => line.startsWith('| ') && !/^\| (place|---)/.test(line));
+    assert.ok(rows.length >= 10, `only ${rows.length} places audited`);
+    for (const row of rows) {
+      for (const match of row.matchAll(/`((?:src|test)\/[^`]+\.test\.ts)`(?: › \*([^*]+)\*)?/g)) {
+        const source = readFileSync(new URL(`../../${match[1]}`, import.meta.url), 'utf8');
+        if (match[2]) assert.ok(source.includes(`'${match[2]}'`), `${match[1]} has no test named "${match[2]}"`);
+      }
+    }
+  });
 });

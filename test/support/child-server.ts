@@ -10,11 +10,16 @@ export interface ChildServer {
   exited: Promise<number | null>;
 }
 
-/** Runs `node src/cli.ts <args>` (or another entry, such as the compiled `dist/cli.js`) as a real process and waits until it listens. */
+/**
+ * Runs `node src/cli.ts <args>` (or another entry, such as the compiled `dist/cli.js`) as a real process
+ * and waits until it listens and, unless `untilReady` is false, until it has migrated (`/readyz` no
+ * longer says "migrating": the server listens before it migrates).
+ */
 export async function spawnServer(
   env: Record<string, string>,
   args = ['serve'],
   entry = 'src/cli.ts',
+  { untilReady = true }: { untilReady?: boolean } = {},
 ): Promise<ChildServer> {
   const child = spawn(process.execPath, [entry, ...args], {
     // No load shedding unless a test asks: start-up and a busy machine would trip it.
@@ -41,5 +46,20 @@ export async function spawnServer(
     }
     void exited.then((code) => reject(new Error(`server exited with ${code}:\n${lines.join('\n')}`)));
   });
+  if (untilReady) await untilMigrated(url, exited, lines);
   return { process: child, url, lines, exited };
+}
+
+/** Waits until `/readyz` stops answering "migrating" (or the process exits). */
+export async function untilMigrated(url: string, exited: Promise<unknown>, lines: string[] = []): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + 90_000;
+  while (!gone && Date.now() < deadline) {
+    const answer = await fetch(`${url}/readyz`).catch(() => undefined);
+    const body = (await answer?.json().catch(() => undefined)) as { status?: string } | undefined;
+    if (answer && body?.status !== 'migrating') return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`server did not finish migrating:\n${lines.join('\n')}`);
 }

@@ -44,8 +44,11 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 const PREFIXES = API_PREFIXES.map(({ prefix }) => prefix);
 const REST_PATH = /^\/api(?=\/|$)/;
-/** Not REST resources: the documents themselves (validated by the Redocly lint and the contract tests). */
-const NOT_REST = new Set(PREFIXES.map((prefix) => `${prefix}/openapi.json`));
+/**
+ * Not REST resources: the documents themselves (validated by the Redocly lint and the contract tests), and
+ * the bare prefixes, which answer the front door's index (core/http/front-door.ts, tested there).
+ */
+const NOT_REST = new Set([...PREFIXES.map((prefix) => `${prefix}/openapi.json`), ...PREFIXES]);
 const DOCUMENT_ID = 'urn:content-service:openapi';
 
 function pointer(...segments: string[]): string {

@@ -100,3 +100,47 @@ export async function deliveredAfter(
   });
   return items.map((item) => item.at - since);
 }
+
+/**
+ * As `r.waitFor`, but a timeout says where the missing requests are: the endpoint's deliveries not yet
+ * succeeded (status, attempts, claim, next attempt), how many of `names`' events the outbox holds and
+ * where the fan-out stands, so a failure seen once in CI tells a stuck claim from a skipped event.
+ */
+export async function waitForDeliveries(
+  t: TestServer,
+  r: WebhookReceiver,
+  path: string,
+  count: number,
+  endpointId: number,
+  timeoutMs = 10_000,
+): Promise<void> {
+  try {
+    await r.waitFor(path, count, timeoutMs);
+  } catch (error) {
+    const db = t.server.db;
+    const open = await db
+      .selectFrom('webhook_deliveries')
+      .select([
+        'id',
+        'event_tx',
+        'event_seq',
+        'status',
+        'attempts',
+        'last_error',
+        'next_attempt_at',
+        'claimed_by',
+        'claimed_until',
+      ])
+      .where('endpoint_id', '=', endpointId)
+      .where('status', '!=', 'succeeded')
+      .execute();
+    const made = await db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirst();
+    const consumers = await db.selectFrom('event_consumers').selectAll().execute();
+    const state = { now: new Date().toISOString(), made: made?.n, open, consumers };
+    throw new Error(`${(error as Error).message}; deliveries: ${JSON.stringify(state)}`, { cause: error });
+  }
+}

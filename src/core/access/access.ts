@@ -51,7 +51,7 @@ export function registerAccessControl(app: FastifyInstance, verifier: TokenVerif
   // Callback style: no token, or a token verified moments ago (the memo,
   // core/hardening/verified-token-memo.ts) on a request that needs no current-rights read, is decided
   // without a promise; only the steps that must wait (verifying, reading rights) do. A promise per
-  // request here was measurable on small reads (bench/RESULTS.md, issue 20 session 8, change 50).
+  // request here was measurable on small reads.
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerTokenOf(request.headers.authorization);
     if (token === undefined) return admit(request, null, done);

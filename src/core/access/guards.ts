@@ -14,9 +14,14 @@ export function requireAdmin(actor: Principal | null): Principal {
   return principal;
 }
 
+/** Whether `actor` may change user `userId`'s account: that user, or an admin (the rule of `requireSelfOrAdmin`). */
+export function isSelfOrAdmin(actor: Principal | null, userId: number): boolean {
+  return actor !== null && (actor.role === 'admin' || actor.userId === userId);
+}
+
 export function requireSelfOrAdmin(actor: Principal | null, userId: number): Principal {
   const principal = requireSignedIn(actor);
-  if (principal.role !== 'admin' && principal.userId !== userId) {
+  if (!isSelfOrAdmin(principal, userId)) {
     throw AppError.forbidden('You may only change your own account');
   }
   return principal;

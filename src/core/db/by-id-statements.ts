@@ -1,7 +1,8 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { dialectOf, type Db, type DialectName } from './database.ts';
 import { columnInParam, idListParam, type IdListParam } from './id-list.ts';
-import { statementCache } from './statement-cache.ts';
+import { readRows } from './fast-read.ts';
+import { shapedStatement, type BoundParams } from './statement-cache.ts';
 import type { Tables } from './tables.ts';
 
 /** A table a module added to `Tables`, named by that module. */
@@ -24,7 +25,7 @@ export function canonicalColumns<C extends string>(columns: readonly C[]): C[] {
  * The read of one row of `table` by its `id` (all columns, or `columns`), to run with `readRows`. Its
  * SQL is built once per dialect: the by-id reads are the hottest statements (a REST or GraphQL read
  * of one resource, the rights of a caller), and building and compiling the same query on every call
- * cost about as much CPU as pg's own work for the statement (bench/RESULTS.md, "Data path").
+ * cost about as much CPU as pg's own work for the statement.
  */
 export function rowByIdStatement<Row>(
   table: TableName,
@@ -53,15 +54,14 @@ export function rowByIdStatement<Row>(
 /**
  * The read of the rows of `table` whose id is one of `ids` (all columns, or `columns`; in no particular
  * order), to run with `readRows`; ids must not be empty. The SQL of each column list is built once
- * (`statementCache`; on SQLite once per number of ids too). The GraphQL loaders read authors and posts
+ * (`shapedStatement`; on SQLite once per number of ids too). The GraphQL loaders read authors and posts
  * by id this way, every level of a nested query.
  */
 export function rowsByIdsStatement<Row>(
   table: TableName,
 ): (db: Db, ids: readonly number[], columns?: readonly (keyof Row & string)[]) => CompiledQuery<Row> {
-  const statement = statementCache({
-    keyOf: (columns: readonly string[] | undefined) => (columns === undefined ? '*' : columns.join()),
-    build: (db, columns, params: { ids: IdListParam }) => {
+  const statement = shapedStatement({
+    build: (db, columns: readonly string[] | undefined, params: BoundParams<{ ids: IdListParam }>) => {
       const from = anyTable(db).selectFrom(table);
       const selected = columns === undefined ? from.selectAll() : from.select(columns);
       return selected.where(columnInParam(db, 'id', params.ids));
@@ -71,4 +71,27 @@ export function rowsByIdsStatement<Row>(
     statement(db, columns === undefined ? undefined : canonicalColumns<string>(columns), {
       ids: idListParam(db, ids),
     }) as CompiledQuery<Row>;
+}
+
+/**
+ * The one row of `table` with this id (all columns, or `columns`), undefined when there is none: the
+ * by-id read a repository exports, compiled once (`rowByIdStatement`) and run with `readRows`.
+ */
+export function rowByIdReader<Row>(
+  table: TableName,
+  columns?: readonly (keyof Row & string)[],
+): (db: Db, id: number) => Promise<Row | undefined> {
+  const statement = rowByIdStatement<Row>(table, columns);
+  return async (db, id) => (await readRows(db, statement(db, id)))[0];
+}
+
+/**
+ * The rows of `table` whose id is one of `ids` (all columns, or `columns`: the rows' other properties
+ * are then absent), in no particular order, missing ids left out; no statement for no ids.
+ */
+export function rowsByIdsReader<Row>(
+  table: TableName,
+): (db: Db, ids: readonly number[], columns?: readonly (keyof Row & string)[]) => Promise<Row[]> {
+  const statement = rowsByIdsStatement<Row>(table);
+  return (db, ids, columns) => (ids.length === 0 ? Promise.resolve([]) : readRows(db, statement(db, ids, columns)));
 }

@@ -20,3 +20,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     message,
   );
 }
+
+// PostgreSQL: query_canceled, raised by `statement_timeout` (DATABASE_STATEMENT_TIMEOUT_MS) and by a cancel
+// request; lock_not_available, raised by a `lock_timeout` an operator sets on the role (docs/OPERATIONS.md §2).
+// The service takes no lock with NOWAIT, so 55P03 means only that.
+const PG_STOPPED_STATEMENT = new Set(['57014', '55P03']);
+
+/**
+ * A statement the database stopped before it finished. Not "the database is unavailable": the
+ * database answered, and readiness and the outage handling must not flip because one statement ran
+ * long (it waited on a lock, or a plan went wrong). The HTTP layer still answers 503 with
+ * Retry-After: the cause is usually transient (a lock held by a migration or a long transaction),
+ * and the request is not the client's fault.
+ */
+export function isStatementCancelled(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && PG_STOPPED_STATEMENT.has(code);
+}

@@ -18,6 +18,11 @@ export type DialectName = 'sqlite' | 'postgres';
 
 export interface DatabaseOptions {
   poolSize?: number;
+  /**
+   * PostgreSQL's `statement_timeout` on every connection of the pool (0 or unset: none of the service's own;
+   * the role's or the database's applies). SQLite has no statement timeout.
+   */
+  statementTimeoutMs?: number;
   /** Sees the SQL of every statement run (tests count statements with it). */
   onQuery?: (sql: string) => void;
 }
@@ -36,7 +41,17 @@ export function dialectOf(db: { getExecutor(): { adapter: unknown } }): DialectN
 
 function openPostgres(url: string, options: DatabaseOptions, listeners: QueryListeners): Db {
   const max = options.poolSize ?? 10;
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, types: { getTypeParser } });
+  // Sent as a startup parameter, so it is each session's default: a statement the timeout cancels fails
+  // with 57014 (an answer in the envelope, error-envelope.ts), and `RESET` returns to it after the
+  // migrations lift it (migrate.ts). pg sends none for 0.
+  const statement_timeout = options.statementTimeoutMs ?? 0;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 5000,
+    statement_timeout,
+    types: { getTypeParser },
+  });
   // A client losing its server must not crash the process: idle ones report through the pool,
   // checked-out ones (between two statements) would otherwise emit an unhandled 'error'. The
   // query in flight still fails, and is answered with a 503.

@@ -17,14 +17,14 @@ type Reader = (query: CompiledQuery) => QueryResult<unknown> | Promise<QueryResu
 const readers = new WeakMap<object, Reader>();
 
 /**
- * The rows of a compiled statement (a `statementCache`'s, or a by-id read's): the one way the
+ * The rows of a compiled statement (a `shapedStatement`'s, or a by-id read's): the one way the
  * repositories run the statements they compile, reads and writes alike (a create's `insert ... returning *`,
  * the deliveries' `update ... returning id`). On the database itself it runs on the driver's connection
  * directly (SQLite: a statement that returns no rows goes Kysely's way, which runs it the same); on a
  * transaction (`db` is then a Kysely transaction, not the database) it takes Kysely's path, on the
  * transaction's connection. The statement listeners (metrics, tests) see every statement alike.
  *
- * Why beside Kysely's executor (bench/RESULTS.md, "Data path"): node:sqlite runs statements
+ * Why beside Kysely's executor (bench/RESULTS.md, "Changes", 35 and 36): node:sqlite runs statements
  * synchronously, and Kysely's path around it (its executor, the driver's acquire and release, the
  * timing wrapper: about ten promises) cost more than the by-id read itself. Nothing can interleave
  * with a synchronous call, and with the connection free no transaction is open on it, so the statement

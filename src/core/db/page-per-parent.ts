@@ -1,15 +1,16 @@
+import { directionSql, type SortDirection } from './sort-direction.ts';
 import { anyTable, canonicalColumns, type TableName } from './by-id-statements.ts';
 import { dialectOf, type Db } from './database.ts';
 import { readRows } from './fast-read.ts';
 import { columnInParam, idListParam, type IdListParam } from './id-list.ts';
-import { statementCache } from './statement-cache.ts';
+import { shapedStatement, type BoundParams } from './statement-cache.ts';
 
 export interface PagePerParent<Row> {
   /** The children's table, named by its module. */
   table: TableName;
   /** The column naming the parent (`author_id`, `post_id`), indexed with `id` as `(parent, id)`. */
   parent: keyof Row & string;
-  direction: 'asc' | 'desc';
+  direction: SortDirection;
   parentIds: readonly number[];
   window: { limit: number; offset: number };
   columns: readonly (keyof Row & string)[];
@@ -21,7 +22,7 @@ export interface PagePerParent<Row> {
  * PostgreSQL stops each window early (a run condition) and reads only `columns`; SQLite numbers whole
  * rows slowly, so there the window runs over the `(parent, id)` index alone and only the page's rows
  * are read by primary key. On PostgreSQL that second form picks a hash join over the whole table
- * instead, several times slower (bench/RESULTS.md), hence one form per database.
+ * instead, several times slower, hence one form per database.
  */
 export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Promise<Row[]> {
   if (spec.parentIds.length === 0) return Promise.resolve([]);
@@ -36,13 +37,13 @@ export function selectPagePerParent<Row>(db: Db, spec: PagePerParent<Row>): Prom
   >;
 }
 
-interface PageShape {
+type PageShape = {
   table: TableName;
   parent: string;
-  direction: 'asc' | 'desc';
+  direction: SortDirection;
   /** `id`, the parent, then the other columns once each, sorted: one shape per set of columns. */
   columns: readonly string[];
-}
+};
 
 interface PageParams extends Record<string, unknown> {
   parentIds: IdListParam;
@@ -51,10 +52,9 @@ interface PageParams extends Record<string, unknown> {
   last: number;
 }
 
-/** The SQL of each shape is built once (`statementCache`); on SQLite once per number of parent ids too. */
-const pageStatement = statementCache({
-  keyOf: (shape: PageShape) => `${shape.table} ${shape.parent} ${shape.direction} ${shape.columns.join()}`,
-  build: (db, shape, params: PageParams) => {
+/** The SQL of each shape is built once (`shapedStatement`); on SQLite once per number of parent ids too. */
+const pageStatement = shapedStatement({
+  build: (db, shape: PageShape, params: BoundParams<PageParams>) => {
     const any = anyTable(db);
     const { table, parent, direction, columns } = shape;
     const numbered = any
@@ -62,7 +62,7 @@ const pageStatement = statementCache({
       .select((eb) =>
         eb.fn
           .agg<number>('row_number')
-          .over((over) => over.partitionBy(parent).orderBy('id', direction))
+          .over((over) => over.partitionBy(parent).orderBy('id', directionSql(direction)))
           .as('rn'),
       )
       .where(columnInParam(db, parent, params.parentIds));
@@ -73,7 +73,7 @@ const pageStatement = statementCache({
           .where('rn', '>', params.first)
           .where('rn', '<=', params.last)
           .orderBy(parent)
-          .orderBy('id', direction)
+          .orderBy('id', directionSql(direction))
       : any
           .selectFrom(table)
           .select(columns)
@@ -87,6 +87,6 @@ const pageStatement = statementCache({
               .where('rn', '<=', params.last),
           )
           .orderBy(parent)
-          .orderBy('id', direction);
+          .orderBy('id', directionSql(direction));
   },
 });

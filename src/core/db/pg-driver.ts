@@ -75,7 +75,7 @@ export class PgConnection implements DatabaseConnection {
  * Kysely's driver over a pg pool, with our connections. One connection per pg client, made on its
  * first checkout and handed out again on every later one: Kysely keys its per-connection state by the
  * connection object, and a new one per checkout made it build that state for every statement (garbage
- * promoted under load, bench/RESULTS.md).
+ * promoted under load).
  */
 export class PgDriver implements Driver {
   readonly #pool: pg.Pool;

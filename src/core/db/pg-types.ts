@@ -16,7 +16,7 @@ const UTC_TIMESTAMPTZ = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))
 /**
  * The ISO string of a timestamptz, milliseconds truncated as `Date` does. The UTC form is rewritten
  * directly: `new Date()` on PostgreSQL's format takes V8's slow legacy parser, a visible share of the
- * CPU of a nested GraphQL query (bench/RESULTS.md). Any other offset goes through Date.
+ * CPU of a nested GraphQL query. Any other offset goes through Date.
  */
 export function parseTimestamptz(value: string): string {
   const match = UTC_TIMESTAMPTZ.exec(value);

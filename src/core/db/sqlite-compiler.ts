@@ -6,10 +6,10 @@ import { SqliteQueryCompiler, type LimitNode, type ValueNode } from 'kysely';
  * SQLite (3.53, node:sqlite's) plans a statement with the value bound to its LIMIT parameter, and so
  * marks the statement to be compiled again whenever that parameter is bound; node:sqlite binds every
  * parameter on every run, so each run of a statement with `limit ?` parsed and planned it again (a
- * third of a simple page read's time, and most of the products list's extra cost: bench/RESULTS.md,
- * session 16). An expression is not a value the planner reads, so the statement is compiled once like
- * any other and planned without knowing the page's size, as SQLite did before it began to read it.
- * A literal LIMIT (`sql.lit`) is written as it is.
+ * large share of a simple page read's time, and most of the products list's extra cost:
+ * bench/RESULTS.md, "Changes", 55). An expression is not a value the planner reads, so the statement
+ * is compiled once like any other and planned without knowing the page's size, as SQLite did before it
+ * began to read it. A literal LIMIT (`sql.lit`) is written as it is.
  */
 export class SqliteCompiler extends SqliteQueryCompiler {
   protected override visitLimit(node: LimitNode): void {

@@ -4,7 +4,7 @@
  * column list is a copy of one template object holding those columns in order (a spread keeps the
  * template's shape), then filled in: one shape per column list, property writes that change no shape.
  * Adding the keys one by one to an empty object instead, or one computed-key literal per number of
- * columns shared by every statement of that width, cost several times more per row (bench/RESULTS.md).
+ * columns shared by every statement of that width, cost several times more per row.
  *
  * Of two columns of one name the last one wins, as one assignment after another would. A column named
  * `__proto__` is defined as a property (never the prototype), key by key.

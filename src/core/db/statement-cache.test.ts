@@ -4,7 +4,7 @@ import { sql, type AliasedRawBuilder } from 'kysely';
 import { rowByIdStatement, type TableName } from './by-id-statements.ts';
 import { createDatabase, type Db } from './database.ts';
 import { readRows } from './fast-read.ts';
-import { statementCache } from './statement-cache.ts';
+import { shapedStatement, statementCache, type BoundParams } from './statement-cache.ts';
 
 interface Params extends Record<string, unknown> {
   a: string;
@@ -17,10 +17,9 @@ describe('statementCache', () => {
 
   function counted(maxShapes?: number) {
     let builds = 0;
-    const statement = statementCache({
-      keyOf: (shape: { upper: boolean }) => String(shape.upper),
+    const statement = shapedStatement({
       maxShapes,
-      build: (target: Db, shape: { upper: boolean }, p: Params) => {
+      build: (target: Db, shape: { upper: boolean }, p: BoundParams<Params>) => {
         builds += 1;
         const first = shape.upper ? sql<string>`upper(${p.a})` : sql<string>`${p.a}`;
         const columns: AliasedRawBuilder<unknown, string>[] = [
@@ -37,7 +36,7 @@ describe('statementCache', () => {
     return { run, builds: () => builds };
   }
 
-  it('builds a shape once and binds each call’s values in place, a value used twice and constants included', async () => {
+  it('builds a shape once (and once more to confirm its key) and binds each call’s values in place, a value used twice and constants included', async () => {
     const { run, builds } = counted();
     assert.deepEqual(await run({ upper: false }, { a: 'x', b: 2 }), { first: 'x', again: 'x', constant: 1, double: 4 });
     assert.deepEqual(await run({ upper: false }, { a: 'y', b: 5 }), {
@@ -46,7 +45,8 @@ describe('statementCache', () => {
       constant: 1,
       double: 10,
     });
-    assert.equal(builds(), 1);
+    assert.deepEqual(await run({ upper: false }, { a: 'z', b: 1 }), { first: 'z', again: 'z', constant: 1, double: 2 });
+    assert.equal(builds(), 2);
   });
 
   it('tells shapes apart by the key and by which params are undefined', async () => {
@@ -58,16 +58,42 @@ describe('statementCache', () => {
   });
 
   it('refuses a build that turns a param into SQL text or computes on it', () => {
-    const spliced = statementCache({
-      keyOf: () => 'spliced',
-      build: (target: Db, _shape: null, p: Params) => target.selectNoFrom(sql.raw(`'${p.a}'`).as('a')),
+    const spliced = shapedStatement({
+      build: (target: Db, _shape: null, p: BoundParams<Params>) => target.selectNoFrom(sql.raw(`'${p.a}'`).as('a')),
     });
     assert.throws(() => spliced(db, null, { a: 'x', b: undefined }), /param "a" must be bound/);
-    const computed = statementCache({
-      keyOf: () => 'computed',
-      build: (target: Db, _shape: null, p: Params) => target.selectNoFrom(sql`${Number(p.b) + 1}`.as('b')),
+    const computed = shapedStatement({
+      build: (target: Db, _shape: null, p: BoundParams<Params>) => target.selectNoFrom(sql`${Number(p.b) + 1}`.as('b')),
     });
     assert.throws(() => computed(db, null, { a: 'x', b: 1 }), /param "b" must be bound/);
+  });
+
+  it('gives the build no value to read: comparing, computing on or passing on a param as a value does not compile', () => {
+    const statement = shapedStatement({
+      build: (target: Db, _shape: null, p: BoundParams<{ n: number; s: string; ids: number[] }>) => {
+        // @ts-expect-error -- a param is a bound expression, not a number to compare
+        if (p.n > 1) return target.selectNoFrom(sql`1`.as('n'));
+        // @ts-expect-error -- nor a number to compute on
+        const doubled: number = p.n * 2;
+        // @ts-expect-error -- nor a string to pass where text is read
+        const text: string = p.s;
+        // An array param's length is part of the shape: that much may be read.
+        const count: number = p.ids.length;
+        return target.selectNoFrom([sql`${p.s}`.as('s'), sql`${count}`.as('count'), sql`${doubled}${text}`.as('x')]);
+      },
+    });
+    assert.equal(typeof statement, 'function');
+  });
+
+  it('takes only plain data as a shape: a value of unknown type or a function does not compile', () => {
+    shapedStatement({
+      // @ts-expect-error -- `unknown` could be anything, a user's value included
+      build: (target: Db, _shape: { value: unknown }) => target.selectNoFrom(sql`1`.as('one')),
+    });
+    shapedStatement({
+      // @ts-expect-error -- a function is no shape
+      build: (target: Db, _shape: () => string) => target.selectNoFrom(sql`1`.as('one')),
+    });
   });
 
   it('past maxShapes builds the extra shapes on every call, with the same answers', async () => {
@@ -76,14 +102,13 @@ describe('statementCache', () => {
     assert.deepEqual(await run({ upper: true }, { a: 'q', b: 1 }), { first: 'Q', again: 'q', constant: 1, double: 2 });
     assert.deepEqual(await run({ upper: true }, { a: 'r', b: 3 }), { first: 'R', again: 'r', constant: 1, double: 6 });
     await run({ upper: false }, { a: 'y', b: 1 });
-    assert.equal(builds(), 3);
+    assert.equal(builds(), 4);
   });
 
   it('binds an array param one parameter per element, each length a shape of its own', async () => {
     let builds = 0;
-    const statement = statementCache({
-      keyOf: (shape: string) => shape,
-      build: (target: Db, shape: string, p: { ids: readonly number[]; tag: string }) => {
+    const statement = shapedStatement({
+      build: (target: Db, shape: string, p: BoundParams<{ ids: readonly number[]; tag: string }>) => {
         builds += 1;
         return target.selectNoFrom([
           sql<string>`${shape} || ':' || ${p.tag}`.as('tag'),
@@ -98,13 +123,39 @@ describe('statementCache', () => {
     assert.deepEqual(await run('a', [4, 5, 6], 'z'), { tag: 'a:z', digits: 96 });
     assert.deepEqual(await run('a', [7, 8], 'w'), { tag: 'a:w', digits: 78 });
     assert.deepEqual(await run('b', [9, 10], 'v'), { tag: 'b:v', digits: 100 });
-    assert.equal(builds, 4);
+    assert.equal(builds, 5);
+  });
+
+  it('refuses a build that reads anything beside its shape and params, instead of running one statement with another’s values', async () => {
+    // The key is the whole shape, so only something outside it can change the text under one key.
+    let upper = false;
+    const outside = shapedStatement({
+      build: (target: Db, _shape: null, p: BoundParams<Params>) =>
+        target.selectNoFrom((upper ? sql<string>`upper(${p.a})` : sql<string>`${p.a}`).as('a')),
+    });
+    assert.deepEqual((await db.executeQuery(outside(db, null, { a: 'x', b: undefined }))).rows, [{ a: 'x' }]);
+    upper = true;
+    assert.throws(() => outside(db, null, { a: 'y', b: undefined }), /two different statements/);
+  });
+
+  it('(the events module’s form, with a hand-written key) refuses two different statements under one key', async () => {
+    // A keyOf that forgets a part of the shape the build branches on (a shape's text must be all the
+    // key says, nothing else).
+    const careless = statementCache({
+      keyOf: () => 'same',
+      build: (target: Db, shape: { upper: boolean }, p: Params) =>
+        target.selectNoFrom((shape.upper ? sql<string>`upper(${p.a})` : sql<string>`${p.a}`).as('a')),
+    });
+    assert.deepEqual((await db.executeQuery(careless(db, { upper: false }, { a: 'x', b: undefined }))).rows, [
+      { a: 'x' },
+    ]);
+    assert.throws(() => careless(db, { upper: true }, { a: 'y', b: undefined }), /two different statements/);
   });
 
   it('refuses a build that binds an array param as one value', () => {
-    const whole = statementCache({
-      keyOf: () => 'whole',
-      build: (target: Db, _shape: null, p: { ids: readonly number[] }) => target.selectNoFrom(sql`${p.ids}`.as('ids')),
+    const whole = shapedStatement({
+      build: (target: Db, _shape: null, p: BoundParams<{ ids: readonly number[] }>) =>
+        target.selectNoFrom(sql`${p.ids}`.as('ids')),
     });
     assert.throws(() => whole(db, null, { ids: [1, 2] }), /one element per parameter/);
   });

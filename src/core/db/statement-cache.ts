@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable } from 'kysely';
+import { CompiledQuery, ValueNode, type Compilable, type Expression, type OperationNode } from 'kysely';
 import { dialectOf, type Db } from './database.ts';
 
 /**
@@ -9,25 +9,51 @@ import { dialectOf, type Db } from './database.ts';
  * on SQLite (bench/PRODUCTS.md). The SQL text depends only on the query's shape (which
  * filters are present, the sort, which parts the total has); the values only fill parameters.
  *
- * `build(db, shape, params)` must branch only on `shape` and on which params are `undefined` (both
- * are part of the cache key), never on a defined param's value, and must pass params into the query
- * only as values to bind (a param turned into SQL text or computed on throws at build). The first
- * call per key builds it with every defined param replaced by a unique marker, finds the markers
- * among the compiled parameters, and remembers their positions. A parameter that is not a marker is
- * a constant of the shape (a literal `true`, say) and kept as is. `keyOf(shape)` must tell apart
- * every shape a build can take apart.
- * A param whose value is an array (an id list for SQLite's `in (?, ?, …)`) stands for one parameter
- * per element: the build sees an array of as many markers, to bind each (`sql.join`), and its length
- * is part of the key, so each length is a shape of its own.
+ * The rule "build branches only on shape" is held by the types where it can be:
+ * - the build never sees a param's value: each defined param reaches it as a `Bound` (an expression
+ *   that binds the value as a parameter), each element of an array param as one, so a value cannot be
+ *   compared, computed on or spliced into the text without a type error;
+ * - the shape is made of plain data only (`ShapeValue`: names, flags, lengths, nested lists and
+ *   records of them, never a function or an unknown value), and the cache key is the whole shape with
+ *   which params are undefined and each array param's length: a key always tells apart every shape a
+ *   build can take apart.
+ * What the types cannot see is checked when a shape is built: a bound param turned into text or a
+ * number throws; an array param bound as one value throws; a key's statement is built a second time on
+ * its second use and must come out the same (a build that reads anything beside its shape and params
+ * is an error, not a wrong statement); on PostgreSQL each text must use exactly its parameters. A shape
+ * must still carry no user value (it would only cost a statement per value, never bind a wrong one).
+ * A parameter that is not a bound param is a constant of the shape (a literal `true`, say) and kept.
  * At most `maxShapes` shapes per dialect are kept; others are built on each call as before.
- * The compiled statement is run with `readRows` (fast-read.ts).
+ * The compiled statement is run with `readRows` (fast-read.ts). Only src/core and `*.statements.ts`
+ * files may import this file or fast-read.ts (`.dependency-cruiser.cjs`, compiled-statements-confined).
+ */
+export function shapedStatement<Shape extends ShapeValue, Params extends Record<string, unknown>, Row>(options: {
+  build: (db: Db, shape: Shape, params: BoundParams<Params>) => Compilable<Row>;
+  maxShapes?: number;
+}): (db: Db, shape: Shape, params: Params) => CompiledQuery<Row> {
+  return cachedStatement(options.build as Build<Shape, Row>, shapeKey, options.maxShapes);
+}
+
+/**
+ * @deprecated The form before `shapedStatement`: the build sees its params as values (markers at run
+ * time) and the key is written by hand (`keyOf` must tell apart every shape the build can take apart).
+ * Kept only for the events module's statements until they move to `shapedStatement`.
  */
 export function statementCache<Shape, Params extends Record<string, unknown>, Row>(options: {
   build: (db: Db, shape: Shape, params: Params) => Compilable<Row>;
   keyOf: (shape: Shape) => string;
   maxShapes?: number;
 }): (db: Db, shape: Shape, params: Params) => CompiledQuery<Row> {
-  const { build, keyOf, maxShapes = 256 } = options;
+  return cachedStatement(options.build as Build<Shape, Row>, options.keyOf, options.maxShapes);
+}
+
+type Build<Shape, Row> = (db: Db, shape: Shape, params: never) => Compilable<Row>;
+
+function cachedStatement<Shape, Params extends Record<string, unknown>, Row>(
+  build: Build<Shape, Row>,
+  keyOf: (shape: Shape) => string,
+  maxShapes = 256,
+): (db: Db, shape: Shape, params: Params) => CompiledQuery<Row> {
   const statements = new Map<string, Statement>();
 
   return (db, shape, params) => {
@@ -41,6 +67,10 @@ export function statementCache<Shape, Params extends Record<string, unknown>, Ro
     if (statement === undefined) {
       statement = compileWithMarkers(db, shape, params, build);
       if (statements.size < maxShapes) statements.set(key, statement);
+    } else if (!statement.confirmed) {
+      // The second use of a key builds it once more and must give the same text: a build that read
+      // anything but its shape and params would otherwise run one statement with another's values.
+      confirmSameText(key, statement, compileWithMarkers(db, shape, params, build));
     }
     const values = statement.slots.map((slot) => {
       if (slot.param === undefined) return slot.constant;
@@ -49,6 +79,27 @@ export function statementCache<Shape, Params extends Record<string, unknown>, Ro
     });
     return CompiledQuery.raw(statement.sql, values) as CompiledQuery<Row>;
   };
+}
+
+/** What a shape may be made of: data that names a statement's form, never a value to bind. */
+export type ShapeValue =
+  string | number | boolean | null | undefined | readonly ShapeValue[] | { readonly [key: string]: ShapeValue };
+
+/** A param as a build sees it: an expression that binds the value, which the build can place but not read. */
+export type Bound<T> = Expression<T>;
+
+/** Each param bound: an array's elements one by one (its length is part of the shape), undefined kept. */
+export type BoundParams<Params> = { readonly [Name in keyof Params]: BoundParam<Params[Name]> };
+
+type BoundParam<Value> = Value extends undefined
+  ? undefined
+  : Value extends readonly (infer Element)[]
+    ? readonly Bound<Element>[]
+    : Bound<Value>;
+
+/** The key of a shape: all of it (a scalar as itself, anything else as its JSON). */
+function shapeKey(shape: unknown): string {
+  return typeof shape === 'object' && shape !== null ? JSON.stringify(shape) : String(shape);
 }
 
 interface Slot {
@@ -62,6 +113,31 @@ interface Slot {
 interface Statement {
   sql: string;
   slots: Slot[];
+  /** Whether a second build under the same key gave the same text (`confirmSameText`). */
+  confirmed?: boolean;
+}
+
+function confirmSameText(key: string, kept: Statement, again: Statement): void {
+  const same =
+    kept.sql === again.sql &&
+    kept.slots.length === again.slots.length &&
+    kept.slots.every((slot, i) => slot.param === again.slots[i]!.param && slot.index === again.slots[i]!.index);
+  if (!same)
+    throw new Error(
+      `statementCache: two different statements under one key (${key}); the build must depend on its shape and params only`,
+    );
+  kept.confirmed = true;
+}
+
+/**
+ * PostgreSQL's numbered parameters: the text must use each of `$1`..`$n` for n bound values, no more and
+ * no fewer. A text that does not (a comment or a quote swallowing a parameter) is refused at build,
+ * never sent with values that no longer fit it.
+ */
+function checkNumberedParameters(text: string, count: number): void {
+  const used = new Set([...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+  const fits = used.size === count && [...used].every((n) => n >= 1 && n <= count);
+  if (!fits) throw new Error(`statementCache: the statement's text uses ${used.size} parameters for ${count} values`);
 }
 
 /**
@@ -85,21 +161,48 @@ class Marker {
   }
 }
 
+/**
+ * A marker as a build receives it (`Bound`): an expression whose node is the marker's value, as a value
+ * passed straight to Kysely would be (the same text), and which refuses text as the marker does.
+ */
+class BoundMarker<T> implements Expression<T> {
+  readonly marker: Marker;
+  constructor(marker: Marker) {
+    this.marker = marker;
+  }
+  get expressionType(): T | undefined {
+    return undefined;
+  }
+  toOperationNode(): OperationNode {
+    return ValueNode.create(this.marker);
+  }
+  toString(): never {
+    return this.marker.toString();
+  }
+  valueOf(): never {
+    return this.marker.toString();
+  }
+}
+
+/** Whether a compiled parameter holds markers (an array param bound as one value). */
+const holdsMarkers = (value: unknown) =>
+  Array.isArray(value) && value.some((element) => element instanceof Marker || element instanceof BoundMarker);
+
 function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
   db: Db,
   shape: Shape,
   params: Params,
-  build: (db: Db, shape: Shape, params: Params) => Compilable<unknown>,
+  build: (db: Db, shape: Shape, params: never) => Compilable<unknown>,
 ): Statement {
   const marked: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined) marked[name] = undefined;
-    else if (Array.isArray(value)) marked[name] = value.map((_, index) => new Marker(name, index));
-    else marked[name] = new Marker(name);
+    else if (Array.isArray(value)) marked[name] = value.map((_, index) => new BoundMarker(new Marker(name, index)));
+    else marked[name] = new BoundMarker(new Marker(name));
   }
-  const compiled = build(db, shape, marked as Params).compile();
+  const compiled = build(db, shape, marked as never).compile();
   const slots = compiled.parameters.map((value): Slot => {
-    if (Array.isArray(value) && value.some((element) => element instanceof Marker)) {
+    if (holdsMarkers(value)) {
       throw new Error(
         'statementCache: an array param must be bound one element per parameter (sql.join), not as one value',
       );
@@ -107,5 +210,6 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
     if (!(value instanceof Marker)) return { constant: value };
     return value.index === undefined ? { param: value.param } : { param: value.param, index: value.index };
   });
+  if (dialectOf(db) === 'postgres') checkNumberedParameters(compiled.sql, slots.length);
   return { sql: compiled.sql, slots };
 }

@@ -88,8 +88,7 @@ function headersSetBy(middleware: ReturnType<typeof helmet>): Record<string, str
  * Helmet's headers that act only on an HTML document a browser renders (opener isolation, agent
  * clusters, DNS prefetching of its links, IE8 downloads, Flash and Acrobat policy files, the retired
  * XSS auditor): the HTML pages keep them, API answers (JSON, which no browser renders as a page) do
- * without. Every header costs every answer, and these six were a measurable share of a small GET's CPU
- * (bench/RESULTS.md, issue 20 session 5, change 32).
+ * without. Every header costs every answer, and these six were a measurable share of a small GET's CPU.
  */
 const DOCUMENT_ONLY = {
   crossOriginOpenerPolicy: false,
@@ -113,7 +112,7 @@ const apiSecurityHeaders = () =>
  * Security headers on every response (helmet), the relaxed CSP only on the HTML pages. Computed
  * once per kind of page: @fastify/helmet builds its middleware per request (parsing the CSP each
  * time), and running even a prebuilt one costs a `setHeader` call per header; both showed in a small
- * GET's profile (bench/RESULTS.md, "Changes made", 1 and 8).
+ * GET's profile (bench/RESULTS.md, "Changes", 1 and 8).
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   const apiHeaders = apiSecurityHeaders();

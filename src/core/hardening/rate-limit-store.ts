@@ -77,8 +77,7 @@ export function createRedisStore(redis: Redis, prefix: string): CounterStore {
 
 /**
  * A Redis client for the counters, closed with the app. Loaded only when configured: a process
- * without Redis would otherwise keep the client and its dependencies' source in its heap for nothing
- * (bench/RESULTS.md, issue 20 session 3, change 26).
+ * without Redis would otherwise keep the client and its dependencies' source in its heap for nothing.
  */
 export async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
   const { Redis } = await import('ioredis');

@@ -66,6 +66,13 @@ function rateLimited(max: number, resetSeconds: number): AppError {
   });
 }
 
+/** What a request counts: its route's `rateLimitWeight` (an aggregate weighs more than a plain read), else 1. */
+function weightOf(request: FastifyRequest): number {
+  const weight = request.routeOptions.config?.rateLimitWeight;
+  const value = typeof weight === 'function' ? weight(request) : weight;
+  return value !== undefined && Number.isFinite(value) && value > 1 ? value : 1;
+}
+
 /**
  * Rate limits (DECISIONS §8, docs/SECURITY.md) on every request, unknown routes and refused tokens
  * included: fixed windows per token subject, else per client address, counted in memory or, with
@@ -74,8 +81,8 @@ function rateLimited(max: number, resetSeconds: number): AppError {
  * limiter, so GraphQL can charge an operation's cost.
  *
  * Ours rather than @fastify/rate-limit: GraphQL charges weights, which its limiter cannot count, and
- * its chain of promises per request showed in a small GET's CPU (bench/RESULTS.md, issue 20 session 5,
- * change 33); with the counters in memory a request is counted here without a promise.
+ * its chain of promises per request showed in a small GET's CPU; with the counters in memory a request
+ * is counted here without a promise.
  */
 export async function registerRateLimits(
   app: FastifyInstance,
@@ -130,7 +137,7 @@ export async function registerRateLimits(
   ): void {
     const key = principal ? `user:${principal.userId}` : `ip:${clientNetworkOf(request.ip)}`;
     (request as KeyedRequest)[KEY] = key;
-    spend(request, reply, requests, key, 1, done);
+    spend(request, reply, requests, key, weightOf(request), done);
   }
 
   // Callback style: no token, or a token verified moments ago (the memo,

@@ -17,7 +17,7 @@ const FAILURE_TTL_MS = 1_000;
  * before the access check does (to key the budget by the verified subject), so without this the
  * same signature would be checked twice per request, and a JWKS timeout would be waited out twice.
  * A token verified moments ago is also known synchronously (`verifiedNow`): the per-request hooks
- * then decide without a promise (bench/RESULTS.md, issue 20 session 5, change 33).
+ * then decide without a promise.
  */
 export function memoizeTokenVerifier(verifier: TokenVerifier, now: () => number = Date.now): TokenVerifier {
   const entries = new Map<string, Entry>();

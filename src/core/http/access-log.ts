@@ -3,7 +3,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 /**
  * One access-log line per answered request, at `info`, with method, URL, status, time and request
  * id, instead of Fastify's two lines (one on arrival, one on completion, together the largest
- * single cost of a small GET: bench/RESULTS.md). The arrival line is still written at `debug` (the
+ * single cost of a small GET). The arrival line is still written at `debug` (the
  * graceful-shutdown suite lists the requests a server accepted with it); error lines are Fastify's.
  *
  * The caller's id (`userId`, from the verified token) and, on GraphQL, the operation's name and type

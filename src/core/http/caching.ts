@@ -30,12 +30,26 @@ const DEFAULT_CACHE_CONTROL = 'private, no-cache';
 /**
  * Every successful GET gets a strong ETag of its body and a Cache-Control; a matching
  * `If-None-Match` turns it into a 304 with no body, whatever the request's own Cache-Control says.
+ * A 200 `PUT` or `PATCH` of a resource that takes `If-Match` carries its new ETag.
  */
 export function registerHttpCaching(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => done(null, withValidator(request, reply, payload)));
 }
 
+/**
+ * The answer of a conditional write is the representation a GET would show now (the same view, through
+ * the same serializer), so the ETag of its bytes is the one the next `If-Match` is compared with: a client
+ * chains writes without a GET between them.
+ */
+function withNewEtag(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (reply.statusCode === 200 && request.routeOptions.config.openapi?.ifMatch) {
+    if (typeof payload === 'string' || Buffer.isBuffer(payload)) reply.header('etag', strongEtag(payload));
+  }
+  return payload;
+}
+
 function withValidator(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (request.method === 'PUT' || request.method === 'PATCH') return withNewEtag(request, reply, payload);
   if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   const etag = (reply.getHeader('etag') as string | undefined) ?? strongEtag(payload);

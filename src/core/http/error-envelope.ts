@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { isDatabaseUnavailable } from '../db/connection-errors.ts';
+import { isDatabaseUnavailable, isStatementCancelled } from '../db/connection-errors.ts';
 import { isForeignKeyViolation } from '../db/db-errors.ts';
 import { AppError, codeForStatus } from '../errors/app-error.ts';
 import { toErrorDetails } from '../validation/ajv.ts';
@@ -40,6 +40,13 @@ export function toAppError(error: unknown): AppError {
   if (isForeignKeyViolation(error)) return referenceGone();
   if (isDatabaseUnavailable(error)) {
     return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  // DATABASE_STATEMENT_TIMEOUT_MS ran out: 503 like an outage (transient, not the client's fault; the one
+  // 5xx every operation documents with Retry-After), but saying what happened, and never the database's text.
+  if (isStatementCancelled(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database took too long to answer this request; retry shortly', {
       headers: { 'Retry-After': '5' },
     });
   }

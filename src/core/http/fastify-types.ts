@@ -38,6 +38,11 @@ declare module 'fastify' {
     cacheControl?: string;
     /** Documentation-only facts for the OpenAPI document. */
     openapi?: OperationDocs;
+    /**
+     * What one request of the route counts against the rate limit, in plain requests (default 1):
+     * more for a request that reads every matching row (an aggregate, a list's facets).
+     */
+    rateLimitWeight?: number | ((request: FastifyRequest) => number);
   }
   /** Documentation-only keys read by the OpenAPI generator. */
   interface FastifySchema {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM_SKIP, launchChromium } from '../../../test/support/chromium.ts';
 import { DATABASE_INDEPENDENT } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
@@ -10,22 +10,8 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
  * `.ci/run`), driven by playwright-core. Locally without chromium the suite is skipped with a
  * message; in CI (`CI` set) a missing browser is a failure.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const missing = !existsSync(CHROMIUM);
-const skip =
-  missing && !process.env.CI ? `no browser at ${CHROMIUM}: apt-get install -y chromium (required in CI)` : false;
-
 for (const dialect of DATABASE_INDEPENDENT) {
-  describe(`API docs page in headless Chromium (${dialect.name})`, { skip: dialect.skip || skip }, () => {
+  describe(`API docs page in headless Chromium (${dialect.name})`, { skip: dialect.skip || CHROMIUM_SKIP }, () => {
     let t: TestServer;
     let browser: Browser;
     let page: Page;
@@ -33,10 +19,9 @@ for (const dialect of DATABASE_INDEPENDENT) {
     const pageErrors: string[] = [];
 
     before(async () => {
-      assert.ok(!missing, `CI needs Debian's chromium at ${CHROMIUM} (.ci/run installs it)`);
       t = await startTestServer(dialect);
       person = await t.createUser({ name: 'Browser Person' });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+      browser = await launchChromium();
       page = await browser.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
     });
@@ -110,9 +95,6 @@ for (const dialect of DATABASE_INDEPENDENT) {
   });
 }
 
-/** Chromium as the /docs suite above launches it. */
-const launchChromium = () => chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
-
 /** Sets the text of a CodeMirror editor of the GraphiQL page (the query or the headers), as pasting would. */
 async function setEditor(page: Page, selector: string, value: string): Promise<void> {
   const editor = page.locator(`${selector} .CodeMirror`).first();
@@ -128,11 +110,10 @@ async function setEditor(page: Page, selector: string, value: string): Promise<v
  * this process, so it must render offline, under its CSP, and run a query against /graphql.
  */
 for (const dialect of DATABASE_INDEPENDENT) {
-  describe(`GraphiQL page in headless Chromium (${dialect.name})`, { skip: dialect.skip || skip }, () => {
+  describe(`GraphiQL page in headless Chromium (${dialect.name})`, { skip: dialect.skip || CHROMIUM_SKIP }, () => {
     let t: TestServer;
     let browser: Browser;
     before(async () => {
-      assert.ok(!missing, `CI needs Debian's chromium at ${CHROMIUM} (.ci/run installs it)`);
       t = await startTestServer(dialect);
       browser = await launchChromium();
     });

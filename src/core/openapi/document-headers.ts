@@ -11,12 +11,23 @@ export const SUCCESS: Record<string, string> = {
   304: 'Not modified (`If-None-Match` matched); no body',
 };
 
-/** `Location` on a 201 or 202, the caching headers on a GET's 200 and 304 (a stream's 200: Cache-Control only). */
-export function successHeaders(method: string, status: string, stream = false): Record<string, unknown> {
+/**
+ * `Location` on a 201 or 202, the caching headers on a GET's 200 and 304 (a stream's 200: Cache-Control only),
+ * the new `ETag` on a 200 `PUT` or `PATCH` that takes `If-Match` (core/http/caching.ts).
+ */
+export function successHeaders(
+  method: string,
+  status: string,
+  stream = false,
+  ifMatch = false,
+): Record<string, unknown> {
   if (status === '201' || status === '202') {
     return {
       Location: { description: 'Where the created resource lives', required: true, schema: { type: 'string' } },
     };
+  }
+  if ((method === 'put' || method === 'patch') && ifMatch && status === '200') {
+    return { ETag: { $ref: '#/components/headers/ETag' } };
   }
   if (method === 'get' && stream)
     return status === '200' ? { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } } : {};

@@ -81,23 +81,23 @@ export function defaultErrorResponses(facts: OperationFacts): Responses {
     );
   }
   responses[414] = errorResponse('The URL is too long', 'URI_TOO_LONG', 'Request URL is too long');
-  if (hasBody || facts.hasQuery || facts.hasHeaders) {
-    responses[422] = {
-      description: 'Validation failed; `details` names each field',
-      content: {
-        'application/json': {
-          schema: ENVELOPE,
-          example: {
-            error: {
-              code: 'VALIDATION_ERROR',
-              message: 'Request validation failed',
-              details: [{ field: 'name', message: 'is required' }],
-            },
+  // Every operation: in v2 a query parameter it does not declare is refused, naming it (DECISIONS §13).
+  responses[422] = {
+    description:
+      'Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare)',
+    content: {
+      'application/json': {
+        schema: ENVELOPE,
+        example: {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: 'Request validation failed',
+            details: [{ field: 'name', message: 'is required' }],
           },
         },
       },
-    };
-  }
+    },
+  };
   responses[429] = errorResponse('Rate limit exceeded', 'RATE_LIMITED', 'Too many requests', RETRY_AFTER);
   responses[500] = errorResponse('Unexpected error (no internals are revealed)', 'INTERNAL', 'Internal server error');
   responses[503] = errorResponse(

@@ -60,7 +60,7 @@ export function documentForVersion(
         const given = response as Record<string, unknown>;
         const headers = {
           ...versionHeaders(version),
-          ...successHeaders(method, status, operationFacts.docs.stream === true),
+          ...successHeaders(method, status, operationFacts.docs.stream === true, operationFacts.docs.ifMatch === true),
           ...(given.headers as object | undefined),
         };
         const description =

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
+import { createMigrationGate, type MigrationGate } from './migration-gate.ts';
 
 const draining = new WeakSet<FastifyInstance>();
 
@@ -11,7 +12,7 @@ export function markDraining(app: FastifyInstance): void {
 }
 
 /** Liveness (the process answers) and readiness (the database answers too, and it is not shutting down). */
-export function registerHealth(app: FastifyInstance, db: Db): void {
+export function registerHealth(app: FastifyInstance, db: Db, gate: MigrationGate = createMigrationGate()): void {
   const config = { access: 'public', cacheControl: 'no-store' } as const;
   // Once closing, a request arriving on a connection still open is refused in the error envelope
   // (Fastify's own 503 has another shape), and the connection is closed after the answer.
@@ -20,7 +21,7 @@ export function registerHealth(app: FastifyInstance, db: Db): void {
     closing = true;
   });
   // Callback-style hooks here and in the other per-request hooks: an async hook costs a promise and
-  // extra microtask turns on every request (bench/RESULTS.md).
+  // extra microtask turns on every request.
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     reply.header('connection', 'close');
@@ -29,7 +30,9 @@ export function registerHealth(app: FastifyInstance, db: Db): void {
     );
   });
   app.get('/healthz', { config, schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config, schema: { hide: true } }, async () => {
+  app.get('/readyz', { config, schema: { hide: true } }, async (_request, reply) => {
+    // Not the error envelope: the operator's probe reads which migration runs and since when (DECISIONS §1).
+    if (!gate.isOpen) return reply.code(503).header('retry-after', '5').send(gate.status);
     if (draining.has(app))
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down', { headers: { 'Retry-After': '5' } });
     try {

@@ -34,8 +34,8 @@ function flushAtExit(destination: BatchedDestination): void {
  * Log lines gathered in an array and handed to sonic-boom (pino's own asynchronous destination) as one
  * string per batch. sonic-boom alone gathers by appending each line to the pending string and measuring
  * that string's byte length again on every line (`Buffer.byteLength` of a growing concatenation,
- * flattened each time), a cost that grows with the batch (the profile is in bench/RESULTS.md, issue 20
- * session 8). Here a line costs an array push; a batch one join and one write. sonic-boom
+ * flattened each time), a cost that grows with the batch (bench/RESULTS.md, "Changes", 45). Here a
+ * line costs an array push; a batch one join and one write. sonic-boom
  * still owns the file: the write in flight, partial writes, EAGAIN, a closed pipe.
  *
  * A batch is written at once with one synchronous write while sonic-boom has nothing in flight or

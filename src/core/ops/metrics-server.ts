@@ -7,8 +7,8 @@ import type { MetricsExporter } from './metrics.ts';
  *
  * node:http is taken with `process.getBuiltinModule`, not an ESM import: an import builds the module's
  * namespace from every export, and its lazy `WebSocket` export loads Node's copy of undici (fetch,
- * WebSocket, web streams), which the service never uses: 5-12 MB of RSS (bench/RESULTS.md, session 23;
- * src/app-footprint.test.ts). Fastify takes node:http with `require`, which builds no namespace.
+ * WebSocket, web streams), which the service never uses: megabytes of RSS (src/app-footprint.test.ts
+ * keeps them out). Fastify takes node:http with `require`, which builds no namespace.
  */
 export function createMetricsServer(exporter: MetricsExporter): Server {
   return process.getBuiltinModule('node:http').createServer((request, response) => {

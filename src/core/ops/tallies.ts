@@ -9,8 +9,8 @@ import {
 /*
  * prom-client builds and looks up a key string from the label values on every `inc` and `observe`
  * (also through a child from `labels()`), three calls a request (the request counter, its duration,
- * the statement's duration): a visible share of a small GET's CPU (bench/RESULTS.md, issue 20
- * session 6, change 37). A tally keeps the hot path to a number stored in a cell made once per
+ * the statement's duration): a visible share of a small GET's CPU (bench/RESULTS.md, "Changes",
+ * 37). A tally keeps the hot path to a number stored in a cell made once per
  * label set, and hands its figures to the prom-client metric when that is collected (every scrape
  * collects first), so a scrape reads exactly what it read before. prom-client still keeps the series,
  * formats them and owns their names, help and buckets.

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../errors/app-error.ts';
-import { createEmbedding, relatedById, relatedByParent, type EmbedContext } from './embedding.ts';
+import { embedSource, toMany, toOne, type EmbedContext } from './embedding-relations.ts';
+import { createEmbedding } from './embedding.ts';
 
 interface Item {
   id: number;
@@ -21,24 +22,20 @@ function catalogue() {
     reads.push(`parts ${ids.join()} ${limit}`);
     return Promise.resolve(new Map(ids.map((id) => [id, [{ id: id * 10, ownerId: 1 }]])));
   };
+  // Each kind names the kinds it embeds; each kind's own declaration says how its objects are read.
   const embedding = createEmbedding({
     widget: {
-      owner: relatedById({
-        target: 'owner',
-        keyOf: (w: Item) => w.ownerId,
-        readByIds: owners,
-        present: (o) => ({ ...o }),
-      }),
-      parts: relatedByParent({ target: 'part', keyOf: (w: Item) => w.id, readByParentIds: parts, present: (p) => p }),
+      relations: {
+        owner: toOne('owner', (w: Item) => w.ownerId),
+        parts: toMany('part', 'widget', (w: Item) => w.id),
+      },
+      source: embedSource<Item>({ readByParentIds: { owner: parts }, present: (p) => p }),
     },
     owner: {
-      widgets: relatedByParent({
-        target: 'widget',
-        keyOf: (o: Item) => o.id,
-        readByParentIds: parts,
-        present: (p) => p,
-      }),
+      relations: { widgets: toMany('widget', 'owner', (o: Item) => o.id) },
+      source: embedSource<Item>({ readByIds: owners, present: (o) => ({ ...o }) }),
     },
+    part: { source: embedSource<Item>({ readByParentIds: { widget: parts }, present: (p) => p }) },
   });
   return { embedding, reads };
 }
@@ -114,6 +111,22 @@ describe('embedding', () => {
     assert.equal(first!._embedded!.owner, second!._embedded!.owner);
     // A related object that does not exist (or may not be read) is left out.
     assert.deepEqual(Object.keys(third!._embedded!), ['parts']);
+  });
+
+  it('refuses at start a relation to a kind that declares no read for it', () => {
+    const present = (item: Item) => item;
+    assert.throws(
+      () => createEmbedding({ widget: { relations: { owner: toOne('owner', (w: Item) => w.ownerId) } } }),
+      /widget\.owner embeds owner by id, but no module declares that read/,
+    );
+    assert.throws(
+      () =>
+        createEmbedding({
+          widget: { relations: { parts: toMany('part', 'widget', (w: Item) => w.id) } },
+          part: { source: embedSource<Item>({ readByIds: () => Promise.resolve([]), present }) },
+        }),
+      /widget\.parts embeds part by widget, but no module declares that read/,
+    );
   });
 
   it('reads nothing when nothing is included or there are no items', async () => {

@@ -1,49 +1,23 @@
 import type { Principal } from '../access/principal.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { ApiVersion } from '../http/versioning.ts';
+import { resolveRelations, type EmbedCatalogue, type EmbedContext, type View } from './embedding-relations.ts';
 
 /**
  * `include` and `_embedded` (DECISIONS §12, docs/QUERYING.md): a read or a list names relations of its
  * items, and each relation's objects are read for every item of a level at once (one batch read per
  * relation and level, never one per item), presented as a direct read presents them (with their own
  * `_links` and the same permissions) and attached under the item's `_embedded`. Core knows no resource:
- * each module declares its kinds' relations (`<resource>.embeds.ts`) over its own services, and the
- * app composes them into one catalogue.
+ * each module declares its kinds' relations and its objects' source (`<resource>.embeds.ts`, over its
+ * own service and presenter; embedding-relations.ts), and the app composes them into one catalogue.
  */
-
-/** A presented object: a REST representation (with its `_links`) that may gain `_embedded`. */
-export type View = object;
-
-/** Who reads, and how the representations of the request are made (links under its prefix, its version). */
-export interface EmbedContext {
-  viewer: Principal | null;
-  prefix: string;
-  version: ApiVersion;
-}
-
-/** The related objects of one parent: one object (undefined: none, or not readable by the viewer), or a list. */
-export type Related = View | readonly View[] | undefined;
-
-export interface Relation {
-  /** The kind of the related objects: its relations are the ones a second level names. */
-  readonly target: string;
-  /** The related objects of every parent of one level, presented, in the parents' order: batched reads only. */
-  load(parents: readonly View[], context: EmbedContext): Promise<readonly Related[]>;
-  /**
-   * The related objects are a property of the parent already (an order's `items`): they are presented
-   * where they are, and the relation is only a step towards theirs (`items.product`).
-   */
-  readonly inPlace?: boolean;
-}
-
-/** The relations of each kind of object, by kind (`user`, `post`, ...) then by name. */
-export type EmbedCatalogue = Readonly<Record<string, Readonly<Record<string, Relation>>>>;
 
 /** What `include` asks for: each relation named at this level and what it asks for one level down. */
 export type IncludeTree = ReadonlyMap<string, IncludeTree>;
 
-/** An embedded list holds this many objects at most (DECISIONS §12). */
-export const EMBEDDED_LIST_LIMIT = 20;
+export { EMBEDDED_LIST_LIMIT } from './embedding-relations.ts';
+export type { EmbedCatalogue, EmbedContext, View } from './embedding-relations.ts';
+
 /** `comments.author` is two levels; a third is refused. */
 export const MAX_INCLUDE_DEPTH = 2;
 
@@ -78,7 +52,8 @@ export interface Embedding {
 }
 
 export function createEmbedding(catalogue: EmbedCatalogue): Embedding {
-  const relationsOf = (kind: string) => catalogue[kind] ?? {};
+  const relations = resolveRelations(catalogue);
+  const relationsOf = (kind: string) => relations[kind] ?? {};
 
   function parse(kind: string, include: string | undefined): IncludeTree {
     const tree = new Map<string, Map<string, unknown>>();
@@ -151,43 +126,4 @@ export function createEmbedding(catalogue: EmbedCatalogue): Embedding {
   }
 
   return { forRequest, parse, attach, paths };
-}
-
-/** A to-one relation: the parent names the related object's id (a post's `authorId`), read with the others by id. */
-export function relatedById<P extends View, C extends { id: number }>(spec: {
-  target: string;
-  keyOf(parent: P): number | null | undefined;
-  /** Every id at once, one batch read; any order, missing or unreadable ones left out. */
-  readByIds(ids: number[], context: EmbedContext): Promise<readonly C[]>;
-  present(child: C, context: EmbedContext): View;
-}): Relation {
-  return {
-    target: spec.target,
-    async load(parents, context) {
-      const keys = (parents as readonly P[]).map((parent) => spec.keyOf(parent) ?? undefined);
-      const ids = [...new Set(keys.filter((key) => key !== undefined))];
-      const byId = new Map<number, View>();
-      if (ids.length > 0)
-        for (const child of await spec.readByIds(ids, context)) byId.set(child.id, spec.present(child, context));
-      return keys.map((key) => (key === undefined ? undefined : byId.get(key)));
-    },
-  };
-}
-
-/** A to-many relation: the first `EMBEDDED_LIST_LIMIT` children of every parent, read in one batch by parent id. */
-export function relatedByParent<P extends View, C>(spec: {
-  target: string;
-  keyOf(parent: P): number;
-  /** Each parent's first `limit` children in the relation's order, in one batch read. */
-  readByParentIds(ids: number[], limit: number, context: EmbedContext): Promise<ReadonlyMap<number, readonly C[]>>;
-  present(child: C, context: EmbedContext): View;
-}): Relation {
-  return {
-    target: spec.target,
-    async load(parents, context) {
-      const keys = (parents as readonly P[]).map((parent) => spec.keyOf(parent));
-      const byParent = await spec.readByParentIds([...new Set(keys)], EMBEDDED_LIST_LIMIT, context);
-      return keys.map((key) => (byParent.get(key) ?? []).map((child) => spec.present(child, context)));
-    },
-  };
 }

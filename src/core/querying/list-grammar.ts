@@ -1,3 +1,5 @@
+import type { SortDirection } from '../db/sort-direction.ts';
+
 /**
  * The query grammar of a list (DECISIONS §12), declared once per resource as data: which fields a
  * client may filter and sort by, their types, their operators and who may use them. The module that
@@ -39,6 +41,8 @@ export interface FieldRule {
    * stored in cents); undefined when the value has no column value (a third decimal): a 422.
    */
   encode?: (value: FilterValue) => FilterValue | undefined;
+  /** What the 422 says of a value `encode` has no column value for: the fix ("at most two decimals"). */
+  encodeError?: (value: FilterValue) => string;
 }
 
 export interface ListGrammar<F extends string = string> {
@@ -52,6 +56,11 @@ export interface ListGrammar<F extends string = string> {
   tieBreak: 'asc' | 'follow';
   /** The field named as the tie-breaker in the documents, when it is not `id` (a like has none: `userId`). */
   tieField?: string;
+  /**
+   * Whether the list takes the seed's `order` parameter (the users list alone): the direction of the
+   * sort fields written without `-`. Any other list never reads `order`, whatever a request carries.
+   */
+  orderParameter?: boolean;
   /** The order when the request names none (`createdAt`): written as `sort` would be. Else the id's. */
   defaultSort?: string;
   /**
@@ -138,6 +147,6 @@ export interface Condition {
 export interface SortKey {
   field: string;
   column: string;
-  direction: 'asc' | 'desc';
+  direction: SortDirection;
   nullable: boolean;
 }

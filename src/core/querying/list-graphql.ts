@@ -113,15 +113,24 @@ export function connectionOf<T>(page: QueriedPage<T>) {
 }
 
 /** The GraphQL argument of a REST list parameter other than a filter's. */
-const ARGUMENT_OF: Readonly<Record<string, string>> = { sort: 'orderBy', cursor: 'after' };
+const ARGUMENT_OF: Readonly<Record<string, string>> = {
+  sort: 'orderBy',
+  cursor: 'after',
+  q: 'search',
+  highlight: 'highlights.fields',
+};
 
-/** A list's 422 with each REST parameter named as the GraphQL argument it came from (`filter.age.gte`, `orderBy`, `after`). */
-export function asGraphqlArguments(error: unknown): unknown {
+/**
+ * A list's 422 with each REST parameter named as the GraphQL argument it came from (`filter.age.gte`,
+ * `orderBy`, `after`). `renames` replaces some of those names (an aggregate's `sort` is its own argument).
+ */
+export function asGraphqlArguments(error: unknown, renames: Readonly<Record<string, string>> = {}): unknown {
   if (!(error instanceof AppError) || !error.details) return error;
+  const argumentOf = { ...ARGUMENT_OF, ...renames };
   const details = error.details.map((detail) => {
     const bracketed = /^(\w+)\[(\w+)\]$/.exec(detail.field);
     if (bracketed) return { ...detail, field: `filter.${bracketed[1]}.${bracketed[2]}` };
-    return Object.hasOwn(ARGUMENT_OF, detail.field) ? { ...detail, field: ARGUMENT_OF[detail.field]! } : detail;
+    return Object.hasOwn(argumentOf, detail.field) ? { ...detail, field: argumentOf[detail.field]! } : detail;
   });
   return new AppError(error.code, error.message, { details, status: error.status });
 }

@@ -1,5 +1,7 @@
 import { Type, type TSchema } from 'typebox';
-import type { Db } from '../db/database.ts';
+import { dialectOf, type Db } from '../db/database.ts';
+import { SCORE_COLUMN, searchTextOf } from '../search/search-source.ts';
+import { isEmptySearch } from '../search/web-search.ts';
 import type { PageWindow } from '../pagination.ts';
 import { decodeCursor, encodeCursor, type KeyKind } from './list-cursor.ts';
 import { type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
@@ -48,14 +50,27 @@ export async function readQueriedPage<Row>(
     query.cursor === undefined
       ? undefined
       : decodeCursor(query.cursor, query.fingerprint, kindsOf(grammar, keys, idColumn));
-  const plan: ListPlan = { conditions: query.conditions, keys, after: position?.values };
   const offset = position?.offset ?? window.offset;
   const pageWindow = position ? { page: Math.floor(offset / window.limit) + 1, limit: window.limit, offset } : window;
+  const { search } = query;
+  if (search && isEmptySearch(search)) {
+    // A `q` of no word to find (only punctuation or stop words) matches nothing, on both databases alike.
+    return {
+      items: [],
+      window: pageWindow,
+      ...(query.count === 'none' ? {} : { total: 0 }),
+      hasNext: false,
+      nextCursor: null,
+    };
+  }
+  const text = search && searchTextOf(search, dialectOf(db) === 'postgres');
+  const plan: ListPlan = { conditions: query.conditions, keys, after: position?.values, search: text };
   const readsOneMore = position !== undefined || query.count !== 'exact';
   const reading = statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset });
   const [rows, total] = await Promise.all([
     reading,
-    totalOf(db, statements, plan, query, countedTotal, async () => {
+    // The counters count rows, not a search's matches.
+    totalOf(db, statements, plan, query, search ? undefined : countedTotal, async () => {
       // The list ends on this page (no row beyond it, and the page is not past the end): its total is known.
       const read = await reading;
       return read.length <= window.limit && (read.length > 0 || offset === 0) ? offset + read.length : undefined;
@@ -97,6 +112,7 @@ function kindsOf(grammar: ListGrammar, keys: ReturnType<typeof orderKeysOf>, idC
   const rules = Object.values<FieldRule>(grammar.fields);
   return keys.map((key) => {
     if (key.column === idColumn) return { type: 'integer', nullable: false };
+    if (key.column === SCORE_COLUMN) return { type: 'number', nullable: false };
     const rule = rules.find((r) => r.column === key.column)!;
     return { type: rule.type, nullable: rule.nullable === true };
   });
@@ -106,8 +122,8 @@ function kindsOf(grammar: ListGrammar, keys: ReturnType<typeof orderKeysOf>, idC
  * With `count=estimated`, PostgreSQL's planner's estimate is asked first (it plans the statement and
  * reads no row). Above ESTIMATE_TRUSTED_ABOVE × `COUNT_EXACT_LIMIT` it is the answer, unless the page
  * itself shows where the list ends: a capped count goes through the matching rows of the filter's
- * index, and a trigram index's bitmap cannot stop at the cap (it collects every candidate first: a common
- * word of a million posts' titles took 120 ms; bench/RESULTS.md, session 13). Below, the rows are counted
+ * index, and a trigram index's bitmap cannot stop at the cap (it collects every candidate first, so a
+ * common word over a large table is slow). Below, the rows are counted
  * up to the limit plus one: exact when that many are not there.
  */
 export const ESTIMATE_TRUSTED_ABOVE = 2;

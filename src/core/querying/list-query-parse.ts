@@ -1,10 +1,9 @@
 import { hash } from 'node:crypto';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
 import type { PageRequest } from '../pagination.ts';
+import { DATE_TIME_MESSAGE } from '../validation/ajv.ts';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
 import {
-  COUNT_MODES,
-  isSortable,
   MAX_IN_VALUES,
   OPERATORS,
   operatorsOf,
@@ -18,6 +17,12 @@ import {
   type SortKey,
 } from './list-grammar.ts';
 import { MAX_FILTER_TEXT } from './list-query-schema.ts';
+import { ASCENDING, DESCENDING, type SortDirection } from '../db/sort-direction.ts';
+import { SCORE_COLUMN } from '../search/search-source.ts';
+import { toWebSearch, type SearchExpression } from '../search/web-search.ts';
+import { parseCount, parseOrder, parseSort, type Asker, type SortRequest } from './list-sort-parse.ts';
+
+export { parseCount, parseOrder, parseSort, type Asker, type SortRequest } from './list-sort-parse.ts';
 
 /** A list request once read against its grammar: what the SQL is built from, and nothing else. */
 export interface ListQuery {
@@ -25,19 +30,19 @@ export interface ListQuery {
   /** The requested order, without the id that breaks ties (list-sql.ts adds it). */
   sort: SortKey[];
   /** The direction of the id that breaks ties (grammar's `tieBreak`). */
-  idDirection: 'asc' | 'desc';
+  idDirection: SortDirection;
   count: CountMode;
   /** `COUNT_EXACT_LIMIT` of the configuration: with `count=estimated`, totals up to it are exact. */
   countExactLimit: number;
   cursor: string | undefined;
   /** Names the filters and sort: a cursor is only good for the query whose fingerprint it carries. */
   fingerprint: string;
+  /** A full-text search (`q`, core/search): its rows only, each with its score. */
+  search?: SearchExpression | undefined;
 }
 
-/** Who is asking: administrators may use the fields marked `adminOnly`. */
-export interface Asker {
-  admin: boolean;
-}
+/** `sort=relevance`: best match first, the order of a search that names no other (DECISIONS §14). */
+export const RELEVANCE: SortKey = { field: 'relevance', column: SCORE_COLUMN, direction: DESCENDING, nullable: false };
 
 /** Who is asking, and the configured list settings the service was made with. */
 export type ListContext = Asker & ListSettings;
@@ -120,7 +125,8 @@ function valueOf(rule: FieldRule, operator: Operator, raw: unknown, parameter: s
   const encoded = (value: FilterValue) => {
     if (!rule.encode) return value;
     const column = rule.encode(value);
-    if (column === undefined) throw invalid(parameter, 'is not a value this field can hold');
+    if (column === undefined)
+      throw invalid(parameter, rule.encodeError?.(value) ?? 'is not a value this field can hold');
     return column;
   };
   if (operator === 'in') {
@@ -162,7 +168,7 @@ export function checkValue(
     }
     case 'timestamp': {
       const time = text !== undefined && ISO_TIMESTAMP.test(text) ? Date.parse(text) : NaN;
-      if (Number.isNaN(time)) throw invalid(parameter, 'must be an ISO 8601 date-time with a time zone');
+      if (Number.isNaN(time)) throw invalid(parameter, DATE_TIME_MESSAGE);
       return new Date(time).toISOString();
     }
     case 'boolean': {
@@ -184,47 +190,6 @@ export function checkValue(
   }
 }
 
-export interface SortRequest {
-  /** A comma list of fields, each optionally with a leading `-` (descending). */
-  sort?: string | undefined;
-  /** The seed's `order` of a list that has one: the direction of the fields written without `-`. */
-  order?: 'asc' | 'desc' | undefined;
-}
-
-/** The sort keys of `sort` (422 naming `sort` for an unknown, unsortable or repeated field). */
-export function parseSort(grammar: ListGrammar, request: SortRequest, asker: Asker): SortKey[] {
-  const fields = grammar.fields as Readonly<Record<string, FieldRule>>;
-  const raw = request.sort?.trim();
-  if (!raw) return [];
-  const keys: SortKey[] = [];
-  for (const item of raw.split(',').map((part) => part.trim())) {
-    const descending = item.startsWith('-');
-    const name = descending ? item.slice(1) : item;
-    const rule = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    if (!rule || !isSortable(rule)) {
-      const sortable = Object.entries<FieldRule>(fields)
-        .filter(([, r]) => isSortable(r))
-        .map(([n]) => n);
-      throw invalid('sort', `cannot sort by "${item}"; sortable: ${sortable.join(', ')}`);
-    }
-    if (keys.some((key) => key.field === name)) throw invalid('sort', `names ${name} twice`);
-    if (rule.adminOnly && !asker.admin) {
-      throw AppError.forbidden(`Only an administrator may sort ${grammar.resource} by ${name}`);
-    }
-    const direction = descending ? 'desc' : (request.order ?? 'asc');
-    keys.push({ field: name, column: rule.column, direction, nullable: rule.nullable === true });
-  }
-  return keys;
-}
-
-/** `count`: exact unless asked otherwise (a value outside the three is a 422 naming `count`). */
-export function parseCount(raw: unknown): CountMode {
-  if (raw === undefined) return 'exact';
-  if (!(COUNT_MODES as readonly unknown[]).includes(raw))
-    throw invalid('count', `must be one of: ${COUNT_MODES.join(', ')}`);
-  return raw as CountMode;
-}
-
 export interface ListRequest extends SortRequest {
   count?: unknown;
   cursor?: string | undefined;
@@ -242,12 +207,14 @@ export interface ListRequest extends SortRequest {
   conditions?: readonly Condition[];
   /** The module's own reading of `sort`, when the list keeps a rule of the seed for it (products' whitelist). */
   sortKeys?: readonly SortKey[];
+  /** `q`, read (web-search.ts): sorted by relevance unless `sort` (or `sortKeys`) names another order. */
+  search?: SearchExpression | undefined;
 }
 
 /** A list's options as a transport hands them to a service: the page, sort, count, cursor and filter parameters. */
 export interface ListOptions extends PageRequest {
   sort?: string | undefined;
-  order?: 'asc' | 'desc' | undefined;
+  order?: unknown;
   count?: string | undefined;
   cursor?: string | undefined;
   [parameter: string]: unknown;
@@ -268,10 +235,15 @@ export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker
     value,
   }));
   const conditions = [...scope, ...(request.conditions ?? []), ...parseFilters(grammar, request.parameters, asker)];
-  const sort = request.sortKeys
-    ? [...request.sortKeys]
-    : parseSort(grammar, { ...request, sort: request.sort ?? grammar.defaultSort }, asker);
-  const idDirection = grammar.tieBreak === 'asc' ? 'asc' : (sort[0]?.direction ?? request.order ?? 'asc');
+  const { search } = request;
+  const relevance = search && (request.sort ?? 'relevance') === 'relevance' && !request.sortKeys?.length;
+  const sort = relevance
+    ? [RELEVANCE]
+    : request.sortKeys
+      ? [...request.sortKeys]
+      : parseSort(grammar, { ...request, sort: request.sort ?? grammar.defaultSort }, asker);
+  const idDirection =
+    grammar.tieBreak === 'asc' ? ASCENDING : (sort[0]?.direction ?? parseOrder(grammar, request.order) ?? ASCENDING);
   return {
     conditions,
     sort,
@@ -279,7 +251,8 @@ export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker
     count: parseCount(request.count),
     countExactLimit: asker.countExactLimit,
     cursor: request.cursor,
-    fingerprint: fingerprintOf(grammar, conditions, sort, idDirection),
+    fingerprint: fingerprintOf(grammar, conditions, sort, idDirection, search && toWebSearch(search)),
+    ...(search ? { search } : {}),
   };
 }
 
@@ -289,11 +262,14 @@ function fingerprintOf(
   conditions: readonly Condition[],
   sort: readonly SortKey[],
   idDirection: string,
+  search = '',
 ): string {
   const filters = conditions
     .map((c) => JSON.stringify([c.field, c.operator, c.value]))
     .sort()
     .join();
   const order = [...sort.map((key) => `${key.field} ${key.direction}`), `id ${idDirection}`].join();
-  return hash('sha256', `${grammar.resource}|${filters}|${order}`, 'base64url').slice(0, 16);
+  // A search is appended only when there is one: the cursors of lists without it keep their fingerprint.
+  const searched = search === '' ? '' : `|${search}`;
+  return hash('sha256', `${grammar.resource}|${filters}|${order}${searched}`, 'base64url').slice(0, 16);
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ASCENDING } from '../db/sort-direction.ts';
 import { AppError } from '../errors/app-error.ts';
 import { decodeCursor, encodeCursor } from './list-cursor.ts';
 import { DEFAULT_LIST_SETTINGS, defineListGrammar } from './list-grammar.ts';
@@ -110,7 +111,8 @@ describe('list grammar', () => {
   });
 
   it('reads sorts with their directions, the seed’s order for unsigned fields, and refuses unknown or repeated ones', () => {
-    const query = parseListQuery(grammar, listRequestOf({ sort: '-size,label', order: 'desc' }), user);
+    const seedList = { ...grammar, orderParameter: true };
+    const query = parseListQuery(seedList, listRequestOf({ sort: '-size,label', order: 'desc' }), user);
     assert.deepEqual(
       query.sort.map((k) => [k.column, k.direction, k.nullable]),
       [
@@ -134,7 +136,7 @@ describe('list grammar', () => {
 
   it('orders by the sort keys then the id, and stops at the id when the sort names it', () => {
     const keys = (sort: string) =>
-      orderKeysOf(parse({ sort }).sort, 'id', 'asc').map((k) => `${k.column} ${k.direction}`);
+      orderKeysOf(parse({ sort }).sort, 'id', ASCENDING).map((k) => `${k.column} ${k.direction}`);
     assert.deepEqual(keys('-size'), ['size_cm desc', 'id asc']);
     const byId = defineListGrammar({
       resource: 'w',
@@ -142,7 +144,7 @@ describe('list grammar', () => {
       fields: { id: { column: 'id', type: 'integer' } },
     });
     const sort = parseListQuery(byId, listRequestOf({ sort: '-id' }), user).sort;
-    assert.deepEqual(orderKeysOf(sort, 'id', 'asc'), [{ column: 'id', direction: 'desc', nullable: false }]);
+    assert.deepEqual(orderKeysOf(sort, 'id', ASCENDING), [{ column: 'id', direction: 'desc', nullable: false }]);
   });
 });
 

@@ -1,25 +1,27 @@
 import { CompiledQuery, sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../db/database.ts';
 import { readRows } from '../db/fast-read.ts';
+import { containsPattern } from '../db/like-pattern.ts';
 import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
-import { statementCache } from '../db/statement-cache.ts';
-import type { Condition, SortKey } from './list-grammar.ts';
+import type { SortDirection } from '../db/sort-direction.ts';
+import { shapedStatement, type Bound, type BoundParams } from '../db/statement-cache.ts';
+import { SCORE_COLUMN, searchedRows, type SearchSource } from '../search/search-source.ts';
+import type { Condition, FieldRule, ListGrammar, Operator, SortKey } from './list-grammar.ts';
 import { keysetOf, orderOf, type OrderKey } from './list-keyset.ts';
-
 export type { OrderKey } from './list-keyset.ts';
 
 /**
  * The SQL of a queried list, over the one table its module names: conditions, order and keyset, all
  * from the grammar's columns, every value bound. Each shape (which conditions, operators, `in`
  * lengths, sort, whether a cursor and which of its values are null) is compiled once
- * (`statementCache`); the values only fill its parameters.
+ * (`shapedStatement`); the values only fill its parameters.
  */
 
-export function orderKeysOf(sort: readonly SortKey[], idColumn: string, idDirection: 'asc' | 'desc'): OrderKey[] {
+export function orderKeysOf(sort: readonly SortKey[], idColumn: string, idDirection: SortDirection): OrderKey[] {
   const keys: OrderKey[] = [];
-  for (const key of sort) {
-    keys.push({ column: key.column, direction: key.direction, nullable: key.nullable });
-    if (key.column === idColumn) return keys; // unique: nothing after it can break a tie
+  for (const { column, direction, nullable } of sort) {
+    keys.push({ column, direction, nullable });
+    if (column === idColumn) return keys; // unique: nothing after it can break a tie
   }
   keys.push({ column: idColumn, direction: idDirection, nullable: false });
   return keys;
@@ -31,54 +33,65 @@ export interface ListPlan {
   keys: readonly OrderKey[];
   /** The last item's key values, one per key, when a cursor continues a list. */
   after?: readonly unknown[] | undefined;
+  /** A full-text search's bound text in the database's dialect (search-source.ts `searchTextOf`). */
+  search?: string | undefined;
 }
 
-/** Any table: the module passes its name in, so core needs no type of it. */
-type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
+type AnyDb = Kysely<Record<string, Record<string, unknown>>>; // any table: its module passes its name in
 
-const LIKE_ESCAPE = '\\';
-/** A LIKE pattern matching `text` literally anywhere (`%`, `_`, `\` escaped). Always bound. */
-export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => LIKE_ESCAPE + char)}%`;
+/** A condition as the statement's shape sees it: its column(s) and operator, never its value. */
+type ConditionShape = {
+  column: string;
+  anyOfColumns: readonly string[] | undefined;
+  operator: Operator;
+  isNull: boolean | undefined; // `null`: whether the value must be null (the operator's flag, not a bound value)
+};
 
-interface Shape {
-  key: string;
-  plan: ListPlan;
+/**
+ * What a list statement is built from: its conditions' columns and operators, its order, which of a
+ * cursor's values are null (`in` lengths are the params' own). The values are bound params only.
+ */
+type Shape = {
+  conditions: readonly ConditionShape[];
+  keys: readonly OrderKey[];
+  afterNull: readonly boolean[] | undefined;
   postgres: boolean;
-  /** Whether PostgreSQL should plan each run for its values (PLANNED_PER_VALUES). */
-  perValues: boolean;
-}
+  perValues: boolean; // whether PostgreSQL should plan each run for its values (PLANNED_PER_VALUES)
+  searched: boolean;
+};
+
+type ListParams = Record<string, unknown>; // the values a list statement binds (paramsOf)
+type BoundListParams = BoundParams<ListParams>;
 
 /**
  * Operators whose best plan depends on the value: `created_at >= $1` keeps every row or none, and a
  * generic plan (a named statement after five runs) guesses a third, which in another field's order
- * (the default id order) walked the whole users table for a date after every row (bench/RESULTS.md,
- * session 13). Statements with one of these run unnamed on PostgreSQL, planned for their values on
- * every run. `contains` and `in` run so anyway (pg-named-statements.ts); equality keeps its generic plan
- * (a user's posts, a status: the hot paths, planned once).
+ * (the default id order) walked the whole users table for a date after every row. Statements with one
+ * of these run unnamed on PostgreSQL, planned for their values on every run. `contains` and `in` run so
+ * anyway (pg-named-statements.ts); equality keeps its generic plan (a user's posts, a status: planned once).
  */
 const PLANNED_FOR_VALUES = new Set(['gt', 'gte', 'lt', 'lte', 'ne']);
 
-function shapeOf(db: Db, plan: ListPlan): Shape {
-  const conditions = plan.conditions
-    .map((c) => ({ ...c, column: c.anyOfColumns?.join('|') ?? c.column }))
-    .map((c) =>
-      c.operator === 'in'
-        ? `${c.column} in ${(c.value as unknown[]).length}`
-        : c.operator === 'null'
-          ? `${c.column} null ${String(c.value)}`
-          : `${c.column} ${c.operator}`,
-    )
-    .join();
-  const keys = plan.keys.map((k) => `${k.column} ${k.direction}`).join();
-  const after = plan.after ? plan.after.map((value) => (value === null ? 'n' : 'v')).join('') : '-';
+export function shapeOf(db: Db, plan: ListPlan): Shape {
   const postgres = dialectOf(db) === 'postgres';
-  const perValues = postgres && plan.conditions.some((c) => PLANNED_FOR_VALUES.has(c.operator));
-  return { key: `${conditions}|${keys}|${after}`, plan, postgres, perValues };
+  return {
+    conditions: plan.conditions.map((c) => ({
+      column: c.column,
+      anyOfColumns: c.anyOfColumns,
+      operator: c.operator,
+      isNull: c.operator === 'null' ? Boolean(c.value) : undefined,
+    })),
+    keys: plan.keys.map(({ column, direction, nullable }) => ({ column, direction, nullable })),
+    afterNull: plan.after?.map((value) => value === null),
+    postgres,
+    perValues: postgres && plan.conditions.some((c) => PLANNED_FOR_VALUES.has(c.operator)),
+    searched: plan.search !== undefined,
+  };
 }
 
 /** The bound values: `f<i>` per condition (an array for `in`), `k<j>` per cursor key, limit and offset. */
-function paramsOf(plan: ListPlan, window: { limit?: number; offset?: number }): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
+export function paramsOf(plan: ListPlan, window: { limit?: number; offset?: number }): ListParams {
+  const params: ListParams = {};
   plan.conditions.forEach((condition, index) => {
     if (condition.operator === 'null') return;
     params[`f${index}`] =
@@ -89,16 +102,13 @@ function paramsOf(plan: ListPlan, window: { limit?: number; offset?: number }): 
   });
   params.limit = window.limit;
   params.offset = window.offset;
+  params.q = plan.search;
   return params;
 }
 
-function whereOf(
-  shape: Shape,
-  params: Record<string, unknown>,
-  keyset: 'after' | 'none' = 'after',
-): Expression<SqlBool>[] {
+export function whereOf(shape: Shape, params: BoundListParams): Expression<SqlBool>[] {
   const parts: Expression<SqlBool>[] = [];
-  shape.plan.conditions.forEach((condition, index) => {
+  shape.conditions.forEach((condition, index) => {
     const column = sql.ref(condition.column);
     const value = params[`f${index}`];
     switch (condition.operator) {
@@ -124,7 +134,7 @@ function whereOf(
         parts.push(sql<SqlBool>`${column} <= ${value}`);
         break;
       case 'in':
-        parts.push(sql<SqlBool>`${column} in (${sql.join(value as unknown[])})`);
+        parts.push(sql<SqlBool>`${column} in (${sql.join(value as unknown as readonly Bound<unknown>[])})`);
         break;
       case 'contains': {
         // SQLite's LIKE ignores ASCII case; PostgreSQL needs ILIKE (served by a trigram index, one per
@@ -136,11 +146,11 @@ function whereOf(
         break;
       }
       case 'null':
-        parts.push(condition.value ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`);
+        parts.push(condition.isNull ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`);
         break;
     }
   });
-  if (shape.plan.after && keyset === 'after') parts.push(...keysetOf(shape.plan.keys, shape.plan.after, params));
+  if (shape.afterNull) parts.push(...keysetOf(shape.keys, shape.afterNull, params));
   return parts;
 }
 
@@ -149,63 +159,96 @@ const splitsAtNulls = (plan: ListPlan) => plan.after !== undefined && plan.keys[
 export interface ListStatements<Row> {
   /** One page: `limit` rows from `offset`, or right after `plan.after` when set (no offset then). */
   readPage(db: Db, plan: ListPlan, window: { limit: number; offset: number }): Promise<Row[]>;
-  /** The exact number of rows the conditions match. */
-  count(db: Db, plan: ListPlan): Promise<number>;
+  count(db: Db, plan: ListPlan): Promise<number>; // the exact number of rows the conditions match
   /** The number of matching rows, counting no further than `cap`. */
   countUpTo(db: Db, plan: ListPlan, cap: number): Promise<number>;
   /** PostgreSQL's planner's estimate of the matching rows (undefined on SQLite). */
   estimate(db: Db, plan: ListPlan): Promise<number | undefined>;
 }
 
-/** The statements of a list over `table` (named by its module), ties broken by `idColumn`. */
-export function createListStatements<Row>(table: string): ListStatements<Row> {
-  const filtered = (db: Db, shape: Shape, params: Record<string, unknown>) => {
-    let query = (db as unknown as AnyDb).selectFrom(table);
+/**
+ * The columns a list's statements may name: every column of its grammar's fields, and the module's
+ * own (`id`, a scope such as `post_id`). A closed set declared in code (DECISIONS §13).
+ */
+export function listColumnsOf(grammars: readonly ListGrammar[], ...own: readonly string[]): readonly string[] {
+  const columns = new Set(own);
+  for (const grammar of grammars) {
+    for (const rule of Object.values<FieldRule>(grammar.fields)) {
+      columns.add(rule.column);
+      for (const column of rule.anyOfColumns ?? []) columns.add(column);
+    }
+  }
+  return [...columns];
+}
+
+/**
+ * The statements of a list over `table` (named by its module), naming only `columns` (listColumnsOf):
+ * a plan with any other column in a condition or a key is refused before any SQL is built. With
+ * `search` (core/search), a plan's full-text search reads the matching rows and their `search_score`.
+ */
+export function createListStatements<Row>(
+  table: string,
+  columns: readonly string[],
+  search?: SearchSource,
+): ListStatements<Row> {
+  const known = new Set(search ? [...columns, SCORE_COLUMN] : columns);
+  const checked = (plan: ListPlan): ListPlan => {
+    const named = [
+      ...plan.conditions.flatMap((condition) => condition.anyOfColumns ?? [condition.column]),
+      ...plan.keys.map((key) => key.column),
+    ];
+    const unknown = named.find((column) => !known.has(column));
+    if (unknown !== undefined)
+      throw new Error(`list of ${table}: column "${unknown}" is not one of its declared columns`);
+    if (plan.search !== undefined && !search) throw new Error(`list of ${table}: no full-text search declared`);
+    return plan;
+  };
+  const filtered = (db: Db, shape: Shape, params: BoundListParams) => {
+    const searched = shape.searched && search ? searchedRows(search, shape.postgres, params.q!) : undefined;
+    let query = (db as unknown as AnyDb).selectFrom((searched ?? table) as string); // a table, or one aliased as it
     for (const part of whereOf(shape, params)) query = query.where(part);
     return query;
   };
   /** The statement's text ends with the mark when its plan should follow its values. */
   const marked = <Q extends { modifyEnd(modifier: RawBuilder<unknown>): Q }>(shape: Shape, query: Q): Q =>
+    // eslint-disable-next-line no-restricted-syntax -- a comment constant of pg-named-statements.ts, no client text
     shape.perValues ? query.modifyEnd(sql.raw(PLANNED_PER_VALUES)) : query;
-  const page = statementCache({
-    keyOf: (shape: Shape) => `page ${shape.key}`,
-    build: (db, shape, params: Record<string, unknown>) => {
+  const page = shapedStatement({
+    build: (db, shape: Shape, params: BoundListParams) => {
       let query = filtered(db, shape, params).selectAll();
-      for (const order of orderOf(shape.plan.keys)) query = query.orderBy(order);
-      query = query.limit(params.limit as number);
-      return marked(shape, params.offset === undefined ? query : query.offset(params.offset as number));
+      for (const [column, modifiers] of orderOf(shape.keys)) query = query.orderBy(column, modifiers);
+      query = query.limit(params.limit as Bound<number>);
+      return marked(shape, params.offset === undefined ? query : query.offset(params.offset as Bound<number>));
     },
   });
 
-  const count = statementCache({
-    keyOf: (shape: Shape) => `count ${shape.key}`,
-    build: (db, shape, params: Record<string, unknown>) =>
+  const count = shapedStatement({
+    build: (db, shape: Shape, params: BoundListParams) =>
       marked(
         shape,
         filtered(db, shape, params).select((eb) => eb.fn.countAll<number | string>().as('count')),
       ),
   });
-  const countUpTo = statementCache({
-    keyOf: (shape: Shape) => `count-up-to ${shape.key}`,
-    build: (db, shape, params: Record<string, unknown>) =>
+  const countUpTo = shapedStatement({
+    build: (db, shape: Shape, params: BoundListParams) =>
       marked(
         shape,
         (db as unknown as AnyDb)
           .selectFrom(
             filtered(db, shape, params)
               .select(sql.lit(1).as('one'))
-              .limit(params.limit as number)
+              .limit(params.limit as Bound<number>)
               .as('capped'),
           )
           .select((eb) => eb.fn.countAll<number | string>().as('count')),
       ),
   });
-  const rows = statementCache({
-    keyOf: (shape: Shape) => `rows ${shape.key}`,
-    build: (db, shape, params: Record<string, unknown>) => filtered(db, shape, params).selectAll(),
+  const rows = shapedStatement({
+    build: (db, shape: Shape, params: BoundListParams) => filtered(db, shape, params).selectAll(),
   });
 
   const readPageAsOne = (db: Db, plan: ListPlan, window: { limit: number; offset: number }) => {
+    checked(plan);
     const params = paramsOf(plan, { limit: window.limit, ...(plan.after ? {} : { offset: window.offset }) });
     return readRows(db, page(db, shapeOf(db, plan), params)) as Promise<Row[]>;
   };
@@ -230,19 +273,22 @@ export function createListStatements<Row>(table: string): ListStatements<Row> {
       return [...values, ...nulls];
     },
     async count(db, plan) {
-      const shape = shapeOf(db, { ...plan, after: undefined });
-      const result = await readRows(db, count(db, shape, paramsOf(shape.plan, {})));
+      checked(plan);
+      const counted = { ...plan, after: undefined };
+      const result = await readRows(db, count(db, shapeOf(db, counted), paramsOf(counted, {})));
       return Number(result[0]?.count ?? 0);
     },
     async countUpTo(db, plan, cap) {
-      const shape = shapeOf(db, { ...plan, after: undefined });
-      const result = await readRows(db, countUpTo(db, shape, paramsOf(shape.plan, { limit: cap })));
+      checked(plan);
+      const counted = { ...plan, after: undefined };
+      const result = await readRows(db, countUpTo(db, shapeOf(db, counted), paramsOf(counted, { limit: cap })));
       return Number(result[0]?.count ?? 0);
     },
     async estimate(db, plan) {
       if (dialectOf(db) !== 'postgres') return undefined;
-      const shape = shapeOf(db, { ...plan, after: undefined });
-      const statement = rows(db, shape, paramsOf(shape.plan, {}));
+      checked(plan);
+      const counted = { ...plan, after: undefined };
+      const statement = rows(db, shapeOf(db, counted), paramsOf(counted, {}));
       const result = await db.executeQuery(
         CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),
       );

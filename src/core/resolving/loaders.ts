@@ -1,4 +1,4 @@
-import { pageOf, type GraphQLContext, type ListArgs } from './context.ts';
+import { pageOf, toId, type GraphQLContext, type ListArgs } from './context.ts';
 
 /** One batched call of a loader: the parent object, the field's arguments and the subfields it selects. */
 export interface LoaderQuery<P, A = Record<string, unknown>> {
@@ -55,5 +55,20 @@ export function byIdLoader<P, T extends { id: number }>(
     const rows = await load([...new Set(queries.map((query) => keyOf(query.obj)))], fieldsOfAll(queries), context);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return queries.map((query) => byId.get(keyOf(query.obj)) ?? null);
+  };
+}
+
+/**
+ * A loader for a root field naming its object by an `id` argument (`comment(id)`): every call of one
+ * level in one `find...ByIds` call; null for an id that names nothing (a malformed one included).
+ */
+export function byIdArgumentLoader<T extends { id: number }>(
+  load: (ids: number[], fields: ReadonlySet<string>, context: GraphQLContext) => Promise<T[]>,
+) {
+  return async (queries: LoaderQuery<unknown, { id: string | number }>[], context: GraphQLContext) => {
+    const ids = queries.map((query) => toId(query.params.id));
+    const rows = await load([...new Set(ids)], fieldsOfAll(queries), context);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
   };
 }

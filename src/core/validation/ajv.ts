@@ -32,6 +32,41 @@ for (const ajv of [bodyAjv, textAjv]) {
 /** The pattern that marks a text field as "not blank" (at least one non-space character). */
 export const NOT_BLANK = '\\S';
 
+/** The pattern of an http(s) URL: its scheme, in any case (RFC 3986 §3.1). */
+export const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://';
+
+/** What a date-time must look like, with an example to copy: one message for bodies, query strings and filters. */
+export const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T10:00:00Z';
+
+/** Messages that name the fix, for the patterns a reader cannot be expected to decode. */
+const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
+  [NOT_BLANK, 'must not be blank'],
+  [HTTP_URL, 'must be an http(s) URL'],
+  ['^https?://', 'must be an http(s) URL'],
+]);
+
+const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
+  'date-time': DATE_TIME_MESSAGE,
+  email: 'must be an e-mail address, e.g. ada@example.com',
+  uri: 'must be an absolute URL, e.g. https://example.com/image.png',
+};
+
+/** JSON Schema types as a sentence says them: `["integer", "null"]` → "an integer or null". */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function typeMessage(type: unknown): string {
+  const types = (Array.isArray(type) ? type : String(type).split(',')).map(String);
+  return `must be ${types.map((name) => TYPE_WORDS[name] ?? name).join(' or ')}`;
+}
+
 /** Turns ajv errors into the envelope's `details`, naming each field by its path. */
 export function toErrorDetails(errors: ErrorObject[] | null | undefined, prefix = ''): ErrorDetail[] {
   const details: ErrorDetail[] = [];
@@ -47,8 +82,12 @@ export function toErrorDetails(errors: ErrorObject[] | null | undefined, prefix 
       details.push({ field: join(''), message: `must be one of: ${allowed}` });
     } else if (error.keyword === STORABLE_TEXT) {
       details.push({ field: join('') || prefix || 'body', message: UNSTORABLE_TEXT_MESSAGE });
-    } else if (error.keyword === 'pattern' && error.params.pattern === NOT_BLANK) {
-      details.push({ field: join(''), message: 'must not be blank' });
+    } else if (error.keyword === 'pattern' && PATTERN_MESSAGES.has(String(error.params.pattern))) {
+      details.push({ field: join(''), message: PATTERN_MESSAGES.get(String(error.params.pattern))! });
+    } else if (error.keyword === 'format' && Object.hasOwn(FORMAT_MESSAGES, String(error.params.format))) {
+      details.push({ field: join(''), message: FORMAT_MESSAGES[String(error.params.format)]! });
+    } else if (error.keyword === 'type') {
+      details.push({ field: join('') || prefix || 'body', message: typeMessage(error.params.type) });
     } else {
       details.push({ field: join('') || prefix || 'body', message: error.message ?? 'is invalid' });
     }

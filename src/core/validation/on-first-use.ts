@@ -3,9 +3,9 @@ import type { ValidateFunction } from 'ajv';
 /**
  * Compiled functions (request validators, response serializers) built on their first call rather than
  * when Fastify asks for them at start. Fastify asks for every part of every route of the three
- * versions of the API; a process serves a few of them most of the time, and the rest held about
- * 12 MB of RSS from the start (bench/RESULTS.md, session 23; under load the gain shrinks as the routes
- * in use are compiled: 3-15 MB on PostgreSQL's workloads, none at SQLite's mixed W8). A schema
+ * versions of the API; a process serves a few of them most of the time, and the rest held megabytes
+ * of RSS from the start (bench/RESULTS.md, "Changes", 64; under load the gain shrinks as the routes
+ * in use are compiled). A schema
  * that does not compile still fails, on the route's first request instead of at start; every route is
  * requested by the tests. The first request pays the compilation: 2-4 ms for most routes, 35-60 ms for
  * the products list (its query schema names every filter operator).

@@ -26,8 +26,8 @@ export interface FeedReading {
   /** How often it reads while nothing tells it to (changes made by other instances). */
   pollMs: number;
   /**
-   * Calls `nudge` after each transaction this process commits (its events are then in the feed): the
-   * reader reads at once instead of at its next poll. Returns the unsubscribe.
+   * Calls `nudge` after each commit of this process that wrote an event (the outbox's signal,
+   * events/outbox.ts): the reader reads at once instead of at its next poll. Returns the unsubscribe.
    */
   watchCommits?: (nudge: () => void) => () => void;
   /** The least time between two reads started by nudges (a busy writer commits far more often). */
@@ -40,7 +40,7 @@ export interface FeedReading {
  * One reader of the event feed per process, for every subscription of the process (not one per
  * subscriber): it starts at the feed's head when the first subscriber arrives, reads with the feed's
  * no-skip read (events/README.md: every event once, in feed order, whichever instance wrote it) every
- * `pollMs`, and right after each commit of this process (at most one read per `minGapMs`: a change
+ * `pollMs`, and right after each event-writing commit of this process (at most one read per `minGapMs`: a change
  * made here reaches its subscribers without waiting for the poll); it hands each event to the
  * subscribers whose field and argument match (an index by type and key value, so an event costs the
  * look-up of its own subscribers), and stops when the last one leaves.

@@ -80,7 +80,14 @@ export function createLiveChecks(options: {
       const variableErrors = prepared.variableErrors(variables);
       if (variableErrors) return { errors: refusal(variableErrors, hideSuggestions, log) };
       try {
-        assertCostWithin(config.GRAPHQL_MAX_COST, schema, prepared.document, operationName, variables);
+        assertCostWithin(
+          config.GRAPHQL_MAX_COST,
+          schema,
+          prepared.document,
+          operationName,
+          variables,
+          config.RATE_LIMIT_GRAPHQL_COST_UNIT,
+        );
         assertStorableInput(prepared.document, variables);
       } catch (error) {
         if (error instanceof GraphQLError) return { errors: refusal([error], hideSuggestions, log) };
@@ -90,7 +97,14 @@ export function createLiveChecks(options: {
     },
     async runOnce(prepared, variables, operationName, viewer, logUnexpected) {
       const context = { principal: viewer.principal as typeof viewer.principal | null, operationName };
-      const cost = assertCostWithin(config.GRAPHQL_MAX_COST, schema, prepared.document, operationName, variables);
+      const cost = assertCostWithin(
+        config.GRAPHQL_MAX_COST,
+        schema,
+        prepared.document,
+        operationName,
+        variables,
+        config.RATE_LIMIT_GRAPHQL_COST_UNIT,
+      );
       try {
         await currentRightsCheck(services.rights, prepared.document, context);
       } catch (error) {

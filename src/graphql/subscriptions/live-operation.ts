@@ -100,7 +100,7 @@ function answersEveryViewerAlike(prepared: PreparedOperation): boolean {
 
 /**
  * The last payload resolved per prepared operation, by event and variables: the subscribers of one
- * document share it when its answer does not depend on the viewer (issue 35: resolve once per distinct
+ * document share it when its answer does not depend on the viewer (resolved once per distinct
  * selection and viewer class, not once per subscriber). One entry per operation: every subscriber takes
  * the same event at about the same moment.
  */

@@ -86,11 +86,24 @@ for (const dialect of DIALECTS) {
               }),
             );
           }
-          await until(
-            () => subscribers.every(({ received }) => received.results.length >= total),
-            `${total} comments on every subscriber`,
-            30_000,
-          );
+          try {
+            await until(
+              () => subscribers.every(({ received }) => received.results.length >= total),
+              `${total} comments on every subscriber`,
+              30_000,
+            );
+          } catch (error) {
+            // Which comments each subscriber lacks, and whether the feed has them: a skipped event against
+            // one that is late.
+            const feed = await feedOrder(t, postId);
+            const missing = subscribers.map(({ what, received }) => {
+              const got = new Set(received.results.map((r) => (r.data!.commentAdded as { id: string }).id));
+              return `${what}: ${got.size} (lacks ${feed.filter((id) => !got.has(id)).join(' ') || 'none of the feed'})`;
+            });
+            throw new Error(`${(error as Error).message}; feed ${feed.length}: ${missing.join('; ')}`, {
+              cause: error,
+            });
+          }
           await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more comes
           const feed = await feedOrder(t, postId);
           assert.equal(feed.length, total);

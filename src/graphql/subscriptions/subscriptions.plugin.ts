@@ -48,8 +48,8 @@ export async function registerSubscriptions(
   options: SubscriptionsOptions,
 ): Promise<LiveTransports & { status: LiveStatus }> {
   const { config, services, metrics, schema, operations, gate, hideSuggestions } = options;
-  // A commit of this process may have put events in the feed: read it now rather than at the next poll.
-  const watchCommits = services.events.onCommit;
+  // A commit of this process that wrote an event (the outbox's signal): read the feed now rather than at the next poll.
+  const watchCommits = services.events.afterCommit;
   const handedOut = (item: FeedEvent) => metrics.feedLag((Date.now() - Date.parse(item.event.timestamp)) / 1000);
   const hub = createEventHub(
     services.events,

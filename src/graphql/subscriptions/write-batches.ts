@@ -5,8 +5,8 @@ import type { Duplex } from 'node:stream';
  * raw connection the server's `upgrade` event handed over) is corked, and every corked socket is
  * uncorked once the burst's microtasks have run (one `process.nextTick` for all of them). A subscriber
  * with N events waiting holds its socket (live-operation.ts, `onBacklog`), so they cost one system call,
- * not N: the per-socket write is the largest part of a fan-out's cost (bench/RESULTS.md, issue 35,
- * session 13), and a server that fell behind catches up in one write per socket instead of one per
+ * not N: the per-socket write is the largest part of a fan-out's cost, and a server that fell behind
+ * catches up in one write per socket instead of one per
  * socket and event. A single event is written at once (the client reads while the next sockets are written).
  */
 export function createWriteBatches() {

@@ -26,6 +26,17 @@ export function createAuthService(db: Db, tokens: TokenService) {
       if (user.status === 'suspended') throw AppError.forbidden('This account is suspended');
       return tokens.issue({ userId: user.id, role: user.role });
     },
+
+    /**
+     * A token for the account with this email, its password not asked: only for a token this server hands
+     * out itself (GraphiQL's demo preset, development only), never for a caller's request. Undefined when
+     * no such account may sign in (none, no password, suspended).
+     */
+    async issueTokenWithoutPassword(email: string) {
+      const user = await findUserByEmail(db, email.trim().toLowerCase());
+      if (!user?.password_hash || user.status === 'suspended') return undefined;
+      return tokens.issue({ userId: user.id, role: user.role });
+    },
   };
 }
 

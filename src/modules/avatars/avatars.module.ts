@@ -1,4 +1,4 @@
-import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import { EVENT_LINK_PREFIX, EVENT_VIEWER } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { toUserView } from '../users/users.presenter.ts';
@@ -11,7 +11,9 @@ export const avatarsModule = defineModule({
   createService: ({ db, services }: ModuleDeps<{ events: EventsService }>) =>
     createAvatarsService(
       db,
-      services.events.recorderFor<AvatarEvents>({ 'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX) }),
+      services.events.recorderFor<AvatarEvents>({
+        'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
+      }),
     ),
   routes: restRoutes(avatarsRoutes, ({ avatars }) => ({ avatars })),
 });

@@ -79,7 +79,7 @@ export function createAvatarsService(db: Db, events: EventRecorder<AvatarEvents>
       if (!(await findUserById(db, userId))) throw userNotFound(userId);
       const updatedAt = now();
       try {
-        const created = await db.transaction().execute(async (trx) => {
+        const created = await events.transaction(db, async (trx) => {
           const upserted = await repo.upsertAvatar(trx, {
             user_id: userId,
             content_type: declared,

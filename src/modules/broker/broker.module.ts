@@ -2,7 +2,7 @@ import type { Config } from '../../config/config.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { defineModule, type ModuleDeps } from '../module.ts';
 import { createNatsConnection } from './nats-connection.ts';
-import { createNatsPublisher, createNatsPublisherWorker, type NatsPublisher } from './nats-publisher.ts';
+import { createNatsPublisher, createNatsPublisherWorker, NATS_CONSUMER, type NatsPublisher } from './nats-publisher.ts';
 
 /** Long enough for a step's worst case (a batch, then one publication that runs into its timeout). */
 const leaseMsFor = (config: Config) => Math.max(15_000, 3 * config.NATS_PUBLISH_TIMEOUT_MS);
@@ -16,6 +16,9 @@ export const brokerModule = defineModule({
   name: 'broker',
   createService: ({ config, services }: ModuleDeps<{ events: EventsService }>) => {
     if (!config.NATS_URL) return undefined;
+    // The publisher's place exists before this process writes an event, whichever process runs the
+    // publisher and whenever it starts: no event written with NATS_URL set is left before it (README.md).
+    services.events.placeBeforeWrites(NATS_CONSUMER);
     const connection = createNatsConnection({
       url: config.NATS_URL,
       stream: config.NATS_STREAM,
@@ -29,8 +32,8 @@ export const brokerModule = defineModule({
       leaseMs: leaseMsFor(config),
     });
   },
-  workers: ({ broker }: { broker: NatsPublisher | undefined }, { config, log }) =>
-    broker ? [createNatsPublisherWorker(broker, { pollMs: config.NATS_POLL_MS, log })] : [],
+  workers: ({ broker, events }: { broker: NatsPublisher | undefined; events: EventsService }, { config, log }) =>
+    broker ? [createNatsPublisherWorker(events, broker, { pollMs: config.NATS_POLL_MS, log })] : [],
   metrics: ({ broker }: { broker: NatsPublisher | undefined }) =>
     broker
       ? [

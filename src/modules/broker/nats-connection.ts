@@ -21,6 +21,8 @@ export interface OutgoingMessage {
   payload: string;
   /** Sent as `Nats-Msg-Id`: JetStream drops a second message with the same id within its duplicate window. */
   msgId: string;
+  /** More headers: the `traceparent` (and `tracestate`) of the message's span, with tracing on. */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Thrown instead of publishing while there is no connection: the outbox keeps the events. */
@@ -28,13 +30,20 @@ export class BrokerUnavailableError extends Error {}
 
 /**
  * The official client, loaded when the first connection opens: a service without NATS_URL never loads it
- * (its modules held ~3 MB of the idle heap; bench/RESULTS.md, session 18).
+ * (its modules held megabytes of the idle heap).
  */
 let client: Promise<{ jetStream: typeof JetStream; transport: typeof Transport }> | undefined;
 const natsClient = () =>
   (client ??= Promise.all([import('@nats-io/jetstream'), import('@nats-io/transport-node')]).then(
     ([jetStream, transport]) => ({ jetStream, transport }),
   ));
+
+/** A message's own headers in the client's form (`Nats-Msg-Id` is added by the client from `msgID`). */
+function natsHeaders(transport: typeof Transport, values: Readonly<Record<string, string>>) {
+  const headers = transport.headers();
+  for (const [name, value] of Object.entries(values)) headers.set(name, value);
+  return headers;
+}
 
 /** How long a clean stop may spend flushing before the connection is closed anyway. */
 const DRAIN_TIMEOUT_MS = 2000;
@@ -71,8 +80,8 @@ export function createNatsConnection(settings: NatsSettings) {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
       // The client's own option: no Error (and its stack) built ahead of every publication to say where a
-      // timeout started (ours always start in the publisher): 22 against 42 µs of CPU per acknowledged
-      // publication (bench/RESULTS.md, session 21).
+      // timeout started (ours always start in the publisher): about half the CPU of an acknowledged
+      // publication.
       noAsyncTraces: true,
     });
     if (closed) {
@@ -136,9 +145,14 @@ export function createNatsConnection(settings: NatsSettings) {
      */
     async publishInOrder(messages: OutgoingMessage[]): Promise<Array<Promise<PubAck>>> {
       const nc = await ready();
-      const js = (await natsClient()).jetStream.jetstream(nc);
+      const { jetStream, transport } = await natsClient();
+      const js = jetStream.jetstream(nc);
       const acks = messages.map((message) =>
-        js.publish(message.subject, message.payload, { msgID: message.msgId, timeout: settings.timeoutMs }),
+        js.publish(message.subject, message.payload, {
+          msgID: message.msgId,
+          timeout: settings.timeoutMs,
+          ...(message.headers ? { headers: natsHeaders(transport, message.headers) } : {}),
+        }),
       );
       // A failed publication may mean the stream is gone: look it up again before the next one.
       for (const ack of acks) ack.catch(() => (streamReady = false));

@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { createPollingWorker, type PollingWorker } from '../../core/jobs/polling-worker.ts';
+import type { PollingWorker } from '../../core/jobs/polling-worker.ts';
+import { activeTracing } from '../../core/tracing/tracing.ts';
 import type { FeedEvent } from '../events/event.ts';
 import type { EventsService } from '../events/events.service.ts';
+import { createOutboxConsumer } from '../events/outbox-consumer.ts';
 import type { NatsBrokerConnection } from './nats-connection.ts';
 
 /** The publisher's name in `event_consumers`: its place in the feed, shared by every instance. */
@@ -23,7 +25,7 @@ export interface NatsPublisherOptions {
  * on `<prefix>.<type>` with `Nats-Msg-Id` = its id, then the place moves past the batch once every ack
  * is in. A batch is sent at once and its acks checked in order (nats-connection.ts says why the stream
  * keeps feed order so): awaiting each ack before sending the next costs an event-loop turn per event,
- * which under load falls behind the write rate (bench/RESULTS.md).
+ * which under load falls behind the write rate.
  */
 export function createNatsPublisher(
   events: EventsService,
@@ -33,15 +35,37 @@ export function createNatsPublisher(
   const totals: Record<PublicationOutcome, number> = { published: 0, duplicate: 0, failed: 0 };
 
   async function send(batch: FeedEvent[]): Promise<void> {
-    const messages = batch.map(({ event, json }) => ({
+    const tracing = activeTracing();
+    // With tracing on, a producer span per message in the trace of the request that wrote the event
+    // (DECISIONS §17), its `traceparent` in the message's headers; each ends when its ack settles.
+    const spans = tracing
+      ? batch.map(({ event, trace }) =>
+          tracing.startMessageSpan(
+            'nats',
+            `${options.subjectPrefix}.${event.type}`,
+            { 'messaging.message.id': event.id },
+            trace,
+          ),
+        )
+      : undefined;
+    const messages = batch.map(({ event, json }, i) => ({
       subject: `${options.subjectPrefix}.${event.type}`,
       payload: json,
       msgId: event.id,
+      headers: spans?.[i]!.headers,
     }));
     const acks = await connection.publishInOrder(messages).catch((error: unknown) => {
       totals.failed += 1; // not sent at all (no connection): the batch's first event failed
+      for (const span of spans ?? []) span.end('unavailable');
       throw error;
     });
+    if (spans)
+      acks.forEach((ack, i) =>
+        ack.then(
+          () => spans[i]!.end(),
+          (error: unknown) => spans[i]!.end(errorType(error)),
+        ),
+      );
     for (const ack of acks) {
       try {
         totals[(await ack).duplicate ? 'duplicate' : 'published'] += 1;
@@ -68,23 +92,23 @@ export function createNatsPublisher(
       return count === options.batchSize;
     },
 
-    /** Calls `listener` after each commit of this process that may have written an event. */
-    onCommit: (listener: () => void): (() => void) => events.onCommit(listener),
-
     /** Events not published yet (for `/metrics`). */
     backlog: () => events.countBehind(NATS_CONSUMER),
 
     /** Publications since start, by outcome (for `/metrics`). */
     totals: (): Record<string, number> => ({ ...totals }),
 
-    /** Gives the lease up, so another instance goes on at once. */
-    release: (holder: string) => events.releaseConsumer(NATS_CONSUMER, holder),
-
     close: () => connection.close(),
   };
 }
 
 export type NatsPublisher = ReturnType<typeof createNatsPublisher>;
+
+/** A failed publication's `error.type`: the client's error class (a timeout, no responders), never its message. */
+function errorType(error: unknown): string {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name : '_OTHER';
+}
 
 /**
  * The commits within this long after one are published in one step: a step costs three statements
@@ -94,23 +118,25 @@ export type NatsPublisher = ReturnType<typeof createNatsPublisher>;
 const WAKE_DELAY_MS = 50;
 
 /**
- * The publisher's background loop: every `pollMs`, and right after each commit this process makes
- * (so the publication follows within milliseconds, not a poll interval). While NATS is away it logs
- * once, stops waking on commits and polls; the events wait in the outbox. Its stop releases the lease
- * and drains the connection.
+ * The publisher's background loop, an outbox consumer (events/outbox-consumer.ts): every `pollMs`, and
+ * right after each commit of this process that wrote an event (so the publication follows within
+ * milliseconds, not a poll interval). While NATS is away it logs once, is not woken by commits and
+ * polls; the events wait in the outbox. Its stop releases the lease and drains the connection.
  */
 export function createNatsPublisherWorker(
+  events: EventsService,
   publisher: NatsPublisher,
   context: { pollMs: number; log: FastifyBaseLogger },
 ): PollingWorker {
   const { log } = context;
   let failing = false;
-  let unobserve = () => {};
-  const worker = createPollingWorker({
+  return createOutboxConsumer(events, {
     name: 'NATS publisher',
+    consumer: NATS_CONSUMER,
     intervalMs: context.pollMs,
     wakeDelayMs: WAKE_DELAY_MS,
     log,
+    wakesOnCommit: () => !failing,
     async step(holder) {
       try {
         const more = await publisher.publishNext(holder);
@@ -124,23 +150,6 @@ export function createNatsPublisherWorker(
         return false;
       }
     },
+    stopped: () => publisher.close(),
   });
-  return {
-    id: worker.id,
-    wake: () => worker.wake(),
-    start() {
-      unobserve = publisher.onCommit(() => {
-        if (!failing) worker.wake();
-      });
-      worker.start();
-    },
-    async stop() {
-      unobserve();
-      await worker.stop();
-      await publisher
-        .release(worker.id)
-        .catch((error: unknown) => log.warn({ err: error }, 'NATS publisher: lease not released'));
-      await publisher.close();
-    },
-  };
 }

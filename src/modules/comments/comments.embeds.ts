@@ -1,22 +1,25 @@
-import { relatedById, type EmbedCatalogue } from '../../core/querying/embedding.ts';
-import { toPostView } from '../posts/posts.presenter.ts';
-import type { PostsService } from '../posts/posts.service.ts';
-import { embeddedUser } from '../users/users.embeds.ts';
-import type { UsersService } from '../users/users.service.ts';
-import type { toCommentView } from './comments.presenter.ts';
+import { embedSource, toOne, type EmbedCatalogue } from '../../core/querying/embedding-relations.ts';
+import type { Comment } from './comment.ts';
+import { toCommentView } from './comments.presenter.ts';
+import type { CommentsService } from './comments.service.ts';
 
 type CommentView = ReturnType<typeof toCommentView>;
 
-/** What `include` embeds of a comment (DECISIONS §12): its author and its post. */
-export function commentsEmbeds({ users, posts }: { users: UsersService; posts: PostsService }): EmbedCatalogue {
+/**
+ * What `include` embeds of a comment (DECISIONS §12): its author and its post. Where a post embeds its
+ * comments, the first ones of every post are read in one batch, oldest first, and shown as a direct
+ * read of the comment shows them.
+ */
+export function commentsEmbeds({ comments }: { comments: CommentsService }): EmbedCatalogue {
   return {
     comment: {
-      author: embeddedUser(users, (comment: CommentView) => comment.authorId),
-      post: relatedById({
-        target: 'post',
-        keyOf: (comment: CommentView) => comment.postId,
-        readByIds: (ids) => posts.findPostsByIds(ids),
-        present: (post, { prefix }) => toPostView(post, prefix),
+      relations: {
+        author: toOne('user', (comment: CommentView) => comment.authorId),
+        post: toOne('post', (comment: CommentView) => comment.postId),
+      },
+      source: embedSource<Comment>({
+        readByParentIds: { post: (ids, limit) => comments.findCommentsByPostIds(ids, { limit }) },
+        present: (comment, { prefix }) => toCommentView(comment, prefix),
       }),
     },
   };

@@ -1,24 +1,28 @@
+import { ASCENDING } from '../../core/db/sort-direction.ts';
+import type { Insertable, QueryCreator } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
-import { readRows } from '../../core/db/fast-read.ts';
+import type { Tables } from '../../core/db/tables.ts';
+import { rowByIdReader, rowsByIdsReader } from '../../core/db/by-id-statements.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
-import { createListStatements } from '../../core/querying/list-sql.ts';
+import { createListStatements, listColumnsOf } from '../../core/querying/list-sql.ts';
 import { COMMENT_QUERY } from './comments.query.ts';
 import { COMMENT_COLUMN_OF } from './comment.ts';
-import type { CommentRow } from './comments.table.ts';
+import type { CommentRow, CommentsTable } from './comments.table.ts';
 
 /** All SQL of comments. Lists are oldest first by id (ids grow with time and never tie). */
 
-const commentById = rowByIdStatement<CommentRow>('comments');
+export const findCommentById = rowByIdReader<CommentRow>('comments');
+export const findCommentsByIds = rowsByIdsReader<CommentRow>('comments');
 
-export async function findCommentById(db: Db, id: number): Promise<CommentRow | undefined> {
-  return (await readRows(db, commentById(db, id)))[0];
+/** The insert of a new comment, built on `qc` (the outbox runs it with its `comment.created` event: `recordInsert`). */
+export function commentInsert(qc: QueryCreator<Tables>, row: Insertable<CommentsTable>) {
+  return qc.insertInto('comments').values(row).returningAll();
 }
 
-const commentList = createListStatements<CommentRow>('comments');
+const commentList = createListStatements<CommentRow>('comments', listColumnsOf([COMMENT_QUERY], 'id', 'post_id'));
 
 /** One page of a post's comments as the request's grammar reads it (its scope names the post). */
 export function readCommentPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<CommentRow>> {
@@ -37,7 +41,7 @@ export function listCommentsOfPosts(
   return selectPagePerParent<CommentRow>(db, {
     table: 'comments',
     parent: 'post_id',
-    direction: 'asc',
+    direction: ASCENDING,
     parentIds: postIds,
     window,
     columns,

@@ -10,6 +10,9 @@
  *   getPostComment(actor, postId, commentId): Promise<Comment>                   404 when not on that post
  *   createComment(actor, postId, input: unknown {text}): Promise<Comment>        author is the caller
  *   deleteComment(actor, postId, commentId): Promise<void>                       comment author, post author or admin
+ *       (postId undefined: the comment's own post, GraphQL's `deleteComment(id)`)
+ * GraphQL:
+ *   findCommentsByIds(actor, ids, fields?): Promise<Comment[]>                   signed in; any order, missing ids left out
  */
 import { requireSignedIn } from '../../core/access/guards.ts';
 import { isAdmin, type Principal } from '../../core/access/principal.ts';
@@ -27,7 +30,6 @@ import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findPostById } from '../posts/posts.reads.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
-import type { CommentRow } from './comments.table.ts';
 import { COMMENT_QUERY } from './comments.query.ts';
 import { CreateCommentInput } from './comments.schemas.ts';
 
@@ -77,10 +79,10 @@ export function createCommentsService(
       const principal = requireSignedIn(actor);
       const input = checkCreate(raw);
       try {
-        const row = await events.recordInsert<CommentRow, 'comment.created'>(
+        const row = await events.recordInsert(
           db,
           'comment.created',
-          'comments',
+          repo.commentInsert,
           { post_id: postId, author_id: principal.userId, text: input.text, created_at: now() },
           toComment,
         );
@@ -96,20 +98,34 @@ export function createCommentsService(
       }
     },
 
-    /** The comment's author, the post's author or an admin; 404 when the comment is not on that post. */
-    async deleteComment(actor: Principal | null, postId: number, commentId: number): Promise<void> {
+    /**
+     * The comment's author, the post's author or an admin; 404 when the comment is not on that post
+     * (any post when `postId` is undefined: GraphQL names a comment by its id alone).
+     */
+    async deleteComment(actor: Principal | null, postId: number | undefined, commentId: number): Promise<void> {
       const principal = requireSignedIn(actor);
-      await db.transaction().execute(async (trx) => {
+      await events.transaction(db, async (trx) => {
         const comment = await repo.findCommentById(trx, commentId);
-        if (!comment || comment.post_id !== postId) throw commentNotFound(commentId);
-        const post = await findPostById(trx, postId);
+        if (!comment || (postId !== undefined && comment.post_id !== postId)) throw commentNotFound(commentId);
+        const post = await findPostById(trx, comment.post_id);
         const allowed =
           isAdmin(principal) || comment.author_id === principal.userId || post?.author_id === principal.userId;
         if (!allowed)
           throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
         await repo.deleteCommentById(trx, commentId);
-        await events.record(trx, 'comment.deleted', { id: commentId, postId });
+        await events.record(trx, 'comment.deleted', { id: commentId, postId: comment.post_id });
       });
+    },
+
+    /** Comments by id in one statement (GraphQL's `comment(id)`): any signed-in user reads them, as REST. */
+    async findCommentsByIds(
+      actor: Principal | null,
+      ids: readonly number[],
+      fields?: Iterable<string>,
+    ): Promise<Comment[]> {
+      requireSignedIn(actor);
+      const columns = columnsFor(fields, COMMENT_COLUMN_OF, ['id', 'post_id', 'author_id']);
+      return (await repo.findCommentsByIds(db, [...new Set(ids)], columns)).map(toComment);
     },
 
     /** Batch loader for `Post.comments`: one query whatever the number of posts. */

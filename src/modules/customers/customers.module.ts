@@ -1,4 +1,5 @@
 import { defineModule, restRoutes } from '../module.ts';
+import { customersEmbeds } from './customers.embeds.ts';
 import { customersRoutes } from './customers.routes.ts';
 import { createCustomersService } from './customers.service.ts';
 
@@ -7,4 +8,5 @@ export const customersModule = defineModule({
   name: 'customers',
   createService: ({ db, config }) => createCustomersService(db, { currency: config.STORE_CURRENCY }),
   routes: restRoutes(customersRoutes, ({ customers }) => ({ customers })),
+  embeds: customersEmbeds,
 });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
 import { toCustomerView } from './customers.presenter.ts';
-import { CustomerView } from './customers.schemas.ts';
+import { CustomerView } from './customers.representation.ts';
 import type { CustomersService } from './customers.service.ts';
 
 export const customersRoutes: FastifyPluginAsyncTypebox<{ customers: CustomersService }> = async (

@@ -1,19 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Insertable, type QueryCreator } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
+import type { Tables } from '../../core/db/tables.ts';
 import { migrateToLatest } from '../../core/db/migrate.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { suiteDatabase } from '../../../test/support/suite-database.ts';
 import { migrationsOfModules } from '../index.ts';
-import { bindsAsIs } from './event-inserts.ts';
-import { insertEvent, insertRow, insertRowWithEvent, reserveRowIds } from './events.repository.ts';
+import { bindsAsIs } from './events.statements.ts';
+import { insertCreatedRow, insertCreatedRowWithEvent, insertEvent, reserveRowIds } from './events.repository.ts';
 
-/** The inserts of a create (its row, its event), compiled once per table and column list (event-inserts.ts). */
+/**
+ * The inserts of a create (its row by the module's own insert, its event), compiled once per module
+ * insert and column list (events.statements.ts).
+ */
+
+/** A module's insert as its repository writes it (users.repository.ts has the app's). */
+const userInsert = (qc: QueryCreator<Tables>, row: Insertable<Tables['users']>) =>
+  qc.insertInto('users').values(row).returningAll();
 
 const NOW = '2026-11-26T10:00:00.000Z';
 
-function userRow(postgres: boolean, n: number, name: unknown = `Insert ${n}`): Record<string, unknown> {
+function userRow(postgres: boolean, n: number, name: unknown = `Insert ${n}`): Insertable<Tables['users']> {
   return {
     name,
     email: `insert-${n}@example.com`,
@@ -24,7 +32,7 @@ function userRow(postgres: boolean, n: number, name: unknown = `Insert ${n}`): R
     password_hash: null,
     created_at: NOW,
     updated_at: NOW,
-  };
+  } as Insertable<Tables['users']>;
 }
 
 const eventOf = (n: number, id: number) => ({
@@ -57,11 +65,11 @@ for (const dialect of DIALECTS) {
       const db = suite.db;
       if (postgres) {
         const [id] = await reserveRowIds(db, 'users', 1);
-        const written = await insertRowWithEvent<{ id: number }>(db, 'users', { ...row, id }, eventOf(n, id!));
+        const written = await insertCreatedRowWithEvent(db, userInsert, { ...row, id: id! }, eventOf(n, id!));
         return { id: written.id, tx: 0 };
       }
       return db.transaction().execute(async (trx) => {
-        const written = await insertRow<{ id: number }>(trx, 'users', row);
+        const written = await insertCreatedRow(trx, userInsert, row);
         await insertEvent(trx, eventOf(n, written.id), true);
         return { id: written.id, tx: 0 };
       });
@@ -94,7 +102,7 @@ for (const dialect of DIALECTS) {
       }
       const [id] = await reserveRowIds(suite.db, 'users', 1);
       const own = await suite.db.transaction().execute(async (trx) => {
-        await insertRowWithEvent(trx, 'users', { ...userRow(true, 4), id }, eventOf(4, id!));
+        await insertCreatedRowWithEvent(trx, userInsert, { ...userRow(true, 4), id: id! }, eventOf(4, id!));
         await insertEvent(trx, { ...eventOf(5, id!), event_id: 'evt_insert_5', type: 'user.updated' }, true);
         const { rows } = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(trx);
         return Number(rows[0]!.xid);

@@ -1,6 +1,8 @@
-import type { TableName } from '../../core/db/by-id-statements.ts';
+import type { Principal } from '../../core/access/principal.ts';
 import type { Db } from '../../core/db/database.ts';
-import { insertRow } from './events.repository.ts';
+import type { RowInsert } from './created-rows.ts';
+import { insertCreatedRow } from './events.repository.ts';
+import { createOutbox } from './outbox.ts';
 
 /**
  * How a service records its events: `record(trx, type, value)` in the change's own transaction, so the
@@ -10,6 +12,13 @@ import { insertRow } from './events.repository.ts';
  * import REST code.
  */
 export interface EventRecorder<M> {
+  /**
+   * Runs `work` in a transaction its events are recorded in (`record` refuses any other): the outbox's
+   * (outbox.ts), which tells the consumers once it committed with an event. Retried on a deadlock or a
+   * serialization conflict, as `inTransaction`: `work` touches the database only through `trx`.
+   */
+  transaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T>;
+  /** Records the event of `value` in `trx`, a transaction of `transaction`; throws in any other. */
   record<K extends keyof M & string>(trx: Db, type: K, value: M[K]): Promise<void>;
   /**
    * Runs `write` in a transaction of its own, recording the event of its result; a result of
@@ -22,17 +31,18 @@ export interface EventRecorder<M> {
     valueOf: (result: NonNullable<T>) => M[K],
   ): Promise<T>;
   /**
-   * Writes `row` as a new row of `table` with its `*.created` event, and returns the row as written.
-   * `row` holds every column but the id (the type asks for all of them), so that the event's data can be
-   * built before the write: on PostgreSQL the id is taken from the table's sequence, then the row and its
-   * event are one statement (two round trips, where a transaction takes four); SQLite, which has no round
-   * trips, writes both in a transaction.
+   * Writes `row` by the module's own `insert` (its repository's, typed against its table) with its
+   * `*.created` event, and returns the row as written. `row` holds every column but the id (the type
+   * asks for all of them), so that the event's data can be built before the write: on PostgreSQL the id
+   * is taken from the table's sequence, then the row and its event are one statement (two round trips,
+   * where a transaction takes four); SQLite, which has no round trips, writes both in a transaction.
+   * Given a transaction (the outbox's), both are written in it.
    */
-  recordInsert<R extends { id: number }, K extends keyof M & string>(
+  recordInsert<R extends { id: number }, N extends object, K extends keyof M & string>(
     db: Db,
     type: K,
-    table: TableName,
-    row: Omit<R, 'id'>,
+    insert: RowInsert<R, N>,
+    row: NoInfer<Omit<R, 'id'> & N>,
     valueOf: (row: R) => M[K],
   ): Promise<R>;
 }
@@ -40,14 +50,24 @@ export interface EventRecorder<M> {
 /** What builds each type's `data`: the presenter of the admin's `GET /api/v2/...` view. */
 export type EventViews<M> = { [K in keyof M]: (value: M[K]) => Record<string, unknown> };
 
-/** For services built outside the app (unit tests): records nothing, runs the writes alone. */
+/**
+ * For services built outside the app (unit tests): records nothing, runs the writes alone, and refuses
+ * a `record` outside its `transaction` as the app's recorder does.
+ */
 export function noEvents<M>(): EventRecorder<M> {
+  const outbox = createOutbox({ writerKey: false });
   return {
-    async record() {},
-    recordWith: (db, _type, write) => db.transaction().execute(write),
-    recordInsert: (db, _type, table, row) => insertRow(db, table, row),
+    transaction: outbox.transaction,
+    async record(trx) {
+      outbox.recordIn(trx);
+    },
+    recordWith: (db, _type, write) => outbox.transaction(db, write),
+    recordInsert: (db, _type, insert, row) => insertCreatedRow(db, insert, row),
   };
 }
 
 /** The prefix `data`'s `_links` carry: the newest API version's. */
 export const EVENT_LINK_PREFIX = '/api/v2';
+
+/** Whom `data` is presented to: an administrator (every field and action link, as `EventViews` says). */
+export const EVENT_VIEWER: Principal = { userId: 0, role: 'admin' };

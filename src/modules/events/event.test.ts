@@ -32,6 +32,8 @@ describe('events: a new event id', () => {
           resource: 'post:1',
           data: stored,
           created_at: '2026-11-25T20:00:00.000Z',
+          traceparent: null,
+          tracestate: null,
         });
         assert.equal(item.json, JSON.stringify(item.event));
         assert.deepEqual(JSON.parse(item.json).data, JSON.parse(stored));

@@ -1,5 +1,6 @@
 import { randomUUIDv7 } from 'node:crypto';
 import { AppError } from '../../core/errors/app-error.ts';
+import type { TraceContext } from '../../core/tracing/tracing.ts';
 import type { EventRow } from './events.table.ts';
 
 /** DECISIONS §10's catalogue: every type the service emits. */
@@ -43,6 +44,8 @@ export interface FeedEvent {
   position: FeedPosition;
   /** `<resource>:<id>`: whose events keep their order (a webhook endpoint delivers them one by one). */
   resource: string;
+  /** The trace context of the request that wrote it, for its webhook attempts and NATS message to join. */
+  trace?: TraceContext | undefined;
 }
 
 /** A place in the feed: after the event `(tx, seq)`. */
@@ -77,6 +80,7 @@ export function toFeedEvent(row: EventRow): FeedEvent {
     cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
     position: { tx: row.tx, seq: row.seq },
     resource: row.resource,
+    trace: row.traceparent ? { traceparent: row.traceparent, tracestate: row.tracestate ?? undefined } : undefined,
   };
 }
 
@@ -122,8 +126,8 @@ export async function resolveAfter(
 /**
  * A new event's id: `evt_` and a UUIDv7 (RFC 9562), whose first 48 bits are the time in milliseconds, so
  * the unique index on `event_id` takes each new id at its right edge. A random (v4) id went to a random
- * leaf of it: on SQLite a third of what recording an event cost a write (bench/RESULTS.md, session 19),
- * and on a table of a week's events a page read from disk each. Their order is not the feed's.
+ * leaf of it: on SQLite a large share of what recording an event cost a write, and on a table of a
+ * week's events a page read from disk each. Their order is not the feed's.
  */
 export const newEventId = () => `evt_${randomUUIDv7()}`;
 

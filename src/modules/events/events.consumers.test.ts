@@ -38,10 +38,15 @@ for (const dialect of DIALECTS) {
     /** One batch for `holder`, as the consumer's worker takes it. */
     const takeOnce = async (consumer: string, holder: string, limit = 100) => {
       const seen: FeedEvent[] = [];
-      const count = await events().consume({ consumer, holder, limit, leaseMs: 60_000 }, async (_trx, batch) => {
-        seen.push(...batch);
-      });
-      assert.equal(count, seen.length);
+      const { handled, result } = await events().consume(
+        { consumer, holder, limit, leaseMs: 60_000 },
+        async (_trx, batch) => {
+          seen.push(...batch);
+          return batch.length;
+        },
+      );
+      assert.equal(handled, seen.length);
+      assert.equal(result, handled === 0 ? undefined : handled, "the handler's value from the committed transaction");
       return seen;
     };
     /**
@@ -112,10 +117,10 @@ for (const dialect of DIALECTS) {
       const started = Date.now();
       try {
         while (Date.now() - started < 2.5 * (leaseMs / 2) || steps < 10) {
-          assert.equal(await step('b'), 0);
+          assert.equal((await step('b')).handled, 0);
           await addProduct('while a steps');
           await feedEnd(t);
-          assert.equal(await step('a'), 1, 'a holds the lease and takes each new event');
+          assert.equal((await step('a')).handled, 1, 'a holds the lease and takes each new event');
           steps += 1;
           await sleep(20);
         }

@@ -86,4 +86,19 @@ export const eventsMigrations = {
       await db.schema.createIndex('events_resource_idx').on('events').columns(['resource', 'tx']).execute();
     },
   },
+  /**
+   * The trace context of the request that wrote each event (DECISIONS §17): its W3C `traceparent` and
+   * `tracestate`, null when tracing is off or the write ran outside any trace. Nullable with no default:
+   * adding them rewrites no row on either database.
+   */
+  '0015-events-trace-context': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('events').addColumn('traceparent', 'text').execute();
+      await db.schema.alterTable('events').addColumn('tracestate', 'text').execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('events').dropColumn('tracestate').execute();
+      await db.schema.alterTable('events').dropColumn('traceparent').execute();
+    },
+  },
 };

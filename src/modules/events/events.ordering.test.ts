@@ -42,7 +42,7 @@ for (const dialect of DIALECTS) {
         let recorded!: () => void;
         const written = new Promise<void>((resolve) => (recorded = resolve));
         // A transaction that writes its event first and commits last.
-        const slow = t.server.db.transaction().execute(async (trx) => {
+        const slow = events.transaction(t.server.db, async (trx) => {
           await events.record(trx, 'report.completed', { id: 1_000_001, synthetic: true });
           recorded();
           await held;
@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
         let idTaken!: () => void;
         const taken = new Promise<void>((resolve) => (idTaken = resolve));
         // This transaction takes its id before the PATCH's, and writes the product's event after the PATCH committed.
-        const late = t.server.db.transaction().execute(async (trx) => {
+        const late = events.transaction(t.server.db, async (trx) => {
           await sql`select pg_current_xact_id()`.execute(trx);
           idTaken();
           await gate;
@@ -152,7 +152,7 @@ for (const dialect of DIALECTS) {
         // Direct writers whose transactions hold their event a random while before committing.
         ...[0, 1, 2].map(async (w) => {
           for (let i = 0; i < 15; i += 1) {
-            await t.server.db.transaction().execute(async (trx) => {
+            await events.transaction(t.server.db, async (trx) => {
               await events.record(trx, 'report.completed', { id: 2_000_000 + w * 100 + i, synthetic: true });
               await sleep(Math.random() * 15);
             });

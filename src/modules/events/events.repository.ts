@@ -1,19 +1,18 @@
-import { sql, type ExpressionBuilder } from 'kysely';
-import { anyTable, type TableName } from '../../core/db/by-id-statements.ts';
+import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { readRows } from '../../core/db/fast-read.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
-import type { Tables } from '../../core/db/tables.ts';
+import type { RowInsert } from './created-rows.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
 import type { EventRow, NewEventRow } from './events.table.ts';
 import {
   bindsAsIs,
-  CREATED_EVENT_STEP,
-  eventInsert,
   OWN_TRANSACTION,
-  rowInsert,
-  rowWithEventInsert,
-} from './event-inserts.ts';
+  readFeedPage,
+  rowWithEventQuery,
+  runEventInsert,
+  runRowInsert,
+  runRowWithEventInsert,
+} from './events.statements.ts';
+import { belowHorizon, feedOrder, feedQuery, placeIs } from './feed-order.ts';
 
 /** Namespaces the per-resource advisory locks of `insertEvent` (the first key of the two-key form). */
 const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
@@ -39,7 +38,7 @@ export async function insertEvent(
   // its events first: its place is its writer's id, with no lock and no look-up. A later writer of it
   // (having seen it committed) takes the lock and raises its place above this one.
   if (sqlite || fresh) {
-    if (bindsAsIs(row)) await readRows(trx, eventInsert(trx, !sqlite, row));
+    if (bindsAsIs(row)) await runEventInsert(trx, !sqlite, row);
     else
       await trx
         .insertInto('events')
@@ -55,14 +54,11 @@ export async function insertEvent(
     .execute();
 }
 
-/** Whether `text` is a statement of `insertRowWithEvent` (it commits a row and its event on its own). */
-export const isRowWithEventStatement = (text: string): boolean => text.startsWith(`with "${CREATED_EVENT_STEP}" as`);
-
 /**
  * PostgreSQL: `count` new ids of `table`'s identity column, ascending, taken from its sequence as the
  * column's default would take them (ids are never reused), in one statement.
  */
-export async function reserveRowIds(db: Db, table: TableName, count: number): Promise<number[]> {
+export async function reserveRowIds(db: Db, table: string, count: number): Promise<number[]> {
   const { rows } = await sql<{ id: number }>`
     select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${count}::int)`.execute(
     db,
@@ -71,61 +67,40 @@ export async function reserveRowIds(db: Db, table: TableName, count: number): Pr
 }
 
 /**
- * PostgreSQL: writes `row` (its id reserved by `reserveRowIds`) into `table` and the `*.created` event of it in one
- * statement, so one round trip and no transaction of its own: the two commit together or not at all. The
- * event's place is its writer's transaction id, with no lock, as `insertEvent`'s for a fresh resource.
+ * PostgreSQL: writes `row` (its id reserved by `reserveRowIds`) by the module's `insert` and the
+ * `*.created` event of it in one statement, so one round trip and no transaction of its own: the two
+ * commit together or not at all. The event's place is its writer's transaction id, with no lock, as
+ * `insertEvent`'s for a fresh resource. The statement takes the writer key before it writes either
+ * (feed-horizon.ts, events.statements.ts).
  */
-export async function insertRowWithEvent<Row>(
+export async function insertCreatedRowWithEvent<Row, New extends object>(
   db: Db,
-  table: TableName,
-  row: Record<string, unknown>,
+  insert: RowInsert<Row, New>,
+  row: New,
   event: Omit<NewEventRow, 'seq' | 'tx'>,
 ): Promise<Row> {
-  if (bindsAsIs(row) && bindsAsIs(event))
-    return firstRow(await readRows(db, rowWithEventInsert(db, table, row, event)));
-  const inserted = await anyTable(db)
-    .with(CREATED_EVENT_STEP, (db) => db.insertInto('events').values({ ...event, tx: OWN_TRANSACTION }))
-    .insertInto(table)
-    .values(row)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return inserted as Row;
+  if (bindsAsIs(row) && bindsAsIs(event)) return runRowWithEventInsert(db, insert, row, event);
+  return rowWithEventQuery(db, insert, row, event).executeTakeFirstOrThrow();
 }
 
-/** The one row an insert returned. */
-function firstRow<Row>(rows: readonly unknown[]): Row {
-  if (rows.length !== 1) throw new Error(`an insert returned ${rows.length} rows, not one`);
-  return rows[0] as Row;
-}
-
-/**
- * The feed order, `(tx, seq)`. On SQLite `tx` is always 0 (one writer at a time: insert order is commit
- * order), so `seq`, the row id, is the order on its own there and the table has no `(tx, seq)` index to
- * keep up on every write (migration `0014-events-fewer-indexes`).
- */
-function placeIs(db: Db, op: '>' | '<' | '<=', place: FeedPosition) {
-  return (eb: ExpressionBuilder<Tables, 'events'>) =>
-    dialectOf(db) === 'sqlite'
-      ? eb('seq', op, place.seq)
-      : eb(eb.refTuple('tx', 'seq'), op, eb.tuple(place.tx, place.seq));
-}
-const feedOrder = (db: Db) => (dialectOf(db) === 'sqlite' ? (['seq'] as const) : (['tx', 'seq'] as const));
-
-/** Writes `row` into `table` (in the caller's transaction), returning it as written. */
-export async function insertRow<Row>(db: Db, table: TableName, row: Record<string, unknown>): Promise<Row> {
-  if (bindsAsIs(row)) return firstRow(await readRows(db, rowInsert(db, table, row)));
-  return (await anyTable(db).insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()) as Row;
+/** Writes `row` by the module's `insert` (in the caller's transaction), returning it as written. */
+export async function insertCreatedRow<Row, New extends object>(
+  db: Db,
+  insert: RowInsert<Row, New>,
+  row: New,
+): Promise<Row> {
+  if (bindsAsIs(row)) return runRowInsert(db, insert, row);
+  return insert(db, row).executeTakeFirstOrThrow();
 }
 
 /**
  * The next events of the feed after `after`, oldest first, in `(tx, seq)` order.
  *
- * PostgreSQL: only events placed below the oldest transaction still running when this statement's
- * snapshot was taken (`tx < xmin`). An event's place is at least its writer's transaction id, so
- * every such writer has ended; a transaction still running, or not yet begun, has an id of at least
- * xmin, so every event it writes sorts after every event returned. A reader that goes on from the
- * last `(tx, seq)` it saw therefore never skips one (README.md). SQLite has one writer at a time:
- * insert order is commit order, and `tx` is 0 throughout.
+ * PostgreSQL: only events placed below the horizon of this statement's snapshot (feed-horizon.ts):
+ * an event's place is at least its writer's transaction id, every writer placed below it has ended,
+ * and every event a transaction still running or not yet begun writes sorts at or after it. A reader
+ * that goes on from the last `(tx, seq)` it saw therefore never skips one (README.md). SQLite has one
+ * writer at a time: insert order is commit order, and `tx` is 0 throughout.
  */
 export async function listEventsAfter(
   db: Db,
@@ -133,7 +108,7 @@ export async function listEventsAfter(
 ): Promise<EventRow[]> {
   const { after, filter, limit } = options;
   // The consumers' reads (no filter) every turn: compiled once (statement-cache.ts).
-  if (!filter) return readRows(db, feedPage(db, undefined, { tx: after?.tx, seq: after?.seq, limit }));
+  if (!filter) return readFeedPage(db, after, limit);
   return feedQuery(db, after, limit)
     .where((eb) =>
       eb.or([
@@ -143,22 +118,6 @@ export async function listEventsAfter(
     )
     .execute();
 }
-
-/** The feed after `after` (both parts or neither), in feed order, at most `limit` events. */
-function feedQuery(db: Db, after: FeedPosition | undefined, limit: number) {
-  let query = db.selectFrom('events').selectAll();
-  if (dialectOf(db) === 'postgres')
-    query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
-  if (after) query = query.where(placeIs(db, '>', after));
-  for (const column of feedOrder(db)) query = query.orderBy(column);
-  return query.limit(limit);
-}
-
-const feedPage = statementCache({
-  build: (db, _shape: undefined, p: { tx: number | undefined; seq: number | undefined; limit: number }) =>
-    feedQuery(db, p.seq === undefined ? undefined : { tx: p.tx!, seq: p.seq }, p.limit),
-  keyOf: () => 'feed page',
-});
 
 export async function findPositionOfEventId(db: Db, eventId: string): Promise<FeedPosition | undefined> {
   return db.selectFrom('events').select(['tx', 'seq']).where('event_id', '=', eventId).executeTakeFirst();
@@ -207,8 +166,7 @@ export async function countEvents(db: Db): Promise<number> {
 /** The feed's last event readers can be given now (the no-skip guard applied), or the start when none. */
 export async function findHead(db: Db): Promise<FeedPosition> {
   let query = db.selectFrom('events').select(['tx', 'seq']);
-  if (dialectOf(db) === 'postgres')
-    query = query.where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  if (dialectOf(db) === 'postgres') query = query.where(belowHorizon);
   for (const column of feedOrder(db)) query = query.orderBy(column, 'desc');
   return (await query.limit(1).executeTakeFirst()) ?? { tx: 0, seq: 0 };
 }
@@ -235,13 +193,37 @@ export async function claimConsumer(
   // One statement each poll once the consumer exists; the first time, register it at the head.
   const taken = await take();
   if (taken) return taken;
+  await registerConsumer(db, claim.consumer, claim.now);
+  return take();
+}
+
+/**
+ * Registers `consumer` at the feed's head unless it is registered already: every event written after
+ * this returned is after its place (on PostgreSQL the head is below the horizon: an event not visible
+ * yet is placed after it).
+ */
+export async function registerConsumer(db: Db, consumer: string, at: string): Promise<void> {
   const head = await findHead(db);
   await db
     .insertInto('event_consumers')
-    .values({ consumer: claim.consumer, ...head, updated_at: claim.now, holder: null, lease_until: null })
+    .values({ consumer, ...head, updated_at: at, holder: null, lease_until: null })
     .onConflict((oc) => oc.column('consumer').doNothing())
     .executeTakeFirst();
-  return take();
+}
+
+/** The kept trace context of each of `eventIds` that has one (an event's id is unique: one look-up each). */
+export async function findTraceContexts(
+  db: Db,
+  eventIds: readonly string[],
+): Promise<Array<{ event_id: string; traceparent: string; tracestate: string | null }>> {
+  if (eventIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('events')
+    .select(['event_id', 'traceparent', 'tracestate'])
+    .where('event_id', 'in', eventIds)
+    .where('traceparent', 'is not', null)
+    .execute();
+  return rows as Array<{ event_id: string; traceparent: string; tracestate: string | null }>;
 }
 
 /** Where `consumer` has got to, while `holder` holds it (a plain read: no lease renewed); undefined otherwise. */

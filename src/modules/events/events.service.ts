@@ -1,8 +1,9 @@
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
-import { dialectOf, observeQueries, type Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
+import { activeTracing, type TraceContext } from '../../core/tracing/tracing.ts';
 import {
   EVENT_TYPES,
   encodeEventCursor,
@@ -17,10 +18,16 @@ import {
 import { backgroundTransaction, backgroundWrite } from './background-writes.ts';
 import type { EventRecorder, EventViews } from './event-recorder.ts';
 import * as repo from './events.repository.ts';
+import { createOutbox } from './outbox.ts';
+import { createConsumerLeases, type ConsumeOptions } from './consumer-leases.ts';
 import { createRowIdReserve } from './row-ids.ts';
+import { tableOf } from './created-rows.ts';
+import { createPlacesFirst } from './places-first.ts';
 
 /** New rows' ids reserved at a time on PostgreSQL (`row-ids.ts`): one statement per this many inserts. */
 const ROW_ID_BLOCK = 16;
+
+export type { ConsumeOptions } from './consumer-leases.ts';
 
 export const EVENT_PAGE_RULES = { defaultLimit: 100, maxLimit: 1000 };
 
@@ -46,18 +53,6 @@ export interface FeedRequest {
   after: FeedPosition | undefined;
   limit: number;
   filter: TypeFilter | undefined;
-}
-
-/** How a consumer of the outbox (the webhook fan-out, the NATS publisher) takes its next events. */
-export interface ConsumeOptions {
-  /** The consumer's name in `event_consumers`. */
-  consumer: string;
-  /** This instance (a polling worker's id): the lease's holder. */
-  holder: string;
-  /** Events per batch. */
-  limit: number;
-  /** How long the lease lasts without a renewal: an instance that dies gives the consumer up after it. */
-  leaseMs: number;
 }
 
 export interface FeedPage {
@@ -86,18 +81,27 @@ const earlier = (a: FeedPosition | undefined, b: FeedPosition | undefined) =>
 
 export function createEventsService(db: Db, options: EventsOptions) {
   const nextRowId = createRowIdReserve(ROW_ID_BLOCK);
+  const outbox = createOutbox();
   /** What else keeps events past their retention (the webhooks' pending deliveries): the oldest place each still needs. */
   const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
 
-  const eventRow = (type: string, data: Record<string, unknown>) => ({
-    event_id: newEventId(),
-    type,
-    resource: resourceOf(type, data),
-    data: JSON.stringify(data),
-    created_at: now(),
-  });
+  const eventRow = (type: string, data: Record<string, unknown>) => {
+    // The writer's trace (DECISIONS §17), for the webhook attempts and the NATS message to join; with
+    // tracing off, two nulls.
+    const trace = activeTracing()?.activeContext();
+    return {
+      event_id: newEventId(),
+      type,
+      resource: resourceOf(type, data),
+      data: JSON.stringify(data),
+      created_at: now(),
+      traceparent: trace?.traceparent ?? null,
+      tracestate: trace?.tracestate ?? null,
+    };
+  };
 
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
+    outbox.recordIn(trx);
     await repo.insertEvent(trx, eventRow(type, data), FIRST_EVENT_TYPES.has(type));
   }
 
@@ -121,85 +125,53 @@ export function createEventsService(db: Db, options: EventsOptions) {
     return (await repo.listEventsAfter(db, request)).map(toFeedEvent);
   }
 
-  /**
-   * When each lease this process holds is due for renewal: a lease is renewed (a write) once half of it
-   * has passed, not on every step; in between a step only reads where the consumer is, while this
-   * process still holds it. A write per step cost a commit per step of every consumer (on SQLite a
-   * synchronous one). While a lease is this process's, no other instance can take it (only a lease run
-   * out can be), and a renewal comes before it runs out.
-   */
-  const renewals = new Map<string, number>();
-  const keyOf = (consume: Pick<ConsumeOptions, 'consumer' | 'holder'>) => `${consume.consumer}\u0000${consume.holder}`;
+  const leases = createConsumerLeases(db, (after, limit) => readFeed({ after, limit, filter: undefined }));
 
-  /** Where the consumer is, if this instance holds (or now takes or renews) its lease; undefined otherwise. */
-  async function heldPosition(consume: ConsumeOptions): Promise<FeedPosition | undefined> {
-    const at = Date.now();
-    const key = keyOf(consume);
-    if (at < (renewals.get(key) ?? 0)) {
-      const position = await repo.findHeldPosition(db, consume.consumer, consume.holder);
-      if (position) return position;
-    }
-    const position = await backgroundWrite(db, (writer) =>
-      repo.claimConsumer(writer, {
-        consumer: consume.consumer,
-        holder: consume.holder,
-        now: new Date(at).toISOString(),
-        leaseUntil: new Date(at + consume.leaseMs).toISOString(),
-      }),
-    );
-    if (position) renewals.set(key, at + consume.leaseMs / 2);
-    else renewals.delete(key);
-    return position;
-  }
-
-  /** The consumer's next events, if this instance holds (takes or renews) its lease; none otherwise. */
-  async function claimNextBatch(consume: ConsumeOptions): Promise<FeedEvent[]> {
-    const position = await heldPosition(consume);
-    return position ? readFeed({ after: position, limit: consume.limit, filter: undefined }) : [];
-  }
-
-  /** Moves the consumer past `batch`; throws when another instance has taken the lease over. */
-  async function advance(writer: Db, consume: ConsumeOptions, batch: FeedEvent[]): Promise<void> {
-    const moved = await repo.advanceConsumer(writer, {
-      consumer: consume.consumer,
-      holder: consume.holder,
-      position: batch.at(-1)!.position,
-      now: now(),
-    });
-    if (!moved) {
-      renewals.delete(keyOf(consume));
-      throw new Error(`event consumer ${consume.consumer}: the lease was taken over by another instance`);
-    }
-  }
+  const placesFirst = createPlacesFirst(db);
+  const transaction = <T>(writer: Db, work: (trx: Db) => Promise<T>): Promise<T> =>
+    placesFirst.before(() => outbox.transaction(writer, work));
 
   return {
     streamTiming: { pollMs: options.pollMs, heartbeatMs: options.heartbeatMs },
 
-    /** Records one event in `trx`, the change's own transaction. */
+    /** Records one event in `trx`, the change's own transaction, opened by `transaction` (else throws). */
     record,
+
+    /** A transaction to record events in; the consumers are signalled after its commit if it did (outbox.ts). */
+    transaction,
+
+    /** Calls `listener` after each commit of this process that wrote an event; returns the unsubscribe. */
+    afterCommit: outbox.afterCommit,
 
     /** A service's recorder: `views` builds each type's `data` from the service's domain value. */
     recorderFor<M>(views: EventViews<M>): EventRecorder<M> {
       return {
+        transaction,
         record: (trx, type, value) => record(trx, type, views[type](value)),
         recordWith: (writer, type, write, valueOf) =>
-          writer.transaction().execute(async (trx) => {
+          transaction(writer, async (trx) => {
             const result = await write(trx);
             if (result !== undefined && result !== null && result !== false)
               await record(trx, type, views[type](valueOf(result)));
             return result;
           }),
-        async recordInsert(writer, type, table, row, valueOf) {
-          if (dialectOf(writer) === 'sqlite') {
-            return writer.transaction().execute(async (trx) => {
-              const written = await repo.insertRow<Parameters<typeof valueOf>[0]>(trx, table, row);
-              await record(trx, type, views[type](valueOf(written)));
-              return written;
-            });
-          }
-          const id = await nextRowId(writer, table);
-          const full = { ...row, id } as Parameters<typeof valueOf>[0];
-          return repo.insertRowWithEvent(writer, table, full, eventRow(type, views[type](valueOf(full))));
+        async recordInsert(writer, type, insert, row, valueOf) {
+          const inserted = async (trx: Db) => {
+            const written = await repo.insertCreatedRow(trx, insert, row);
+            await record(trx, type, views[type](valueOf(written)));
+            return written;
+          };
+          // Inside a transaction already (the outbox's, or `record` refuses it), which signals after its commit;
+          // SQLite runs in the process: no round trips to save.
+          if (writer.isTransaction) return inserted(writer);
+          if (dialectOf(writer) === 'sqlite') return transaction(writer, inserted);
+          const id = await placesFirst.before(() => nextRowId(writer, tableOf(writer, insert, row)));
+          // Every column but the id was given, and now the id: the row as it will be written.
+          const full = { ...row, id };
+          const data = views[type](valueOf(full as unknown as Parameters<typeof valueOf>[0]));
+          const written = await repo.insertCreatedRowWithEvent(writer, insert, full, eventRow(type, data));
+          outbox.committed();
+          return written;
         },
       };
     },
@@ -213,15 +185,6 @@ export function createEventsService(db: Db, options: EventsOptions) {
     /** The feed's last event readers can be given now (a reader starting "from now" goes on from it). */
     feedHead: () => repo.findHead(db),
 
-    /**
-     * Calls `listener` after each commit of this process (most write an event: the consumers have work):
-     * a transaction's `commit`, or a row written with its `*.created` event in one statement.
-     */
-    onCommit: (listener: () => void): (() => void) =>
-      observeQueries(db, (text, _ms, failed) => {
-        if (!failed && (text === 'commit' || repo.isRowWithEventStatement(text))) listener();
-      }),
-
     async listEvents(actor: Principal | null, query: FeedQuery): Promise<FeedPage> {
       const request = await checkFeedRequest(actor, query);
       const items = await readFeed(request);
@@ -234,17 +197,22 @@ export function createEventsService(db: Db, options: EventsOptions) {
      * Hands `handle` the consumer's next events, in feed order with the feed's no-skip read, if this
      * instance holds the consumer's lease (taking or renewing it); the consumer moves past them in
      * `handle`'s transaction when it returns, so what `handle` writes there and the move commit together.
-     * Returns how many were handled: 0 when nothing is new or another instance holds the lease. A
-     * `handle` that throws leaves the position where it was (its events come again).
+     * Returns how many were handled (0 when nothing is new or another instance holds the lease) and what
+     * `handle` returned in the transaction that committed (undefined when it did not run). A `handle`
+     * that throws leaves the position where it was (its events come again).
      */
-    async consume(consume: ConsumeOptions, handle: (trx: Db, batch: FeedEvent[]) => Promise<void>): Promise<number> {
-      const batch = await claimNextBatch(consume);
-      if (batch.length === 0) return 0;
-      await backgroundTransaction(db, async (trx) => {
-        await handle(trx, batch);
-        await advance(trx, consume, batch);
+    async consume<T>(
+      consume: ConsumeOptions,
+      handle: (trx: Db, batch: FeedEvent[]) => Promise<T>,
+    ): Promise<{ handled: number; result: T | undefined }> {
+      const batch = await leases.claimNextBatch(consume);
+      if (batch.length === 0) return { handled: 0, result: undefined };
+      const result = await backgroundTransaction(db, async (trx) => {
+        const value = await handle(trx, batch);
+        await leases.advance(trx, consume, batch);
+        return value;
       });
-      return batch.length;
+      return { handled: batch.length, result };
     },
 
     /**
@@ -255,18 +223,30 @@ export function createEventsService(db: Db, options: EventsOptions) {
      * batch. Were the lease taken over meanwhile, the move fails and the new holder sends them again.
      */
     async relay(consume: ConsumeOptions, send: (batch: FeedEvent[]) => Promise<void>): Promise<number> {
-      const batch = await claimNextBatch(consume);
+      const batch = await leases.claimNextBatch(consume);
       if (batch.length === 0) return 0;
       await send(batch);
-      await backgroundWrite(db, (writer) => advance(writer, consume, batch));
+      await backgroundWrite(db, (writer) => leases.advance(writer, consume, batch));
       return batch.length;
     },
 
-    /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
-    releaseConsumer(consumer: string, holder: string): Promise<void> {
-      renewals.delete(keyOf({ consumer, holder }));
-      return backgroundWrite(db, (writer) => repo.releaseConsumer(writer, consumer, holder));
+    /**
+     * Registers `consumer`'s place at the feed's head (unless it has one) before this process writes its
+     * first event, so every event written after that is the consumer's, whichever process runs its worker
+     * and whenever that starts.
+     */
+    placeBeforeWrites: (consumer: string): void => placesFirst.add(consumer),
+
+    /** The kept trace context of each of `eventIds` that has one (for an attempt to join its writer's trace). */
+    async traceContextsOf(eventIds: readonly string[]): Promise<Map<string, TraceContext>> {
+      const rows = await repo.findTraceContexts(db, eventIds);
+      return new Map(
+        rows.map((row) => [row.event_id, { traceparent: row.traceparent, tracestate: row.tracestate ?? undefined }]),
+      );
     },
+
+    /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
+    releaseConsumer: (consumer: string, holder: string): Promise<void> => leases.release(consumer, holder),
 
     /** Events the consumer has not passed yet (its backlog, for `/metrics`). */
     countBehind: (consumer: string) => repo.countBehind(db, consumer),

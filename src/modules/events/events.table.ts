@@ -17,6 +17,9 @@ export interface EventsTable {
   /** The event's `data`, JSON text. */
   data: string;
   created_at: Timestamp;
+  /** The writer's W3C trace context (DECISIONS §17); null when tracing was off or nothing was traced. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /**

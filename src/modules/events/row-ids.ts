@@ -1,11 +1,10 @@
-import type { TableName } from '../../core/db/by-id-statements.ts';
 import type { Db } from '../../core/db/database.ts';
 import { reserveRowIds } from './events.repository.ts';
 
 /**
  * PostgreSQL: the ids of new rows written with their `*.created` event (`recordInsert`), which needs the
- * id before the insert. Taking each from the sequence was a round trip of its own, ~5 % of W8's
- * throughput on PostgreSQL (bench/RESULTS.md, session 19); this takes `blockSize` at a time per table and hands
+ * id before the insert. Taking each from the sequence was a round trip of its own, a measurable share
+ * of a mixed load's throughput on PostgreSQL; this takes `blockSize` at a time per table and hands
  * them out in order, as a sequence's own `CACHE` does for a session.
  *
  * As with `CACHE`, ids stay unique and are never reused, but two processes writing at once interleave
@@ -14,10 +13,10 @@ import { reserveRowIds } from './events.repository.ts';
  * their sort and then id, the feed by its own place.
  */
 export function createRowIdReserve(blockSize: number) {
-  const reserved = new Map<TableName, number[]>();
-  const refills = new Map<TableName, Promise<void>>();
+  const reserved = new Map<string, number[]>();
+  const refills = new Map<string, Promise<void>>();
 
-  function refill(db: Db, table: TableName): Promise<void> {
+  function refill(db: Db, table: string): Promise<void> {
     let pending = refills.get(table);
     if (!pending) {
       pending = reserveRowIds(db, table, blockSize)
@@ -31,7 +30,7 @@ export function createRowIdReserve(blockSize: number) {
   }
 
   /** The next id of `table`: from this process's block, which is refilled (one statement) when empty. */
-  return async function nextRowId(db: Db, table: TableName): Promise<number> {
+  return async function nextRowId(db: Db, table: string): Promise<number> {
     for (;;) {
       const id = reserved.get(table)?.shift();
       if (id !== undefined) return id;

@@ -6,6 +6,8 @@
  *   getLike(actor, commentId, userId): Promise<Like>                          404 when that user has not liked it
  *   likeComment(actor, commentId): Promise<{ like: Like; created: boolean }>  created false when already liked
  *   unlikeComment(actor, commentId): Promise<boolean>                         true when a like was removed
+ * GraphQL:
+ *   findLikesByCommentIds(commentIds, { limit?, offset? }): Promise<Map<number, Like[]>>  one query; every id gets an entry
  */
 import { requireSignedIn } from '../../core/access/guards.ts';
 import { isAdmin, type Principal } from '../../core/access/principal.ts';
@@ -56,6 +58,19 @@ export function createLikesService(
       const row = await repo.findLike(db, commentId, userId);
       if (!row) throw AppError.notFound(`Like of comment ${commentId} by user ${userId}`);
       return toLike(row);
+    },
+
+    /** Batch loader for `Comment.likes`: one query whatever the number of comments, each oldest first. */
+    async findLikesByCommentIds(
+      commentIds: readonly number[],
+      page: { limit?: number | undefined; offset?: number | undefined } = {},
+    ): Promise<Map<number, Like[]>> {
+      const unique = [...new Set(commentIds)];
+      const window = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, LIKE_PAGE_RULES);
+      const rows = await repo.listLikesOfComments(db, unique, { limit: window.limit, offset: window.offset });
+      const byComment = new Map<number, Like[]>(unique.map((id) => [id, []]));
+      for (const row of rows) byComment.get(Number(row.comment_id))?.push(toLike(row));
+      return byComment;
     },
 
     /** Liking twice is not an error: the second call reports the existing like with created false. */

@@ -5,7 +5,6 @@ import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
 import type { OrderRow } from './orders.table.ts';
 import * as repo from './orders.repository.ts';
 import type { CreateOrderInput } from './orders.schemas.ts';
-import { inTransaction } from '../../core/db/transaction.ts';
 
 interface Line {
   index: number;
@@ -40,6 +39,8 @@ function checkRequest(actor: Principal, input: CreateOrderInput, storeCurrency: 
  * short the whole transaction rolls back and the 409 lists every short line.
  */
 export async function placeOrder(
+  /** The transaction the order and its event are written in (the outbox's, events/outbox.ts). */
+  transaction: <T>(db: Db, work: (trx: Db) => Promise<T>) => Promise<T>,
   db: Db,
   actor: Principal,
   input: CreateOrderInput,
@@ -52,7 +53,7 @@ export async function placeOrder(
     .map((item, index) => ({ index, ...item }))
     .sort((a, b) => a.productId - b.productId);
 
-  return inTransaction(db, async (trx) => {
+  return transaction(db, async (trx) => {
     if (customerId !== actor.userId && !(await repo.userExists(trx, customerId))) {
       throw AppError.validation([{ field: 'customerId', message: `no user has id ${customerId}` }]);
     }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
+import { bucketStatisticsMigration } from '../../core/querying/aggregate-statistics.migration.ts';
 import { orderCountsMigration } from './orders.counters.migration.ts';
 
 /**
@@ -42,4 +43,6 @@ export const ordersMigrations = {
   },
   /** Exact list totals from maintained counters (orders.counters.migration.ts), filled from the orders there are. */
   '0011-orders-order-counts': orderCountsMigration,
+  /** PostgreSQL: the group counts of `/orders/aggregate`'s time buckets, for its plans (core/querying). */
+  '0017-orders-bucket-statistics': bucketStatisticsMigration('orders', ['created_at', 'paid_at']),
 };

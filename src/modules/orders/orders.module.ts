@@ -4,6 +4,8 @@ import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { ordersEmbeds } from './orders.embeds.ts';
+import { ordersTypeDefs } from './orders.graphql.ts';
+import { ordersResolvers } from './orders.resolvers.ts';
 import { ordersMigrations } from './orders.migrations.ts';
 import { toOrderView } from './orders.presenter.ts';
 import type { Order } from './order.ts';
@@ -14,7 +16,7 @@ import { createOrdersService, type OrderEvents, type OrdersService } from './ord
 
 const view = (order: Order) => toOrderView(order, EVENT_LINK_PREFIX);
 
-/** Orders: REST `/orders` (with Idempotency-Key), the state machine, and the order-hold sweep. */
+/** Orders: REST `/orders` and GraphQL `Order` (with Idempotency-Key / `idempotencyKey`), the state machine, and the order-hold sweep. */
 export const ordersModule = defineModule({
   name: 'orders',
   createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
@@ -32,6 +34,7 @@ export const ordersModule = defineModule({
   routes: restRoutes(ordersRoutes, ({ orders, idempotency, embedding }) => ({ orders, idempotency, embedding })),
   embeds: ordersEmbeds,
   migrations: ordersMigrations,
+  graphql: { typeDefs: ordersTypeDefs, resolvers: ordersResolvers },
   eventPayloads: {
     'order.created': OrderView,
     'order.paid': OrderView,

@@ -1,15 +1,18 @@
 import { sql } from 'kysely';
-import type { Db } from '../../core/db/database.ts';
-import { rowByIdStatement } from '../../core/db/by-id-statements.ts';
-import { readRows } from '../../core/db/fast-read.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import { rowByIdReader } from '../../core/db/by-id-statements.ts';
+import { counterSum } from '../../core/db/counter-sums.ts';
 import type { PageWindow } from '../../core/pagination.ts';
+import { aggregateColumnsOf, MAX_FACET_VALUES } from '../../core/querying/aggregate-grammar.ts';
+import type { AggregateQuery } from '../../core/querying/aggregate-parse.ts';
+import { createAggregateStatements, type AggregateResult, type FacetValue } from '../../core/querying/aggregate-sql.ts';
 import type { Condition, FilterValue } from '../../core/querying/list-grammar.ts';
 import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
-import { createListStatements } from '../../core/querying/list-sql.ts';
+import { createListStatements, listColumnsOf } from '../../core/querying/list-sql.ts';
 import type { OrderStatus } from './order.ts';
 import { ORDER_QUERY } from './orders.query.ts';
+import { ORDER_AGGREGATES } from './orders.aggregate.ts';
 import {
   ORDER_COUNTS_ALL_CUSTOMERS,
   ORDER_COUNTS_ALL_STATUSES,
@@ -87,11 +90,7 @@ export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return row;
 }
 
-const orderById = rowByIdStatement<OrderRow>('orders');
-
-export async function findOrderById(db: Db, id: number): Promise<OrderRow | undefined> {
-  return (await readRows(db, orderById(db, id)))[0];
-}
+export const findOrderById = rowByIdReader<OrderRow>('orders');
 
 /** Lines of many orders in one query, in their original order. */
 export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderItemRow[]>> {
@@ -102,7 +101,7 @@ export async function findItemsByOrderIds(db: Db, orderIds: readonly number[]): 
   return byOrder;
 }
 
-const orderList = createListStatements<OrderRow>('orders');
+const orderList = createListStatements<OrderRow>('orders', listColumnsOf([ORDER_QUERY], 'id', 'customer_id'));
 
 /**
  * One page of orders as the request's grammar reads it (a customer's own: its scope), with the total
@@ -112,27 +111,62 @@ export function readOrderPage(db: Db, query: ListQuery, window: PageWindow): Pro
   return readQueriedPage(db, ORDER_QUERY, orderList, query, window, { countedTotal: countedOrders });
 }
 
-/** The keys of the `order_counts` rows to sum: one value is an equality, several an `in` list. */
-interface CounterKeys extends Record<string, unknown> {
-  customers: number[];
-  statuses: string[];
+const orderAggregates = createAggregateStatements('orders', ORDER_AGGREGATES, [
+  ...listColumnsOf([ORDER_QUERY], 'id', 'customer_id'),
+  ...aggregateColumnsOf(ORDER_AGGREGATES),
+]);
+
+/** The groups and measures of the orders `conditions` match (the list's conditions, a customer's scope included). */
+export function aggregateOrders(
+  db: Db,
+  conditions: readonly Condition[],
+  query: AggregateQuery,
+): Promise<AggregateResult> {
+  return orderAggregates.aggregate(db, conditions, query);
 }
 
-const countersStatement = statementCache({
-  keyOf: (shape: { customers: 'one' | 'many'; statuses: 'one' | 'many' }) => `${shape.customers} ${shape.statuses}`,
-  build: (db, shape, keys: CounterKeys) => {
-    let query = db
-      .selectFrom('order_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
-    query =
-      shape.customers === 'one'
-        ? query.where('customer_id', '=', keys.customers[0]!)
-        : query.where(sql<boolean>`customer_id in (${sql.join(keys.customers)})`);
-    return shape.statuses === 'one'
-      ? query.where('status', '=', keys.statuses[0]!)
-      : query.where(sql<boolean>`status in (${sql.join(keys.statuses)})`);
-  },
-});
+/**
+ * The values and counts of each facet among the orders `conditions` match, each facet's own conditions
+ * left out. The status facet of every order, or of one customer's (a customer's own facets), is read
+ * from `order_counts` (exact by triggers): a row per status instead of every order.
+ */
+export async function countOrderFacets(
+  db: Db,
+  conditions: readonly Condition[],
+  names: readonly string[],
+): Promise<Record<string, FacetValue[]>> {
+  const counted = names.includes('status') ? await countedStatusFacet(db, conditions) : undefined;
+  const rest = counted ? names.filter((name) => name !== 'status') : names;
+  const counts = rest.length > 0 ? await orderAggregates.facets(db, conditions, rest) : {};
+  return Object.fromEntries(names.map((name) => [name, name === 'status' && counted ? counted : counts[name]!]));
+}
+
+/** The status facet from `order_counts` when the other conditions name one customer or nothing; else undefined. */
+async function countedStatusFacet(db: Db, conditions: readonly Condition[]): Promise<FacetValue[] | undefined> {
+  const others = conditions.filter((condition) => condition.field !== 'status');
+  const [only] = others;
+  if (others.length > 1 || (only && (only.column !== 'customer_id' || only.operator !== 'eq'))) return undefined;
+  // A customer id is positive: 0, the counters' key of all customers, names no one.
+  const customer = only ? Number(only.value) : ORDER_COUNTS_ALL_CUSTOMERS;
+  if (only && !(Number.isSafeInteger(customer) && customer > 0)) return [];
+  const count = sql<number | string>`n`;
+  const byValue = dialectOf(db) === 'postgres' ? sql`status collate "C"` : sql`status`;
+  const rows = await db
+    .selectFrom('order_counts')
+    .select(['status as value', count.as('count')])
+    .where('customer_id', '=', customer)
+    .where('status', '<>', ORDER_COUNTS_ALL_STATUSES)
+    // A status whose last order moved on keeps its counter row at zero.
+    .where(count, '>', 0)
+    .orderBy(count, 'desc')
+    .orderBy(byValue)
+    .limit(MAX_FACET_VALUES)
+    .execute();
+  return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
+}
+
+/** The `order_counts` rows to sum: one value of a key is an equality, several an `in` list. */
+const sumOrderCounts = counterSum('order_counts', ['customer_id', 'status']);
 
 /** The values a condition allows (an equality's one, an `in` list's), narrowed by those allowed before. */
 function narrowed<T>(before: T[] | undefined, values: readonly T[]): T[] {
@@ -166,15 +200,10 @@ function countedOrders(db: Db, conditions: readonly Condition[]): Promise<number
     } else return undefined;
   }
   if (customers?.length === 0 || statuses?.length === 0) return Promise.resolve(0);
-  const keys = {
-    customers: customers ?? [ORDER_COUNTS_ALL_CUSTOMERS],
-    statuses: statuses ?? [ORDER_COUNTS_ALL_STATUSES],
-  };
-  const shape = {
-    customers: keys.customers.length === 1 ? 'one' : 'many',
-    statuses: keys.statuses.length === 1 ? 'one' : 'many',
-  } as const;
-  return readRows(db, countersStatement(db, shape, keys)).then((rows) => Number(rows[0]?.n ?? 0));
+  return sumOrderCounts(db, {
+    customer_id: customers ?? [ORDER_COUNTS_ALL_CUSTOMERS],
+    status: statuses ?? [ORDER_COUNTS_ALL_STATUSES],
+  });
 }
 
 /**

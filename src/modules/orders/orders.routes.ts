@@ -5,7 +5,11 @@ import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
+import { listWeightWithFacets } from '../../core/querying/aggregate-grammar.ts';
+
+const facetsOf = (query: unknown) => (query as { facets?: unknown } | undefined)?.facets;
 import { ORDER_ACTIONS } from './order-state-machine.ts';
+import { registerOrdersAggregateRoute } from './orders.aggregate.routes.ts';
 import { toOrderView, toReceiptView } from './orders.presenter.ts';
 import {
   CreateOrderInput,
@@ -66,7 +70,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/orders',
     {
-      config: { access: 'user' },
+      config: { access: 'user', rateLimitWeight: (request) => listWeightWithFacets(facetsOf(request.query)) },
       schema: {
         tags,
         summary: "List orders (the caller's; all for an admin), newest first",
@@ -76,9 +80,12 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const embed = embedding.forRequest('order', request);
-      const page = await orders.listOrders(request.principal, request.query);
+      const [page, facets] = await Promise.all([
+        orders.listOrders(request.principal, request.query),
+        orders.facets(request.principal, request.query),
+      ]);
       const data = page.items.map((order) => toOrderView(order, request.apiPrefix));
-      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page), ...(facets ? { facets } : {}) };
     },
   );
 
@@ -101,6 +108,8 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{
       );
     },
   );
+
+  registerOrdersAggregateRoute(app, orders);
 
   for (const action of ORDER_ACTIONS) {
     app.post(

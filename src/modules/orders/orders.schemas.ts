@@ -2,11 +2,18 @@ import { Type, type Static } from 'typebox';
 import { IdField, Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
 import { embeddedProperty, embedOne, includeParameter, includePaths } from '../../core/querying/embedding-schema.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
-import { CustomerView } from '../customers/customers.schemas.ts';
-import { ProductView } from '../products/products.schemas.ts';
-import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
+import { CustomerView } from '../customers/customers.representation.ts';
+import { ProductView } from '../products/products.representation.ts';
+import {
+  aggregateAnswerSchema,
+  aggregateParameters,
+  facetsParameter,
+  withFacets,
+} from '../../core/querying/aggregate-schema.ts';
+import { filterParameters, listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import { ORDER_STATUSES } from './order.ts';
 import { ORDER_QUERY } from './orders.query.ts';
+import { ORDER_AGGREGATES } from './orders.aggregate.ts';
 
 /** Rules of an order request, declared once: REST validates with them and so does the service. */
 export const MAX_ORDER_LINES = 100;
@@ -46,8 +53,20 @@ export const ListOrdersQuery = Type.Object({
   customerId: Type.Optional(IdField({ description: 'Admins: any customer; others: only themselves' })),
   ...OrderInclude,
   ...listQueryParameters(ORDER_QUERY),
+  ...facetsParameter(ORDER_AGGREGATES),
 });
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
+
+/** `GET /orders/aggregate`: the list's filters (its seed parameters too), then the aggregate's own parameters. */
+export const AggregateOrdersQuery = Type.Object({
+  status: Type.Optional(OrderStatusSchema),
+  customerId: Type.Optional(IdField({ description: 'Admins: any customer; others: only themselves' })),
+  ...filterParameters(ORDER_QUERY),
+  ...aggregateParameters(ORDER_AGGREGATES),
+});
+export type AggregateOrdersQuery = Static<typeof AggregateOrdersQuery>;
+
+export const OrdersAggregate = aggregateAnswerSchema([ORDER_AGGREGATES], 'OrdersAggregate');
 
 const Money = Type.Number({ description: 'Exact to the cent: at most two decimals' });
 const Timestamp = Type.String({ format: 'date-time' });
@@ -95,7 +114,7 @@ export const OrderView = Named(
   }),
 );
 
-export const OrderList = queriedPageOf(OrderView, 'OrderPage');
+export const OrderList = withFacets(queriedPageOf(OrderView, 'OrderPage'), ORDER_AGGREGATES);
 
 export const ReceiptView = Named(
   'Receipt',

@@ -5,7 +5,12 @@ import type { Db } from '../../core/db/database.ts';
 import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
 import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
-import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
+import {
+  listRequestOf,
+  parseListQuery,
+  type ListOptions,
+  type ListQuery,
+} from '../../core/querying/list-query-parse.ts';
 import { pageWindow } from '../../core/pagination.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { toOrder, type Order, type OrderStatus } from './order.ts';
@@ -20,10 +25,10 @@ import {
   type Transition,
 } from './order-state-machine.ts';
 import { placeOrder } from './order-placement.service.ts';
+import { createOrderAggregates } from './orders.aggregate.service.ts';
 import * as repo from './orders.repository.ts';
 import { ORDER_QUERY } from './orders.query.ts';
 import { CreateOrderInput } from './orders.schemas.ts';
-import { inTransaction } from '../../core/db/transaction.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 
 /** The list's page, sort, count and cursor; its filters are every other parameter the grammar names (orders.query.ts). */
@@ -135,7 +140,7 @@ export function createOrdersService(
    */
   async function act(actor: Principal | null, id: number, action: OrderAction): Promise<Order> {
     const principal = requireSignedIn(actor);
-    return inTransaction(db, async (trx) => {
+    return events.transaction(db, async (trx) => {
       const current = await repo.findOrderById(trx, id);
       if (!current || !mayView(principal, current)) throw notFound(id);
       if (!actionPermitted(action, principal)) throw AppError.forbidden(guardMessageOf(action));
@@ -148,11 +153,29 @@ export function createOrdersService(
     });
   }
 
+  /**
+   * A list request read as `principal` may make it (orders.query.ts): a customer's is scoped to their own
+   * orders whatever else it filters, and `customerId` may name no one else (403). The list, its facets
+   * and the aggregates all read their conditions here, so the permission is one rule.
+   */
+  function listQueryFor(principal: Principal, options: ListOrdersOptions): ListQuery {
+    const admin = isAdmin(principal);
+    const scope = admin ? undefined : { customer_id: principal.userId };
+    const query = parseListQuery(ORDER_QUERY, listRequestOf(options, scope), { admin, ...lists });
+    const othersNamed = query.conditions.some(
+      (c) => c.field === 'customerId' && (c.operator !== 'eq' || c.value !== principal.userId),
+    );
+    if (!admin && othersNamed) throw AppError.forbidden("Only an administrator may list another customer's orders");
+    return query;
+  }
+
   return {
+    ...createOrderAggregates(db, listQueryFor),
+
     async createOrder(actor: Principal | null, raw: unknown): Promise<Order> {
       const principal = requireSignedIn(actor);
       const input = checkCreate(raw);
-      const row = await placeOrder(db, principal, input, options.currency, async (trx, placed) =>
+      const row = await placeOrder(events.transaction, db, principal, input, options.currency, async (trx, placed) =>
         events.record(trx, 'order.created', await loadOrder(trx, placed)),
       );
       return loadOrder(db, row);
@@ -166,14 +189,7 @@ export function createOrdersService(
      * scoped to them whatever else it filters.
      */
     async listOrders(actor: Principal | null, options: ListOrdersOptions): Promise<QueriedPage<Order>> {
-      const principal = requireSignedIn(actor);
-      const admin = isAdmin(principal);
-      const scope = admin ? undefined : { customer_id: principal.userId };
-      const query = parseListQuery(ORDER_QUERY, listRequestOf(options, scope), { admin, ...lists });
-      const othersNamed = query.conditions.some(
-        (c) => c.field === 'customerId' && (c.operator !== 'eq' || c.value !== principal.userId),
-      );
-      if (!admin && othersNamed) throw AppError.forbidden("Only an administrator may list another customer's orders");
+      const query = listQueryFor(requireSignedIn(actor), options);
       const page = await repo.readOrderPage(db, query, pageWindow(options, ORDER_PAGE_RULES));
       const items = await repo.findItemsByOrderIds(
         db,
@@ -197,11 +213,13 @@ export function createOrdersService(
       const ids = await repo.findOverduePendingOrderIds(db, cutoff, EXPIRY_BATCH);
       let cancelled = 0;
       for (const id of ids) {
-        const expired = await inTransaction(db, async (trx) => {
-          // The customer's pay or cancel, or another instance's sweep, won: roll back the stock returned.
-          if (!(await applyTransition(trx, id, EXPIRE))) throw RACE_LOST;
-          return true;
-        }).catch((error: unknown) => (error === RACE_LOST ? false : Promise.reject(error)));
+        const expired = await events
+          .transaction(db, async (trx) => {
+            // The customer's pay or cancel, or another instance's sweep, won: roll back the stock returned.
+            if (!(await applyTransition(trx, id, EXPIRE))) throw RACE_LOST;
+            return true;
+          })
+          .catch((error: unknown) => (error === RACE_LOST ? false : Promise.reject(error)));
         if (expired) cancelled += 1;
       }
       return { cancelled, more: ids.length === EXPIRY_BATCH };

@@ -1,25 +1,26 @@
-import { relatedByParent, type EmbedCatalogue } from '../../core/querying/embedding.ts';
-import { toCommentView } from '../comments/comments.presenter.ts';
-import type { CommentsService } from '../comments/comments.service.ts';
-import { embeddedUser } from '../users/users.embeds.ts';
-import type { UsersService } from '../users/users.service.ts';
-import type { toPostView } from './posts.presenter.ts';
+import { embedSource, toMany, toOne, type EmbedCatalogue } from '../../core/querying/embedding-relations.ts';
+import type { Post } from './post.ts';
+import { toPostView } from './posts.presenter.ts';
+import type { PostsService } from './posts.service.ts';
 
 type PostView = ReturnType<typeof toPostView>;
 
 /**
  * What `include` embeds of a post (DECISIONS §12): its author (the e-mail shown as a direct read of the
- * user shows it) and its first comments, oldest first.
+ * user shows it) and its first comments, oldest first. Where another kind embeds posts (a comment's
+ * post, a user's posts, newest first), they are read in one batch and shown as `GET /posts/{id}` shows them.
  */
-export function postsEmbeds({ users, comments }: { users: UsersService; comments: CommentsService }): EmbedCatalogue {
+export function postsEmbeds({ posts }: { posts: PostsService }): EmbedCatalogue {
   return {
     post: {
-      author: embeddedUser(users, (post: PostView) => post.authorId),
-      comments: relatedByParent({
-        target: 'comment',
-        keyOf: (post: PostView) => post.id,
-        readByParentIds: (ids, limit) => comments.findCommentsByPostIds(ids, { limit }),
-        present: (comment, { prefix }) => toCommentView(comment, prefix),
+      relations: {
+        author: toOne('user', (post: PostView) => post.authorId),
+        comments: toMany('comment', 'post', (post: PostView) => post.id),
+      },
+      source: embedSource<Post>({
+        readByIds: (ids) => posts.findPostsByIds(ids),
+        readByParentIds: { author: (ids, limit) => posts.findPostsByAuthorIds(ids, { limit }) },
+        present: (post, { prefix }) => toPostView(post, prefix),
       }),
     },
   };

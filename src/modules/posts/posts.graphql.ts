@@ -20,6 +20,14 @@ export const postsTypeDefs = /* GraphQL */ `
     ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z.
     """
     createdAt: String!
+    """
+    With the list's \`search\`: how well the post matches it (higher is better; compare within one list only). Null otherwise.
+    """
+    searchScore: Float
+    """
+    With the list's \`search\`: each field named (title, content), its text HTML-escaped with the matched terms in <mark>…</mark>, cut to about 30 words around the best match, as REST's \`_search.highlights\`. Null otherwise.
+    """
+    highlights(fields: [String!]!): [SearchHighlight!]
   }
 
   input CreatePostInput {
@@ -36,7 +44,17 @@ export const postsTypeDefs = /* GraphQL */ `
     """
     Posts, newest first, optionally of one author (limit 1-100), or filtered and ordered as the REST list (docs/QUERYING.md).
     """
-    posts(authorId: ID, limit: Int = 20, offset: Int = 0, filter: PostFilter, orderBy: [PostOrder!]): [Post!]!
+    posts(
+      authorId: ID
+      limit: Int = 20
+      offset: Int = 0
+      filter: PostFilter
+      orderBy: [PostOrder!]
+      """
+      Full-text search of title and content, web-search syntax as REST's \`q\` (docs/QUERYING.md): best match first unless \`orderBy\` says otherwise.
+      """
+      search: String
+    ): [Post!]!
     """
     The same list by key: each page starts right after the one before (\`after\`: its \`pageInfo.endCursor\`, with the same filter and orderBy), so any depth costs what the first page costs.
     """
@@ -46,6 +64,10 @@ export const postsTypeDefs = /* GraphQL */ `
       after: String
       filter: PostFilter
       orderBy: [PostOrder!]
+      """
+      Full-text search, as on \`posts\`.
+      """
+      search: String
     ): PostConnection!
   }
 

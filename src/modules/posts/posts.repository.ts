@@ -1,39 +1,44 @@
-import { sql } from 'kysely';
+import { DESCENDING } from '../../core/db/sort-direction.ts';
+import { counterSum } from '../../core/db/counter-sums.ts';
+import type { Insertable, QueryCreator } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
+import type { Tables } from '../../core/db/tables.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { Condition } from '../../core/querying/list-grammar.ts';
 import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
-import { createListStatements } from '../../core/querying/list-sql.ts';
-import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
-import { readRows } from '../../core/db/fast-read.ts';
+import { createListStatements, listColumnsOf } from '../../core/querying/list-sql.ts';
+import { rowByIdReader, rowsByIdsReader } from '../../core/db/by-id-statements.ts';
 import { selectPagePerParent } from '../../core/db/page-per-parent.ts';
 import { POST_COLUMN_OF } from './post.ts';
-import type { PostRow } from './posts.table.ts';
+import type { PostRow, PostsTable } from './posts.table.ts';
 import { POST_QUERY } from './posts.query.ts';
+import { POST_SEARCH } from './posts.search.ts';
+import { searchResultsOf, type SearchResults } from '../../core/search/search-results.ts';
 
 const ALL_POST_COLUMNS = Object.values(POST_COLUMN_OF);
 
 /** All SQL of posts. */
 
-const postById = rowByIdStatement<PostRow>('posts');
-const postsByIds = rowsByIdsStatement<PostRow>('posts');
+export const findPostById = rowByIdReader<PostRow>('posts');
 
-export async function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
-  return (await readRows(db, postById(db, id)))[0];
+/** The insert of a new post, built on `qc` (the outbox runs it with its `post.created` event: `recordInsert`). */
+export function postInsert(qc: QueryCreator<Tables>, row: Insertable<PostsTable>) {
+  return qc.insertInto('posts').values(row).returningAll();
 }
 
 /** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */
-export async function findPostsByIds(
-  db: Db,
-  ids: readonly number[],
-  columns?: readonly (keyof PostRow)[],
-): Promise<PostRow[]> {
-  return ids.length === 0 ? [] : readRows(db, postsByIds(db, ids, columns));
-}
+export const findPostsByIds = rowsByIdsReader<PostRow>('posts');
 
-const postList = createListStatements<PostRow>('posts');
+const postList = createListStatements<PostRow>('posts', listColumnsOf([POST_QUERY], 'id', 'author_id'), POST_SEARCH);
+
+/** A searched page's scores, highlights and suggestion (core/search). */
+export const readPostSearchResults = (
+  db: Db,
+  query: ListQuery,
+  rows: readonly PostRow[],
+  highlight: readonly string[],
+): Promise<SearchResults | undefined> => searchResultsOf(db, POST_SEARCH, query, rows, highlight);
 
 /**
  * One page of posts as the request's grammar reads it (posts.query.ts), with the total its `count`
@@ -47,17 +52,7 @@ export function readPostPage(db: Db, query: ListQuery, window: PageWindow): Prom
 const ALL_POSTS = 0;
 
 /** One author's row (a named statement on PostgreSQL), or a sum over several (`authorId[in]`). */
-const countersStatement = statementCache({
-  keyOf: (shape: 'one' | 'many') => shape,
-  build: (db, shape, params: { authors: number[] }) => {
-    const query = db
-      .selectFrom('post_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
-    return shape === 'one'
-      ? query.where('author_id', '=', params.authors[0]!)
-      : query.where(sql<boolean>`author_id in (${sql.join(params.authors)})`);
-  },
-});
+const sumPostCounts = counterSum('post_counts', ['author_id']);
 
 /**
  * The exact total from `post_counts` (posts.counters.migration.ts) when the conditions are only
@@ -75,9 +70,7 @@ function countedPosts(db: Db, conditions: readonly Condition[]): Promise<number>
     authors = authors === undefined ? ids : authors.filter((id) => ids.includes(id));
   }
   if (authors?.length === 0) return Promise.resolve(0);
-  const keys = authors ?? [ALL_POSTS];
-  const rows = readRows(db, countersStatement(db, keys.length === 1 ? 'one' : 'many', { authors: keys }));
-  return rows.then((found) => Number(found[0]?.n ?? 0));
+  return sumPostCounts(db, { author_id: authors ?? [ALL_POSTS] });
 }
 
 /** The newest posts of each author in one statement (GraphQL's `User.posts` loader); only `columns` are read. */
@@ -90,7 +83,7 @@ export function listPostsOfAuthors(
   return selectPagePerParent<PostRow>(db, {
     table: 'posts',
     parent: 'author_id',
-    direction: 'desc',
+    direction: DESCENDING,
     parentIds: authorIds,
     window,
     columns,

@@ -40,8 +40,14 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embed
       const embed = embedding.forRequest('post', request);
       const page = await posts.listPostsByCursor(request.principal, request.query);
       const pagination = request.query.count === undefined ? {} : { pagination: queriedPaginationOf(page) };
-      const data = page.items.map((post) => toPostView(post, request.apiPrefix));
-      return { data: await embed.list(data), nextCursor: page.nextCursor, ...pagination };
+      const data = await embed.list(page.items.map((post) => toPostView(post, request.apiPrefix)));
+      const { search } = page;
+      return {
+        data: search ? data.map((post, i) => ({ ...post, _search: search.hits[i] })) : data,
+        nextCursor: page.nextCursor,
+        ...pagination,
+        ...(search && 'suggestion' in search ? { suggestion: search.suggestion } : {}),
+      };
     },
   );
 

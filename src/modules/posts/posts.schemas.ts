@@ -10,11 +10,13 @@ import {
   includeParameter,
   includePaths,
 } from '../../core/querying/embedding-schema.ts';
+import { searchHitProperty, searchParameters, SuggestionProperty } from '../../core/search/search-results.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { EmbeddableComment } from '../comments/comments.representation.ts';
 import { EmbeddableUser } from '../users/users.representation.ts';
 import { EmbeddablePost, postProperties } from './posts.representation.ts';
 import { POST_QUERY } from './posts.query.ts';
+import { POST_SEARCH } from './posts.search.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates bodies with them and so does the service. */
 export const PostTitle = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, examples: ['Hello, world'] });
@@ -68,12 +70,20 @@ export const PostCursorQuery = Type.Object({
     }),
   ),
   ...PostInclude,
+  ...searchParameters(POST_SEARCH),
 });
+
+/** An item of `GET /posts`: a post, and with `q` its score and highlights. */
+const PostFeedItem = Named(
+  'PostFeedItem',
+  Type.Object({ ...PostView.properties, ...searchHitProperty(POST_SEARCH, 'PostSearchHit') }),
+);
 
 export const PostCursorList = Named(
   'PostFeed',
   Type.Object({
-    data: Type.Array(PostView),
+    data: Type.Array(PostFeedItem),
+    ...SuggestionProperty,
     nextCursor: Nullable(Type.String({ description: 'Cursor of the next page, or null at the end' })),
     /** Present when the request sends `count`. */
     pagination: Type.Optional(QueriedPagination),

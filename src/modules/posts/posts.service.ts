@@ -31,6 +31,7 @@ import { asGraphqlArguments } from '../../core/querying/list-graphql.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
 import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
 import { listRequestOf, parseListQuery, type ListOptions } from '../../core/querying/list-query-parse.ts';
+import { readSearchParameters, scoreOf, type SearchResults } from '../../core/search/search-results.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findUserById } from '../users/users.reads.ts';
@@ -39,6 +40,7 @@ import { POST_COLUMN_OF, toPost, type Post } from './post.ts';
 import type { PostRow } from './posts.table.ts';
 import * as repo from './posts.repository.ts';
 import { POST_QUERY } from './posts.query.ts';
+import { POST_SEARCH } from './posts.search.ts';
 import { CreatePostInput } from './posts.schemas.ts';
 
 /** Every post list: default 20, at most 100 (DECISIONS §3 and §6). */
@@ -52,6 +54,10 @@ export interface ListPostsOptions extends PageRequest {
   sort?: string | undefined;
   /** A connection's `after`: the `nextCursor` of the page before. */
   cursor?: string | undefined;
+  /** GraphQL's `search`: REST's `q` (DECISIONS §14). */
+  search?: string | undefined;
+  /** With `search`: REST's `highlight`, the fields whose marked text the items carry (`Post.highlights`). */
+  highlight?: string | undefined;
 }
 
 /** Read whatever fields are asked: `Post.author` and `Post.comments` follow them. */
@@ -80,12 +86,24 @@ export function createPostsService(
     const { authorId, parameters, sort, cursor } = options;
     const filters = { ...parameters, ...(authorId === undefined ? {} : { authorId }) };
     try {
+      const { search, highlight } = readSearchParameters(POST_SEARCH, options.search, options.highlight);
       const query = parseListQuery(
         POST_QUERY,
-        { sort, cursor, count: 'none', parameters: filters },
+        { sort, cursor, count: 'none', parameters: filters, search },
         asker(actor, lists),
       );
-      return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
+      const page = await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES));
+      if (!search) return toPosts(page);
+      // A searched post carries its score and the highlights asked for, read in one statement for the
+      // page (GraphQL's `Post.searchScore` and `Post.highlights`).
+      const marked =
+        highlight.length > 0 ? await repo.readPostSearchResults(db, query, page.items, highlight) : undefined;
+      const items = page.items.map((row, i) => ({
+        ...toPost(row),
+        searchScore: scoreOf(row),
+        ...(marked ? { highlights: marked.hits[i]?.highlights ?? {} } : {}),
+      }));
+      return { ...page, items };
     } catch (error) {
       throw asGraphqlArguments(error);
     }
@@ -125,11 +143,17 @@ export function createPostsService(
      * page exists) with the list's grammar: no total unless `count` asks for one, and only cursors
      * (no page or offset).
      */
-    async listPostsByCursor(actor: Principal | null, options: ListOptions): Promise<QueriedPage<Post>> {
+    async listPostsByCursor(
+      actor: Principal | null,
+      options: ListOptions & { q?: string | undefined; highlight?: string | undefined },
+    ): Promise<QueriedPage<Post> & { search?: SearchResults }> {
       requireSignedIn(actor);
-      const request = listRequestOf({ ...options, count: options.count ?? 'none' });
+      const { search, highlight } = readSearchParameters(POST_SEARCH, options.q, options.highlight);
+      const request = { ...listRequestOf({ ...options, count: options.count ?? 'none' }), search };
       const query = withSeedCursorRead(parseListQuery(POST_QUERY, request, asker(actor, lists)));
-      return toPosts(await repo.readPostPage(db, query, pageWindow({ limit: options.limit }, POST_PAGE_RULES)));
+      const page = await repo.readPostPage(db, query, pageWindow({ limit: options.limit }, POST_PAGE_RULES));
+      const searched = await repo.readPostSearchResults(db, query, page.items, highlight);
+      return { ...toPosts(page), ...(searched ? { search: searched } : {}) };
     },
 
     /** The author or an admin creates a post for that author; input is checked here so GraphQL gets the same rules. */
@@ -141,10 +165,10 @@ export function createPostsService(
       }
       const timestamp = now();
       try {
-        const row = await events.recordInsert<PostRow, 'post.created'>(
+        const row = await events.recordInsert(
           db,
           'post.created',
-          'posts',
+          repo.postInsert,
           {
             author_id: input.authorId,
             title: input.title,

@@ -1,3 +1,4 @@
+import type { SortDirection } from '../../core/db/sort-direction.ts';
 import type { ProductRow } from './products.table.ts';
 
 /** The product as the domain knows it: money in exact integer cents. */
@@ -16,10 +17,10 @@ export interface Product {
 export type ProductSortKey = 'price' | 'name' | 'createdAt';
 
 /** One key of a list order; an empty list of keys means ascending id. Ties always break by ascending id. */
-export interface ProductSort {
+export type ProductSort = {
   key: ProductSortKey;
-  direction: 'asc' | 'desc';
-}
+  direction: SortDirection;
+};
 
 export interface ProductFilter {
   category?: string | undefined;

@@ -1,5 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
+import { bucketStatisticsMigration } from '../../core/querying/aggregate-statistics.migration.ts';
+import { fullTextMigration } from '../../core/search/full-text.migration.ts';
+import { PRODUCT_SEARCH } from './products.search.ts';
 
 /**
  * Indexes in the exact order of each descending list sort. Ties break by ascending id (product.ts),
@@ -7,8 +10,7 @@ import { dialectOf } from '../../core/db/database.ts';
  * give only read backwards and re-sorted within each price. PostgreSQL runs the list as a named
  * statement on a generic plan, which cannot see that a page needs few rows: without an index in the
  * page's order it read every key of the filter's range and sorted them. With one, it stops after
- * the page (offset + limit keys): less PostgreSQL CPU per list under pgbench (bench/RESULTS.md,
- * issue 20 session 4, change 29). Each mirrors an ascending index of 0001.
+ * the page (offset + limit keys): less PostgreSQL CPU per list. Each mirrors an ascending index of 0001.
  */
 const INDEXES = [
   { name: 'products_category_price_desc_idx', columns: ['category', 'price_cents desc', 'id'] },
@@ -63,4 +65,8 @@ export const productsMigrations = {
     },
     async down(): Promise<void> {},
   },
+  /** Full-text search of name, category and description (products.search.ts, core/search). */
+  '0016-products-search': fullTextMigration(PRODUCT_SEARCH),
+  /** PostgreSQL: the group counts of `/products/aggregate`'s time buckets, for its plans (core/querying). */
+  '0017-products-bucket-statistics': bucketStatisticsMigration('products', ['created_at']),
 };

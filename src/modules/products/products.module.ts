@@ -3,13 +3,16 @@ import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { productsEmbeds } from './products.embeds.ts';
+import { productsTypeDefs } from './products.graphql.ts';
+import { productsResolvers } from './products.resolvers.ts';
 import { toProductView } from './products.presenter.ts';
 import { productsMigrations } from './products.migrations.ts';
 import { productsRoutes } from './products.routes.ts';
 import { DeletedProduct, ProductViewV2 } from './products.schemas.ts';
 import { createProductsService, type ProductEvents } from './products.service.ts';
 
-/** Products: REST `/products`, the catalogue with its filters, sorts and exact counts. */
+/** Products: REST `/products` and GraphQL `Product`, the catalogue with its filters, sorts and exact counts. */
 export const productsModule = defineModule({
   name: 'products',
   createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
@@ -24,6 +27,8 @@ export const productsModule = defineModule({
     ),
   routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
   migrations: productsMigrations,
+  graphql: { typeDefs: productsTypeDefs, resolvers: productsResolvers },
+  embeds: productsEmbeds,
   // Events carry the v2 view whatever version made the change: the fixed v2 shape, not the versioned one.
   eventPayloads: {
     'product.created': ProductViewV2,

@@ -1,14 +1,30 @@
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
+import { ASCENDING } from '../../core/db/sort-direction.ts';
 import type { Db } from '../../core/db/database.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { Condition, ListGrammar } from '../../core/querying/list-grammar.ts';
 import { nextCursorOf, readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
-import { createListStatements, orderKeysOf } from '../../core/querying/list-sql.ts';
+import { createListStatements, listColumnsOf, orderKeysOf } from '../../core/querying/list-sql.ts';
 import type { ProductFilter, ProductSortKey } from './product.ts';
-import { countProducts, listProductsPage } from './products.list.repository.ts';
+import { countProducts, listProductsPage } from './products.list.statements.ts';
 import type { ProductRow } from './products.table.ts';
+import { searchResultsOf, type SearchResults } from '../../core/search/search-results.ts';
+import { PRODUCT_SEARCH } from './products.search.ts';
 
-const productList = createListStatements<ProductRow>('products');
+const productList = createListStatements<ProductRow>(
+  'products',
+  listColumnsOf([PRODUCT_QUERY_V1, PRODUCT_QUERY_V2], 'id'),
+  PRODUCT_SEARCH,
+);
+
+/** A searched page's scores, highlights and suggestion (core/search). */
+export const readProductSearchResults = (
+  db: Db,
+  query: ListQuery,
+  rows: readonly ProductRow[],
+  highlight: readonly string[],
+): Promise<SearchResults | undefined> => searchResultsOf(db, PRODUCT_SEARCH, query, rows, highlight);
 
 /**
  * One page of products as the request's grammar reads it (products.query.ts), with the total its
@@ -16,10 +32,10 @@ const productList = createListStatements<ProductRow>('products');
  *
  * A first page with the exact total whose filter the seed's own parameters could say (a category, a
  * price range, in stock, a name search) is the seed's list as it was: page and total in one statement,
- * the total from the maintained counters (products.list.repository.ts); only `nextCursor` is added. Any
+ * the total from the maintained counters (products.list.statements.ts); only `nextCursor` is added. Any
  * other request (a cursor, `count=estimated|none`, an operator beyond those) reads through the shared
  * list statements (core/querying), whose exact and estimated totals still come from the counters
- * whenever they can answer the filter.
+ * whenever they can answer the filter; so does a full-text search (`q`), counted as it matches.
  */
 export async function readProductPage(
   db: Db,
@@ -28,13 +44,13 @@ export async function readProductPage(
   window: PageWindow,
 ): Promise<QueriedPage<ProductRow>> {
   const filter = productFilterOf(query.conditions);
-  if (!filter || query.count !== 'exact' || query.cursor !== undefined) {
+  if (!filter || query.count !== 'exact' || query.cursor !== undefined || query.search) {
     return readQueriedPage(db, grammar, productList, query, window, { countedTotal: countedProducts });
   }
   const sort = query.sort.map(({ field, direction }) => ({ key: field as ProductSortKey, direction }));
   const { rows, total } = await listProductsPage(db, { ...filter, sort, limit: window.limit, offset: window.offset });
   const hasNext = window.offset + window.limit < total;
-  const keys = orderKeysOf(query.sort, 'id', 'asc');
+  const keys = orderKeysOf(query.sort, 'id', ASCENDING);
   return {
     items: rows,
     window,

@@ -1,3 +1,4 @@
+import { ASCENDING, DESCENDING } from '../../core/db/sort-direction.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pickFields } from '../../core/pagination.ts';
 import { priceOf } from './money.ts';
@@ -39,21 +40,21 @@ export function productFields(version: ApiVersion): readonly ProductField[] {
 
 /** The seed's five-value sort whitelist, mapped to domain sort keys. */
 export const PRODUCT_SORTS: Readonly<Record<string, ProductSort>> = {
-  price: { key: 'price', direction: 'asc' },
-  '-price': { key: 'price', direction: 'desc' },
-  name: { key: 'name', direction: 'asc' },
-  '-name': { key: 'name', direction: 'desc' },
-  created_at: { key: 'createdAt', direction: 'asc' },
+  price: { key: 'price', direction: ASCENDING },
+  '-price': { key: 'price', direction: DESCENDING },
+  name: { key: 'name', direction: ASCENDING },
+  '-name': { key: 'name', direction: DESCENDING },
+  created_at: { key: 'createdAt', direction: ASCENDING },
 };
 
 /** v2: `createdAt` instead of `created_at`, and `-createdAt` allowed too. */
 export const PRODUCT_SORTS_V2: Readonly<Record<string, ProductSort>> = {
-  price: { key: 'price', direction: 'asc' },
-  '-price': { key: 'price', direction: 'desc' },
-  name: { key: 'name', direction: 'asc' },
-  '-name': { key: 'name', direction: 'desc' },
-  createdAt: { key: 'createdAt', direction: 'asc' },
-  '-createdAt': { key: 'createdAt', direction: 'desc' },
+  price: { key: 'price', direction: ASCENDING },
+  '-price': { key: 'price', direction: DESCENDING },
+  name: { key: 'name', direction: ASCENDING },
+  '-name': { key: 'name', direction: DESCENDING },
+  createdAt: { key: 'createdAt', direction: ASCENDING },
+  '-createdAt': { key: 'createdAt', direction: DESCENDING },
 };
 
 /**

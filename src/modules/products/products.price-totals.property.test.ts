@@ -6,7 +6,7 @@ import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 import { priceCounterMismatches } from '../../../test/support/price-counts.ts';
 import type { ProductFilter, ProductSort } from './product.ts';
-import { countProducts, listProductsPage } from './products.list.repository.ts';
+import { countProducts, listProductsPage } from './products.list.statements.ts';
 
 const CATEGORIES = ['a', 'b', 'c'] as const;
 const category = fc.constantFrom(...CATEGORIES);

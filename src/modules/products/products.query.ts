@@ -16,6 +16,13 @@ function toCents(value: FilterValue): number | undefined {
   return Number.isSafeInteger(cents) ? cents : undefined;
 }
 
+/** Why a price has no cents value: the fix a 422 names. */
+function centsError(value: FilterValue): string {
+  return hasAtMostTwoDecimals(Number(value))
+    ? 'is beyond the largest price'
+    : 'must have at most two decimals (whole cents), e.g. 19.99';
+}
+
 /**
  * What a client may filter the products list by (DECISIONS §12), declared once (core/querying): the
  * seed's parameters (`category`, `min_price`, `max_price`, `in_stock`, `search`, read by the service
@@ -27,7 +34,13 @@ function toCents(value: FilterValue): number | undefined {
  */
 function productQuery<K extends 'created_at' | 'createdAt'>(createdKey: K) {
   const fields: Record<'price' | 'stock' | 'name' | 'category' | K, FieldRule> = {
-    price: { column: 'price_cents', type: 'number', encode: toCents, description: 'in currency units' },
+    price: {
+      column: 'price_cents',
+      type: 'number',
+      encode: toCents,
+      encodeError: centsError,
+      description: 'in currency units',
+    },
     stock: { column: 'stock', type: 'integer' },
     name: { column: 'name', type: 'text' },
     category: { column: 'category', type: 'text', operators: ['eq', 'ne', 'in'] },

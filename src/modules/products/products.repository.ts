@@ -1,19 +1,18 @@
+import type { Insertable, QueryCreator } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { rowByIdStatement, rowsByIdsStatement } from '../../core/db/by-id-statements.ts';
-import { readRows } from '../../core/db/fast-read.ts';
-import type { ProductRow, ProductRowUpdate } from './products.table.ts';
+import type { Tables } from '../../core/db/tables.ts';
+import { rowByIdReader, rowsByIdsReader } from '../../core/db/by-id-statements.ts';
+import type { ProductRow, ProductRowUpdate, ProductsTable } from './products.table.ts';
 
-const productById = rowByIdStatement<ProductRow>('products');
-const productsByIds = rowsByIdsStatement<ProductRow>('products');
+export const findProductById = rowByIdReader<ProductRow>('products');
 
-export async function findProductById(db: Db, id: number): Promise<ProductRow | undefined> {
-  return (await readRows(db, productById(db, id)))[0];
+/** The insert of a new product, built on `qc` (the outbox runs it with its `product.created` event: `recordInsert`). */
+export function productInsert(qc: QueryCreator<Tables>, row: Insertable<ProductsTable>) {
+  return qc.insertInto('products').values(row).returningAll();
 }
 
 /** In no particular order; missing ids left out. */
-export async function findProductsByIds(db: Db, ids: readonly number[]): Promise<ProductRow[]> {
-  return ids.length === 0 ? [] : readRows(db, productsByIds(db, ids));
-}
+export const findProductsByIds = rowsByIdsReader<ProductRow>('products');
 
 export function updateProductById(db: Db, id: number, changes: ProductRowUpdate): Promise<ProductRow | undefined> {
   return db.updateTable('products').set(changes).where('id', '=', id).returningAll().executeTakeFirst();

@@ -27,6 +27,8 @@ import {
 } from './products.schemas.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
+import { registerProductsAggregateRoute } from './products.aggregate.routes.ts';
+import { listWeightWithFacets } from '../../core/querying/aggregate-grammar.ts';
 
 const ProductParams = Type.Object({ productId: Id });
 const tags = ['products'];
@@ -59,13 +61,15 @@ function listOptionsOf(query: ListProductsQuery, version: ApiVersion): ListProdu
     category: query.category,
     minPrice: query.min_price,
     maxPrice: query.max_price,
-    inStock: query.in_stock === 'true',
+    inStock: String(query.in_stock) === 'true',
     search: query.search,
     sort: parseProductSort(query.sort, version === 1 ? PRODUCT_SORTS : PRODUCT_SORTS_V2),
     count: query.count,
     cursor: query.cursor,
     parameters: query,
     grammar: version === 1 ? PRODUCT_QUERY_V1 : PRODUCT_QUERY_V2,
+    q: query.q,
+    highlight: query.highlight,
   };
 }
 
@@ -74,7 +78,10 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
   app.get(
     '/products',
     {
-      config: publicRead,
+      config: {
+        ...publicRead,
+        rateLimitWeight: (request) => listWeightWithFacets((request.query as { facets?: unknown } | undefined)?.facets),
+      },
       onSend: varyWithoutAuthorization,
       schema: {
         tags,
@@ -86,13 +93,24 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
     async (request) => {
       const version = request.apiVersion;
       const fields = parseFields(request.query.fields, productFields(version));
-      const page = await products.listProducts(request.principal, listOptionsOf(request.query, version));
+      const options = listOptionsOf(request.query, version);
+      const [page, facets] = await Promise.all([
+        products.listProducts(request.principal, options),
+        products.facets(request.principal, options),
+      ]);
       return {
-        data: page.items.map((p) => toProductListItem(p, request.apiPrefix, fields, version)),
+        data: page.items.map((p, i) => ({
+          ...toProductListItem(p, request.apiPrefix, fields, version),
+          ...(page.search ? { _search: page.search.hits[i] } : {}),
+        })),
         pagination: queriedPaginationOf(page),
+        ...(page.search && 'suggestion' in page.search ? { suggestion: page.search.suggestion } : {}),
+        ...(facets ? { facets } : {}),
       };
     },
   );
+
+  registerProductsAggregateRoute(app, products, listOptionsOf, { onSend: varyWithoutAuthorization });
 
   app.get(
     '/products/:productId',

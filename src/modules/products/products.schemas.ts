@@ -1,11 +1,18 @@
-import { Type, type Static, type TString } from 'typebox';
-import { Link, Nullable, OffsetQuery, PageQuery, Named } from '../../core/http/schemas.ts';
+import { Type, type Static } from 'typebox';
+import { Nullable, OffsetQuery, PageQuery, Named } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { CountAndCursorParameters, filterParameters } from '../../core/querying/list-query-schema.ts';
+import { searchHitProperty, searchParameters, SuggestionProperty } from '../../core/search/search-results.ts';
+import { facetsParameter, withFacets } from '../../core/querying/aggregate-schema.ts';
+import { PRODUCT_AGGREGATES_V1 } from './products.aggregate.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { MAX_PRICE } from './money.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2, type ProductQuery } from './products.query.ts';
+import { ProductViewV1, ProductViewV2 } from './products.representation.ts';
+import { PRODUCT_SEARCH } from './products.search.ts';
+
+export { ProductView, ProductViewV1, ProductViewV2 } from './products.representation.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so does the service. */
 export const ProductName = Type.String({
@@ -60,25 +67,37 @@ export const UpdateProductInput = Type.Object(
 );
 export type UpdateProductInput = Static<typeof UpdateProductInput>;
 
+/**
+ * The seed's `in_stock`: only `true` has an effect, any other text is ignored. Typed boolean or string, so a
+ * generated client may send `true` as a boolean (it arrives as the text `true`); ajv leaves a string as it
+ * is, since one of the types matches, and the route compares the text.
+ */
+const InStockQuery = Type.Unsafe<boolean | string>({
+  type: ['boolean', 'string'],
+  description: 'Only `true` has an effect (stock > 0); any other value is ignored',
+});
+
 /** The list's query parameters in a version: the seed's, then `count`, `cursor` and the grammar's filters. */
-const listProductsQueryOf = (grammar: ProductQuery, sorts: string) =>
+export const listProductsQueryOf = (grammar: ProductQuery, sorts: string) =>
   Type.Object({
     ...PageQuery,
     offset: OffsetQuery,
     category: Type.Optional(Type.String({ description: 'Equality filter' })),
     min_price: Type.Optional(Type.Number({ description: 'Price greater than or equal to the value' })),
     max_price: Type.Optional(Type.Number({ description: 'Price less than or equal to the value' })),
-    in_stock: Type.Optional(Type.String({ description: 'Only the value `true` has an effect: stock > 0' })),
+    in_stock: Type.Optional(InStockQuery),
     search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the name, matched literally' })),
     sort: Type.Optional(
       Type.String({
-        description: `Comma-separated: ${sorts}; a leading \`-\` is descending; ties break by ascending id; any other value gives ascending id`,
+        description: `Comma-separated: ${sorts}; a leading \`-\` is descending; ties break by ascending id; any other value gives ascending id (with q: best match first, relevance)`,
         examples: ['-price,name'],
       }),
     ),
     fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
     ...CountAndCursorParameters,
     ...filterParameters(grammar),
+    ...searchParameters(PRODUCT_SEARCH),
+    ...facetsParameter(PRODUCT_AGGREGATES_V1),
   });
 
 /** v1 filters by `created_at[...]` and sorts by `created_at`; v2 says `createdAt` (DECISIONS §7). */
@@ -88,42 +107,26 @@ export const ListProductsQuery = Versioned(
 );
 export type ListProductsQuery = Static<typeof ListProductsQuery>;
 
-const productViewOf = <K extends string>(createdKey: K) =>
-  Named(
-    'Product',
-    Type.Object(
-      {
-        id: Type.Integer(),
-        name: Type.String(),
-        category: Type.String(),
-        price: Type.Number(),
-        stock: Type.Integer(),
-        image: Nullable(Type.String()),
-        description: Nullable(Type.String()),
-        ...({ [createdKey]: Type.String({ format: 'date-time' }) } as Record<K, TString>),
-        updatedAt: Type.String({ format: 'date-time' }),
-        _links: Type.Object({ self: Link }),
-      },
-      { additionalProperties: false },
-    ),
-  );
-
-/** v1 names the creation time `created_at`, v2 `createdAt` (DECISIONS §7); the rest is the same. */
-export const ProductViewV1 = productViewOf('created_at');
-export const ProductViewV2 = productViewOf('createdAt');
-export const ProductView = Versioned(ProductViewV1, ProductViewV2);
-
 /** `data` of `product.deleted`. */
 export const DeletedProduct = Named(
   'DeletedProduct',
   Type.Object({ id: Type.Integer() }, { additionalProperties: false }),
 );
 
-/** List items may be cut down by `fields`, so every property is optional there. */
-export const ProductList = queriedPageOf(
-  Versioned(
-    Named('ProductFields', Type.Partial(ProductViewV1, { additionalProperties: false })),
-    Named('ProductFields', Type.Partial(ProductViewV2, { additionalProperties: false })),
-  ),
+/** List items may be cut down by `fields`, so every property is optional there; `_search` with `q`. */
+const productFieldsOf = (view: typeof ProductViewV1 | typeof ProductViewV2) =>
+  Named(
+    'ProductFields',
+    Type.Object(
+      { ...Type.Partial(view).properties, ...searchHitProperty(PRODUCT_SEARCH, 'ProductSearchHit') },
+      { additionalProperties: false },
+    ),
+  );
+const productPage = queriedPageOf(
+  Versioned(productFieldsOf(ProductViewV1), productFieldsOf(ProductViewV2)),
   'ProductPage',
+);
+export const ProductList = withFacets(
+  Named('ProductPage', Type.Object({ ...productPage.properties, ...SuggestionProperty })),
+  PRODUCT_AGGREGATES_V1,
 );

@@ -1,5 +1,5 @@
 import { requireAdmin } from '../../core/access/guards.ts';
-import { isAdmin, type Principal } from '../../core/access/principal.ts';
+import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
@@ -8,22 +8,19 @@ import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
 import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
-import { parseListQuery } from '../../core/querying/list-query-parse.ts';
+import { readSearchParameters, type SearchResults } from '../../core/search/search-results.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { centsOf, hasAtMostTwoDecimals } from './money.ts';
 import { toProduct, type Product, type ProductSort } from './product.ts';
-import { readProductPage } from './products.page.repository.ts';
-import {
-  PRODUCT_QUERY_V1,
-  seedConditionsOf,
-  sortKeysOf,
-  type ProductQuery,
-  type SeedProductFilters,
-} from './products.query.ts';
+import { readProductPage, readProductSearchResults } from './products.page.repository.ts';
+import { createProductAggregates } from './products.aggregate.service.ts';
+import { productListQuery } from './products.list-request.ts';
+import { PRODUCT_QUERY_V1, type ProductQuery, type SeedProductFilters } from './products.query.ts';
 import * as repo from './products.repository.ts';
+import { PRODUCT_SEARCH } from './products.search.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
-import type { ProductRow, ProductRowUpdate } from './products.table.ts';
+import type { ProductRowUpdate } from './products.table.ts';
 
 export interface ListProductsOptions extends PageRequest, SeedProductFilters {
   /** The seed's sort, already read against the version's whitelist (product-sort.ts). */
@@ -34,7 +31,13 @@ export interface ListProductsOptions extends PageRequest, SeedProductFilters {
   parameters?: Readonly<Record<string, unknown>> | undefined;
   /** The version's grammar (products.query.ts): v1's when absent. */
   grammar?: ProductQuery | undefined;
+  /** Full-text search (DECISIONS §14, core/search) and the fields to highlight. */
+  q?: string | undefined;
+  highlight?: string | undefined;
 }
+
+/** A page of products; with `q`, each item's score and highlights and, when nothing matched, a suggestion. */
+export type ProductPage = QueriedPage<Product> & { search?: SearchResults };
 
 export const PRODUCT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
@@ -82,7 +85,7 @@ export function createProductsService(
   ) {
     requireAdmin(actor);
     const changes = rowChanges(input);
-    return db.transaction().execute(async (trx) => {
+    return events.transaction(db, async (trx) => {
       const current = await repo.lockProductById(trx, id);
       if (!current) throw notFound(id);
       precondition?.(toProduct(current));
@@ -94,25 +97,21 @@ export function createProductsService(
   }
 
   return {
+    ...createProductAggregates(db, lists),
+
     /**
      * Public: anyone may read the catalogue. A page of products by the list's grammar
      * (products.query.ts): the seed's filters with their meaning, the grammar's `field[op]` filters,
      * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
      * read with the other seed filters, not as the grammar's equality.
      */
-    async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<QueriedPage<Product>> {
+    async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<ProductPage> {
       const grammar = options.grammar ?? PRODUCT_QUERY_V1;
-      const parameters = { ...options.parameters, category: undefined };
-      const request = {
-        count: options.count,
-        cursor: options.cursor,
-        parameters,
-        conditions: seedConditionsOf(options),
-        sortKeys: sortKeysOf(options.sort ?? []),
-      };
-      const query = parseListQuery(grammar, request, { admin: isAdmin(actor), ...lists });
+      const { highlight } = readSearchParameters(PRODUCT_SEARCH, options.q, options.highlight);
+      const query = productListQuery(actor, options, lists);
       const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
-      return { ...page, items: page.items.map(toProduct) };
+      const searched = await readProductSearchResults(db, query, page.items, highlight);
+      return { ...page, items: page.items.map(toProduct), ...(searched ? { search: searched } : {}) };
     },
 
     async getProduct(_actor: Principal | null, id: number): Promise<Product> {
@@ -130,10 +129,10 @@ export function createProductsService(
       requireAdmin(actor);
       const input = assertPriceHasCents(checkCreate(raw));
       const timestamp = now();
-      const row = await events.recordInsert<ProductRow, 'product.created'>(
+      const row = await events.recordInsert(
         db,
         'product.created',
-        'products',
+        repo.productInsert,
         {
           name: input.name.trim(),
           category: input.category.trim(),
@@ -181,7 +180,7 @@ export function createProductsService(
     async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean> {
       requireAdmin(actor);
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await events.transaction(db, async (trx) => {
           const current = await repo.lockProductById(trx, id);
           if (!current) return false;
           precondition?.(toProduct(current));

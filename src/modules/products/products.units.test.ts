@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containsPattern } from './like-pattern.ts';
+import { containsPattern } from '../../core/db/like-pattern.ts';
 import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, priceOf, upperBoundCents } from './money.ts';
 import { parseProductSort } from './product-sort.ts';
 import { PRODUCT_SORTS } from './products.presenter.ts';

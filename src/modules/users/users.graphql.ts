@@ -19,6 +19,26 @@ export const usersTypeDefs = /* GraphQL */ `
     The user's posts, newest first (limit 1-100).
     """
     posts(limit: Int = 20, offset: Int = 0): [Post!]!
+    """
+    One of user, admin.
+    """
+    role: String!
+    """
+    One of active, inactive, suspended (a suspended user gets no token).
+    """
+    status: String!
+    """
+    Whether an administrator verified the e-mail; false again whenever it changes.
+    """
+    emailVerified: Boolean!
+    """
+    ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z.
+    """
+    createdAt: String!
+    """
+    When the user last changed, in the format of createdAt.
+    """
+    updatedAt: String!
   }
 
   input CreateUserInput {

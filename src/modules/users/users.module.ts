@@ -1,6 +1,6 @@
 import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import type { EventsService } from '../events/events.service.ts';
-import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
+import { EVENT_LINK_PREFIX, EVENT_VIEWER } from '../events/event-recorder.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { usersEmbeds } from './users.embeds.ts';
@@ -19,8 +19,8 @@ export const usersModule = defineModule({
     createUsersService(
       db,
       services.events.recorderFor<UserEvents>({
-        'user.created': (user) => toUserView(user, EVENT_LINK_PREFIX),
-        'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX),
+        'user.created': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
+        'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
         'user.deleted': (deleted) => deleted,
       }),
       listSettingsOf(config),

@@ -1,17 +1,23 @@
+import { isSelfOrAdmin } from '../../core/access/guards.ts';
+import type { Principal } from '../../core/access/principal.ts';
 import type { User } from './user.ts';
 
-/** The REST representation of a user: the domain object plus its links under the request's prefix. */
-export function userLinks(prefix: string, id: number) {
+/**
+ * A user's links under the request's prefix. The action links (`update`, `delete`) only for a viewer who
+ * may follow them (the user themself or an admin, the service's rule): anyone else would get a 403.
+ */
+export function userLinks(prefix: string, id: number, viewer: Principal | null) {
   const self = `${prefix}/users/${id}`;
-  return {
+  const links = {
     self: { href: self },
     posts: { href: `${self}/posts` },
     avatar: { href: `${self}/avatar` },
-    update: { href: self, method: 'PATCH' },
-    delete: { href: self, method: 'DELETE' },
   };
+  if (!isSelfOrAdmin(viewer, id)) return links;
+  return { ...links, update: { href: self, method: 'PATCH' }, delete: { href: self, method: 'DELETE' } };
 }
 
-export function toUserView(user: User, prefix: string) {
-  return { ...user, _links: userLinks(prefix, user.id) };
+/** The REST representation of a user as `viewer` sees it: the domain object plus its links. */
+export function toUserView(user: User, prefix: string, viewer: Principal | null) {
+  return { ...user, _links: userLinks(prefix, user.id, viewer) };
 }

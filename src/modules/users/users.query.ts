@@ -10,6 +10,7 @@ import { defineListGrammar } from '../../core/querying/list-grammar.ts';
 export const USER_QUERY = defineListGrammar({
   resource: 'users',
   tieBreak: 'follow',
+  orderParameter: true,
   seedParameters: ['role', 'status'],
   fields: {
     id: { column: 'id', type: 'integer', operators: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'] },

@@ -10,15 +10,19 @@ import { Link, Named, Nullable } from '../../core/http/schemas.ts';
 export const Role = Type.Enum(['user', 'admin']);
 export const UserStatus = Type.Enum(['active', 'inactive', 'suspended']);
 
+/** `update` and `delete` only for a caller who may follow them: the user themself or an admin (users.presenter.ts). */
 export const UserLinks = Named(
   'UserLinks',
-  Type.Object({
-    self: Link,
-    posts: Link,
-    avatar: Link,
-    update: Link,
-    delete: Link,
-  }),
+  Type.Object(
+    {
+      self: Link,
+      posts: Link,
+      avatar: Link,
+      update: Type.Optional(Link),
+      delete: Type.Optional(Link),
+    },
+    { description: '`update` and `delete` are present only for the user themself and administrators' },
+  ),
 );
 
 export const userProperties = {

@@ -28,12 +28,11 @@ for (const dialect of DIALECTS) {
         assert.match(res.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
         assert.equal(res.body.password, undefined);
         assert.equal(res.body.password_hash, undefined);
+        // No action links: the anonymous caller may not act on the account until they sign in.
         assert.deepEqual(res.body._links, {
           self: { href: `/api/users/${res.body.id}` },
           posts: { href: `/api/users/${res.body.id}/posts` },
           avatar: { href: `/api/users/${res.body.id}/avatar` },
-          update: { href: `/api/users/${res.body.id}`, method: 'PATCH' },
-          delete: { href: `/api/users/${res.body.id}`, method: 'DELETE' },
         });
       });
 

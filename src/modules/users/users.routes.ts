@@ -35,7 +35,7 @@ const EMAIL_TAKEN = {
 
 /** A write's `If-Match` precondition: compared with the user as `GET /users/:userId` presents it. */
 const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<User> | undefined =>
-  ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix));
+  ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix, request.principal));
 
 /** REST adapter for users: each handler is a thin call into the users service. */
 export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embedding: Embedding }> = async (
@@ -54,7 +54,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
       const page = await users.listUsers(request.principal, request.query);
       const data = page.items.map((user) => ({
         ...pickFields(user, fields),
-        _links: userLinks(request.apiPrefix, user.id),
+        _links: userLinks(request.apiPrefix, user.id, request.principal),
       }));
       return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },
@@ -68,7 +68,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
     },
     async (request, reply) => {
       const user = await users.createUser(request.principal, request.body);
-      const view = toUserView(user, request.apiPrefix);
+      const view = toUserView(user, request.apiPrefix, request.principal);
       return reply.code(201).header('location', view._links.self.href).send(view);
     },
   );
@@ -87,7 +87,9 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
     },
     async (request) => {
       const embed = embedding.forRequest('user', request);
-      return embed.one(toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix));
+      return embed.one(
+        toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix, request.principal),
+      );
     },
   );
 
@@ -110,7 +112,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
         request.body,
         ifMatchOf(request, reply),
       );
-      return toUserView(user, request.apiPrefix);
+      return toUserView(user, request.apiPrefix, request.principal);
     },
   );
 
@@ -133,7 +135,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
         request.body,
         ifMatchOf(request, reply),
       );
-      return toUserView(user, request.apiPrefix);
+      return toUserView(user, request.apiPrefix, request.principal);
     },
   );
 
@@ -179,7 +181,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
         response: { 200: UserView },
       },
     },
-    async (request) => toUserView(await users.verifyEmail(request.principal, request.params.userId), request.apiPrefix),
+    async (request) =>
+      toUserView(
+        await users.verifyEmail(request.principal, request.params.userId),
+        request.apiPrefix,
+        request.principal,
+      ),
   );
 
   app.post(
@@ -195,6 +202,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
       },
     },
     async (request) =>
-      toUserView(await users.promoteToAdmin(request.principal, request.params.userId), request.apiPrefix),
+      toUserView(
+        await users.promoteToAdmin(request.principal, request.params.userId),
+        request.apiPrefix,
+        request.principal,
+      ),
   );
 };

@@ -19,7 +19,12 @@ import { EmbeddableUser, Role, UserStatus, userProperties } from './users.repres
 export const UserName = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['Ada Lovelace'] });
 export const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] });
 export const Age = Nullable(Type.Integer({ minimum: 0, maximum: 150 }));
-export const Password = Type.String({ minLength: 8, maxLength: 200, writeOnly: true });
+export const PASSWORD_LENGTH = { min: 8, max: 200 } as const;
+export const Password = Type.String({
+  minLength: PASSWORD_LENGTH.min,
+  maxLength: PASSWORD_LENGTH.max,
+  writeOnly: true,
+});
 export { Role, UserStatus };
 
 const writable = {

@@ -5,7 +5,7 @@ import { now } from '../../core/clock.ts';
 import { columnsFor } from '../../core/db/columns.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
-import type { UserRow, UserRowUpdate } from './users.table.ts';
+import type { UserRowUpdate } from './users.table.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
@@ -70,7 +70,7 @@ export function createUsersService(
     }
   }
 
-  const write = <T>(work: (trx: Db) => Promise<T>): Promise<T> => unique(() => db.transaction().execute(work));
+  const write = <T>(work: (trx: Db) => Promise<T>): Promise<T> => unique(() => events.transaction(db, work));
 
   async function change(
     actor: Principal | null,
@@ -164,10 +164,10 @@ export function createUsersService(
       const timestamp = now();
       const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
       const row = await unique(() =>
-        events.recordInsert<UserRow, 'user.created'>(
+        events.recordInsert(
           db,
           'user.created',
-          'users',
+          repo.userInsert,
           {
             name: input.name.trim(),
             email: input.email.toLowerCase(),
@@ -201,7 +201,7 @@ export function createUsersService(
       requireSelfOrAdmin(actor, id);
       const hasOrders = () => AppError.conflict('A user who has orders cannot be deleted');
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await events.transaction(db, async (trx) => {
           const current = await repo.lockUserById(trx, id);
           if (!current) return false;
           precondition?.(toUser(current));

@@ -1,10 +1,9 @@
 import type { Db } from '../../core/db/database.ts';
-import { readRows } from '../../core/db/fast-read.ts';
 import { backgroundTransaction } from '../events/background-writes.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
 import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
-import { claimCandidates, dueProbe, PENDING, successesUpdate } from './delivery-statements.ts';
+import { PENDING, probeDue, readClaimCandidates, updateSucceeded } from './deliveries.statements.ts';
 
 /** All SQL of webhook deliveries: the fan-out's inserts, the claim, the outcomes, the log. */
 
@@ -67,8 +66,8 @@ export async function upsertReplayed(db: Db, rows: NewWebhookDeliveryRow[]): Pro
  * index, so that a poll with nothing to do opens no transaction (on SQLite a transaction takes the one
  * connection from every request: a claim each second cost W3 13 % of its throughput there).
  */
-export async function anyDue(db: Db, now: string): Promise<boolean> {
-  return (await readRows(db, dueProbe(db, undefined, { now }))).length > 0;
+export function anyDue(db: Db, now: string): Promise<boolean> {
+  return probeDue(db, now);
 }
 
 export interface ClaimRequest {
@@ -100,7 +99,7 @@ export async function claimDueDeliveries(
   // Run again whole when PostgreSQL aborts it as one side of a deadlock (a replay's upsert of the same rows).
   return backgroundTransaction(db, async (trx) => {
     await before(trx);
-    const candidates = claimCandidates(trx, undefined, {
+    const candidates = await readClaimCandidates(trx, {
       now: claim.now,
       full: full.length > 0 ? full : undefined,
       // No more than one endpoint could take (each row read is locked on PostgreSQL): when the first
@@ -109,7 +108,7 @@ export async function claimDueDeliveries(
     });
     const room = new Map(claim.room);
     const chosen: number[] = [];
-    for (const row of await readRows(trx, candidates)) {
+    for (const row of candidates) {
       if (chosen.length >= claim.limit) break;
       const left = room.get(row.endpoint_id) ?? claim.perEndpoint;
       if (left <= 0) continue;
@@ -167,11 +166,7 @@ export async function recordSucceeded(
   holder: string,
   outcome: { at: string; responseStatus: number },
 ): Promise<number[]> {
-  const rows = await readRows(
-    db,
-    successesUpdate(db, undefined, { ids, holder, at: outcome.at, responseStatus: outcome.responseStatus }),
-  );
-  return rows.map((row) => Number(row.id));
+  return updateSucceeded(db, { ids, holder, at: outcome.at, responseStatus: outcome.responseStatus });
 }
 
 /** Gives claimed deliveries back untried (the process is stopping, or a lease is too short to send), so another sender takes them at once. */

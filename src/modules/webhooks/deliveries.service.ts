@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
+import { activeTracing } from '../../core/tracing/tracing.ts';
 import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
 import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
@@ -28,6 +29,8 @@ export type { ClaimedDelivery, ClaimRoom } from './delivery-fan-out.ts';
 export { toDeliveryRow } from './delivery-fan-out.ts';
 
 const ms = (iso: string) => Date.parse(iso);
+
+const NOTHING_MADE: FanOutDone = { made: 0, claimed: [], left: 0, targets: 0 };
 
 /** The fan-out (events → deliveries) and the attempts (deliveries → HTTP), for the two workers. */
 export function createDeliveriesService(
@@ -104,23 +107,26 @@ export function createDeliveriesService(
       holder: string,
       claim?: ClaimRoom,
     ): Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; left: number; targets: number }> {
-      let done: FanOutDone = { made: 0, claimed: [], left: 0, targets: 0 };
-      const taken = await successes.within((record) =>
+      // The successes answered since the last commit are recorded in the fan-out's transaction (one commit
+      // for both: delivery-successes.ts); the batch's deliveries are made there (delivery-fan-out.ts).
+      const step = await successes.within((recordSuccesses) =>
         events.consume(
           { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs },
           async (trx, batch) => {
-            await record(trx);
-            done = await fanOutBatch(trx, batch, claim, options.leaseMs);
+            await recordSuccesses(trx);
+            return fanOutBatch(trx, batch, claim, options.leaseMs);
           },
         ),
       );
-      return { events: taken, deliveries: done.made, claimed: done.claimed, left: done.left, targets: done.targets };
+      const done = step.result ?? NOTHING_MADE;
+      return {
+        events: step.handled,
+        deliveries: done.made,
+        claimed: done.claimed,
+        left: done.left,
+        targets: done.targets,
+      };
     },
-
-    /** Calls `listener` after each commit of this process that may have written an event (the fan-out has work). */
-    onCommit: (listener: () => void): (() => void) => events.onCommit(listener),
-
-    releaseFanOut: (holder: string) => events.releaseConsumer(WEBHOOKS_CONSUMER, holder),
 
     /** Claims due deliveries for `holder` (see deliveries.repository.ts), with the endpoints they go to. */
     async claim(
@@ -153,9 +159,12 @@ export function createDeliveriesService(
           toSigningEndpoint(row, at),
         ]),
       );
+      // With tracing on, each attempt joins its event's writer's trace: kept with the event (events are
+      // kept while a delivery of theirs is pending), looked up for the claimed ones in one statement.
+      const traces = activeTracing() ? await events.traceContextsOf(rows.map((row) => row.event_id)) : undefined;
       return rows.flatMap((row) => {
         const endpoint = byId.get(row.endpoint_id);
-        return endpoint ? [{ row, endpoint }] : [];
+        return endpoint ? [{ row, endpoint, trace: traces?.get(row.event_id) }] : [];
       });
     },
 
@@ -167,6 +176,7 @@ export function createDeliveriesService(
           secrets: claimed.endpoint.secrets,
           eventId: claimed.row.event_id,
           payload: claimed.row.payload,
+          trace: claimed.trace,
         },
         signal,
       );

@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
+import type { TraceContext } from '../../core/tracing/tracing.ts';
 import type { FeedEvent } from '../events/event.ts';
 import * as deliveries from './deliveries.repository.ts';
 import { subscribedAt, toSigningEndpoint, type SigningEndpoint } from './webhook.ts';
@@ -16,6 +17,8 @@ export interface ClaimedDelivery {
   endpoint: SigningEndpoint;
   /** When its event committed (ms), when known without reading the payload. */
   committed?: number;
+  /** The trace of the request that wrote its event (DECISIONS §17): the attempt's span joins it. */
+  trace?: TraceContext | undefined;
 }
 
 /** What a delivery worker may take now: at most `limit`, and per endpoint its room (unlisted: `perEndpoint`). */
@@ -93,13 +96,16 @@ export async function fanOutBatch(
   if (claimedRows.size === 0) return { made: rows.length, claimed: [], left: rows.length, targets: found.length };
   const ids = new Map(inserted.map((row) => [`${row.endpoint_id} ${row.event_id}`, Number(row.id)]));
   const byId = new Map(found.map((row) => [row.id, toSigningEndpoint(row, at)]));
-  const committedOf = new Map(batch.map((item) => [item.event.id, ms(item.event.timestamp)]));
+  const eventOf = new Map(batch.map((item) => [item.event.id, item]));
   const claimed = [...claimedRows].flatMap((row): ClaimedDelivery[] => {
     const id = ids.get(`${row.endpoint_id} ${row.event_id}`);
     // A pair that was there already (a fan-out run twice) is not this one: not claimed here.
     if (id === undefined) return [];
     const endpoint = byId.get(row.endpoint_id)!;
-    return [{ row: { ...row, id } as WebhookDeliveryRow, endpoint, committed: committedOf.get(row.event_id) }];
+    const item = eventOf.get(row.event_id)!;
+    return [
+      { row: { ...row, id } as WebhookDeliveryRow, endpoint, committed: ms(item.event.timestamp), trace: item.trace },
+    ];
   });
   return { made: rows.length, claimed, left: rows.length - claimed.length, targets: found.length };
 }

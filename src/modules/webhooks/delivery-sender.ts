@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import type * as Undici from 'undici';
+import { activeTracing, type TraceContext } from '../../core/tracing/tracing.ts';
 import { BlockedUrlError, type UrlGuard } from './url-guard.ts';
 
 /**
@@ -15,6 +16,8 @@ export interface Attempt {
   secrets: readonly string[];
   eventId: string;
   payload: string;
+  /** The trace the attempt joins (its event's writer's); unset: the active one, or a trace of its own. */
+  trace?: TraceContext | undefined;
 }
 
 export type AttemptResult =
@@ -55,7 +58,7 @@ export interface DeliverySender {
 
 export function createDeliverySender(options: { timeoutMs: number; guard: UrlGuard }): DeliverySender {
   // undici is loaded with the first delivery: a service without webhook endpoints never loads it (its
-  // modules held ~5 MB of the idle heap; bench/RESULTS.md, session 18).
+  // modules held megabytes of the idle heap).
   let client: Promise<{ agent: Undici.Agent; request: typeof Undici.request }> | undefined;
   const undici = () =>
     (client ??= import('undici').then(({ Agent, request }) => ({
@@ -86,6 +89,10 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
       const { agent, request } = await undici();
       const at = new Date();
       const one = abortable(options.timeoutMs, signal);
+      // With tracing on, a client span per attempt, in the trace of the request that wrote the event,
+      // and its `traceparent` on the request (Standard Webhooks allows headers of one's own): the
+      // receiver's work joins the writer's trace.
+      const span = activeTracing()?.startHttpClientSpan('POST', url, attempt.trace);
       try {
         const answer = await request(url, {
           method: 'POST',
@@ -97,11 +104,13 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
             'webhook-id': attempt.eventId,
             'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
             'webhook-signature': signatureHeader(attempt.secrets, attempt.eventId, at, attempt.payload),
+            ...span?.headers,
           },
           body: attempt.payload,
         });
         // Read and dropped (up to undici's dump limit), so the connection can be used again.
         await answer.body.dump().catch(() => {});
+        span?.end({ status: answer.statusCode });
         const retryAfter = answer.headers['retry-after'];
         return {
           kind: 'answered',
@@ -109,6 +118,7 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
           retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
         };
       } catch (error) {
+        span?.end({ error: one.timedOut() ? 'timeout' : errorType(error) });
         if (error instanceof BlockedUrlError || (error as Error)?.cause instanceof BlockedUrlError)
           return { kind: 'refused', error: describe(error) };
         return {
@@ -130,7 +140,7 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
  * cleared and its listener removed as soon as the attempt ends (`done`). `AbortSignal.timeout` kept each
  * attempt's signal and timer alive for the whole timeout (10 s: ten thousand of them at a thousand
  * deliveries a second, promoted to the old generation) and `AbortSignal.any` tied each to the worker's
- * signal: 7.5-8.5 µs an attempt against 3.0-3.2 (bench/RESULTS.md, session 19).
+ * signal: more than twice the CPU of an attempt with one timer of its own.
  */
 function abortable(timeoutMs: number, stop: AbortSignal | undefined) {
   const controller = new AbortController();
@@ -150,6 +160,13 @@ function abortable(timeoutMs: number, stop: AbortSignal | undefined) {
       stop?.removeEventListener('abort', onStop);
     },
   };
+}
+
+/** The span's `error.type`: a short, bounded name (the error's code or class), never its message. */
+function errorType(error: unknown): string {
+  const err = error as { code?: unknown; name?: unknown } | undefined;
+  if (typeof err?.code === 'string') return err.code;
+  return typeof err?.name === 'string' ? err.name : '_OTHER';
 }
 
 function describe(error: unknown): string {

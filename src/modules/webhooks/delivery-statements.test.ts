@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
 import { claimDueDeliveries, type ClaimRequest } from './deliveries.repository.ts';
 
 /**
- * The claim's candidates statement is compiled once per number of full endpoints (delivery-statements.ts):
+ * The claim's candidates statement is compiled once per number of full endpoints (deliveries.statements.ts):
  * every claim must still use its own `now`, full endpoints and limit.
  */
 const AT = (minutes: number) => new Date(Date.UTC(2026, 10, 26, 10, minutes)).toISOString();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PollingWorker, WorkerLog } from '../../core/jobs/polling-worker.ts';
+import { inRootContext } from '../../core/tracing/tracing.ts';
 import type { ClaimedDelivery, ClaimRoom, DeliveriesService } from './deliveries.service.ts';
 
 export interface DeliveryWorker extends PollingWorker {
@@ -34,9 +35,9 @@ const CLAIM_AHEAD = 8;
 /**
  * How many requests may be in flight at once to a fast endpoint, in multiples of `perEndpoint`. The
  * answers of a busy process are read once per turn of its event loop (~10 ms with 32 connections of
- * requests on one core), so `perEndpoint` requests in flight carried ~600 deliveries a second at most,
- * fewer than SQLite W8 writes: its deliveries fell seconds behind (commit-to-delivery p99 1.8 s; 0.1 s
- * with four times as many; bench/RESULTS.md, session 21). A slow endpoint keeps `perEndpoint`.
+ * requests on one core), so `perEndpoint` requests in flight carried fewer deliveries a second than a
+ * busy SQLite server writes events: its deliveries fell seconds behind, and kept up with four times as
+ * many in flight. A slow endpoint keeps `perEndpoint`.
  */
 const FAST_IN_FLIGHT = 4;
 /** An endpoint whose answers take longer than this on average is slow: nothing claimed ahead, no more in flight. */
@@ -197,7 +198,8 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
       again = true;
       return;
     }
-    claiming = claimWhileRoom()
+    // A wake-up from a request (a manual retry, a replay) must not put the claims and attempts in its trace.
+    claiming = inRootContext(claimWhileRoom)
       .catch((error: unknown) => options.log.error({ err: error }, 'webhook delivery claim failed'))
       .finally(() => {
         claiming = undefined;

@@ -1,7 +1,7 @@
-import { createPollingWorker } from '../../core/jobs/polling-worker.ts';
 import type { EventsService } from '../events/events.service.ts';
+import { createOutboxConsumer } from '../events/outbox-consumer.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
-import { createDeliveriesService } from './deliveries.service.ts';
+import { createDeliveriesService, WEBHOOKS_CONSUMER } from './deliveries.service.ts';
 import { createDeliverySender } from './delivery-sender.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 import { parseRetrySchedule } from './retry-schedule.ts';
@@ -49,7 +49,7 @@ export const webhooksModule = defineModule({
   createService,
   routes: restRoutes(webhooksRoutes, ({ webhooks }) => ({ webhooks })),
   migrations: webhooksMigrations,
-  workers: ({ webhooks }: { webhooks: WebhooksModuleService }, { config, log }) => {
+  workers: ({ webhooks, events }: { webhooks: WebhooksModuleService; events: EventsService }, { config, log }) => {
     const delivery = createDeliveryWorker(webhooks.deliveries, {
       pollMs: config.WEBHOOK_DELIVERY_POLL_MS,
       concurrency: config.WEBHOOK_CONCURRENCY,
@@ -57,14 +57,15 @@ export const webhooksModule = defineModule({
       log,
     });
     webhooks.onDeliveriesQueued(delivery.wake);
-    // Woken by this process's commits while there are endpoints (else its poll suffices).
+    // Woken by this process's event-writing commits while there are endpoints (else its poll suffices).
     let endpointsSeen = false;
-    let unobserve = () => {};
-    const fanOut = createPollingWorker({
+    const fanOut = createOutboxConsumer(events, {
       name: 'webhook fan-out',
+      consumer: WEBHOOKS_CONSUMER,
       intervalMs: config.WEBHOOK_FANOUT_POLL_MS,
       wakeDelayMs: FAN_OUT_WAKE_DELAY_MS,
       log,
+      wakesOnCommit: () => endpointsSeen,
       step: async (holder) => {
         // The deliveries this process's worker has room for are claimed for it by the fan-out itself
         // and sent at once; any others are claimed by the worker (woken) or another instance.
@@ -74,24 +75,7 @@ export const webhooksModule = defineModule({
         return done.events >= FAN_OUT_BATCH;
       },
     });
-    return [
-      {
-        ...fanOut,
-        start() {
-          unobserve = webhooks.deliveries.onCommit(() => {
-            if (endpointsSeen) fanOut.wake();
-          });
-          fanOut.start();
-        },
-        async stop() {
-          unobserve();
-          await fanOut.stop();
-          // Another instance takes the fan-out over at once instead of after the lease.
-          await webhooks.deliveries.releaseFanOut(fanOut.id).catch(() => {});
-        },
-      },
-      delivery,
-    ];
+    return [fanOut, delivery];
   },
   metrics: ({ webhooks }: { webhooks: WebhooksModuleService }) => [
     {

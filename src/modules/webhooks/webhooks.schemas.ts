@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
+import { HTTP_URL } from '../../core/validation/ajv.ts';
 
 /** REST shapes of `/webhooks`, declared once: validation, types, serialization and the OpenAPI document. */
 
@@ -9,7 +10,7 @@ export const MAX_DESCRIPTION_LENGTH = 500;
 export const WebhookUrl = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
-  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+  pattern: HTTP_URL,
   description: 'An http(s) URL, at most 2048 characters; in production not on a private network',
   examples: ['https://shop.example.com/hooks/content'],
 });

@@ -1,4 +1,11 @@
-import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import {
+  valueFromAST,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from 'graphql';
 
 type Selected = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
 
@@ -36,4 +43,24 @@ export function subfieldNodes(info: Selected, name: string): FieldNode[] {
     if (field.name.value === name) nodes.push(field);
   });
   return nodes;
+}
+
+/**
+ * The value of argument `argument` of every `name` field selected under the field being resolved (under
+ * any alias), as `type` reads it (variables included; an absent or invalid one left out). A list resolver
+ * uses it to read at once what its items' field resolvers will ask for (`Product.highlights(fields:)`).
+ */
+export function selectedArguments(
+  info: Selected & Pick<GraphQLResolveInfo, 'variableValues'>,
+  name: string,
+  argument: string,
+  type: GraphQLInputType,
+): unknown[] {
+  const values: unknown[] = [];
+  for (const field of subfieldNodes(info, name)) {
+    const node = field.arguments?.find((a) => a.name.value === argument);
+    const value = node ? valueFromAST(node.value, type, info.variableValues) : undefined;
+    if (value !== undefined) values.push(value);
+  }
+  return values;
 }

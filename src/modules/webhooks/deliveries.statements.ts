@@ -1,11 +1,12 @@
-import { sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
+import { readRows } from '../../core/db/fast-read.ts';
+import { shapedStatement, type BoundParams } from '../../core/db/statement-cache.ts';
 
 /**
  * The delivery statements every turn of every worker runs (the claim's candidates, the due probe, the
  * successes' update), compiled once per shape (statement-cache.ts) rather than built by Kysely on each
- * turn; deliveries.repository.ts runs them.
+ * turn, and run here; deliveries.repository.ts calls them.
  */
 
 /**
@@ -21,15 +22,20 @@ export const PENDING = sql.lit<'pending'>('pending');
  * lease, of an enabled endpoint, the head of their line (no earlier pending delivery of the same endpoint
  * and resource), not of an endpoint in `full`, oldest due first; PostgreSQL locks each row read
  * (`FOR UPDATE SKIP LOCKED`). Compiled once per dialect and number of full endpoints (statement-cache.ts):
- * Kysely built and compiled this statement on every turn of every worker, ~25 µs of CPU a claim
- * (bench/RESULTS.md, session 24).
+ * Kysely built and compiled this statement on every turn of every worker, a visible share of a claim's
+ * CPU.
  */
-export const claimCandidates: (
-  db: Db,
-  shape: undefined,
-  params: { now: string; full: readonly number[] | undefined; limit: number },
-) => CompiledQuery<{ id: number; endpoint_id: number }> = statementCache({
-  build: (db, _shape: undefined, { now, full, limit }) => {
+export function readClaimCandidates(
+  trx: Db,
+  params: ClaimCandidatesParams,
+): Promise<Array<{ id: number; endpoint_id: number }>> {
+  return readRows(trx, claimCandidates(trx, undefined, params));
+}
+
+type ClaimCandidatesParams = { now: string; full: readonly number[] | undefined; limit: number };
+
+const claimCandidates = shapedStatement({
+  build: (db, _shape: undefined, { now, full, limit }: BoundParams<ClaimCandidatesParams>) => {
     let candidates = db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -59,29 +65,36 @@ export const claimCandidates: (
     if (full !== undefined) candidates = candidates.where('d.endpoint_id', 'not in', full);
     return dialectOf(db) === 'postgres' ? candidates.forUpdate(['d']).skipLocked() : candidates;
   },
-  keyOf: () => 'claim candidates',
 });
 
-/** `anyDue`'s probe: one pending delivery due at `now`, on the due index. */
-export const dueProbe: (db: Db, shape: undefined, params: { now: string }) => CompiledQuery<{ id: number }> =
-  statementCache({
-    build: (db, _shape: undefined, { now }) =>
-      db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', '=', PENDING)
-        .where('next_attempt_at', '<=', now)
-        .limit(1),
-    keyOf: () => 'due probe',
-  });
+/** `anyDue`'s probe: whether a pending delivery is due at `now`, on the due index. */
+export async function probeDue(db: Db, now: string): Promise<boolean> {
+  return (await readRows(db, dueProbe(db, undefined, { now }))).length > 0;
+}
 
-/** `recordSucceeded`'s update: the successes of `ids` still held by `holder`, one statement per turn. */
-export const successesUpdate: (
-  db: Db,
-  shape: undefined,
-  params: { ids: readonly number[]; holder: string; at: string; responseStatus: number },
-) => CompiledQuery<{ id: number }> = statementCache({
-  build: (db, _shape: undefined, { ids, holder, at, responseStatus }) =>
+const dueProbe = shapedStatement({
+  build: (db, _shape: undefined, { now }: BoundParams<{ now: string }>) =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', PENDING)
+      .where('next_attempt_at', '<=', now)
+      .limit(1),
+});
+
+/**
+ * `recordSucceeded`'s update: the successes of `ids` still held by `holder`, one statement per turn;
+ * the ids it updated.
+ */
+export async function updateSucceeded(db: Db, params: SuccessesParams): Promise<number[]> {
+  const rows = await readRows(db, successesUpdate(db, undefined, params));
+  return rows.map((row) => Number(row.id));
+}
+
+type SuccessesParams = { ids: readonly number[]; holder: string; at: string; responseStatus: number };
+
+const successesUpdate = shapedStatement({
+  build: (db, _shape: undefined, { ids, holder, at, responseStatus }: BoundParams<SuccessesParams>) =>
     db
       .updateTable('webhook_deliveries')
       .set((eb) => ({
@@ -98,5 +111,4 @@ export const successesUpdate: (
       .where('claimed_by', '=', holder)
       .where('status', '=', 'pending')
       .returning('id'),
-  keyOf: () => 'successes',
 });

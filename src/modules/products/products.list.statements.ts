@@ -1,8 +1,8 @@
 import { sql, type AliasableExpression } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { readRows } from '../../core/db/fast-read.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
-import { containsPattern } from './like-pattern.ts';
+import { shapedStatement, type Bound, type BoundParams } from '../../core/db/statement-cache.ts';
+import { containsPattern } from '../../core/db/like-pattern.ts';
 import { PRICE_BUCKET_CENTS } from './price-bucket.ts';
 import type { ProductFilter, ProductSort, ProductSortKey } from './product.ts';
 import type { ProductRow } from './products.table.ts';
@@ -23,7 +23,7 @@ export interface ProductListPage {
  * uncorrelated scalar subquery (run once, from the same snapshot as the page) carried on every row.
  * One round trip instead of two is most of what a cheap list costs on PostgreSQL (bench/PRODUCTS.md).
  * A page with no rows has no row to carry it: at offset 0 the total is then 0; past the end it is
- * counted on its own. The SQL of each shape of query is built once (`statementCache`).
+ * counted on its own. The SQL of each shape of query is built once (`shapedStatement`).
  */
 export async function listProductsPage(db: Db, query: ProductListQuery): Promise<ProductListPage> {
   const { shape, params } = planOf(query);
@@ -56,10 +56,10 @@ async function countPlanned(db: Db, shape: FilterShape, params: FilterParams): P
  */
 type TotalKind = 'counters' | 'buckets' | 'rows' | 'zero';
 
-interface FilterShape {
+type FilterShape = {
   inStock: boolean;
   total: TotalKind;
-}
+};
 
 /** Every value the statement binds. An undefined one leaves its condition out (part of the shape). */
 interface FilterParams extends Record<string, unknown> {
@@ -77,9 +77,9 @@ interface FilterParams extends Record<string, unknown> {
   highBelow: number | undefined;
 }
 
-interface PageShape extends FilterShape {
+type PageShape = FilterShape & {
   sort: readonly ProductSort[];
-}
+};
 
 interface PageParams extends FilterParams {
   limit: number;
@@ -140,10 +140,8 @@ const SORT_COLUMNS = {
   createdAt: 'created_at',
 } as const satisfies Record<ProductSortKey, keyof ProductRow>;
 
-const pageStatement = statementCache({
-  keyOf: (shape: PageShape) =>
-    `${shape.inStock} ${shape.total} ${shape.sort.map((s) => `${s.key} ${s.direction}`).join()}`,
-  build: (db, shape, params: PageParams) => {
+const pageStatement = shapedStatement({
+  build: (db, shape: PageShape, params: BoundParams<PageParams>) => {
     if (dialectOf(db) === 'postgres') return pageByKeys(db, shape, params);
     let select = filtered(db, shape.inStock, params)
       .selectAll('products')
@@ -161,10 +159,10 @@ const pageStatement = statementCache({
  * plan), and a generic plan guesses a price range keeps a small share of the rows: with the rows read
  * directly, it chose to read and sort every matching row of the benchmark's W2 over walking the index
  * in order. Reading keys first is cheap under either plan: a few index pages and one lookup per row of
- * the page; it about halved PostgreSQL's CPU per page (pgbench, generic plans: bench/RESULTS.md,
- * session 4). SQLite plans its own way and keeps the direct read.
+ * the page; it about halved PostgreSQL's CPU per page under generic plans (bench/RESULTS.md,
+ * "Changes", 27). SQLite plans its own way and keeps the direct read.
  */
-function pageByKeys(db: Db, shape: PageShape, params: PageParams) {
+function pageByKeys(db: Db, shape: PageShape, params: BoundParams<PageParams>) {
   const sortColumns = [...new Set(shape.sort.map(({ key }) => SORT_COLUMNS[key]))];
   let keys = filtered(db, shape.inStock, params).select(['id', ...sortColumns]);
   for (const { key, direction } of shape.sort) keys = keys.orderBy(SORT_COLUMNS[key], direction);
@@ -185,16 +183,16 @@ function pageByKeys(db: Db, shape: PageShape, params: PageParams) {
   return select.orderBy('page.id', 'asc');
 }
 
-const countStatement = statementCache({
-  keyOf: (shape: FilterShape) => `${shape.inStock} ${shape.total}`,
-  build: (db, shape, params: FilterParams) => db.selectNoFrom(totalOf(db, shape, params).as('count')),
+const countStatement = shapedStatement({
+  build: (db, shape: FilterShape, params: BoundParams<FilterParams>) =>
+    db.selectNoFrom(totalOf(db, shape, params).as('count')),
 });
 
 /** Products matching the filter's conditions: each present value adds one, always as a bound parameter. */
 function filtered(
   db: Db,
   inStock: boolean,
-  params: Pick<FilterParams, 'category' | 'minPriceCents' | 'maxPriceCents' | 'pattern'>,
+  params: BoundParams<Pick<FilterParams, 'category' | 'minPriceCents' | 'maxPriceCents' | 'pattern'>>,
 ) {
   let query = db.selectFrom('products');
   if (params.category !== undefined) query = query.where('category', '=', params.category);
@@ -212,7 +210,7 @@ function filtered(
 type Total = AliasableExpression<number | string>;
 
 /** The exact number of products the filter matches, as one SQL expression. */
-function totalOf(db: Db, shape: FilterShape, params: FilterParams): Total {
+function totalOf(db: Db, shape: FilterShape, params: BoundParams<FilterParams>): Total {
   switch (shape.total) {
     case 'zero':
       return sql.lit(0);
@@ -229,7 +227,7 @@ function countRows(rows: ReturnType<typeof filtered>): Total {
   return rows.select((eb) => eb.fn.countAll<number>().as('n')).$asScalar();
 }
 
-function sumCategoryCounters(db: Db, inStock: boolean, params: FilterParams): Total {
+function sumCategoryCounters(db: Db, inStock: boolean, params: BoundParams<FilterParams>): Total {
   let query = db
     .selectFrom('product_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), sql.lit(0)).as('n'));
@@ -238,7 +236,7 @@ function sumCategoryCounters(db: Db, inStock: boolean, params: FilterParams): To
   return query.$asScalar();
 }
 
-function sumBuckets(db: Db, inStock: boolean, params: FilterParams): Total {
+function sumBuckets(db: Db, inStock: boolean, params: BoundParams<FilterParams>): Total {
   // One primary-key range (category, in_stock, bucket) per stock status: without in_stock fixed, a
   // single query could range over the buckets only after reading every counter of the category.
   const counters = (stocked: boolean) => {
@@ -253,7 +251,7 @@ function sumBuckets(db: Db, inStock: boolean, params: FilterParams): Total {
   };
   const parts: Total[] = inStock ? [counters(true)] : [counters(true), counters(false)];
   /** Products of the filter's category and stock status priced in [from, below). */
-  const edge = (from: number, below: number) =>
+  const edge = (from: Bound<number>, below: Bound<number>) =>
     countRows(
       filtered(db, inStock, {
         category: params.category,

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Link, Named } from '../../core/http/schemas.ts';
 
+/** A customer's REST representation: what `GET /customers/{id}` answers and what an order embeds. */
 export const CustomerView = Named(
   'Customer',
   Type.Object({

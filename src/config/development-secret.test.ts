@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { checkFetched } from '../../test/support/checked-answer.ts';
+import { spawnServer, type ChildServer } from '../../test/support/child-server.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { developmentSecretFileOf, developmentSecretWarning, withDevelopmentSecret } from './development-secret.ts';
+
+const directories: string[] = [];
+function freshDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'content-service-secret-'));
+  directories.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
+});
+
+const modeOf = (file: string) => statSync(file).mode & 0o777;
+
+describe('the development JWT secret', () => {
+  it('is generated on first use, kept beside the SQLite database readable by its owner only, and reused', () => {
+    const database = join(freshDirectory(), 'nested', 'content.db');
+    const config = loadConfig({ DATABASE_URL: `sqlite:${database}` });
+    const first = withDevelopmentSecret(config);
+    assert.equal(first.jwtSecretFile, `${database}.jwt-secret`);
+    assert.equal(modeOf(first.jwtSecretFile), 0o600);
+    assert.equal(readFileSync(first.jwtSecretFile, 'utf8').trim(), first.jwtSecret);
+    assert.ok(first.jwtSecret.length >= 32);
+    // The next start (a fresh loadConfig, whose own secret is random) signs with the kept one.
+    const second = withDevelopmentSecret(loadConfig({ DATABASE_URL: `sqlite:${database}` }));
+    assert.equal(second.jwtSecret, first.jwtSecret);
+    assert.match(developmentSecretWarning(second)!, /kept in .*content\.db\.jwt-secret/);
+  });
+
+  it('is random per process for sqlite::memory: and PostgreSQL, with a warning that says so', () => {
+    for (const url of ['sqlite::memory:', 'postgres://postgres@127.0.0.1:5432/content']) {
+      const a = withDevelopmentSecret(loadConfig({ DATABASE_URL: url }));
+      const b = withDevelopmentSecret(loadConfig({ DATABASE_URL: url }));
+      assert.equal(developmentSecretFileOf(url), undefined);
+      assert.equal(a.jwtSecretFile, undefined);
+      assert.notEqual(a.jwtSecret, b.jwtSecret);
+      assert.match(developmentSecretWarning(a)!, /random per-process secret/);
+    }
+  });
+
+  it('leaves JWT_SECRET alone, keeps nothing for it, and production without a key still refuses to start', () => {
+    const database = join(freshDirectory(), 'content.db');
+    const secret = 'an-operator-chosen-secret-of-32-chars!';
+    const config = withDevelopmentSecret(loadConfig({ DATABASE_URL: `sqlite:${database}`, JWT_SECRET: secret }));
+    assert.equal(config.jwtSecret, secret);
+    assert.equal(config.jwtSecretFile, undefined);
+    assert.equal(developmentSecretWarning(config), undefined);
+    assert.throws(() => statSync(`${database}.jwt-secret`), { code: 'ENOENT' });
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: `sqlite:${database}` }), ConfigError);
+  });
+
+  it('narrows a widened file back to its owner, and names the fix for a file that holds no usable secret', () => {
+    const database = join(freshDirectory(), 'content.db');
+    const file = `${database}.jwt-secret`;
+    writeFileSync(file, `${'k'.repeat(43)}\n`);
+    chmodSync(file, 0o644);
+    assert.equal(withDevelopmentSecret(loadConfig({ DATABASE_URL: `sqlite:${database}` })).jwtSecret, 'k'.repeat(43));
+    assert.equal(modeOf(file), 0o600);
+    writeFileSync(file, 'short\n');
+    assert.throws(() => withDevelopmentSecret(loadConfig({ DATABASE_URL: `sqlite:${database}` })), {
+      name: 'Error',
+      message: /shorter than 32 characters: delete the file .* or set JWT_SECRET/,
+    });
+  });
+});
+
+describe('the server process without JWT_SECRET', () => {
+  const running = new Set<ChildServer>();
+  after(() => {
+    for (const server of running) server.process.kill('SIGKILL');
+  });
+  async function start(database: string): Promise<ChildServer> {
+    const server = await spawnServer({
+      NODE_ENV: 'development',
+      DATABASE_URL: `sqlite:${database}`,
+      JWT_SECRET: '',
+      JWT_JWKS_URL: '',
+      JWT_PUBLIC_KEY: '',
+      DEMO_DATA: 'false',
+      ADMIN_PASSWORD: 'first-contact-password',
+    });
+    running.add(server);
+    return server;
+  }
+  async function stop(server: ChildServer): Promise<void> {
+    server.process.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    running.delete(server);
+  }
+
+  it('accepts a token issued before a restart on the same database, whose secret file is owner-only', async () => {
+    const database = join(freshDirectory(), 'content.db');
+    const first = await start(database);
+    const issued = await checkFetched(
+      'POST',
+      await fetch(`${first.url}/api/v2/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@example.com', password: 'first-contact-password' }),
+      }),
+    );
+    assert.equal(issued.status, 200);
+    const token = (issued.body as { access_token: string }).access_token;
+    assert.ok(
+      first.lines.some((line) => line.includes('content.db.jwt-secret')),
+      'the warning names the file',
+    );
+    await stop(first);
+    assert.equal(modeOf(`${database}.jwt-secret`), 0o600);
+
+    const second = await start(database);
+    const me = await checkFetched(
+      'GET',
+      await fetch(`${second.url}/api/v2/users/1`, { headers: { authorization: `Bearer ${token}` } }),
+    );
+    assert.equal(me.status, 200, me.text);
+    assert.equal((me.body as { email: string }).email, 'admin@example.com');
+    // `cli token` signs with the same kept secret.
+    const env = { ...process.env, DATABASE_URL: `sqlite:${database}`, JWT_SECRET: '', LOG_LEVEL: 'silent' };
+    const minted = execFileSync(process.execPath, ['src/cli.ts', 'token', '--user', '1'], { env, encoding: 'utf8' });
+    const read = await fetch(`${second.url}/api/v2/users/1`, { headers: { authorization: `Bearer ${minted.trim()}` } });
+    assert.equal(read.status, 200);
+    await stop(second);
+  });
+});

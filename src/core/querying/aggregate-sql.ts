@@ -1,0 +1,279 @@
+import { sql, type Expression, type Kysely, type OrderByItemBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { dialectOf, type Db } from '../db/database.ts';
+import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
+import { directionSql } from '../db/sort-direction.ts';
+import { MAX_FACET_VALUES, type AggregateGrammar, type TimeBucket } from './aggregate-grammar.ts';
+import type { AggregateQuery, GroupKey, Measure } from './aggregate-parse.ts';
+import type { Condition } from './list-grammar.ts';
+import { paramsOf, shapeOf, whereOf } from './list-sql.ts';
+import { searchedRows, searchTextOf, type SearchSource } from '../search/search-source.ts';
+import { isEmptySearch, type SearchExpression } from '../search/web-search.ts';
+
+/**
+ * The statements of aggregates and facets over one table its module names (DECISIONS §14): the
+ * WHERE of the list's own conditions (list-sql.ts, so they filter exactly as the page does, a
+ * customer's scope included), group keys, measures and order from the grammar's columns and closed
+ * sets of SQL text, every value bound. Money is summed in integer cents and averaged here, half-even.
+ */
+
+type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
+
+/**
+ * Every aggregate and facet statement runs unnamed on PostgreSQL, planned for its values: its best plan
+ * depends on them (a customer's few orders or every order), its texts vary with every group and measure
+ * and would take the named slots the lists' hot statements use (pg-named-statements.ts), and planning
+ * costs little beside reading every matching row.
+ */
+// eslint-disable-next-line no-restricted-syntax -- a comment constant of pg-named-statements.ts, no client text
+const PER_VALUES = sql.raw(PLANNED_PER_VALUES);
+
+/** The WHERE parts of list conditions, every value bound: the list statements' own (list-sql.ts). */
+export function conditionsWhere(db: Db, conditions: readonly Condition[]): Expression<SqlBool>[] {
+  const plan = { conditions, keys: [] };
+  const bound: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(paramsOf(plan, {}))) {
+    if (value !== undefined) bound[name] = Array.isArray(value) ? value.map((item) => sql.val(item)) : sql.val(value);
+  }
+  return whereOf(shapeOf(db, plan), bound as Parameters<typeof whereOf>[1]);
+}
+
+/**
+ * A UTC bucket's start, as the ISO text of a timestamp (`2026-11-01T00:00:00.000Z`), the same on both
+ * databases: PostgreSQL truncates the timestamptz in UTC (an ISO week starts on Monday); SQLite formats
+ * the stored ISO text (`weekday 0` moves to the week's Sunday, six days back is its Monday).
+ */
+const BUCKETS: Record<
+  'postgres' | 'sqlite',
+  Record<TimeBucket, (column: RawBuilder<unknown>) => RawBuilder<unknown>>
+> = {
+  postgres: {
+    day: (column) => sql`date_trunc('day', ${column}, 'UTC')`,
+    week: (column) => sql`date_trunc('week', ${column}, 'UTC')`,
+    month: (column) => sql`date_trunc('month', ${column}, 'UTC')`,
+    year: (column) => sql`date_trunc('year', ${column}, 'UTC')`,
+  },
+  sqlite: {
+    day: (column) => sql`strftime('%Y-%m-%dT00:00:00.000Z', ${column})`,
+    week: (column) => sql`strftime('%Y-%m-%dT00:00:00.000Z', ${column}, 'weekday 0', '-6 days')`,
+    month: (column) => sql`strftime('%Y-%m-01T00:00:00.000Z', ${column})`,
+    year: (column) => sql`strftime('%Y-01-01T00:00:00.000Z', ${column})`,
+  },
+};
+
+const MEASURE_SQL = {
+  count: () => sql`count(*)`,
+  sum: (column: RawBuilder<unknown>) => sql`sum(${column})`,
+  avg: (column: RawBuilder<unknown>) => sql`avg(${column})`,
+  min: (column: RawBuilder<unknown>) => sql`min(${column})`,
+  max: (column: RawBuilder<unknown>) => sql`max(${column})`,
+};
+
+const measureSql = (measure: Measure) =>
+  measure.fn === 'count' ? MEASURE_SQL.count() : MEASURE_SQL[measure.fn](sql.ref(measure.column));
+
+/** Text keys order by their bytes on both databases (PostgreSQL's default collation would not). */
+function groupOrderSql(postgres: boolean, group: GroupKey, expression: RawBuilder<unknown>): RawBuilder<unknown> {
+  return postgres && group.type === 'text' ? sql`${expression} collate "C"` : expression;
+}
+
+export type KeyValue = string | number | null;
+
+/** One group of an aggregate's answer: money in currency units, averages rounded half-even. */
+export interface AggregateGroup {
+  key: Record<string, KeyValue>;
+  count: number;
+  sum?: Record<string, number>;
+  avg?: Record<string, number | null>;
+  min?: Record<string, number | null>;
+  max?: Record<string, number | null>;
+}
+
+export interface AggregateResult {
+  data: AggregateGroup[];
+  /** How many groups the conditions make (`data` holds the first `limit` of them). */
+  groups: number;
+}
+
+export interface FacetValue {
+  value: KeyValue;
+  count: number;
+}
+
+/** `numerator / denominator` rounded to the nearest integer, a half to the even one (banker's rounding). */
+export function divideHalfEven(numerator: bigint, denominator: bigint): bigint {
+  const negative = numerator < 0n !== denominator < 0n;
+  const n = numerator < 0n ? -numerator : numerator;
+  const d = denominator < 0n ? -denominator : denominator;
+  const quotient = n / d;
+  const twice = (n - quotient * d) * 2n;
+  const rounded = twice > d || (twice === d && quotient % 2n === 1n) ? quotient + 1n : quotient;
+  return negative ? -rounded : rounded;
+}
+
+/** A database's integer (a number, a bigint, or PostgreSQL's numeric/int8 text) as a bigint. */
+const bigintOf = (value: unknown): bigint => (typeof value === 'bigint' ? value : BigInt(String(value ?? 0)));
+
+function keyValueOf(group: GroupKey, value: unknown): KeyValue {
+  if (value === null || value === undefined) return null;
+  return group.type === 'integer' ? Number(value) : String(value);
+}
+
+function present(measure: Exclude<Measure, { fn: 'count' }>, value: unknown, count: unknown): number | null {
+  const money = measure.fromCents;
+  switch (measure.fn) {
+    case 'sum':
+      return money ? money(Number(bigintOf(value))) : Number(bigintOf(value));
+    case 'avg': {
+      const n = bigintOf(count);
+      if (n === 0n) return null;
+      // Cents to the nearest cent; plain integers to the nearest hundredth: exact, then half-even.
+      return money
+        ? money(Number(divideHalfEven(bigintOf(value), n)))
+        : Number(divideHalfEven(bigintOf(value) * 100n, n)) / 100;
+    }
+    case 'min':
+    case 'max':
+      if (value === null || value === undefined) return null;
+      return money ? money(Number(value)) : Number(value);
+  }
+}
+
+function groupOf(row: Record<string, unknown>, query: AggregateQuery): AggregateGroup {
+  const key: Record<string, KeyValue> = {};
+  query.groups.forEach((group, index) => (key[group.name] = keyValueOf(group, row[`g${index}`])));
+  const answer: AggregateGroup = { key, count: Number(row.n) };
+  query.measures.forEach((measure, index) => {
+    if (measure.fn === 'count') return;
+    const value = present(measure, row[`m${index}`], row[`c${index}`]);
+    const bucket = (answer[measure.fn] ??= {}) as Record<string, number | null>;
+    bucket[measure.field] = value;
+  });
+  return answer;
+}
+
+export interface AggregateStatements {
+  /** The groups of the rows `conditions` match, their measures, in the query's order, `limit` of them. */
+  aggregate(
+    db: Db,
+    conditions: readonly Condition[],
+    query: AggregateQuery,
+    search?: SearchExpression,
+  ): Promise<AggregateResult>;
+  /** Per facet named: its values among the rows `conditions` match, leaving out the facet field's own conditions. */
+  facets(
+    db: Db,
+    conditions: readonly Condition[],
+    names: readonly string[],
+    search?: SearchExpression,
+  ): Promise<Record<string, FacetValue[]>>;
+}
+
+/**
+ * The aggregate statements over `table`, naming only `columns` (the list's and the grammar's): a
+ * condition, group or measure on any other column is refused before any SQL is built.
+ */
+export function createAggregateStatements(
+  table: string,
+  grammar: AggregateGrammar,
+  columns: readonly string[],
+  searchSource?: SearchSource,
+): AggregateStatements {
+  const known = new Set(columns);
+  const check = (named: readonly string[]) => {
+    const unknown = named.find((column) => !known.has(column));
+    if (unknown !== undefined) throw new Error(`aggregate of ${table}: column "${unknown}" is not one of its columns`);
+  };
+  const conditionColumns = (conditions: readonly Condition[]) =>
+    conditions.flatMap((condition) => condition.anyOfColumns ?? [condition.column]);
+  /** The rows `conditions` match; with `search` (`q`), only its matches (the list's own rows: search-source.ts). */
+  const filtered = (db: Db, conditions: readonly Condition[], search: SearchExpression | undefined) => {
+    if (search && !searchSource) throw new Error(`aggregate of ${table}: no full-text search declared`);
+    const postgres = dialectOf(db) === 'postgres';
+    // A `q` of no word to find (only punctuation or stop words) matches nothing, as in the list (list-page.ts).
+    const nothing = search !== undefined && isEmptySearch(search);
+    const from =
+      search && searchSource && !nothing
+        ? searchedRows(searchSource, postgres, sql.val(searchTextOf(search, postgres)))
+        : undefined;
+    let query = (db as unknown as AnyDb).selectFrom((from ?? table) as string); // a table, or one aliased as it
+    if (nothing) query = query.where(sql<boolean>`1 = 0`);
+    for (const part of conditionsWhere(db, conditions)) query = query.where(part);
+    return query;
+  };
+
+  return {
+    async aggregate(db, conditions, query, search) {
+      check([
+        ...conditionColumns(conditions),
+        ...query.groups.map((group) => group.column),
+        ...query.measures.flatMap((measure) => (measure.fn === 'count' ? [] : [measure.column])),
+      ]);
+      const postgres = dialectOf(db) === 'postgres';
+      const groupSql = query.groups.map((group) =>
+        group.type === 'bucket'
+          ? BUCKETS[postgres ? 'postgres' : 'sqlite'][group.bucket](sql.ref(group.column))
+          : sql.ref(group.column),
+      );
+      const selections = [
+        ...groupSql.map((expression, index) => expression.as(`g${index}`)),
+        sql`count(*)`.as('n'),
+        ...query.measures.flatMap((measure, index) => {
+          if (measure.fn === 'count') return [];
+          // An average is the exact sum over the count, divided here (half-even), not the database's float.
+          if (measure.fn === 'avg') {
+            const column = sql.ref(measure.column);
+            return [sql`sum(${column})`.as(`m${index}`), sql`count(${column})`.as(`c${index}`)];
+          }
+          return [measureSql(measure).as(`m${index}`)];
+        }),
+        ...(groupSql.length > 0 ? [sql`count(*) over ()`.as('groups_total')] : []),
+      ];
+      let statement = filtered(db, conditions, search).select(selections);
+      if (groupSql.length > 0) statement = statement.groupBy(groupSql);
+      const order: [RawBuilder<unknown>, (item: OrderByItemBuilder) => OrderByItemBuilder][] = [];
+      const ordered = new Set<string>();
+      for (const key of query.sort) {
+        const ascending = directionSql(key.direction) === 'asc';
+        const direction = (item: OrderByItemBuilder) => (ascending ? item.asc() : item.desc()).nullsLast();
+        if ('group' in key.by) {
+          const index = query.groups.indexOf(key.by.group);
+          ordered.add(key.by.group.name);
+          order.push([groupOrderSql(postgres, key.by.group, groupSql[index]!), direction]);
+        } else order.push([measureSql(key.by.measure), direction]);
+      }
+      query.groups.forEach((group, index) => {
+        if (!ordered.has(group.name))
+          order.push([groupOrderSql(postgres, group, groupSql[index]!), (item) => item.asc().nullsLast()]);
+      });
+      for (const [expression, modifiers] of order) statement = statement.orderBy(expression, modifiers);
+      const rows = (await statement.limit(query.limit).modifyEnd(PER_VALUES).execute()) as Record<string, unknown>[];
+      return {
+        data: rows.map((row) => groupOf(row, query)),
+        groups: groupSql.length === 0 ? rows.length : Number(rows[0]?.groups_total ?? 0),
+      };
+    },
+
+    async facets(db, conditions, names, search) {
+      const postgres = dialectOf(db) === 'postgres';
+      const answer: Record<string, FacetValue[]> = {};
+      for (const name of names) {
+        const field = grammar.groups[name]!;
+        // The facet's own filter left out: a shop shows every category's count beside one category's page.
+        const others = conditions.filter((condition) => condition.field !== name);
+        check([...conditionColumns(others), field.column]);
+        const column = sql.ref(field.column);
+        const group = { name, column: field.column, type: field.type };
+        const rows = (await filtered(db, others, search)
+          .select([column.as('value'), sql`count(*)`.as('count')])
+          .groupBy(column)
+          .orderBy(sql`count(*)`, (item) => item.desc())
+          .orderBy(groupOrderSql(postgres, group, column), (item) => item.asc())
+          .limit(MAX_FACET_VALUES)
+          .modifyEnd(PER_VALUES)
+          .execute()) as { value: unknown; count: unknown }[];
+        answer[name] = rows.map((row) => ({ value: keyValueOf(group, row.value), count: Number(row.count) }));
+      }
+      return answer;
+    },
+  };
+}

@@ -1,0 +1,222 @@
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../db/database.ts';
+import type { SchemaMigration } from '../db/migrate.ts';
+import { TEXT_SEARCH_CONFIG, type SearchSource } from './search-source.ts';
+
+/**
+ * The migration of a module's full-text search (DECISIONS §14), from its `SearchSource`: all names are
+ * the module's code, checked as plain identifiers.
+ *
+ * PostgreSQL: each row's weighted `tsvector` (`setweight` per field) in a side table of its own, 1:1
+ * with the table (`id` its key and a foreign key deleting with the row), not a column of the table:
+ * the table's reads (`select *`, `returning *`) and writes never carry the vector, and adding the
+ * search never rewrites the table. Triggers keep it in step in the writing statement's transaction:
+ * once per inserting statement, and per row when a searched column is written with a new value (a
+ * write of the stock or the price leaves it alone). Its GIN index is built online after the
+ * migrations (`create index concurrently`, online-indexes.ts). The backfill reads the table (its
+ * readers go on) but its writers wait for the migration's end, as creating a trigger holds them: on a
+ * large table, run it in a quiet hour (docs/QUERYING.md, "How it is stored"). The vocabulary for suggestions is a table
+ * of the words indexed (the `simple` configuration: real words, not stems), filled by a trigger; a
+ * word whose last row is gone stays (a suggestion of it then finds nothing, as a word with no match
+ * would).
+ *
+ * SQLite: an FTS5 external-content table over the fields (porter stemming, diacritics removed), and a
+ * contentless FTS5 table without stemming whose `fts5vocab` is the vocabulary; triggers keep both in
+ * step with the table's rows in the writing statement's own transaction. Both are backfilled.
+ */
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+function checked(source: SearchSource): SearchSource {
+  const names = [
+    source.table,
+    source.documentTable,
+    source.ftsTable,
+    source.wordsTable.postgres,
+    source.wordsTable.sqlite,
+    ...Object.values(source.fields).map((field) => field.column),
+  ];
+  const bad = names.find((name) => !IDENTIFIER.test(name));
+  if (bad !== undefined) throw new Error(`full-text search of ${source.table}: ${bad} is not a plain identifier`);
+  return source;
+}
+
+const run = (db: Kysely<unknown>, text: string) => sql.raw(text).execute(db);
+
+/**
+ * A per-row trigger after an update that gives a searched column a new value (PostgreSQL allows no
+ * transition table with a column list): a stock or price write runs no text search work.
+ */
+const onSearchedChange = (name: string, table: string, columns: readonly string[], call: string) =>
+  `create trigger ${name} after update of ${columns.join(', ')} on ${table}
+   for each row when (${columns.map((column) => `old.${column} is distinct from new.${column}`).join(' or ')})
+   execute function ${call}`;
+
+/** PostgreSQL: the side table of the rows' vectors, its triggers, and its backfill. */
+async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promise<void> {
+  const { table, documentTable: documents } = source;
+  const fields = Object.values(source.fields);
+  const columns = fields.map(({ column }) => column);
+  const vector = (row: string) =>
+    fields
+      .map(
+        ({ column, weight }) =>
+          `setweight(to_tsvector('${TEXT_SEARCH_CONFIG}'::regconfig, coalesce(${row}.${column}, '')), '${weight}')`,
+      )
+      .join(' || ');
+  await run(
+    db,
+    `create table ${documents} (
+       id integer primary key references ${table} (id) on delete cascade,
+       document tsvector not null
+     )`,
+  );
+  await run(
+    db,
+    `create function ${documents}_insert() returns trigger language plpgsql as $$
+     begin
+       insert into ${documents} (id, document) select changed.id, ${vector('changed')} from changed;
+       return null;
+     end $$`,
+  );
+  await run(
+    db,
+    `create trigger ${documents}_insert after insert on ${table} referencing new table as changed
+     for each statement execute function ${documents}_insert()`,
+  );
+  // Per row: PostgreSQL gives a trigger with a column list no transition table.
+  await run(
+    db,
+    `create function ${documents}_update() returns trigger language plpgsql as $$
+     begin
+       update ${documents} set document = ${vector('new')} where id = new.id;
+       return null;
+     end $$`,
+  );
+  await run(db, onSearchedChange(`${documents}_update`, table, columns, `${documents}_update()`));
+  await run(db, `insert into ${documents} (id, document) select ${table}.id, ${vector(table)} from ${table}`);
+}
+
+/** PostgreSQL: the table of the words indexed, its trigger, and its backfill. */
+async function createWords(db: Kysely<unknown>, source: SearchSource, words: string): Promise<void> {
+  const { table } = source;
+  const fields = Object.values(source.fields);
+  const text = (row: string) => fields.map(({ column }) => `coalesce(${row}.${column}, '')`).join(` || ' ' || `);
+  const columns = fields.map(({ column }) => column);
+  // The words of the rows `from` names, `alias` the name its rows go by.
+  const wordsOf = (from: string, alias = from) =>
+    `select distinct u.lexeme from ${from}, unnest(to_tsvector('simple'::regconfig, ${text(alias)})) as u
+     where length(u.lexeme) <= 40 and u.lexeme !~ '[^[:alpha:]]'`;
+  await run(db, `create table ${words} (word text primary key)`);
+  // Once per statement over its rows (a transition table), not per row: a bulk insert of thousands of
+  // rows looks its words up once. Only words not there yet are written, so writers sharing a common
+  // word do not queue on its key.
+  await run(
+    db,
+    `create function ${words}_add() returns trigger language plpgsql as $$
+     begin
+       insert into ${words} (word)
+       ${wordsOf('changed')} and not exists (select 1 from ${words} where word = u.lexeme)
+       on conflict do nothing;
+       return null;
+     end $$`,
+  );
+  await run(
+    db,
+    `create trigger ${words}_insert after insert on ${table} referencing new table as changed
+     for each statement execute function ${words}_add()`,
+  );
+  // An update adds words only when a searched column gets a new value: per row, as the document's
+  // trigger (a column list allows no transition table), so an order's stock decrement or a price change
+  // does not re-tokenise the row's text.
+  await run(
+    db,
+    `create function ${words}_add_row() returns trigger language plpgsql as $$
+     begin
+       insert into ${words} (word)
+       ${wordsOf('(select new.*) as changed', 'changed')}
+       and not exists (select 1 from ${words} where word = u.lexeme)
+       on conflict do nothing;
+       return null;
+     end $$`,
+  );
+  await run(db, onSearchedChange(`${words}_update`, table, columns, `${words}_add_row()`));
+  await run(db, `insert into ${words} (word) ${wordsOf(table)}`);
+}
+
+async function upSqlite(db: Kysely<unknown>, source: SearchSource, words: string): Promise<void> {
+  const { table, ftsTable } = source;
+  const columns = Object.values(source.fields).map(({ column }) => column);
+  const list = columns.join(', ');
+  const values = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
+  const add = (fts: string) => `insert into ${fts} (rowid, ${list}) values (new.id, ${values('new')});`;
+  const remove = (fts: string) =>
+    `insert into ${fts} (${fts}, rowid, ${list}) values ('delete', old.id, ${values('old')});`;
+  await run(
+    db,
+    `create virtual table ${ftsTable} using fts5(${list}, content='${table}', content_rowid='id',
+     tokenize='porter unicode61 remove_diacritics 2')`,
+  );
+  await run(
+    db,
+    `create virtual table ${words} using fts5(${list}, content='', detail=none,
+     tokenize='unicode61 remove_diacritics 2')`,
+  );
+  await run(db, `create virtual table ${source.wordsTable.sqlite} using fts5vocab(${words}, row)`);
+  await run(db, `create trigger ${ftsTable}_insert after insert on ${table} begin ${add(ftsTable)} ${add(words)} end`);
+  await run(
+    db,
+    `create trigger ${ftsTable}_delete after delete on ${table} begin ${remove(ftsTable)} ${remove(words)} end`,
+  );
+  await run(
+    db,
+    `create trigger ${ftsTable}_update after update of ${list} on ${table} begin
+     ${remove(ftsTable)} ${remove(words)} ${add(ftsTable)} ${add(words)} end`,
+  );
+  await run(db, `insert into ${ftsTable} (${ftsTable}) values ('rebuild')`);
+  await run(db, `insert into ${words} (rowid, ${list}) select id, ${list} from ${table}`);
+}
+
+/** The migration: `up`, `down` and the GIN index built online on PostgreSQL. */
+export function fullTextMigration(declared: SearchSource): SchemaMigration {
+  const source = checked(declared);
+  const pgWords = source.wordsTable.postgres;
+  // SQLite: the contentless table the vocabulary reads, named after the vocabulary.
+  const sqliteWords = `${source.ftsTable}_words`;
+  return {
+    async up(db) {
+      if (dialectOf(db) === 'postgres') {
+        await createDocuments(db, source);
+        await createWords(db, source, pgWords);
+      } else await upSqlite(db, source, sqliteWords);
+    },
+    async down(db) {
+      if (dialectOf(db) === 'postgres') {
+        for (const event of ['insert', 'update']) {
+          await run(db, `drop trigger if exists ${pgWords}_${event} on ${source.table}`);
+        }
+        await run(db, `drop function if exists ${pgWords}_add()`);
+        await run(db, `drop function if exists ${pgWords}_add_row()`);
+        await run(db, `drop table if exists ${pgWords}`);
+        for (const event of ['insert', 'update']) {
+          await run(db, `drop trigger if exists ${source.documentTable}_${event} on ${source.table}`);
+          await run(db, `drop function if exists ${source.documentTable}_${event}()`);
+        }
+        await run(db, `drop table if exists ${source.documentTable}`);
+        return;
+      }
+      for (const suffix of ['insert', 'delete', 'update'])
+        await run(db, `drop trigger if exists ${source.ftsTable}_${suffix}`);
+      for (const name of [source.wordsTable.sqlite, sqliteWords, source.ftsTable])
+        await run(db, `drop table if exists ${name}`);
+    },
+    onlineIndexes: [
+      {
+        name: `${source.documentTable}_document_idx`,
+        table: source.documentTable,
+        definition: 'using gin (document)',
+        postgresOnly: true,
+      },
+    ],
+  };
+}

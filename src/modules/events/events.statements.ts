@@ -1,0 +1,167 @@
+import { sql, type CompiledQuery, type ExpressionBuilder, type QueryCreator } from 'kysely';
+import { anyTable } from '../../core/db/by-id-statements.ts';
+import type { Db } from '../../core/db/database.ts';
+import type { Tables } from '../../core/db/tables.ts';
+import { readRows } from '../../core/db/fast-read.ts';
+import { statementCache } from '../../core/db/statement-cache.ts';
+import { SELECTED_FROM_WRITER_KEY, type RowInsert, type RowInsertQuery } from './created-rows.ts';
+import type { FeedPosition } from './event.ts';
+import type { EventRow } from './events.table.ts';
+import { TAKE_WRITER_KEY, WRITER_KEY_STEP } from './feed-horizon.ts';
+import { feedQuery } from './feed-order.ts';
+
+/**
+ * The events module's compiled statements (statement-cache.ts): the inserts every create runs (its
+ * row, by the module's own insert, and its event) and the consumers' read of the feed, compiled once
+ * per module insert and column list instead of built and compiled by Kysely on every call, a visible
+ * share of a write's CPU. The inserts take
+ * rows whose values are all bound as they are; `bindsAsIs` tells, and events.repository.ts builds any
+ * other row with Kysely.
+ */
+
+/** Every value of `row` is a plain value to bind (no SQL expression, array or object for Kysely to build). */
+export function bindsAsIs(row: object): boolean {
+  for (const key in row) {
+    const value = (row as Record<string, unknown>)[key];
+    if (typeof value === 'function' || (typeof value === 'object' && value !== null)) return false;
+  }
+  return true;
+}
+
+/** The writing transaction's id (PostgreSQL): a fresh resource's place in the feed (events.repository.ts). */
+export const OWN_TRANSACTION = sql<number>`pg_current_xact_id()::text::bigint`;
+
+/** The name of the `*.created` event's insert inside its row's statement (`runRowWithEventInsert`). */
+export const CREATED_EVENT_STEP = 'created_event';
+
+/** The rows one statement returned, expecting one. */
+function firstRow<Row>(rows: readonly unknown[]): Row {
+  if (rows.length !== 1) throw new Error(`an insert returned ${rows.length} rows, not one`);
+  return rows[0] as Row;
+}
+
+/** Tells the modules' inserts apart in the statement caches: a number per insert function. */
+const insertKeys = new WeakMap<object, string>();
+function keyOfInsert(insert: object): string {
+  let key = insertKeys.get(insert);
+  if (key === undefined) {
+    key = `insert ${nextInsertKey++}`;
+    insertKeys.set(insert, key);
+  }
+  return key;
+}
+let nextInsertKey = 0;
+
+/** The module's insert of `row` (`RowInsert`), in `db` (the caller's transaction or not), returning the row. */
+export async function runRowInsert<Row, New extends object>(
+  db: Db,
+  insert: RowInsert<Row, New>,
+  row: New,
+): Promise<Row> {
+  return firstRow(await readRows(db, rowInsert(db, insert as AnyRowInsert, row as Record<string, unknown>)));
+}
+
+/** A module's insert as the caches hold it: its row is only ever params to bind. */
+type AnyRowInsert = RowInsert<unknown, Record<string, unknown>>;
+
+const rowInsert = statementCache({
+  build: (db, insert: AnyRowInsert, row: Record<string, unknown>) => insert(db, row),
+  keyOf: keyOfInsert,
+});
+
+/** An event's insert in `trx`; with `ownPlace` (PostgreSQL, a fresh resource) its `tx` is its writer's id. */
+export async function runEventInsert(trx: Db, ownPlace: boolean, event: Record<string, unknown>): Promise<void> {
+  await readRows(trx, eventInsert(trx, ownPlace, event));
+}
+
+const eventInsert: (db: Db, ownPlace: boolean, event: Record<string, unknown>) => CompiledQuery<unknown> =
+  statementCache({
+    build: (db, ownPlace: boolean, event: Record<string, unknown>) =>
+      anyTable(db)
+        .insertInto('events')
+        .values(ownPlace ? { ...event, tx: OWN_TRANSACTION } : event),
+    keyOf: (ownPlace: boolean) => (ownPlace ? 'own place' : 'plain'),
+  });
+
+/** Prefixes the event's columns among one statement's params, apart from the row's. */
+const EVENT_PARAM = 'event.';
+
+/**
+ * PostgreSQL: the row (the module's insert) and its `*.created` event in one statement, the event placed
+ * at its writer's transaction id, both taking the writer key first (feed-horizon.ts):
+ * `with writer_key as (select pg_advisory_xact_lock_shared(...)), created_event as (insert into events
+ * ... select ... from writer_key) insert into <the module's table> ... select ... from writer_key
+ * returning *`. Both inserts select their one row from the key's step, so the key is held before
+ * either writes a row (and before the transaction has an id). Compiled once per module insert.
+ */
+export async function runRowWithEventInsert<Row, New extends object>(
+  db: Db,
+  insert: RowInsert<Row, New>,
+  row: New,
+  event: Record<string, unknown>,
+): Promise<Row> {
+  const params: Record<string, unknown> = { ...(row as Record<string, unknown>) };
+  for (const key in event) params[EVENT_PARAM + key] = event[key];
+  return firstRow(await readRows(db, rowWithEventStatement(db, insert as AnyRowInsert, params)));
+}
+
+/**
+ * The statement `runRowWithEventInsert` runs, built by Kysely: the outbox's steps, then the module's
+ * insert built on them, its values selected from the writer key's step (`SELECTED_FROM_WRITER_KEY`).
+ * events.repository.ts runs it so for a row whose values are not all bound as they are.
+ */
+export function rowWithEventQuery<Row, New>(
+  db: Db,
+  insert: RowInsert<Row, New>,
+  row: New,
+  event: Record<string, unknown>,
+): RowInsertQuery<Row> {
+  const steps = anyTable(db)
+    .with(WRITER_KEY_STEP, (qc) => qc.selectNoFrom(TAKE_WRITER_KEY.as('taken')))
+    .with(CREATED_EVENT_STEP, (qc) =>
+      qc
+        .insertInto('events')
+        .columns([...Object.keys(event), 'tx'])
+        .expression(afterWriterKey({ ...event, tx: OWN_TRANSACTION })),
+    );
+  // The steps are more tables beside the database's: the module's insert names only its own.
+  return insert(steps as unknown as QueryCreator<Tables>, row).withPlugin(SELECTED_FROM_WRITER_KEY);
+}
+
+/** The one row of `values` selected from the writer key's step: written only once the key is held. */
+const afterWriterKey =
+  (values: Record<string, unknown>) => (eb: ExpressionBuilder<Record<string, Record<string, unknown>>, never>) =>
+    eb.selectFrom(WRITER_KEY_STEP).select(
+      Object.keys(values).map((column) => {
+        const value = values[column];
+        // A value is bound; an expression (or its factory, as Kysely's `values` takes) is written as it is.
+        return sql`${typeof value === 'function' ? (value as (eb: unknown) => unknown)(eb) : value}`.as(column);
+      }),
+    );
+
+const rowWithEventStatement = statementCache({
+  build: (db, insert: AnyRowInsert, params: Record<string, unknown>) => {
+    const row: Record<string, unknown> = {};
+    const event: Record<string, unknown> = {};
+    for (const key in params) {
+      if (key.startsWith(EVENT_PARAM)) event[key.slice(EVENT_PARAM.length)] = params[key];
+      else row[key] = params[key];
+    }
+    return rowWithEventQuery(db, insert, row, event);
+  },
+  keyOf: keyOfInsert,
+});
+
+/**
+ * The consumers' read of the feed (no type filter) every turn: the events after `(tx, seq)` (none: from
+ * the start), in feed order, at most `limit`; on PostgreSQL only those below the horizon.
+ */
+export function readFeedPage(db: Db, after: FeedPosition | undefined, limit: number): Promise<EventRow[]> {
+  return readRows(db, feedPage(db, undefined, { tx: after?.tx, seq: after?.seq, limit })) as Promise<EventRow[]>;
+}
+
+const feedPage = statementCache({
+  build: (db, _shape: undefined, p: { tx: number | undefined; seq: number | undefined; limit: number }) =>
+    feedQuery(db, p.seq === undefined ? undefined : { tx: p.tx!, seq: p.seq }, p.limit),
+  keyOf: () => 'feed page',
+});
