@@ -33,6 +33,16 @@ describe('the shape of the runtime code under src/', () => {
     assert.deepEqual(long, []);
   });
 
+  it('points to bench/RESULTS.md from at most 10 places, and names no issue or session', () => {
+    const pointers = runtimeFiles.filter((path) => readFileSync(path, 'utf8').includes('bench/RESULTS.md'));
+    assert.ok(
+      pointers.length <= 10,
+      `${pointers.length} files point to bench/RESULTS.md:\n${pointers.map(rel).join('\n')}`,
+    );
+    const diary = runtimeFiles.filter((path) => /\b(issue|session) #?\d+/i.test(readFileSync(path, 'utf8')));
+    assert.deepEqual(diary.map(rel), [], 'a comment says why, not which issue or session');
+  });
+
   it("imports no dependency's private dist/ or lib/ path", () => {
     const privatePath = /(?:from\s+|import\(\s*|require\(\s*)['"](?:@[^/'"]+\/)?[^./'"][^/'"]*\/(?:dist|lib)\//;
     assert.deepEqual(runtimeFiles.filter((path) => privatePath.test(readFileSync(path, 'utf8'))).map(rel), []);
