@@ -12,27 +12,19 @@ import { readSearchParameters, type SearchResults } from '../../core/search/sear
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { centsOf, hasAtMostTwoDecimals } from './money.ts';
-import { toProduct, type Product, type ProductSort } from './product.ts';
+import { toProduct, type Product } from './product.ts';
 import { readProductPage, readProductSearchResults } from './products.page.repository.ts';
 import { createProductAggregates } from './products.aggregate.service.ts';
-import { productListQuery } from './products.list-request.ts';
-import { PRODUCT_QUERY_V1, type ProductQuery, type SeedProductFilters } from './products.query.ts';
+import { productListQuery, type ProductListRequest } from './products.list-request.ts';
+import { PRODUCT_QUERY_V1 } from './products.query.ts';
 import * as repo from './products.repository.ts';
 import { PRODUCT_SEARCH } from './products.search.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRowUpdate } from './products.table.ts';
 
-export interface ListProductsOptions extends PageRequest, SeedProductFilters {
-  /** The seed's sort, already read against the version's whitelist (product-sort.ts). */
-  sort?: readonly ProductSort[] | undefined;
-  count?: string | undefined;
-  cursor?: string | undefined;
-  /** The query parameters: the grammar's filters (`price[gte]=10`, `stock=0`...) are read from them. */
-  parameters?: Readonly<Record<string, unknown>> | undefined;
-  /** The version's grammar (products.query.ts): v1's when absent. */
-  grammar?: ProductQuery | undefined;
-  /** Full-text search (DECISIONS §14, core/search) and the fields to highlight. */
-  q?: string | undefined;
+/** A products list request (products.list-request.ts) with its page and the fields to highlight. */
+export interface ListProductsOptions extends PageRequest, ProductListRequest {
+  /** The fields whose matches `q` marks (DECISIONS §14, core/search). */
   highlight?: string | undefined;
 }
 
