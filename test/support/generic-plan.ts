@@ -17,14 +17,16 @@ const literal = (value: unknown) => (typeof value === 'string' ? `'${value.repla
 
 /**
  * The plan PostgreSQL runs `statement` (as the service sent it: text and bound values) with once it
- * plans the named statement for any values (a generic plan, after five runs), executed and measured.
+ * plans the named statement for any values (a generic plan, after five runs), executed and measured;
+ * `custom`: the plan of its first five runs, made for these values.
  */
 export async function explainGenericPlan(
   db: Db,
   statement: { sql: string; parameters: readonly unknown[] },
+  plan: 'generic' | 'custom' = 'generic',
 ): Promise<PlanNode> {
   return db.connection().execute(async (session) => {
-    await sql`set plan_cache_mode = force_generic_plan`.execute(session);
+    await sql.raw(`set plan_cache_mode = force_${plan}_plan`).execute(session);
     try {
       await sql.raw(`prepare explained as ${statement.sql}`).execute(session);
       try {

@@ -245,6 +245,7 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
       const filter = subscriptionFilter(JSON.parse(endpoint.events) as string[]);
       let after = start.after;
       let count = 0;
+      let analyzedAt = REPLAY_PAGE / 10;
       for (;;) {
         const page = await events.readFeed({ after, limit: REPLAY_PAGE, filter });
         if (page.length === 0) break;
@@ -254,6 +255,13 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
         // abort one side as a deadlock, and the aborted page is run again.
         const rows = wanted.map((item) => toDeliveryRow(id, item, at));
         count += await inTransaction(db, (trx) => deliveries.upsertReplayed(trx, rows));
+        // Autovacuum renews the statistics a minute later at best (on a big table, once a tenth of it
+        // changed): until then the worker's claims are planned as if pending deliveries were rare, and
+        // they took seconds each. Renewed at the first thousand made pending, and at each tenfold since.
+        if (count >= analyzedAt * 10) {
+          await deliveries.renewStatistics(db);
+          analyzedAt = count;
+        }
         after = page.at(-1)!.position;
       }
       queued();
