@@ -90,8 +90,15 @@ export class SqliteDriver implements Driver {
     else next();
   }
 
+  /**
+   * `begin immediate`: the transaction takes the file's write lock when it begins, waiting for it up to
+   * the busy timeout. A deferred `begin` took it at the first write, and when another process on the
+   * same file (an API process beside a worker, DECISIONS §16) had committed since the transaction's
+   * first read, SQLite refused at once (SQLITE_BUSY_SNAPSHOT), past any timeout. In one process, whose
+   * one connection runs one transaction at a time, nothing changes.
+   */
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -131,4 +131,26 @@ export const webhooksMigrations = {
       await db.schema.alterTable('webhook_endpoints').dropColumn('history').execute();
     },
   },
+  /**
+   * PostgreSQL: the deliveries' statistics renewed after every thousand changed rows, not after a tenth of
+   * the table. The claim is planned on them, and while they say pending deliveries are rare (a table of
+   * successes, analyzed before a backlog built up) it checks each candidate's line by reading every
+   * pending delivery of the endpoint: at 20,000 pending a claim ran into the statement timeout, and every
+   * claim after it. A replay renews them itself (webhooks.service.ts); this covers a backlog built by the
+   * fan-out (an endpoint down for hours). The table's own setting: nothing is rewritten or locked.
+   */
+  '0018-webhook-deliveries-analyzed-often': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`alter table webhook_deliveries set (autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 1000)`.execute(
+        db,
+      );
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`alter table webhook_deliveries reset (autovacuum_analyze_scale_factor, autovacuum_analyze_threshold)`.execute(
+        db,
+      );
+    },
+  },
 };

@@ -72,4 +72,13 @@ describe('webhook replay: the claim after it (postgres)', { skip: postgres.skip 
       assert.ok(read <= 100, `the ${plan} plan of the claim read ${read} delivery rows`);
     }
   });
+
+  it('has the deliveries analyzed after every thousand changed rows, so a backlog the fan-out built is planned as one too', async () => {
+    const { rows } = await sql<{ reloptions: string[] | null }>`
+      select reloptions from pg_class where oid = 'webhook_deliveries'::regclass`.execute(t.server.db);
+    assert.deepEqual([...(rows[0]?.reloptions ?? [])].sort(), [
+      'autovacuum_analyze_scale_factor=0',
+      'autovacuum_analyze_threshold=1000',
+    ]);
+  });
 });
