@@ -66,7 +66,7 @@ for (const dialect of DIALECTS) {
             assert.equal(result.status, 201, result.text);
             assert.deepEqual(
               statements.map((s) => s.split(' (')[0]),
-              ['begin', `insert into "${table}"`, 'insert into "events"', 'commit'],
+              ['begin immediate', `insert into "${table}"`, 'insert into "events"', 'commit'],
             );
             continue;
           }
