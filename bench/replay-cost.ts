@@ -9,7 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { adminTokenOf, serviceEnv, startService, startWorkerService } from './suite/alternate.ts';
+import { adminTokenOf, envSettings, serviceEnv, startService, startWorkerService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { runLoad } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     worker: { type: 'boolean', default: false },
+    /** Settings for the worker process only, `NAME=value` (repeatable): e.g. `--worker-env WEBHOOK_CONCURRENCY=2`. */
+    'worker-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const dialect = values.dialect as Dialect;
@@ -47,7 +49,11 @@ try {
   api = await startService('.', 'replay-api', database.url, {
     extra: { ...settings, ...(values.worker ? { PROCESS_ROLE: 'api' } : {}) },
   });
-  if (values.worker) worker = await startWorkerService(database.url, settings);
+  if (values.worker)
+    worker = await startWorkerService(database.url, {
+      ...settings,
+      ...envSettings(values['worker-env'], '--worker-env'),
+    });
   const context: WorkloadContext = {
     baseUrl: api.url,
     token,
