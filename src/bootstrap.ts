@@ -46,6 +46,7 @@ export async function migrateDatabase(
     },
   });
   if (outcome.applied.length > 0) log.info(`Applied migrations: ${outcome.applied.join(', ')}`);
+  if (outcome.backfilled.length > 0) log.info(`Filled online: ${outcome.backfilled.join(', ')}`);
   if (outcome.indexesBuilt.length > 0) log.info(`Built indexes online: ${outcome.indexesBuilt.join(', ')}`);
   return outcome;
 }

@@ -66,8 +66,12 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const config = configOrExit();
       const log = { info: (line: string) => console.error(line), warn: (line: string) => console.error(line) };
-      const { applied, indexesBuilt } = await withDatabase(config, (db) => migrateDatabase(db, log));
-      const done = [...applied, ...indexesBuilt.map((name) => `index ${name}`)];
+      const { applied, backfilled, indexesBuilt } = await withDatabase(config, (db) => migrateDatabase(db, log));
+      const done = [
+        ...applied,
+        ...backfilled.map((name) => `backfill ${name}`),
+        ...indexesBuilt.map((name) => `index ${name}`),
+      ];
       console.log(done.length > 0 ? `Applied: ${done.join(', ')}` : 'Database is up to date');
       return;
     }

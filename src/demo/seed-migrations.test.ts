@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
           migrationNames(migrationsOfModules),
         );
         const outcome = await migrateDatabase(db, quiet);
-        assert.deepEqual(outcome, { applied: [], indexesBuilt: [], freshDatabase: false });
+        assert.deepEqual(outcome, { applied: [], indexesBuilt: [], backfilled: [], freshDatabase: false });
       } finally {
         await db.destroy();
         await database.drop();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { dialectOf, type Db } from './database.ts';
+import { runOnlineBackfills, type OnlineBackfill } from './online-backfills.ts';
 import { buildOnlineIndexes, type IndexProgress, type OnlineIndex } from './online-indexes.ts';
 import * as initialSchema from './migrations/0001-initial-schema.ts';
 import * as productsList from './migrations/0002-products-list.ts';
@@ -22,10 +23,14 @@ const MIGRATIONS: Record<string, Migration> = {
 };
 
 /**
- * A migration, with the indexes it adds to tables that may be large: those are built online after the
- * transactional migrations (online-indexes.ts), never by `up`.
+ * A migration, with the indexes it adds to tables that may be large and the rows it derives from them:
+ * those are built and filled online after the transactional migrations (online-indexes.ts,
+ * online-backfills.ts), never by `up`.
  */
-export type SchemaMigration = Migration & { onlineIndexes?: readonly OnlineIndex[] };
+export type SchemaMigration = Migration & {
+  onlineIndexes?: readonly OnlineIndex[];
+  onlineBackfills?: readonly OnlineBackfill[];
+};
 
 /** What a run reports as it goes: the migration it starts, the online index it builds and its progress. */
 export interface MigrationHooks {
@@ -61,6 +66,8 @@ export interface MigrationOutcome {
   applied: string[];
   /** The online indexes this run built (missing, or left invalid by an interrupted build). */
   indexesBuilt: string[];
+  /** The online backfills this run ran (not recorded as done before it). */
+  backfilled: string[];
   /** True when this run created the schema from nothing: a brand-new database. */
   freshDatabase: boolean;
 }
@@ -86,7 +93,7 @@ export async function migrateToLatest(
 ): Promise<MigrationOutcome> {
   const all = allMigrations(moduleMigrations);
   const provider = providerOf(all, hooks);
-  let outcome: Omit<MigrationOutcome, 'indexesBuilt'>;
+  let outcome: Omit<MigrationOutcome, 'indexesBuilt' | 'backfilled'>;
   for (let attempt = 1; ; attempt += 1) {
     try {
       outcome = await withoutStatementTimeout(db, (session) => migrateOnce(session, provider));
@@ -97,8 +104,12 @@ export async function migrateToLatest(
     }
   }
   const indexes = Object.values(all).flatMap((migration) => migration.onlineIndexes ?? []);
-  const indexesBuilt = indexes.length === 0 ? [] : await buildIndexesOnline(db, indexes, hooks);
-  return { ...outcome, indexesBuilt };
+  const backfills = Object.values(all).flatMap((migration) => migration.onlineBackfills ?? []);
+  const online =
+    indexes.length === 0 && backfills.length === 0
+      ? { indexesBuilt: [], backfilled: [] }
+      : await runOnline(db, backfills, indexes, hooks);
+  return { ...outcome, ...online };
 }
 
 /** Key of the advisory lock that lets one instance at a time build the online indexes (PostgreSQL). */
@@ -125,15 +136,25 @@ async function takeOnlineIndexLock(session: Db): Promise<void> {
   }
 }
 
-function buildIndexesOnline(db: Db, indexes: readonly OnlineIndex[], hooks: MigrationHooks): Promise<string[]> {
+/** The backfills, then the indexes (built over filled tables): one instance at a time. */
+function runOnline(
+  db: Db,
+  backfills: readonly OnlineBackfill[],
+  indexes: readonly OnlineIndex[],
+  hooks: MigrationHooks,
+): Promise<Pick<MigrationOutcome, 'indexesBuilt' | 'backfilled'>> {
   return withoutStatementTimeout(db, async (session) => {
     const postgres = dialectOf(db) === 'postgres';
     if (postgres) await takeOnlineIndexLock(session);
     try {
-      return await buildOnlineIndexes(session, indexes, {
+      const backfilled = await runOnlineBackfills(session, backfills, {
+        onBackfill: (backfill) => hooks.onMigration?.(`backfill ${backfill.name} of ${backfill.table}`),
+      });
+      const indexesBuilt = await buildOnlineIndexes(session, indexes, {
         onIndex: (index) => hooks.onMigration?.(`index ${index.name} on ${index.table}`),
         ...(hooks.onProgress ? { onProgress: hooks.onProgress, progressDb: db } : {}),
       });
+      return { indexesBuilt, backfilled };
     } finally {
       if (postgres) await sql`select pg_advisory_unlock(${ONLINE_INDEX_LOCK})`.execute(session);
     }
@@ -165,7 +186,10 @@ async function withoutStatementTimeout<T>(db: Db, work: (session: Db) => Promise
   });
 }
 
-async function migrateOnce(db: Db, provider: MigrationProvider): Promise<Omit<MigrationOutcome, 'indexesBuilt'>> {
+async function migrateOnce(
+  db: Db,
+  provider: MigrationProvider,
+): Promise<Omit<MigrationOutcome, 'indexesBuilt' | 'backfilled'>> {
   // Each module brings its own migrations, numbered independently (`0010-users-...`, `0010-webhook-...`):
   // a database that has a later-named one applied still takes an earlier-named one added since.
   const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../db/database.ts';
 import type { SchemaMigration } from '../db/migrate.ts';
+import type { OnlineBackfill } from '../db/online-backfills.ts';
 import { TEXT_SEARCH_CONFIG, type SearchSource } from './search-source.ts';
 
 /**
@@ -13,9 +14,9 @@ import { TEXT_SEARCH_CONFIG, type SearchSource } from './search-source.ts';
  * search never rewrites the table. Triggers keep it in step in the writing statement's transaction:
  * once per inserting statement, and per row when a searched column is written with a new value (a
  * write of the stock or the price leaves it alone). Its GIN index is built online after the
- * migrations (`create index concurrently`, online-indexes.ts). The backfill reads the table (its
- * readers go on) but its writers wait for the migration's end, as creating a trigger holds them: on a
- * large table, run it in a quiet hour (docs/QUERYING.md, "How it is stored"). The vocabulary for suggestions is a table
+ * migrations (`create index concurrently`, online-indexes.ts), after the rows there before are filled
+ * a range of ids per statement (online-backfills.ts): the migration's transaction holds the table's
+ * writers only while it creates the triggers. The vocabulary for suggestions is a table
  * of the words indexed (the `simple` configuration: real words, not stems), filled by a trigger; a
  * word whose last row is gone stays (a suggestion of it then finds nothing, as a word with no match
  * would).
@@ -52,18 +53,33 @@ const onSearchedChange = (name: string, table: string, columns: readonly string[
    for each row when (${columns.map((column) => `old.${column} is distinct from new.${column}`).join(' or ')})
    execute function ${call}`;
 
-/** PostgreSQL: the side table of the rows' vectors, its triggers, and its backfill. */
+/** PostgreSQL: the weighted vector of the row `row` names, each field with its weight. */
+const vectorOf = (source: SearchSource, row: string) =>
+  Object.values(source.fields)
+    .map(
+      ({ column, weight }) =>
+        `setweight(to_tsvector('${TEXT_SEARCH_CONFIG}'::regconfig, coalesce(${row}.${column}, '')), '${weight}')`,
+    )
+    .join(' || ');
+
+/** PostgreSQL: the words (`simple`: real words, not stems) of the rows `from` names, `alias` the name its rows go by. */
+function wordsOf(source: SearchSource, from: string, alias = from): string {
+  const text = Object.values(source.fields)
+    .map(({ column }) => `coalesce(${alias}.${column}, '')`)
+    .join(` || ' ' || `);
+  return `select distinct u.lexeme from ${from}, unnest(to_tsvector('simple'::regconfig, ${text})) as u
+     where length(u.lexeme) <= 40 and u.lexeme !~ '[^[:alpha:]]'`;
+}
+
+/**
+ * PostgreSQL: the side table of the rows' vectors and its triggers; the rows there before are filled
+ * online (`backfillsOf`). The update trigger upserts: a row a range has not reached yet gets its
+ * document at once, and a range filled from an older snapshot does not overwrite it.
+ */
 async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promise<void> {
   const { table, documentTable: documents } = source;
-  const fields = Object.values(source.fields);
-  const columns = fields.map(({ column }) => column);
-  const vector = (row: string) =>
-    fields
-      .map(
-        ({ column, weight }) =>
-          `setweight(to_tsvector('${TEXT_SEARCH_CONFIG}'::regconfig, coalesce(${row}.${column}, '')), '${weight}')`,
-      )
-      .join(' || ');
+  const columns = Object.values(source.fields).map(({ column }) => column);
+  const vector = (row: string) => vectorOf(source, row);
   await run(
     db,
     `create table ${documents} (
@@ -89,24 +105,18 @@ async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promi
     db,
     `create function ${documents}_update() returns trigger language plpgsql as $$
      begin
-       update ${documents} set document = ${vector('new')} where id = new.id;
+       insert into ${documents} (id, document) values (new.id, ${vector('new')})
+       on conflict (id) do update set document = excluded.document;
        return null;
      end $$`,
   );
   await run(db, onSearchedChange(`${documents}_update`, table, columns, `${documents}_update()`));
-  await run(db, `insert into ${documents} (id, document) select ${table}.id, ${vector(table)} from ${table}`);
 }
 
-/** PostgreSQL: the table of the words indexed, its trigger, and its backfill. */
+/** PostgreSQL: the table of the words indexed and its triggers; the rows there before are read online (`backfillsOf`). */
 async function createWords(db: Kysely<unknown>, source: SearchSource, words: string): Promise<void> {
   const { table } = source;
-  const fields = Object.values(source.fields);
-  const text = (row: string) => fields.map(({ column }) => `coalesce(${row}.${column}, '')`).join(` || ' ' || `);
-  const columns = fields.map(({ column }) => column);
-  // The words of the rows `from` names, `alias` the name its rows go by.
-  const wordsOf = (from: string, alias = from) =>
-    `select distinct u.lexeme from ${from}, unnest(to_tsvector('simple'::regconfig, ${text(alias)})) as u
-     where length(u.lexeme) <= 40 and u.lexeme !~ '[^[:alpha:]]'`;
+  const columns = Object.values(source.fields).map(({ column }) => column);
   await run(db, `create table ${words} (word text primary key)`);
   // Once per statement over its rows (a transition table), not per row: a bulk insert of thousands of
   // rows looks its words up once. Only words not there yet are written, so writers sharing a common
@@ -116,7 +126,7 @@ async function createWords(db: Kysely<unknown>, source: SearchSource, words: str
     `create function ${words}_add() returns trigger language plpgsql as $$
      begin
        insert into ${words} (word)
-       ${wordsOf('changed')} and not exists (select 1 from ${words} where word = u.lexeme)
+       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme)
        on conflict do nothing;
        return null;
      end $$`,
@@ -134,14 +144,13 @@ async function createWords(db: Kysely<unknown>, source: SearchSource, words: str
     `create function ${words}_add_row() returns trigger language plpgsql as $$
      begin
        insert into ${words} (word)
-       ${wordsOf('(select new.*) as changed', 'changed')}
+       ${wordsOf(source, '(select new.*) as changed', 'changed')}
        and not exists (select 1 from ${words} where word = u.lexeme)
        on conflict do nothing;
        return null;
      end $$`,
   );
   await run(db, onSearchedChange(`${words}_update`, table, columns, `${words}_add_row()`));
-  await run(db, `insert into ${words} (word) ${wordsOf(table)}`);
 }
 
 async function upSqlite(db: Kysely<unknown>, source: SearchSource, words: string): Promise<void> {
@@ -177,7 +186,34 @@ async function upSqlite(db: Kysely<unknown>, source: SearchSource, words: string
   await run(db, `insert into ${words} (rowid, ${list}) select id, ${list} from ${table}`);
 }
 
-/** The migration: `up`, `down` and the GIN index built online on PostgreSQL. */
+/** PostgreSQL: the documents and the words of the rows there before the migration, a range of ids at a time. */
+function backfillsOf(source: SearchSource, words: string): OnlineBackfill[] {
+  const { table, documentTable: documents } = source;
+  const inRange = (after: number, upTo: number) =>
+    sql`${sql.raw(`${table}.id`)} > ${after} and ${sql.raw(`${table}.id`)} <= ${upTo}`;
+  return [
+    {
+      name: documents,
+      table,
+      async fill(db, after, upTo) {
+        await sql`${sql.raw(`insert into ${documents} (id, document) select ${table}.id, ${vectorOf(source, table)} from ${table} where`)} ${inRange(after, upTo)} on conflict (id) do nothing`.execute(
+          db,
+        );
+      },
+    },
+    {
+      name: words,
+      table,
+      async fill(db, after, upTo) {
+        await sql`${sql.raw(`insert into ${words} (word) ${wordsOf(source, table)} and`)} ${inRange(after, upTo)} on conflict do nothing`.execute(
+          db,
+        );
+      },
+    },
+  ];
+}
+
+/** The migration: `up`, `down`, and on PostgreSQL the backfills and the GIN index run online. */
 export function fullTextMigration(declared: SearchSource): SchemaMigration {
   const source = checked(declared);
   const pgWords = source.wordsTable.postgres;
@@ -210,6 +246,7 @@ export function fullTextMigration(declared: SearchSource): SchemaMigration {
       for (const name of [source.wordsTable.sqlite, sqliteWords, source.ftsTable])
         await run(db, `drop table if exists ${name}`);
     },
+    onlineBackfills: backfillsOf(source, pgWords),
     onlineIndexes: [
       {
         name: `${source.documentTable}_document_idx`,
