@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Db } from '../../src/core/db/database.ts';
 import { migrationsOfModules } from '../../src/modules/index.ts';
 import { dialectNamed } from '../support/dialects.ts';
 import { BUILT_BEFORE_ONLINE_INDEXES, lintMigrations } from '../support/migration-lint.ts';
@@ -29,6 +30,45 @@ describe('migration lint (postgres)', { skip: postgres.skip }, () => {
       '9999-posts-by-title-length': {
         async up() {},
         onlineIndexes: [{ name: 'posts_title_length_idx', table: 'posts', definition: '(title)' }],
+      },
+    };
+    assert.deepEqual(await lintMigrations(postgres, { ...migrationsOfModules, ...online }), []);
+  });
+
+  it('refuses a new migration that backfills a large table in its transaction, and accepts the backfill declared online', async () => {
+    const inside = {
+      '9999-posts-title-lengths': {
+        async up(db: Kysely<unknown>) {
+          await sql`create table post_title_lengths (id integer primary key, length integer not null)`.execute(db);
+          await sql`insert into post_title_lengths (id, length) select id, length(title) from posts`.execute(db);
+        },
+      },
+      '9999-users-names-trimmed': {
+        async up(db: Kysely<unknown>) {
+          await sql`update users set name = trim(name)`.execute(db);
+        },
+      },
+    };
+    const findings = await lintMigrations(postgres, { ...migrationsOfModules, ...inside });
+    assert.deepEqual(
+      findings.map((finding) => finding.migration),
+      ['9999-posts-title-lengths', '9999-users-names-trimmed'],
+    );
+    const online = {
+      '9999-posts-title-lengths': {
+        async up(db: Kysely<unknown>) {
+          await sql`create table post_title_lengths (id integer primary key, length integer not null)`.execute(db);
+        },
+        onlineBackfills: [
+          {
+            name: 'post_title_lengths',
+            table: 'posts',
+            async fill(db: Db, after: number, upTo: number) {
+              await sql`insert into post_title_lengths (id, length) select id, length(title) from posts
+                        where id > ${after} and id <= ${upTo} on conflict do nothing`.execute(db);
+            },
+          },
+        ],
       },
     };
     assert.deepEqual(await lintMigrations(postgres, { ...migrationsOfModules, ...online }), []);
