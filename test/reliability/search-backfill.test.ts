@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDatabase, type Db } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrate.ts';
-import { migrationsOfModules } from '../../modules/index.ts';
-import { dialectNamed } from '../../../test/support/dialects.ts';
-import { openPgSession, type PgSession } from '../../../test/support/pg-session.ts';
+import { createDatabase, type Db } from '../../src/core/db/database.ts';
+import { migrateToLatest } from '../../src/core/db/migrate.ts';
+import { migrationsOfModules } from '../../src/modules/index.ts';
+import { dialectNamed } from '../support/dialects.ts';
+import { openPgSession, type PgSession } from '../support/pg-session.ts';
 
 /**
  * Adding the posts' search to a database that already has posts (PostgreSQL): the migration's transaction
