@@ -37,9 +37,16 @@ export async function runOnlineBackfills(
   hooks: OnlineBackfillHooks = {},
 ): Promise<string[]> {
   if (backfills.length === 0 || dialectOf(db) !== 'postgres') return [];
-  await sql`create table if not exists online_backfills (name text primary key, done_at timestamptz not null)`.execute(
+  // Looked for before it is created: a server running as a role without CREATE (docs/OPERATIONS.md §2)
+  // finds it made by the owner's `content-service migrate`, and `create ... if not exists` would be refused.
+  const { rows: found } = await sql<{ found: string | null }>`select to_regclass('online_backfills') as found`.execute(
     db,
   );
+  if (!found[0]?.found) {
+    await sql`create table if not exists online_backfills (name text primary key, done_at timestamptz not null)`.execute(
+      db,
+    );
+  }
   const { rows } = await sql<{ name: string }>`select name from online_backfills`.execute(db);
   const done = new Set(rows.map((row) => row.name));
   const ran: string[] = [];
