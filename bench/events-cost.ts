@@ -134,13 +134,24 @@ try {
       if (page.data.length < 1000) return feedTotal;
     }
   };
-  /** Until every event B committed has reached the receiver and the subscriber (at most 60 s). */
+  // The receiver counts from its last reset, the feed and the stream from the start: each is read
+  // against where it stood at that reset. The stream's own count says what was published (a core NATS
+  // subscriber like `broker` may drop a message when it falls behind; its arrivals time the latency).
+  const streams = withNats ? (await jetstreamManager(nats)).streams : undefined;
+  const streamCount = async () => (streams ? (await streams.info(tag)).state.messages : 0);
+  let atReset = { feed: 0, stream: 0 };
+  const resetCounts = async () => {
+    await webhook.reset();
+    broker.reset();
+    atReset = { feed: await feedCount(), stream: await streamCount() };
+  };
+  /** Until every event B committed has reached the receiver and the stream (at most 60 s). */
   const settleB = async () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const expected = await feedCount();
+      const expected = (await feedCount()) - atReset.feed;
       const delivered = !withWebhook || (await webhook.count()) >= expected;
-      const published = !withNats || broker.ids.size >= expected;
+      const published = !withNats || (await streamCount()) - atReset.stream >= expected;
       if ((delivered && published) || Date.now() > deadline) return;
       await new Promise((done) => setTimeout(done, 25));
     }
@@ -163,8 +174,7 @@ try {
     };
     const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
     await settleB();
-    await webhook.reset();
-    broker.reset();
+    await resetCounts();
     const { A, B } = await alternate(
       { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
       {
