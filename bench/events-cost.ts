@@ -138,7 +138,9 @@ try {
   // against where it stood at that reset. The stream's own count says what was published (a core NATS
   // subscriber like `broker` may drop a message when it falls behind; its arrivals time the latency).
   const streams = withNats ? (await jetstreamManager(nats)).streams : undefined;
-  const streamCount = async () => (streams ? (await streams.info(tag)).state.messages : 0);
+  // The service makes the stream at its first publication.
+  const streamCount = async () =>
+    streams ? ((await streams.info(tag).catch(() => undefined))?.state.messages ?? 0) : 0;
   let atReset = { feed: 0, stream: 0 };
   const resetCounts = async () => {
     await webhook.reset();
