@@ -161,4 +161,45 @@ describe('events: the horizon only event writers hold (postgres)', { skip: postg
     );
     await r.waitFor('/users', before + 1, 10_000);
   });
+
+  it("skips no event of writers committing while it reads (each writer's two locks matched by its backend)", async (c) => {
+    const { events } = t.server.app.services;
+    const writers = createDatabase(t.config.DATABASE_URL, { poolSize: 16 });
+    const start = await events.feedHead();
+    let writing = true;
+    let written = 0;
+    const seen = new Set<string>();
+    try {
+      const writing16 = Array.from({ length: 16 }, async () => {
+        while (writing) {
+          const id = 5_000_000 + written++;
+          await events.transaction(writers, (trx) => events.record(trx, 'report.completed', { id, synthetic: true }));
+        }
+      });
+      // A consumer's reads, back to back and in small pages, while the writers commit.
+      let after = start;
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const page = await events.readFeed({ after, limit: 20, filter: undefined });
+        for (const item of page) seen.add(item.event.id);
+        after = page.at(-1)?.position ?? after;
+      }
+      writing = false;
+      await Promise.all(writing16);
+      for (;;) {
+        const page = await events.readFeed({ after, limit: 1000, filter: undefined });
+        if (page.length === 0) break;
+        for (const item of page) seen.add(item.event.id);
+        after = page.at(-1)!.position;
+      }
+    } finally {
+      writing = false;
+      await writers.destroy();
+    }
+    const all = await events.readFeed({ after: start, limit: 1_000_000, filter: undefined });
+    const skipped = all.filter((item) => !seen.has(item.event.id)).map((item) => item.position);
+    c.diagnostic(`${all.length} events written by 16 writers, read in pages of 20 while they committed`);
+    assert.ok(all.length > 1000, `${all.length} events`);
+    assert.deepEqual(skipped, [], 'events the reads went past');
+  });
 });

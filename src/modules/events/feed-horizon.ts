@@ -45,11 +45,17 @@ export async function takeWriterKey(trx: Db): Promise<void> {
  * `pg_locks.transactionid` is a 32-bit `xid`, the snapshot's ids 64-bit `xid8`: compared as `xid`
  * (within the ids running now they are unique). The lock table is read once (materialized), so both
  * questions see the same moment: read twice, a writer ending in between would look like one running
- * without the key.
+ * without the key. A transaction's two locks are matched by the backend holding them (`pid`), not by
+ * `virtualtransaction`: pg_locks fills that from the backend's current local transaction id as it
+ * reads each lock, and a commit resets it before the locks go, so a writer committing during the read
+ * showed its id's lock and its key under two different values (`19/141252` and `19/0`), looked like
+ * one running without the key, and the consumers read past its event (a few in 30,000 under 24
+ * concurrent writers: events.horizon.test.ts). A backend runs one transaction at a time, and the key
+ * is a transaction-level lock, so the same `pid` is the same transaction.
  */
 export const FEED_HORIZON = sql<number>`(
   with "held_locks" as materialized (
-    select "locktype", "transactionid", "virtualtransaction" from pg_locks
+    select "locktype", "transactionid", "pid" from pg_locks
     where "granted" and (("locktype" = 'transactionid' and "mode" = 'ExclusiveLock') or ("locktype" = 'advisory'
       and "classid" = 5194328 and "objid" = 1 and "objsubid" = 2
       and "database" = (select "oid" from pg_database where "datname" = current_database())))
@@ -61,7 +67,7 @@ export const FEED_HORIZON = sql<number>`(
     where "own"."locktype" = 'transactionid' and "own"."transactionid" = "running"."xid"::xid
       and not exists (
         select 1 from "held_locks" as "key"
-        where "key"."locktype" = 'advisory' and "key"."virtualtransaction" = "own"."virtualtransaction"
+        where "key"."locktype" = 'advisory' and "key"."pid" = "own"."pid"
       )
   )
 )`;
