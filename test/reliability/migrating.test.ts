@@ -10,6 +10,7 @@ import { startServer } from '../../src/server.ts';
 import { freePort } from '../../scripts/scratch.ts';
 import { dialectNamed } from '../support/dialects.ts';
 import { openPgSession, type PgSession } from '../support/pg-session.ts';
+import { writesDuring } from '../support/writes-during.ts';
 
 /**
  * Migrating a large PostgreSQL database (issue 52): the process is alive while it migrates, an index
@@ -114,37 +115,23 @@ describe('migrating (postgres)', { skip: postgres.skip }, () => {
       `create table big_rows as select g as id, md5(g::text) as body from generate_series(1, ${BIG_ROWS}) g`,
     );
     const db: Db = createDatabase(database.url);
-    let building = true;
-    let inserted = 0;
-    let slowest = 0;
-    const writer = (async () => {
-      const writes = await openPgSession(database.url);
-      try {
-        let id = BIG_ROWS;
-        while (building) {
-          const start = performance.now();
-          await writes.query(`insert into big_rows values ($1::int, md5($1::int::text))`, [++id]);
-          slowest = Math.max(slowest, performance.now() - start);
-          inserted += 1;
-          await sleep(5);
-        }
-      } finally {
-        await writes.end();
-      }
-    })();
+    const writer = writesDuring(database.url, (writes, i) =>
+      writes.query(`insert into big_rows values ($1::int, md5($1::int::text))`, [BIG_ROWS + i]),
+    );
     const start = performance.now();
     let outcome;
+    let written;
     try {
       outcome = await migrateToLatest(db, {
         ...migrationsOfModules,
         '9999-test-online-indexes': { async up() {}, onlineIndexes: [INDEX] },
       });
     } finally {
-      building = false;
-      await writer;
+      written = await writer.stop();
       await db.destroy();
     }
     const took = performance.now() - start;
+    const { writes: inserted, slowestMs: slowest } = written;
     assert.deepEqual(outcome.indexesBuilt, [INDEX.name]);
     assert.equal(await indexState(client, INDEX.name), 'valid');
     assert.ok(inserted >= 20, `${inserted} rows written during a ${Math.round(took)} ms build`);

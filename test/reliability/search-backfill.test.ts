@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
 import { migrateToLatest } from '../../src/core/db/migrate.ts';
 import { migrationsOfModules } from '../../src/modules/index.ts';
 import { dialectNamed } from '../support/dialects.ts';
 import { openPgSession, type PgSession } from '../support/pg-session.ts';
+import { writesDuring } from '../support/writes-during.ts';
 
 /**
  * Adding the posts' search to a database that already has posts (PostgreSQL): the migration's transaction
@@ -44,36 +44,23 @@ describe('full-text search added to a table with rows (postgres)', { skip: postg
          select 1, 'post ' || g, 'lantern harbour ' || md5(g::text) || ' quietly', now(), now()
          from generate_series(1, ${POSTS}) g`,
       );
-      let migrating = true;
-      let writes = 0;
-      let slowest = 0;
-      const writer = (async () => {
-        const session = await openPgSession(database.url);
-        try {
-          for (let i = 1; migrating; i += 1) {
-            const started = performance.now();
-            // A new post, and an old one's text changed: the second races the fill of its range.
-            await session.query(
-              `insert into posts (author_id, title, content, created_at, updated_at) values (1, 'new', 'written meanwhile', now(), now())`,
-            );
-            await session.query(`update posts set content = 'rewritten meanwhile' where id = $1`, [(i * 7919) % POSTS]);
-            slowest = Math.max(slowest, performance.now() - started);
-            writes += 1;
-            await sleep(5);
-          }
-        } finally {
-          await session.end();
-        }
-      })();
+      // A new post, and an old one's text changed: the second races the fill of its range.
+      const writer = writesDuring(database.url, async (session, i) => {
+        await session.query(
+          `insert into posts (author_id, title, content, created_at, updated_at) values (1, 'new', 'written meanwhile', now(), now())`,
+        );
+        await session.query(`update posts set content = 'rewritten meanwhile' where id = $1`, [(i * 7919) % POSTS]);
+      });
       const started = performance.now();
       let outcome;
+      let written;
       try {
         outcome = await migrateToLatest(db, migrationsOfModules);
       } finally {
-        migrating = false;
-        await writer;
+        written = await writer.stop();
       }
       const took = performance.now() - started;
+      const { writes, slowestMs: slowest } = written;
       assert.deepEqual(outcome.applied, [SEARCH]);
       assert.deepEqual(outcome.backfilled, ['post_search', 'post_search_words']);
       assert.ok(writes >= 10, `${writes} writes during a ${Math.round(took)} ms migration`);

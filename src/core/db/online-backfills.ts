@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from './database.ts';
+import { isPlainIdentifier } from './identifiers.ts';
 
 /**
  * Rows a migration derives from a table that may already be large (a search document per post), filled
@@ -24,7 +25,6 @@ export const BACKFILL_RANGE = 5000;
 /** A range whose row was deleted between its read and its insert fails its foreign key: it is run again. */
 const FOREIGN_KEY_VIOLATION = '23503';
 const ATTEMPTS = 3;
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 export interface OnlineBackfillHooks {
   onBackfill?: (backfill: OnlineBackfill) => void;
@@ -51,7 +51,7 @@ export async function runOnlineBackfills(
   const done = new Set(rows.map((row) => row.name));
   const ran: string[] = [];
   for (const backfill of backfills) {
-    if (!IDENTIFIER.test(backfill.name) || !IDENTIFIER.test(backfill.table)) {
+    if (!isPlainIdentifier(backfill.name) || !isPlainIdentifier(backfill.table)) {
       throw new Error(`online backfill ${backfill.name} of ${backfill.table}: names must be plain identifiers`);
     }
     if (done.has(backfill.name)) continue;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from './database.ts';
+import { isPlainIdentifier } from './identifiers.ts';
 
 /**
  * Indexes added to tables that may already be large, built without taking their writers down
@@ -32,8 +33,6 @@ export interface IndexProgress {
   total?: number;
 }
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-
 export interface OnlineIndexHooks {
   /** Hears each index about to be built. */
   onIndex?: (index: OnlineIndex) => void;
@@ -53,7 +52,7 @@ export async function buildOnlineIndexes(
 ): Promise<string[]> {
   const built: string[] = [];
   for (const index of indexes) {
-    if (!IDENTIFIER.test(index.name) || !IDENTIFIER.test(index.table)) {
+    if (!isPlainIdentifier(index.name) || !isPlainIdentifier(index.table)) {
       throw new Error(`online index ${index.name} on ${index.table}: names must be plain identifiers`);
     }
     const postgres = dialectOf(db) === 'postgres';

@@ -2,8 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../db/database.ts';
 import type { SchemaMigration } from '../db/migrate.ts';
 import { TIME_BUCKETS } from './aggregate-grammar.ts';
-
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+import { isPlainIdentifier } from '../db/identifiers.ts';
 
 /**
  * PostgreSQL: statistics on each UTC time bucket an aggregate groups by (`date_trunc(unit, column,
@@ -14,7 +13,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
  * aggregates at scale). ANALYZE fills them, here and whenever autovacuum analyses the table. SQLite plans no group count: nothing to do.
  */
 export function bucketStatisticsMigration(table: string, columns: readonly string[]): SchemaMigration {
-  const bad = [table, ...columns].find((name) => !IDENTIFIER.test(name));
+  const bad = [table, ...columns].find((name) => !isPlainIdentifier(name));
   if (bad !== undefined) throw new Error(`bucket statistics of ${table}: ${bad} is not a plain identifier`);
   const names = columns.flatMap((column) =>
     TIME_BUCKETS.map((unit) => ({ name: `${table}_${column}_${unit}_stats`, column, unit })),

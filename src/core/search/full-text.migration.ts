@@ -3,6 +3,7 @@ import { dialectOf } from '../db/database.ts';
 import type { SchemaMigration } from '../db/migrate.ts';
 import type { OnlineBackfill } from '../db/online-backfills.ts';
 import { TEXT_SEARCH_CONFIG, type SearchSource } from './search-source.ts';
+import { isPlainIdentifier } from '../db/identifiers.ts';
 
 /**
  * The migration of a module's full-text search (DECISIONS §14), from its `SearchSource`: all names are
@@ -26,8 +27,6 @@ import { TEXT_SEARCH_CONFIG, type SearchSource } from './search-source.ts';
  * step with the table's rows in the writing statement's own transaction. Both are backfilled.
  */
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-
 function checked(source: SearchSource): SearchSource {
   const names = [
     source.table,
@@ -37,7 +36,7 @@ function checked(source: SearchSource): SearchSource {
     source.wordsTable.sqlite,
     ...Object.values(source.fields).map((field) => field.column),
   ];
-  const bad = names.find((name) => !IDENTIFIER.test(name));
+  const bad = names.find((name) => !isPlainIdentifier(name));
   if (bad !== undefined) throw new Error(`full-text search of ${source.table}: ${bad} is not a plain identifier`);
   return source;
 }

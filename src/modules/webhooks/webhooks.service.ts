@@ -31,6 +31,8 @@ import {
 
 export const WEBHOOK_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 const REPLAY_PAGE = 1000;
+/** Deliveries a replay makes pending before it renews the deliveries' statistics (then at each tenfold). */
+const STATISTICS_RENEWED_AT = 1000;
 
 export interface WebhooksOptions {
   /** WEBHOOK_SECRET_OVERLAP_HOURS: how long a rotated-out secret still signs. */
@@ -245,7 +247,7 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
       const filter = subscriptionFilter(JSON.parse(endpoint.events) as string[]);
       let after = start.after;
       let count = 0;
-      let analyzedAt = REPLAY_PAGE / 10;
+      let renewAt = STATISTICS_RENEWED_AT;
       for (;;) {
         const page = await events.readFeed({ after, limit: REPLAY_PAGE, filter });
         if (page.length === 0) break;
@@ -255,12 +257,12 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
         // abort one side as a deadlock, and the aborted page is run again.
         const rows = wanted.map((item) => toDeliveryRow(id, item, at));
         count += await inTransaction(db, (trx) => deliveries.upsertReplayed(trx, rows));
-        // Autovacuum renews the statistics a minute later at best (on a big table, once a tenth of it
-        // changed): until then the worker's claims are planned as if pending deliveries were rare, and
-        // they took seconds each. Renewed at the first thousand made pending, and at each tenfold since.
-        if (count >= analyzedAt * 10) {
+        // Autovacuum renews the statistics up to a minute later (migration 0018): until then the worker's
+        // claims are planned as if pending deliveries were rare, and they took seconds each. Renewed at
+        // the first thousand made pending, and at each tenfold since.
+        if (count >= renewAt) {
           await deliveries.renewStatistics(db);
-          analyzedAt = count;
+          renewAt = count * 10;
         }
         after = page.at(-1)!.position;
       }
