@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildServer } from '../support/child-server.ts';
 import { dialectNamed } from '../support/dialects.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -38,7 +39,7 @@ describe('an API process and a worker on one SQLite file', { skip: sqlite.skip }
     await database?.drop();
   });
 
-  it('writes and fans out side by side: every write answered, every event delivered once, no "database is locked"', async () => {
+  it('writes and fans out side by side: every write answered, every event delivered, no "database is locked"', async () => {
     await createEndpoint(api, `${receiver.url}/both`);
     const statuses: number[] = [];
     let next = 0;
@@ -59,9 +60,12 @@ describe('an API process and a worker on one SQLite file', { skip: sqlite.skip }
       [],
       'every write answered 201',
     );
-    await receiver.waitFor('/both', WRITES, 30_000);
-    const ids = receiver.at('/both').map((item) => item.event.data.id);
-    assert.equal(new Set(ids).size, WRITES, 'each event delivered once');
+    // At least once (DECISIONS §10): with the suite's 2 s leases a loaded machine can send one twice, so
+    // the distinct events are counted.
+    const distinct = () => new Set(receiver.at('/both').map((item) => item.event.data.id)).size;
+    const deadline = Date.now() + 30_000;
+    while (distinct() < WRITES && Date.now() < deadline) await sleep(50);
+    assert.equal(distinct(), WRITES, 'every event delivered');
     const locked = [...apiProcess.lines, ...worker.lines]
       .filter((line) => /database is locked|SQLITE_BUSY/i.test(line))
       .map((line) => (JSON.parse(line) as { msg?: string }).msg ?? line);
