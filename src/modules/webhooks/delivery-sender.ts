@@ -2,6 +2,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import type * as Undici from 'undici';
 import { activeTracing, type TraceContext } from '../../core/tracing/tracing.ts';
+import { requestStatus } from './status-request.ts';
 import { BlockedUrlError, type UrlGuard } from './url-guard.ts';
 
 /**
@@ -59,19 +60,19 @@ export interface DeliverySender {
 export function createDeliverySender(options: { timeoutMs: number; guard: UrlGuard }): DeliverySender {
   // undici is loaded with the first delivery: a service without webhook endpoints never loads it (its
   // modules held megabytes of the idle heap).
-  let client: Promise<{ agent: Undici.Agent; request: typeof Undici.request }> | undefined;
+  let client: Promise<Undici.Agent> | undefined;
   const undici = () =>
-    (client ??= import('undici').then(({ Agent, request }) => ({
-      request,
-      agent: new Agent({
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        connect: {
-          timeout: options.timeoutMs,
-          ...(options.guard.enforced ? { lookup: guardedLookup(options.guard) } : {}),
-        },
-      }),
-    })));
+    (client ??= import('undici').then(
+      ({ Agent }) =>
+        new Agent({
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+          connect: {
+            timeout: options.timeoutMs,
+            ...(options.guard.enforced ? { lookup: guardedLookup(options.guard) } : {}),
+          },
+        }),
+    ));
 
   return {
     async send(attempt, signal) {
@@ -86,78 +87,38 @@ export function createDeliverySender(options: { timeoutMs: number; guard: UrlGua
           return { kind: 'failed', error: describe(error) };
         }
       }
-      const { agent, request } = await undici();
+      const agent = await undici();
       const at = new Date();
-      const one = abortable(options.timeoutMs, signal);
       // With tracing on, a client span per attempt, in the trace of the request that wrote the event,
       // and its `traceparent` on the request (Standard Webhooks allows headers of one's own): the
       // receiver's work joins the writer's trace.
       const span = activeTracing()?.startHttpClientSpan('POST', url, attempt.trace);
-      try {
-        const answer = await request(url, {
-          method: 'POST',
-          dispatcher: agent,
-          signal: one.signal,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'content-service-webhooks',
-            'webhook-id': attempt.eventId,
-            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-            'webhook-signature': signatureHeader(attempt.secrets, attempt.eventId, at, attempt.payload),
-            ...span?.headers,
-          },
-          body: attempt.payload,
-        });
-        // Read and dropped (up to undici's dump limit), so the connection can be used again.
-        await answer.body.dump().catch(() => {});
-        span?.end({ status: answer.statusCode });
-        const retryAfter = answer.headers['retry-after'];
-        return {
-          kind: 'answered',
-          status: answer.statusCode,
-          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-        };
-      } catch (error) {
-        span?.end({ error: one.timedOut() ? 'timeout' : errorType(error) });
-        if (error instanceof BlockedUrlError || (error as Error)?.cause instanceof BlockedUrlError)
-          return { kind: 'refused', error: describe(error) };
-        return {
-          kind: 'failed',
-          error: one.timedOut() ? `no answer within ${options.timeoutMs} ms` : describe(error),
-        };
-      } finally {
-        one.done();
+      const answer = await requestStatus(agent, {
+        url,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'content-service-webhooks',
+          'webhook-id': attempt.eventId,
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': signatureHeader(attempt.secrets, attempt.eventId, at, attempt.payload),
+          ...span?.headers,
+        },
+        body: attempt.payload,
+        timeoutMs: options.timeoutMs,
+        stop: signal,
+      });
+      if (answer.kind === 'answered') {
+        span?.end({ status: answer.status });
+        return answer;
       }
+      const { error, timedOut } = answer;
+      span?.end({ error: timedOut ? 'timeout' : errorType(error) });
+      if (error instanceof BlockedUrlError || (error as Error)?.cause instanceof BlockedUrlError)
+        return { kind: 'refused', error: describe(error) };
+      return { kind: 'failed', error: timedOut ? `no answer within ${options.timeoutMs} ms` : describe(error) };
     },
     close: async () => {
-      if (client) await (await client).agent.close();
-    },
-  };
-}
-
-/**
- * The signal of one attempt: aborted after `timeoutMs` or when `stop` (the worker's) aborts. Its timer is
- * cleared and its listener removed as soon as the attempt ends (`done`). `AbortSignal.timeout` kept each
- * attempt's signal and timer alive for the whole timeout (10 s: ten thousand of them at a thousand
- * deliveries a second, promoted to the old generation) and `AbortSignal.any` tied each to the worker's
- * signal: more than twice the CPU of an attempt with one timer of its own.
- */
-function abortable(timeoutMs: number, stop: AbortSignal | undefined) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`no answer within ${timeoutMs} ms`));
-  }, timeoutMs);
-  const onStop = () => controller.abort(stop?.reason);
-  if (stop?.aborted) onStop();
-  else stop?.addEventListener('abort', onStop, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    done() {
-      clearTimeout(timer);
-      stop?.removeEventListener('abort', onStop);
+      if (client) await (await client).close();
     },
   };
 }
