@@ -3,8 +3,9 @@ import type * as Undici from 'undici';
 /**
  * One HTTP request whose answer is only its status and `Retry-After`, on undici's own dispatch API (a
  * handler object): no response stream, no promise chain per chunk. `undici.request` builds a Readable for
- * every answer and `body.dump()` drains it through the stream machinery: 108 against 67 µs of the
- * sender's CPU per request one at a time, 70 against 50 with 16 in flight (bench/RESULTS.md, events wing).
+ * every answer and `body.dump()` drains it through the stream machinery; this takes 0.80 of the sender's
+ * CPU per attempt, 1 and 16 in flight (`bench/attempt-cost.ts`). No Error is made on the way of an answer:
+ * its stack trace alone cost ~12 µs an attempt.
  *
  * The answer's body is read and dropped so the connection can be used again, up to `DRAIN_LIMIT` (as
  * `body.dump()` does); a longer one ends the connection. The whole request is bounded by `timeoutMs`
