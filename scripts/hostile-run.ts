@@ -9,12 +9,9 @@
  *
  *   node scripts/hostile-run.ts [--seconds 60] [--seed N] [--concurrency 16] [--db sqlite,postgres] [--doc docs/HOSTILE-RUN.md]
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -38,8 +35,8 @@ import {
   pathSegment,
   queryString,
 } from '../test/security/fuzz-arbitraries.test-support.ts';
-import { serverArgs } from '../bench/suite/server-command.ts';
-import { freePort, freshDatabase } from './scratch.ts';
+import { freshDatabase } from './scratch.ts';
+import { startServiceProcess } from './service-process.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Body = string | Uint8Array | { chunked: Uint8Array };
@@ -75,62 +72,9 @@ const SEED = opts.seed === undefined ? randomBytes(4).readUInt32BE() >>> 1 : Num
 const ADMIN_PASSWORD = `hostile-${randomBytes(12).toString('hex')}`;
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-/** `npm start`'s command as a child process; collects its error log lines (pino level 50+, and stderr text that is not JSON). */
-async function startService(databaseUrl: string) {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    DEMO_DATA: 'true',
-    LOG_LEVEL: 'warn',
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ADMIN_EMAIL: 'admin@example.com',
-    ADMIN_PASSWORD,
-    // Far beyond what 60 s can spend, so every answer is the route's own and not a 429.
-    RATE_LIMIT_MAX: '1000000000',
-    RATE_LIMIT_AUTH_MAX: '1000000000',
-  };
-  const child = spawn(process.execPath, serverArgs(ROOT), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const service = {
-    url: `http://127.0.0.1:${port}`,
-    errorLines: [] as string[],
-    otherStderr: [] as string[],
-    exited: false,
-  };
-  const exit = once(child, 'exit').then(() => (service.exited = true));
-  for (const [stream, isStderr] of [
-    [child.stdout!, false],
-    [child.stderr!, true],
-  ] as const) {
-    createInterface({ input: stream }).on('line', (line) => {
-      const level = Number(parse(line)?.level);
-      if (level >= 50) service.errorLines.push(line);
-      else if (isStderr && Number.isNaN(level)) service.otherStderr.push(line);
-    });
-  }
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await Promise.race([exit, sleep(15_000)]);
-    if (!service.exited) child.kill('SIGKILL');
-    await exit;
-  };
-  for (const deadline = Date.now() + 90_000; ; await sleep(200)) {
-    if (
-      await fetch(`${service.url}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      )
-    )
-      return Object.assign(service, { stop });
-    if (service.exited || Date.now() > deadline) {
-      await stop();
-      throw new Error(`service did not get ready: ${service.otherStderr.join('\n')}`);
-    }
-  }
-}
+/** `npm start`'s command as a child process (scripts/service-process.ts). */
+const startService = (databaseUrl: string) =>
+  startServiceProcess(ROOT, databaseUrl, { ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD });
 
 /** Tokens for anonymous (none), alice and the admin, alice's id and a report id to use as real path values. */
 async function prepareWorld(url: string): Promise<World> {

@@ -38,12 +38,11 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { serverArgs } from '../bench/suite/server-command.ts';
-import { freePort, freshDatabase } from './scratch.ts';
+import { freshDatabase } from './scratch.ts';
+import { startServiceProcess, type ServiceProcess } from './service-process.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -124,85 +123,21 @@ async function startReceiver(): Promise<{ url: string; close(): Promise<void> }>
   };
 }
 
-interface Service {
-  url: string;
-  errorLines: string[];
-  /** Set when the process ended by itself: its exit code or signal and its last output lines. */
-  crash?: { exit: string; tail: string[] };
-  stop(): Promise<void>;
-}
+type Service = ServiceProcess;
 
-/** `npm start`'s command (of --root) as a child process, on `databaseUrl`; collects its error log lines. */
-async function startService(databaseUrl: string): Promise<Service> {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    DEMO_DATA: 'true',
-    LOG_LEVEL: 'warn',
-    JWT_SECRET: randomBytes(32).toString('hex'),
+/** `npm start`'s command (of --root) as a child process, on `databaseUrl` (scripts/service-process.ts). */
+const startService = (databaseUrl: string): Promise<Service> =>
+  startServiceProcess(SERVE_ROOT, databaseUrl, {
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     // The tokens are minted once per service and must outlive the scan (the default is 15 minutes).
     JWT_TTL_SECONDS: '86400',
-    // sqlmap sends thousands of requests a minute from one address: no 429s, so every answer is the route's own.
-    RATE_LIMIT_MAX: '1000000000',
-    RATE_LIMIT_AUTH_MAX: '1000000000',
     // The webhook goes to this script's loopback receiver, which production refuses otherwise.
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     // No load shedding: a payload that blocks the event loop (SQLite's heavy query) must not turn the requests
     // after it into quick 503s, which sqlmap reads as "no delay" and then dismisses a real finding.
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-  };
-  const child = spawn(process.execPath, serverArgs(SERVE_ROOT), {
-    cwd: SERVE_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let [exited, stopping] = [false, false];
-  const tail: string[] = [];
-  const service: Service = { url: `http://127.0.0.1:${port}`, errorLines: [], stop: async () => {} };
-  const exit = once(child, 'exit').then(([code, signal]) => {
-    exited = true;
-    if (!stopping) service.crash = { exit: signal ? `signal ${signal}` : `exit code ${code}`, tail: [...tail] };
-  });
-  for (const stream of [child.stdout!, child.stderr!])
-    createInterface({ input: stream }).on('line', (line) => {
-      tail.push(line.slice(0, 2000));
-      if (tail.length > 30) tail.shift();
-      let level = NaN;
-      try {
-        level = Number((JSON.parse(line) as Json).level);
-      } catch {
-        // Not a log record (Node's own messages, a crash's stack).
-      }
-      if (level >= 50) service.errorLines.push(line);
-    });
-  service.stop = async () => {
-    stopping = true;
-    if (exited) return;
-    child.kill('SIGTERM');
-    await Promise.race([exit, sleep(15_000)]);
-    if (!exited) child.kill('SIGKILL');
-    await exit;
-  };
-  for (const deadline = Date.now() + 90_000; ; await sleep(200)) {
-    if (
-      await fetch(`${service.url}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      )
-    )
-      return service;
-    if (exited || Date.now() > deadline) {
-      await service.stop();
-      throw new Error(`service did not get ready:\n${tail.join('\n')}`);
-    }
-  }
-}
 
 interface Target {
   service: Service;
