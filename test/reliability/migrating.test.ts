@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/config/config.ts';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
@@ -9,7 +9,7 @@ import { migrationsOfModules } from '../../src/modules/index.ts';
 import { startServer } from '../../src/server.ts';
 import { freePort } from '../../scripts/scratch.ts';
 import { dialectNamed } from '../support/dialects.ts';
-import { openPgSession, type PgSession } from '../support/pg-session.ts';
+import { openPgSession, withPgDatabase, type PgSession } from '../support/pg-session.ts';
 import { writesDuring } from '../support/writes-during.ts';
 
 /**
@@ -48,16 +48,7 @@ function runMigrateChild(url: string): { done: Promise<number | null>; kill: () 
 }
 
 describe('migrating (postgres)', { skip: postgres.skip }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  let client: PgSession;
-  before(async () => {
-    database = await postgres.createDatabase();
-    client = await openPgSession(database.url);
-  });
-  after(async () => {
-    await client?.end();
-    await database?.drop();
-  });
+  const database = withPgDatabase(postgres);
 
   it('answers /healthz and /readyz "migrating" while migrations wait, then opens the API', async (t) => {
     const holder = await openPgSession(database.url);
@@ -111,7 +102,7 @@ describe('migrating (postgres)', { skip: postgres.skip }, () => {
   });
 
   it('builds an index added to a large table concurrently: writes to that table go on during the build', async () => {
-    await client.query(
+    await database.client.query(
       `create table big_rows as select g as id, md5(g::text) as body from generate_series(1, ${BIG_ROWS}) g`,
     );
     const db: Db = createDatabase(database.url);
@@ -133,18 +124,18 @@ describe('migrating (postgres)', { skip: postgres.skip }, () => {
     const took = performance.now() - start;
     const { writes: inserted, slowestMs: slowest } = written;
     assert.deepEqual(outcome.indexesBuilt, [INDEX.name]);
-    assert.equal(await indexState(client, INDEX.name), 'valid');
+    assert.equal(await indexState(database.client, INDEX.name), 'valid');
     assert.ok(inserted >= 20, `${inserted} rows written during a ${Math.round(took)} ms build`);
     assert.ok(slowest < took / 2, `a write waited ${Math.round(slowest)} ms of a ${Math.round(took)} ms build`);
   });
 
   it('finishes an index build interrupted by SIGKILL on the next run, every migration applied once', async () => {
-    await client.query(`drop index if exists ${INDEX.name}`);
+    await database.client.query(`drop index if exists ${INDEX.name}`);
     const first = runMigrateChild(database.url);
     // Wait for the build to be under way, then kill the process and its backend (a lost connection).
     let pid: number | undefined;
     for (let waited = 0; waited < 20_000 && pid === undefined; waited += 20) {
-      const rows = await client.query<{ pid: number }>(
+      const rows = await database.client.query<{ pid: number }>(
         `select pid from pg_stat_progress_create_index where relid = to_regclass('big_rows')`,
       );
       pid = rows[0]?.pid;
@@ -152,10 +143,10 @@ describe('migrating (postgres)', { skip: postgres.skip }, () => {
     }
     assert.ok(pid !== undefined, 'the build never started');
     first.kill();
-    await client.query('select pg_terminate_backend($1)', [pid]);
+    await database.client.query('select pg_terminate_backend($1)', [pid]);
     await first.done;
     await sleep(200);
-    assert.equal(await indexState(client, INDEX.name), 'invalid');
+    assert.equal(await indexState(database.client, INDEX.name), 'invalid');
 
     const second = spawn(process.execPath, ['test/support/migrate-child.ts'], {
       env: { ...process.env, DATABASE_URL: database.url, TEST_ONLINE_INDEXES: JSON.stringify([INDEX]) },
@@ -165,12 +156,12 @@ describe('migrating (postgres)', { skip: postgres.skip }, () => {
     second.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     assert.equal(await new Promise((resolve) => second.on('exit', resolve)), 0);
     assert.deepEqual(JSON.parse(output).indexesBuilt, [INDEX.name]);
-    assert.equal(await indexState(client, INDEX.name), 'valid');
-    const rows = await client.query<{ name: string; times: string }>(
+    assert.equal(await indexState(database.client, INDEX.name), 'valid');
+    const rows = await database.client.query<{ name: string; times: string }>(
       `select name, count(*) as times from kysely_migration group by name having count(*) > 1`,
     );
     assert.deepEqual(rows, []);
-    const applied = await client.query<{ n: number }>(`select count(*)::int as n from kysely_migration`);
+    const applied = await database.client.query<{ n: number }>(`select count(*)::int as n from kysely_migration`);
     assert.equal(applied[0]!.n, Object.keys(migrationsOfModules).length + 5 + 1);
   });
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createDatabase, type Db } from '../../src/core/db/database.ts';
 import { migrateToLatest } from '../../src/core/db/migrate.ts';
 import { migrationsOfModules } from '../../src/modules/index.ts';
 import { dialectNamed } from '../support/dialects.ts';
-import { openPgSession, type PgSession } from '../support/pg-session.ts';
+import { withPgDatabase } from '../support/pg-session.ts';
 import { writesDuring } from '../support/writes-during.ts';
 
 /**
@@ -19,16 +19,7 @@ const POSTS = 150_000;
 const SEARCH = '0016-posts-search';
 
 describe('full-text search added to a table with rows (postgres)', { skip: postgres.skip }, () => {
-  let database: { url: string; drop(): Promise<void> };
-  let client: PgSession;
-  before(async () => {
-    database = await postgres.createDatabase();
-    client = await openPgSession(database.url);
-  });
-  after(async () => {
-    await client?.end();
-    await database?.drop();
-  });
+  const database = withPgDatabase(postgres);
 
   it('fills the documents and words of the rows there before online: writes go on, each document ends current', async () => {
     const { [SEARCH]: search, ...before } = migrationsOfModules;
@@ -36,10 +27,10 @@ describe('full-text search added to a table with rows (postgres)', { skip: postg
     const db: Db = createDatabase(database.url);
     try {
       await migrateToLatest(db, before);
-      await client.query(
+      await database.client.query(
         `insert into users (name, email, created_at, updated_at) values ('a', 'a@x.test', now(), now())`,
       );
-      await client.query(
+      await database.client.query(
         `insert into posts (author_id, title, content, created_at, updated_at)
          select 1, 'post ' || g, 'lantern harbour ' || md5(g::text) || ' quietly', now(), now()
          from generate_series(1, ${POSTS}) g`,
@@ -66,7 +57,7 @@ describe('full-text search added to a table with rows (postgres)', { skip: postg
       assert.ok(writes >= 10, `${writes} writes during a ${Math.round(took)} ms migration`);
       assert.ok(slowest < took / 2, `a write waited ${Math.round(slowest)} ms of a ${Math.round(took)} ms migration`);
 
-      const [counts] = await client.query<{ posts: string; documents: string; stale: string }>(
+      const [counts] = await database.client.query<{ posts: string; documents: string; stale: string }>(
         `select (select count(*) from posts) as posts, (select count(*) from post_search) as documents,
                 (select count(*) from posts p join post_search d using (id)
                  where d.document <> setweight(to_tsvector('english', p.title), 'A')
@@ -74,7 +65,7 @@ describe('full-text search added to a table with rows (postgres)', { skip: postg
       );
       assert.equal(counts!.documents, counts!.posts, 'a document for every post');
       assert.equal(counts!.stale, '0', 'every document is of its post’s current text');
-      const words = await client.query<{ word: string }>(
+      const words = await database.client.query<{ word: string }>(
         `select word from post_search_words where word in ('lantern', 'harbour', 'quietly', 'rewritten', 'meanwhile')`,
       );
       assert.equal(words.length, 5, JSON.stringify(words));

@@ -1,4 +1,6 @@
+import { after, before } from 'node:test';
 import pg from 'pg';
+import type { TestDialect } from './dialects.ts';
 
 /**
  * A PostgreSQL session of its own, statement by statement (a test that holds row locks in one
@@ -18,5 +20,30 @@ export async function openPgSession(url: string): Promise<PgSession> {
       return (await client.query(text, values)).rows as R[];
     },
     end: () => client.end(),
+  };
+}
+
+/**
+ * A fresh database of `postgres` for the enclosing `describe`, with a session on it: made before its
+ * tests, the session ended and the database dropped after them. Read `url` and `client` inside the tests.
+ */
+export function withPgDatabase(postgres: TestDialect): { readonly url: string; readonly client: PgSession } {
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let client: PgSession | undefined;
+  before(async () => {
+    database = await postgres.createDatabase();
+    client = await openPgSession(database.url);
+  });
+  after(async () => {
+    await client?.end();
+    await database?.drop();
+  });
+  return {
+    get url() {
+      return database!.url;
+    },
+    get client() {
+      return client!;
+    },
   };
 }

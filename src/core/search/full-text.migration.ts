@@ -78,7 +78,6 @@ function wordsOf(source: SearchSource, from: string, alias = from): string {
 async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promise<void> {
   const { table, documentTable: documents } = source;
   const columns = Object.values(source.fields).map(({ column }) => column);
-  const vector = (row: string) => vectorOf(source, row);
   await run(
     db,
     `create table ${documents} (
@@ -90,7 +89,7 @@ async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promi
     db,
     `create function ${documents}_insert() returns trigger language plpgsql as $$
      begin
-       insert into ${documents} (id, document) select changed.id, ${vector('changed')} from changed;
+       insert into ${documents} (id, document) select changed.id, ${vectorOf(source, 'changed')} from changed;
        return null;
      end $$`,
   );
@@ -104,7 +103,7 @@ async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promi
     db,
     `create function ${documents}_update() returns trigger language plpgsql as $$
      begin
-       insert into ${documents} (id, document) values (new.id, ${vector('new')})
+       insert into ${documents} (id, document) values (new.id, ${vectorOf(source, 'new')})
        on conflict (id) do update set document = excluded.document;
        return null;
      end $$`,
