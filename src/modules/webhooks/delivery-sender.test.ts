@@ -57,6 +57,20 @@ describe('webhooks: a delivery attempt', () => {
     await sender.close();
   });
 
+  it('sends nothing for a worker already stopping: the abort waits for the connection, then ends the attempt', async () => {
+    const sender = createDeliverySender({ timeoutMs: 60_000, guard: createUrlGuard({ enforced: false }) });
+    const stop = new AbortController();
+    stop.abort(new Error('stopping'));
+    const started = performance.now();
+    const answer = await sender.send(
+      { url: `${url}/hook`, secrets: [SECRET], eventId: 'evt_4', payload: '{}' },
+      stop.signal,
+    );
+    assert.equal(answer.kind, 'failed');
+    assert.ok(performance.now() - started < 5_000, 'ended long before its timeout');
+    await sender.close();
+  });
+
   it('fails an attempt with no answer within its timeout, and ends one at once when the worker stops', async () => {
     const sender = createDeliverySender({ timeoutMs: 300, guard: createUrlGuard({ enforced: false }) });
     const attempt = { url: `${url}/hang`, secrets: [SECRET], eventId: 'evt_3', payload: '{}' };
