@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest } from './otlp-protobuf-decoder.ts';
 
 /** One span as the OTLP/JSON encoding sends it, its attributes flattened to plain values. */
 export interface ReceivedSpan {
@@ -16,9 +17,9 @@ export interface ReceivedSpan {
 
 export interface OtlpCollector {
   url: string;
-  /** Every span received over OTLP/JSON so far. */
+  /** Every span received so far, over OTLP/JSON or OTLP/protobuf (decoded by otlp-protobuf-decoder.ts). */
   spans: ReceivedSpan[];
-  /** The bodies received over OTLP/protobuf (not decoded: the SDK ships no .proto definitions to decode them with). */
+  /** The bodies received over OTLP/protobuf, as they came. */
   protobufBodies: Buffer[];
   /** The Content-Type of each export request. */
   contentTypes: string[];
@@ -66,12 +67,29 @@ interface ExportRequest {
 
 /**
  * A small OTLP/HTTP traces receiver, as a collector would be: `POST /v1/traces`, JSON decoded into
- * spans, protobuf kept as bytes. Answers 200 with an empty export response.
+ * spans, protobuf decoded into the same (its bodies kept too). Answers 200 with an empty export response.
  */
 export async function startOtlpCollector(): Promise<OtlpCollector> {
   const spans: ReceivedSpan[] = [];
   const protobufBodies: Buffer[] = [];
   const contentTypes: string[] = [];
+  const receive = (decoded: ExportRequest) => {
+    for (const resourceSpans of decoded.resourceSpans ?? []) {
+      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+      for (const scope of resourceSpans.scopeSpans ?? [])
+        for (const span of scope.spans ?? [])
+          spans.push({
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId ?? '',
+            name: span.name,
+            kind: span.kind,
+            status: span.status?.code ?? 0,
+            attributes: attributesOf(span.attributes),
+            service,
+          });
+    }
+  };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -80,25 +98,11 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       const type = request.headers['content-type'] ?? '';
       contentTypes.push(type);
       if (type.startsWith('application/json')) {
-        const decoded = JSON.parse(body.toString('utf8')) as ExportRequest;
-        for (const resourceSpans of decoded.resourceSpans ?? []) {
-          const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
-          for (const scope of resourceSpans.scopeSpans ?? [])
-            for (const span of scope.spans ?? [])
-              spans.push({
-                traceId: span.traceId,
-                spanId: span.spanId,
-                parentSpanId: span.parentSpanId ?? '',
-                name: span.name,
-                kind: span.kind,
-                status: span.status?.code ?? 0,
-                attributes: attributesOf(span.attributes),
-                service,
-              });
-        }
+        receive(JSON.parse(body.toString('utf8')) as ExportRequest);
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       } else {
         protobufBodies.push(body);
+        receive(decodeTraceRequest(body));
         response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       }
     });

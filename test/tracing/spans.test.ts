@@ -58,8 +58,8 @@ for (const dialect of DIALECTS) {
         ...GRAPHQL_TEST_ENV,
         ...FAST_WEBHOOKS,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        // OTLP/protobuf, the default: our encoding, decoded by the collector (event-trace.test.ts sends JSON).
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       });
       author = await t.createUser({ name: 'Traced Author' });
       await newPost(t, author.token, author.id, 'A traced post');
@@ -163,6 +163,7 @@ for (const dialect of DIALECTS) {
       );
       const leaked = spans.filter((span) => JSON.stringify(span).includes(secret));
       assert.deepEqual(leaked, [], `a bound value reached a span:\n${describeSpans(leaked)}`);
+      assert.ok(!collector.protobufBodies.some((body) => body.includes(secret)), 'nor any byte sent to the collector');
     });
 
     it("sends each webhook attempt's traceparent, naming its client span, to the receiver", async () => {

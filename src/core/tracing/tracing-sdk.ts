@@ -8,9 +8,13 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
+import { LeanTracerProvider } from './lean-tracer.ts';
+import { samplerFromEnv } from './sampler-from-env.ts';
 import { startMessageSpan } from './message-spans.ts';
 import { registerRequestSpans } from './request-spans.ts';
 import { observeStatements } from './statement-spans.ts';
@@ -29,33 +33,42 @@ export interface SdkSettings {
   serviceName?: string | undefined;
 }
 
-/** The exporter of the protocol: each is its own package, and only the one in use is loaded. */
+/**
+ * The exporter of the protocol, only its code loaded: OTLP/protobuf (the default) with our encoding
+ * (otlp-exporter.ts), OTLP/JSON the SDK's. Both read the other `OTEL_EXPORTER_OTLP_*` settings (headers,
+ * timeout, compression) through the SDK's exporter base.
+ */
 async function exporterFor(settings: SdkSettings): Promise<SpanExporter> {
-  const { OTLPTraceExporter } =
-    settings.protocol === 'http/json'
-      ? await import('@opentelemetry/exporter-trace-otlp-http')
-      : await import('@opentelemetry/exporter-trace-otlp-proto');
-  // The other OTEL_EXPORTER_OTLP_* settings (headers, timeout, compression) are read by the exporter itself.
-  return new OTLPTraceExporter({ url: settings.url });
+  if (settings.protocol === 'http/json') {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    return new OTLPTraceExporter({ url: settings.url });
+  }
+  const { OtlpProtobufSpanExporter } = await import('./otlp-exporter.ts');
+  return new OtlpProtobufSpanExporter(settings.url);
 }
 
 /**
- * The SDK, registered as the process's global tracer provider: W3C trace-context propagation, the
- * AsyncLocalStorage context manager, the sampler of `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by
- * default; the SDK reads it), and a batch span processor: spans are exported in the background, in
- * batches, so a collector that is slow, down or never answers costs a request nothing (spans past the
- * processor's queue are dropped, not waited for).
+ * Tracing on: our lean tracer provider (lean-tracer.ts) registered as the process's global one, with the
+ * SDK's W3C trace-context and baggage propagation, its AsyncLocalStorage context manager, its sampler of
+ * `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by default; sampler-from-env.ts) and its batch span
+ * processor: spans are exported in the background, in batches, so a collector that is slow, down or never
+ * answers costs a request nothing (spans past the processor's queue are dropped, not waited for).
  */
 export async function createTracing(settings: SdkSettings): Promise<Tracing> {
   // Precedence of the specification: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES, then ours.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'content-service' })
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(settings.serviceName ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }) : null);
-  const provider = new NodeTracerProvider({
+  const provider = new LeanTracerProvider(
     resource,
-    spanProcessors: [new BatchSpanProcessor(await exporterFor(settings))],
-  });
-  provider.register();
+    new BatchSpanProcessor(await exporterFor(settings)),
+    samplerFromEnv(),
+  );
+  trace.setGlobalTracerProvider(provider);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   const tracer = trace.getTracer(TRACER_NAME);
 
   const tracing: Tracing = {

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes } from '@opentelemetry/api';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-node';
+import { LeanTracerProvider } from './lean-tracer.ts';
+import { samplerFromEnv } from './sampler-from-env.ts';
+
+/** A tracer whose ended spans land in the SDK's in-memory exporter, through the SDK's simple processor. */
+function tracerWith(sampler: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })) {
+  const exporter = new InMemorySpanExporter();
+  const provider = new LeanTracerProvider(
+    resourceFromAttributes({ 'service.name': 'lean-test' }),
+    new SimpleSpanProcessor(exporter),
+    sampler,
+  );
+  return { tracer: provider.getTracer('lean-test', '1.0.0'), exported: () => exporter.getFinishedSpans() };
+}
+
+const remoteParent = (flags: TraceFlags) =>
+  trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    spanId: '00f067aa0ba902b7',
+    traceFlags: flags,
+    isRemote: true,
+  });
+
+describe('the lean tracer', () => {
+  it("starts a root in a new trace and a child in its parent's, and hands each ended span to the processor once", () => {
+    const { tracer, exported } = tracerWith();
+    const root = tracer.startSpan('root', { kind: SpanKind.SERVER });
+    const child = tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, root));
+    child.end();
+    child.end();
+    root.end();
+    const [first, second] = exported();
+    assert.equal(exported().length, 2);
+    assert.equal(first!.name, 'child');
+    assert.equal(first!.spanContext().traceId, root.spanContext().traceId);
+    assert.equal(first!.parentSpanContext?.spanId, root.spanContext().spanId);
+    assert.equal(second!.parentSpanContext, undefined);
+    assert.equal(second!.kind, SpanKind.SERVER);
+    assert.equal(second!.instrumentationScope.name, 'lean-test');
+    assert.equal(second!.resource.attributes['service.name'], 'lean-test');
+    for (const span of [first!, second!]) {
+      assert.match(span.spanContext().traceId, /^(?!0+$)[0-9a-f]{32}$/);
+      assert.match(span.spanContext().spanId, /^(?!0+$)[0-9a-f]{16}$/);
+      assert.equal(span.spanContext().traceFlags, TraceFlags.SAMPLED);
+    }
+    assert.notEqual(first!.spanContext().spanId, second!.spanContext().spanId);
+  });
+
+  it('keeps given times (epoch milliseconds since the process started, as the SDK reads them) as HrTime, and a duration', () => {
+    const { tracer, exported } = tracerWith();
+    const start = (Math.floor(Date.now() / 1000) + 1) * 1000 + 250;
+    tracer.startSpan('timed', { startTime: start }).end(start + 12.5);
+    const [span] = exported();
+    assert.deepEqual(span!.startTime, [Math.floor(start / 1000), 250_000_000]);
+    assert.deepEqual(span!.endTime, [Math.floor(start / 1000), 262_500_000]);
+    assert.deepEqual(span!.duration, [0, 12_500_000]);
+  });
+
+  it('keeps valid attributes only, copies arrays, counts what passes the limit, and changes nothing once ended', () => {
+    const { tracer, exported } = tracerWith();
+    const list = ['a', 'b'];
+    const span = tracer.startSpan('attributes', {
+      attributes: { kept: 'yes', nothing: undefined, object: { no: 1 } as unknown as string, list },
+    });
+    list.push('c');
+    for (let i = 0; i < 130; i++) span.setAttribute(`extra.${i}`, i);
+    span.setAttribute('kept', 'still');
+    span.end();
+    span.setAttribute('late', true);
+    const [ended] = exported();
+    const attributes = ended!.attributes as Attributes;
+    assert.equal(attributes.kept, 'still');
+    assert.deepEqual(attributes.list, ['a', 'b']);
+    assert.ok(!('nothing' in attributes) && !('object' in attributes) && !('late' in attributes));
+    assert.equal(Object.keys(attributes).length, 128);
+    assert.equal(ended!.droppedAttributesCount, 4);
+  });
+
+  it('keeps the status as the SDK does: UNSET changes nothing, OK is final, a message only with ERROR', () => {
+    const { tracer, exported } = tracerWith();
+    const failed = tracer.startSpan('failed');
+    failed.setStatus({ code: SpanStatusCode.ERROR, message: 'boom' });
+    failed.setStatus({ code: SpanStatusCode.UNSET });
+    failed.end();
+    const ok = tracer.startSpan('ok');
+    ok.setStatus({ code: SpanStatusCode.OK, message: 'ignored' });
+    ok.setStatus({ code: SpanStatusCode.ERROR });
+    ok.end();
+    assert.deepEqual(
+      exported().map((span) => span.status),
+      [{ code: SpanStatusCode.ERROR, message: 'boom' }, { code: SpanStatusCode.OK }],
+    );
+  });
+
+  it('records an exception as an event, and links given at the start', () => {
+    const { tracer, exported } = tracerWith();
+    const other = tracer.startSpan('other');
+    const span = tracer.startSpan('with', { links: [{ context: other.spanContext() }] });
+    span.recordException(new TypeError('bad'));
+    span.end();
+    const [ended] = exported();
+    assert.equal(ended!.links[0]!.context.spanId, other.spanContext().spanId);
+    assert.equal(ended!.events[0]!.name, 'exception');
+    assert.equal(ended!.events[0]!.attributes!['exception.type'], 'TypeError');
+  });
+
+  it("follows a remote parent's sampling under the default sampler: a caller's unsampled trace records nothing", () => {
+    const { tracer, exported } = tracerWith();
+    const unsampled = tracer.startSpan('unsampled', {}, remoteParent(TraceFlags.NONE));
+    assert.equal(unsampled.isRecording(), false);
+    assert.equal(unsampled.spanContext().traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
+    unsampled.end();
+    const sampled = tracer.startSpan('sampled', {}, remoteParent(TraceFlags.SAMPLED));
+    sampled.end();
+    assert.deepEqual(
+      exported().map((span) => [span.name, span.parentSpanContext?.spanId]),
+      [['sampled', '00f067aa0ba902b7']],
+    );
+  });
+
+  it('makes no span under always_off or a ratio of 0, and a child of a non-recording span records nothing', () => {
+    for (const sampler of [new AlwaysOffSampler(), new TraceIdRatioBasedSampler(0)]) {
+      const { tracer, exported } = tracerWith(sampler);
+      const root = tracer.startSpan('root');
+      tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, root)).end();
+      root.end();
+      assert.equal(root.isRecording(), false);
+      assert.deepEqual(exported(), []);
+    }
+  });
+});
+
+describe('the sampler of OTEL_TRACES_SAMPLER', () => {
+  it('names each of the specification, defaults to parentbased_always_on, and reads the ratio argument', () => {
+    const described = (env: NodeJS.ProcessEnv) => samplerFromEnv(env).toString();
+    assert.equal(
+      described({}),
+      'ParentBased{root=AlwaysOnSampler, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}',
+    );
+    assert.equal(described({ OTEL_TRACES_SAMPLER: 'always_on' }), 'AlwaysOnSampler');
+    assert.equal(described({ OTEL_TRACES_SAMPLER: 'always_off' }), 'AlwaysOffSampler');
+    assert.equal(
+      described({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }),
+      'TraceIdRatioBased{0.25}',
+    );
+    assert.equal(
+      described({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'lots' }),
+      'TraceIdRatioBased{1}',
+    );
+    assert.match(
+      described({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }),
+      /^ParentBased\{root=TraceIdRatioBased\{0\.5\}/,
+    );
+    assert.match(described({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }), /^ParentBased\{root=AlwaysOffSampler/);
+    assert.equal(described({ OTEL_TRACES_SAMPLER: 'nonsense' }), described({}));
+  });
+});

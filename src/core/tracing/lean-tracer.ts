@@ -1,0 +1,123 @@
+import { randomFillSync } from 'node:crypto';
+import {
+  context as contexts,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  SpanKind,
+  trace,
+  TraceFlags,
+  type Context,
+  type Span,
+  type SpanContext,
+  type SpanOptions,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
+import type { Resource } from '@opentelemetry/resources';
+import { SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { cleanAttributes, LeanSpan, msOf, NO_LINKS, type Scope, type SpanOwner } from './lean-span.ts';
+
+/** Random ids, cut from a pool refilled from the system's generator (one call per few hundred spans). */
+const pool = Buffer.allocUnsafe(4096);
+let taken = pool.length;
+function randomHex(bytes: number): string {
+  for (;;) {
+    if (taken + bytes > pool.length) {
+      randomFillSync(pool);
+      taken = 0;
+    }
+    const hex = pool.toString('hex', taken, (taken += bytes));
+    // An id of zeros is invalid (W3C trace context): draw again.
+    if (hex !== '0'.repeat(bytes * 2)) return hex;
+  }
+}
+
+class LeanTracer implements Tracer, SpanOwner {
+  readonly scope: Scope;
+  readonly resource: Resource;
+  readonly processor: SpanProcessor;
+  private readonly sampler: Sampler;
+
+  constructor(scope: Scope, resource: Resource, processor: SpanProcessor, sampler: Sampler) {
+    this.scope = scope;
+    this.resource = resource;
+    this.processor = processor;
+    this.sampler = sampler;
+  }
+
+  startSpan(name: string, options: SpanOptions = {}, context: Context = contexts.active()): Span {
+    const under = options.root ? trace.deleteSpan(context) : context;
+    if (isTracingSuppressed(under)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    const parentSpan = trace.getSpan(under);
+    const parent = parentSpan?.spanContext();
+    // A parent of this tracer has valid ids (drawn here); another's (a remote one) is checked.
+    const validParent = parent && (parentSpan instanceof LeanSpan || isSpanContextValid(parent)) ? parent : undefined;
+    const traceId = validParent ? validParent.traceId : randomHex(16);
+    const spanId = randomHex(8);
+    const kind = options.kind ?? SpanKind.INTERNAL;
+    const attributes = cleanAttributes(options.attributes);
+    const links = options.links ?? NO_LINKS;
+    const sampling = this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
+    const traceState = sampling.traceState ?? validParent?.traceState;
+    const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
+    const spanContext: SpanContext = traceState
+      ? { traceId, spanId, traceFlags, traceState }
+      : { traceId, spanId, traceFlags };
+    if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
+    const span = new LeanSpan(spanContext, name, kind, validParent, msOf(options.startTime), this);
+    span.adopt(sampling.attributes ? Object.assign(attributes, cleanAttributes(sampling.attributes)) : attributes);
+    if (links.length > 0) span.addLinks(links);
+    this.processor.onStart(span, under);
+    return span;
+  }
+
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
+    const run = rest.pop() as F;
+    const [options, context] = rest as [SpanOptions | undefined, Context | undefined];
+    const under = context ?? contexts.active();
+    const span = this.startSpan(name, options, under);
+    return contexts.with(trace.setSpan(under, span), run as (span: Span) => ReturnType<F>, undefined, span);
+  }
+}
+
+/**
+ * A tracer provider of the OpenTelemetry API whose spans cost little to make: no per-span clock pairs,
+ * no self-observability metrics, ids cut from a random pool, attributes checked once. The sampler, the
+ * resource and the span processor (the SDK's batch processor and OTLP exporter) are the SDK's own; a
+ * span reaches the processor as the SDK's `ReadableSpan`. Why it is written here: README.md here,
+ * "Dependencies".
+ */
+export class LeanTracerProvider implements TracerProvider {
+  private readonly tracers = new Map<string, LeanTracer>();
+  private readonly resource: Resource;
+  private readonly processor: SpanProcessor;
+  private readonly sampler: Sampler;
+
+  constructor(resource: Resource, processor: SpanProcessor, sampler: Sampler) {
+    this.resource = resource;
+    this.processor = processor;
+    this.sampler = sampler;
+  }
+
+  getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {
+    const key = `${name}@${version ?? ''}:${options?.schemaUrl ?? ''}`;
+    let tracer = this.tracers.get(key);
+    if (!tracer) {
+      const scope: Scope = { name };
+      if (version) scope.version = version;
+      if (options?.schemaUrl) scope.schemaUrl = options.schemaUrl;
+      tracer = new LeanTracer(scope, this.resource, this.processor, this.sampler);
+      this.tracers.set(key, tracer);
+    }
+    return tracer;
+  }
+
+  forceFlush(): Promise<void> {
+    return this.processor.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.processor.shutdown();
+  }
+}

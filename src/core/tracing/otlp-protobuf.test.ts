@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SpanKind, SpanStatusCode, TraceFlags, type AttributeValue, type HrTime } from '@opentelemetry/api';
+import { TraceState } from '@opentelemetry/core';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import fc from 'fast-check';
+import { decodeTraceRequest } from '../../../test/support/otlp-protobuf-decoder.ts';
+import { encodeTraceRequest } from './otlp-protobuf.ts';
+
+const hex = (bytes: number) =>
+  fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((array) => Buffer.from(array).toString('hex'));
+const hrTime = fc.tuple(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 999_999_999 }));
+const text = fc.string({ unit: 'binary', maxLength: 200 });
+const scalar = fc.oneof(
+  text,
+  fc.boolean(),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.constantFrom(2 ** 60, -(2 ** 62), 0, -1),
+  fc.double({ noNaN: true }),
+);
+const value: fc.Arbitrary<AttributeValue> = fc.oneof(
+  scalar,
+  fc.array(text, { maxLength: 4 }),
+  fc.array(fc.integer(), { maxLength: 4 }),
+);
+const attributes = fc.dictionary(fc.string({ minLength: 1, maxLength: 30 }), value, { maxKeys: 8 });
+const traceState = fc.option(fc.constantFrom('vendor=a', 'one=1,two=2'), { nil: undefined });
+
+const resource = resourceFromAttributes({ 'service.name': 'content-service', 'deployment.environment': 'test' });
+const scopes = [{ name: 'content-service' }, { name: '@fastify/otel', version: '1.2.3' }];
+
+const span: fc.Arbitrary<ReadableSpan> = fc
+  .record({
+    traceId: hex(16),
+    spanId: hex(8),
+    traceState,
+    parent: fc.option(fc.record({ spanId: hex(8), isRemote: fc.boolean() }), { nil: undefined }),
+    name: text,
+    kind: fc.constantFrom(SpanKind.INTERNAL, SpanKind.SERVER, SpanKind.CLIENT, SpanKind.PRODUCER, SpanKind.CONSUMER),
+    startTime: hrTime,
+    endTime: hrTime,
+    attributes,
+    events: fc.array(fc.record({ name: text, time: hrTime, attributes, droppedAttributesCount: fc.nat(3) }), {
+      maxLength: 2,
+    }),
+    links: fc.array(fc.record({ traceId: hex(16), spanId: hex(8), traceState, attributes }), { maxLength: 2 }),
+    status: fc.oneof(
+      fc.constant({ code: SpanStatusCode.UNSET }),
+      fc.constant({ code: SpanStatusCode.OK }),
+      fc.record({ code: fc.constant(SpanStatusCode.ERROR), message: text }),
+    ),
+    dropped: fc.tuple(fc.nat(300), fc.nat(3), fc.nat(3)),
+    scope: fc.nat(scopes.length - 1),
+  })
+  .map((s) => ({
+    name: s.name,
+    kind: s.kind,
+    spanContext: () => ({
+      traceId: s.traceId,
+      spanId: s.spanId,
+      traceFlags: TraceFlags.SAMPLED,
+      ...(s.traceState ? { traceState: new TraceState(s.traceState) } : {}),
+    }),
+    parentSpanContext: s.parent && {
+      traceId: s.traceId,
+      spanId: s.parent.spanId,
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: s.parent.isRemote,
+    },
+    startTime: s.startTime as HrTime,
+    endTime: s.endTime as HrTime,
+    duration: [0, 0] as HrTime,
+    status: s.status,
+    attributes: s.attributes,
+    events: s.events.map((event) => ({ ...event, time: event.time as HrTime })),
+    links: s.links.map((link) => ({
+      context: {
+        traceId: link.traceId,
+        spanId: link.spanId,
+        traceFlags: TraceFlags.NONE,
+        ...(link.traceState ? { traceState: new TraceState(link.traceState) } : {}),
+      },
+      attributes: link.attributes,
+    })),
+    ended: true,
+    resource,
+    instrumentationScope: scopes[s.scope]!,
+    droppedAttributesCount: s.dropped[0],
+    droppedEventsCount: s.dropped[1],
+    droppedLinksCount: s.dropped[2],
+  }));
+
+describe('the OTLP/protobuf encoding of spans', () => {
+  it("writes the SDK serializer's bytes for any spans: ids, times, every kind of attribute, events, links, status, scopes", () => {
+    fc.assert(
+      fc.property(fc.array(span, { maxLength: 12 }), (spans) => {
+        const ours = Buffer.from(encodeTraceRequest(spans));
+        const sdk = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans) ?? new Uint8Array());
+        assert.equal(ours.toString('hex'), sdk.toString('hex'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is read back as the spans it was given (lengths past 127 and 16,383 bytes, nanosecond times, negative integers)', () => {
+    const long = 'x'.repeat(20_000);
+    const spans = fc.sample(span, { numRuns: 1, seed: 7 }).map((one) => ({
+      ...one,
+      name: long,
+      startTime: [1_764_200_000, 123_456_789] as HrTime,
+      attributes: { 'db.query.text': 'é'.repeat(100), count: -5, big: 2 ** 60, ok: true },
+    }));
+    const decoded = decodeTraceRequest(Buffer.from(encodeTraceRequest(spans)));
+    const read = decoded.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    assert.equal(read.name, long);
+    assert.equal(read.traceId, spans[0]!.spanContext().traceId);
+    assert.equal(read.startTimeUnixNano, 1_764_200_000_123_456_789n);
+    assert.deepEqual(read.attributes, [
+      { key: 'db.query.text', value: { stringValue: 'é'.repeat(100) } },
+      { key: 'count', value: { intValue: -5 } },
+      { key: 'big', value: { intValue: 2 ** 60 } },
+      { key: 'ok', value: { boolValue: true } },
+    ]);
+  });
+});

@@ -1,0 +1,136 @@
+import type { HrTime } from '@opentelemetry/api';
+
+/** Protobuf wire types. */
+export const VARINT = 0;
+export const FIXED64 = 1;
+export const LEN = 2;
+export const FIXED32 = 5;
+
+/**
+ * A protobuf writer over one growing buffer, in a single pass: a nested message's length is reserved as
+ * one byte and, when the message turns out longer than 127 bytes, what follows is moved up to make room
+ * for its varint (so every length is written in its shortest form, as the SDK's serializer writes it).
+ */
+export class Writer {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(size = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  room(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+
+  tag(field: number, wire: number): void {
+    const tag = (field << 3) | wire;
+    if (tag < 0x80) {
+      this.room(1);
+      this.buf[this.pos++] = tag;
+    } else this.varint(tag);
+  }
+
+  /** A non-negative integer below 2^53. */
+  varint(value: number): void {
+    this.room(10);
+    const buf = this.buf;
+    while (value > 0x7f) {
+      buf[this.pos++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    buf[this.pos++] = value;
+  }
+
+  /** An int64 beyond the safe integers or below zero (negatives in two's complement, ten bytes). */
+  wide(value: number): void {
+    this.room(10);
+    let wide = BigInt.asUintN(64, BigInt(value));
+    while (wide > 0x7fn) {
+      this.buf[this.pos++] = Number(wide & 0x7fn) | 0x80;
+      wide >>= 7n;
+    }
+    this.buf[this.pos++] = Number(wide);
+  }
+
+  fixed32(value: number): void {
+    this.room(4);
+    this.pos = this.buf.writeUInt32LE(value >>> 0, this.pos);
+  }
+
+  double(value: number): void {
+    this.room(8);
+    this.pos = this.buf.writeDoubleLE(value, this.pos);
+  }
+
+  /** Nanoseconds since the epoch of an HrTime, as a fixed64, exactly (no float above 2^53 on the way). */
+  time([seconds, nanos]: HrTime): void {
+    // seconds * 1e9 = high * 2^32 + low, computed from seconds split at 2^16 so every product is exact.
+    const lowPart = (seconds % 0x10000) * 1e9;
+    const highPart = Math.floor(seconds / 0x10000) * 1e9; // to be multiplied by 2^16
+    const low = (lowPart % 0x100000000) + (highPart % 0x10000) * 0x10000 + nanos;
+    const high = Math.floor(lowPart / 0x100000000) + Math.floor(highPart / 0x10000) + Math.floor(low / 0x100000000);
+    this.room(8);
+    this.buf.writeUInt32LE(low % 0x100000000, this.pos);
+    this.buf.writeUInt32LE(high >>> 0, this.pos + 4);
+    this.pos += 8;
+  }
+
+  /** Starts a length-delimited field's content (its tag already written): returns where its length goes. */
+  begin(): number {
+    this.room(1);
+    return this.pos++;
+  }
+
+  /** Ends what `begin` started: writes its length there, moving the content up when the length needs more bytes. */
+  end(at: number): void {
+    const length = this.pos - at - 1;
+    if (length < 0x80) {
+      this.buf[at] = length;
+      return;
+    }
+    const extra = (length < 0x4000 ? 2 : length < 0x200000 ? 3 : length < 0x10000000 ? 4 : 5) - 1;
+    this.room(extra);
+    this.buf.copy(this.buf, at + 1 + extra, at + 1, this.pos);
+    this.pos += extra;
+    let value = length;
+    let write = at;
+    while (value > 0x7f) {
+      this.buf[write++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    this.buf[write] = value;
+  }
+
+  string(field: number, text: string): void {
+    this.tag(field, LEN);
+    const at = this.begin();
+    const length = text.length;
+    this.room(length * 3);
+    const buf = this.buf;
+    let pos = this.pos;
+    // ASCII byte by byte (most keys, names and statements): a native write per string costs more.
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x80) {
+        pos = this.pos + buf.write(text, this.pos, 'utf8');
+        break;
+      }
+      buf[pos++] = code;
+    }
+    this.pos = pos;
+    this.end(at);
+  }
+
+  /** Bytes given as hex (trace and span ids). */
+  hex(field: number, hex: string): void {
+    this.tag(field, LEN);
+    this.room((hex.length >>> 1) + 1);
+    const written = this.buf.write(hex, this.pos + 1, 'hex');
+    this.buf[this.pos] = written;
+    this.pos += 1 + written;
+  }
+}

@@ -1,0 +1,35 @@
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-node';
+
+/** The ratio of `OTEL_TRACES_SAMPLER_ARG`: a number from 0 to 1, else 1 (the specification's default). */
+function ratioOf(argument: string | undefined): number {
+  const ratio = argument === undefined || argument.trim() === '' ? Number.NaN : Number(argument);
+  return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1;
+}
+
+/**
+ * The sampler `OTEL_TRACES_SAMPLER` names (with `OTEL_TRACES_SAMPLER_ARG` for the ratio), from the SDK's
+ * own samplers; unset or unknown: `parentbased_always_on`, the specification's default.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): Sampler {
+  const ratio = () => new TraceIdRatioBasedSampler(ratioOf(env.OTEL_TRACES_SAMPLER_ARG));
+  switch (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio() });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
