@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   context as contexts,
   INVALID_SPAN_CONTEXT,
@@ -18,18 +18,20 @@ import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { cleanAttributes, LeanSpan, msOf, NO_LINKS, type Scope, type SpanOwner } from './lean-span.ts';
 
-/** Random ids, cut from a pool refilled from the system's generator (one call per few hundred spans). */
-const pool = Buffer.allocUnsafe(4096);
-let taken = pool.length;
-function randomHex(bytes: number): string {
+/** Random ids, cut from a pool of hex drawn from the system's generator (one draw per hundreds of spans). */
+const POOL_BYTES = 4096;
+const ZEROS: Record<number, string> = { 8: '0'.repeat(16), 16: '0'.repeat(32) };
+let pool = '';
+let taken = 0;
+function randomHex(bytes: 8 | 16): string {
   for (;;) {
-    if (taken + bytes > pool.length) {
-      randomFillSync(pool);
+    if (taken + bytes * 2 > pool.length) {
+      pool = randomBytes(POOL_BYTES).toString('hex');
       taken = 0;
     }
-    const hex = pool.toString('hex', taken, (taken += bytes));
+    const hex = pool.slice(taken, (taken += bytes * 2));
     // An id of zeros is invalid (W3C trace context): draw again.
-    if (hex !== '0'.repeat(bytes * 2)) return hex;
+    if (hex !== ZEROS[bytes]) return hex;
   }
 }
 

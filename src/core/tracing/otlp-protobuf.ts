@@ -52,6 +52,17 @@ function writeKey(w: Writer, key: string): void {
   w.pos += bytes.copy(w.buf, w.pos);
 }
 
+function writePair(w: Writer, field: number, key: string, value: AttributeValue | undefined): void {
+  w.tag(field, LEN);
+  const pair = w.begin();
+  writeKey(w, key);
+  w.tag(2, LEN);
+  const at = w.begin();
+  writeValue(w, value);
+  w.end(at);
+  w.end(pair);
+}
+
 function writeAttributes(
   w: Writer,
   field: number,
@@ -59,14 +70,7 @@ function writeAttributes(
 ): void {
   for (const key in attributes) {
     if (!Object.hasOwn(attributes, key)) continue;
-    w.tag(field, LEN);
-    const pair = w.begin();
-    writeKey(w, key);
-    w.tag(2, LEN);
-    const value = w.begin();
-    writeValue(w, attributes[key]);
-    w.end(value);
-    w.end(pair);
+    writePair(w, field, key, attributes[key]);
   }
 }
 
