@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeTraceRequest } from './otlp-protobuf-decoder.ts';
 
@@ -23,6 +23,8 @@ export interface OtlpCollector {
   protobufBodies: Buffer[];
   /** The Content-Type of each export request. */
   contentTypes: string[];
+  /** The headers of each export request. */
+  headers: IncomingHttpHeaders[];
   /** Resolves once `predicate` holds of the spans received (polling), or rejects after `timeoutMs`. */
   until(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
   const spans: ReceivedSpan[] = [];
   const protobufBodies: Buffer[] = [];
   const contentTypes: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const receive = (decoded: ExportRequest) => {
     for (const resourceSpans of decoded.resourceSpans ?? []) {
       const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
@@ -97,6 +100,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       const body = Buffer.concat(chunks);
       const type = request.headers['content-type'] ?? '';
       contentTypes.push(type);
+      headers.push(request.headers);
       if (type.startsWith('application/json')) {
         receive(JSON.parse(body.toString('utf8')) as ExportRequest);
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -114,6 +118,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
     spans,
     protobufBodies,
     contentTypes,
+    headers,
     async until(predicate, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans)) {

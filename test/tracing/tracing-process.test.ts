@@ -125,7 +125,7 @@ describe('tracing: the process', () => {
     }
   });
 
-  it('exports OTLP/protobuf by default, names the service from OTEL_* and puts trace ids on the log lines', async () => {
+  it('exports OTLP/protobuf by default with the OTEL_* headers, names the service from OTEL_* and puts trace ids on the log lines', async () => {
     const collector = await startOtlpCollector();
     let server: ChildServer | undefined;
     try {
@@ -134,6 +134,7 @@ describe('tracing: the process', () => {
         OTEL_SERVICE_NAME: 'content-service-under-test',
         OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=tracing-test',
         OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=test-key',
       });
       const { traceId, parentId, traceparent } = newTrace();
       assert.equal(await call(server.url, '/api/v2/products?limit=1', { headers: { traceparent } }), 200);
@@ -154,6 +155,10 @@ describe('tracing: the process', () => {
       assert.ok(
         collector.contentTypes.every((type) => type === 'application/x-protobuf'),
         collector.contentTypes.join(),
+      );
+      assert.ok(
+        collector.headers.every((sent) => sent['x-collector-key'] === 'test-key'),
+        'the OTEL_EXPORTER_OTLP_HEADERS on every export',
       );
       const body = collector.protobufBodies.find((item) => item.includes(Buffer.from(traceId, 'hex')))!;
       assert.ok(
