@@ -119,8 +119,8 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   setAttribute(key: string, value: AttributeValue): this {
-    if (this.ended || key.length === 0 || !isAttributeValue(value) || value === undefined) return this;
-    if (!(key in this.attributes)) {
+    if (value == null || this.ended || !isKey(key) || !isAttributeValue(value)) return this;
+    if (!Object.hasOwn(this.attributes, key)) {
       if (this.attributeCount >= MAX_ATTRIBUTES) {
         this.droppedAttributesCount++;
         return this;
@@ -216,12 +216,19 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 }
 
+/** A key a span keeps: not empty, and not one that would reach the attributes object's prototype. */
+function isKey(key: string): boolean {
+  return key.length > 0 && key !== '__proto__';
+}
+
+/** The valid attributes of `attributes`, as the SDK keeps them: no null or undefined value, arrays copied. */
 export function cleanAttributes(attributes: Attributes | undefined): Attributes {
   const clean: Attributes = {};
   if (!attributes) return clean;
   for (const key in attributes) {
+    if (!Object.hasOwn(attributes, key)) continue;
     const value = attributes[key];
-    if (key.length > 0 && value !== undefined && isAttributeValue(value))
+    if (value != null && isKey(key) && isAttributeValue(value))
       clean[key] = Array.isArray(value) ? value.slice() : value;
   }
   return clean;

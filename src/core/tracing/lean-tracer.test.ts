@@ -74,6 +74,9 @@ describe('the lean tracer', () => {
     const span = tracer.startSpan('attributes', {
       attributes: { kept: 'yes', nothing: undefined, object: { no: 1 } as unknown as string, list },
     });
+    span.setAttribute('empty', null as unknown as string);
+    span.setAttribute('__proto__', 'polluting');
+    span.setAttribute('toString', 'a key like any other');
     list.push('c');
     for (let i = 0; i < 130; i++) span.setAttribute(`extra.${i}`, i);
     span.setAttribute('kept', 'still');
@@ -84,8 +87,10 @@ describe('the lean tracer', () => {
     assert.equal(attributes.kept, 'still');
     assert.deepEqual(attributes.list, ['a', 'b']);
     assert.ok(!('nothing' in attributes) && !('object' in attributes) && !('late' in attributes));
+    assert.ok(!Object.hasOwn(attributes, 'empty') && Object.getPrototypeOf(attributes) === Object.prototype);
+    assert.equal(attributes.toString, 'a key like any other');
     assert.equal(Object.keys(attributes).length, 128);
-    assert.equal(ended!.droppedAttributesCount, 4);
+    assert.equal(ended!.droppedAttributesCount, 5);
   });
 
   it('keeps the status as the SDK does: UNSET changes nothing, OK is final, a message only with ERROR', () => {
