@@ -39,9 +39,11 @@ export interface DecodedRequest {
 
 type Value = bigint | Buffer;
 
-/** The fields of one message, in order: [field number, value] (varints and fixed64s as bigint, others as bytes). */
-function fieldsOf(bytes: Buffer): [number, Value][] {
-  const fields: [number, Value][] = [];
+/** One message's fields by number, each field's values in order (varints and fixed64s as bigint, others as bytes). */
+type Fields = Map<number, Value[]>;
+
+function fieldsOf(bytes: Buffer): Fields {
+  const fields: Fields = new Map();
   let at = 0;
   const varint = (): bigint => {
     let value = 0n;
@@ -52,25 +54,30 @@ function fieldsOf(bytes: Buffer): [number, Value][] {
       if (byte < 0x80) return value;
     }
   };
+  const add = (field: number, value: Value) => {
+    const values = fields.get(field);
+    if (values) values.push(value);
+    else fields.set(field, [value]);
+  };
   while (at < bytes.length) {
     const tag = Number(varint());
     const field = tag >>> 3;
     switch (tag & 7) {
       case 0:
-        fields.push([field, varint()]);
+        add(field, varint());
         break;
       case 1:
-        fields.push([field, bytes.readBigUInt64LE(at)]);
+        add(field, bytes.readBigUInt64LE(at));
         at += 8;
         break;
       case 2: {
         const length = Number(varint());
         if (at + length > bytes.length) throw new Error('truncated field');
-        fields.push([field, bytes.subarray(at, (at += length))]);
+        add(field, bytes.subarray(at, (at += length)));
         break;
       }
       case 5:
-        fields.push([field, bytes.subarray(at, (at += 4))]);
+        add(field, bytes.subarray(at, (at += 4)));
         break;
       default:
         throw new Error(`wire type ${tag & 7} is not in the trace protocol`);
@@ -79,19 +86,20 @@ function fieldsOf(bytes: Buffer): [number, Value][] {
   return fields;
 }
 
-const each = (bytes: Buffer, field: number) =>
-  fieldsOf(bytes)
-    .filter(([number]) => number === field)
-    .map(([, value]) => value);
-const bytesOf = (value: Value) => value as Buffer;
-const text = (value: Value) => bytesOf(value).toString('utf8');
-const number = (value: Value) => Number(value as bigint);
+const NONE = Buffer.alloc(0);
+const all = (fields: Fields, field: number) => fields.get(field) ?? [];
+const bytesAt = (fields: Fields, field: number) => (all(fields, field)[0] as Buffer | undefined) ?? NONE;
+const textAt = (fields: Fields, field: number) => bytesAt(fields, field).toString('utf8');
+const numberAt = (fields: Fields, field: number) => Number((all(fields, field)[0] as bigint | undefined) ?? 0n);
+const fixed32At = (fields: Fields, field: number) =>
+  (all(fields, field)[0] as Buffer | undefined)?.readUInt32LE(0) ?? 0;
+const messages = (fields: Fields, field: number) => all(fields, field).map((item) => fieldsOf(item as Buffer));
 
-function anyValue(bytes: Buffer): AnyValue {
-  const [field, value] = fieldsOf(bytes)[0] ?? [0, 0n];
+function anyValue(fields: Fields): AnyValue {
+  const [field, [value] = []] = [...fields][0] ?? [0, []];
   switch (field) {
     case 1:
-      return { stringValue: text(value) };
+      return { stringValue: (value as Buffer).toString('utf8') };
     case 2:
       return { boolValue: value === 1n };
     case 3:
@@ -102,64 +110,57 @@ function anyValue(bytes: Buffer): AnyValue {
       return { doubleValue: double.readDoubleLE(0) };
     }
     case 5:
-      return { arrayValue: { values: each(bytesOf(value), 1).map((item) => anyValue(bytesOf(item))) } };
+      return { arrayValue: { values: messages(fieldsOf(value as Buffer), 1).map(anyValue) } };
     default:
       return {};
   }
 }
 
-function keyValues(bytes: Buffer, field: number): KeyValue[] {
-  return each(bytes, field).map((pair) => ({
-    key: text(each(bytesOf(pair), 1)[0]!),
-    value: anyValue(bytesOf(each(bytesOf(pair), 2)[0] ?? Buffer.alloc(0))),
-  }));
+function keyValues(fields: Fields, field: number): KeyValue[] {
+  return messages(fields, field).map((pair) => ({ key: textAt(pair, 1), value: anyValue(fieldsOf(bytesAt(pair, 2))) }));
 }
 
-function span(bytes: Buffer): DecodedSpan {
-  const one = (field: number) => fieldsOf(bytes).find(([number]) => number === field)?.[1];
-  const hex = (field: number) => (one(field) as Buffer | undefined)?.toString('hex');
-  const status = bytesOf(one(15) ?? Buffer.alloc(0));
-  const statusMessage = each(status, 2)[0];
+function span(fields: Fields): DecodedSpan {
+  const status = fieldsOf(bytesAt(fields, 15));
   const decoded: DecodedSpan = {
-    traceId: hex(1) ?? '',
-    spanId: hex(2) ?? '',
-    name: text(one(5) ?? Buffer.alloc(0)),
-    kind: number(one(6) ?? 0n),
-    startTimeUnixNano: (one(7) as bigint | undefined) ?? 0n,
-    endTimeUnixNano: (one(8) as bigint | undefined) ?? 0n,
-    attributes: keyValues(bytes, 9),
-    droppedAttributesCount: number(one(10) ?? 0n),
-    events: each(bytes, 11).map((event) => ({
-      timeUnixNano: each(bytesOf(event), 1)[0] as bigint,
-      name: text(each(bytesOf(event), 2)[0]!),
-      attributes: keyValues(bytesOf(event), 3),
+    traceId: bytesAt(fields, 1).toString('hex'),
+    spanId: bytesAt(fields, 2).toString('hex'),
+    name: textAt(fields, 5),
+    kind: numberAt(fields, 6),
+    startTimeUnixNano: (all(fields, 7)[0] as bigint | undefined) ?? 0n,
+    endTimeUnixNano: (all(fields, 8)[0] as bigint | undefined) ?? 0n,
+    attributes: keyValues(fields, 9),
+    droppedAttributesCount: numberAt(fields, 10),
+    events: messages(fields, 11).map((event) => ({
+      timeUnixNano: (all(event, 1)[0] as bigint | undefined) ?? 0n,
+      name: textAt(event, 2),
+      attributes: keyValues(event, 3),
     })),
-    links: each(bytes, 13).map((link) => ({
-      traceId: bytesOf(each(bytesOf(link), 1)[0]!).toString('hex'),
-      spanId: bytesOf(each(bytesOf(link), 2)[0]!).toString('hex'),
-      ...(each(bytesOf(link), 3)[0] ? { traceState: text(each(bytesOf(link), 3)[0]!) } : {}),
-      attributes: keyValues(bytesOf(link), 4),
-      flags: bytesOf(each(bytesOf(link), 6)[0] ?? Buffer.alloc(4)).readUInt32LE(0),
+    links: messages(fields, 13).map((link) => ({
+      traceId: bytesAt(link, 1).toString('hex'),
+      spanId: bytesAt(link, 2).toString('hex'),
+      ...(link.has(3) ? { traceState: textAt(link, 3) } : {}),
+      attributes: keyValues(link, 4),
+      flags: fixed32At(link, 6),
     })),
-    status: { code: number(each(status, 3)[0] ?? 0n), ...(statusMessage ? { message: text(statusMessage) } : {}) },
-    flags: bytesOf(one(16) ?? Buffer.alloc(4)).readUInt32LE(0),
+    status: { code: numberAt(status, 3), ...(status.has(2) ? { message: textAt(status, 2) } : {}) },
+    flags: fixed32At(fields, 16),
   };
-  if (one(3)) decoded.traceState = text(one(3)!);
-  if (hex(4)) decoded.parentSpanId = hex(4);
+  if (fields.has(3)) decoded.traceState = textAt(fields, 3);
+  if (fields.has(4)) decoded.parentSpanId = bytesAt(fields, 4).toString('hex');
   return decoded;
 }
 
 /** An `ExportTraceServiceRequest`'s bytes as its JSON shape; throws on bytes that are not one. */
 export function decodeTraceRequest(bytes: Buffer): DecodedRequest {
   return {
-    resourceSpans: each(bytes, 1).map((resourceSpans) => ({
-      resource: { attributes: keyValues(bytesOf(each(bytesOf(resourceSpans), 1)[0] ?? Buffer.alloc(0)), 1) },
-      scopeSpans: each(bytesOf(resourceSpans), 2).map((scopeSpans) => {
-        const scope = bytesOf(each(bytesOf(scopeSpans), 1)[0] ?? Buffer.alloc(0));
-        const version = each(scope, 2)[0];
+    resourceSpans: messages(fieldsOf(bytes), 1).map((resourceSpans) => ({
+      resource: { attributes: keyValues(fieldsOf(bytesAt(resourceSpans, 1)), 1) },
+      scopeSpans: messages(resourceSpans, 2).map((scopeSpans) => {
+        const scope = fieldsOf(bytesAt(scopeSpans, 1));
         return {
-          scope: { name: text(each(scope, 1)[0] ?? Buffer.alloc(0)), ...(version ? { version: text(version) } : {}) },
-          spans: each(bytesOf(scopeSpans), 2).map((item) => span(bytesOf(item))),
+          scope: { name: textAt(scope, 1), ...(scope.has(2) ? { version: textAt(scope, 2) } : {}) },
+          spans: messages(scopeSpans, 2).map(span),
         };
       }),
     })),

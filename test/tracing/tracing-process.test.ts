@@ -95,7 +95,7 @@ describe('tracing: the process', () => {
   });
   after(() => receiver?.close());
 
-  it('loads no tracing code when no OTLP endpoint is set, and loads it when one is', async () => {
+  it('loads no tracing code when no OTLP endpoint is set, and loads it when one is (keeping no span under always_off)', async () => {
     const watched = {
       ...FAST_WEBHOOKS,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -113,8 +113,16 @@ describe('tracing: the process', () => {
     // The same watch sees it load when tracing is on (the check above can fail).
     const collector = await startOtlpCollector();
     try {
-      server = await serve({ ...watched, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+      // With OTEL_TRACES_SAMPLER=always_off the code loads and no span is kept: the variable reaches the sampler.
+      server = await serve({
+        ...watched,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_TRACES_SAMPLER: 'always_off',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      });
       await exercise(server, receiver, '/on');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(collector.spans, [], 'no span exported under always_off');
       const modules = loaded(server).join('\n');
       for (const expected of ['@opentelemetry/sdk-trace-node', '/src/core/tracing/otlp-exporter.ts', '@fastify/otel'])
         assert.ok(modules.includes(expected), `${expected} loaded with tracing on`);

@@ -11,8 +11,13 @@ import {
   type TimeInput,
   type Span,
 } from '@opentelemetry/api';
-import { isAttributeValue } from '@opentelemetry/core';
+import { hrTimeDuration, isAttributeValue, millisToHrTime, timeInputToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
+import {
+  ATTR_EXCEPTION_MESSAGE,
+  ATTR_EXCEPTION_STACKTRACE,
+  ATTR_EXCEPTION_TYPE,
+} from '@opentelemetry/semantic-conventions';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node';
 
 /** The SDK's default span limits: attributes, events and links past these are counted as dropped. */
@@ -23,23 +28,12 @@ const MAX_LINKS = 128;
 export const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
 
-/** Milliseconds since the epoch, from the monotonic clock (as the SDK does). */
-function nowMs(): number {
-  return performance.timeOrigin + performance.now();
-}
-
-/** A time given to a span: epoch milliseconds, a `performance.now()` reading (below the time origin), a Date or an HrTime. */
-export function msOf(time: TimeInput | undefined): number {
-  if (time === undefined) return nowMs();
-  if (typeof time === 'number') return time < performance.timeOrigin ? performance.timeOrigin + time : time;
-  if (time instanceof Date) return time.getTime();
-  return time[0] * 1e3 + time[1] / 1e6;
-}
-
-function hrTimeOf(ms: number): HrTime {
-  const seconds = Math.floor(ms / 1e3);
-  const nanos = Math.round((ms - seconds * 1e3) * 1e6);
-  return nanos < 1e9 ? [seconds, nanos] : [seconds + 1, 0];
+/**
+ * A span's time: the given one read by the SDK's rule (`timeInputToHrTime`), else now from the monotonic
+ * clock in one reading (the SDK's own span takes two clocks for each time).
+ */
+export function timeOf(time?: TimeInput): HrTime {
+  return time === undefined ? millisToHrTime(performance.timeOrigin + performance.now()) : timeInputToHrTime(time);
 }
 
 /** What a span needs of its tracer: where it was made and where it goes when it ends. */
@@ -57,8 +51,7 @@ export interface Scope {
 
 /**
  * A span of the lean tracer: the API's `Span` for the code that writes it, the SDK's `ReadableSpan` for
- * the span processor and the exporter that read it once it ended. Times are kept as epoch milliseconds
- * and turned into `HrTime` when read.
+ * the span processor and the exporter that read it once it ended.
  */
 export class LeanSpan implements Span, ReadableSpan {
   attributes: Attributes = {};
@@ -74,8 +67,8 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly kind: SpanKind;
   readonly parentSpanContext: SpanContext | undefined;
   private readonly context: SpanContext;
-  private readonly startMs: number;
-  private endMs = 0;
+  readonly startTime: HrTime;
+  endTime: HrTime = [0, 0];
   private readonly tracer: SpanOwner;
 
   constructor(
@@ -83,14 +76,14 @@ export class LeanSpan implements Span, ReadableSpan {
     name: string,
     kind: SpanKind,
     parent: SpanContext | undefined,
-    startMs: number,
+    startTime: HrTime,
     tracer: SpanOwner,
   ) {
     this.context = context;
     this.name = name;
     this.kind = kind;
     this.parentSpanContext = parent;
-    this.startMs = startMs;
+    this.startTime = startTime;
     this.tracer = tracer;
   }
 
@@ -100,14 +93,8 @@ export class LeanSpan implements Span, ReadableSpan {
   get instrumentationScope(): Scope {
     return this.tracer.scope;
   }
-  get startTime(): HrTime {
-    return hrTimeOf(this.startMs);
-  }
-  get endTime(): HrTime {
-    return hrTimeOf(this.endMs);
-  }
   get duration(): HrTime {
-    return hrTimeOf(Math.max(0, this.endMs - this.startMs));
+    return hrTimeDuration(this.startTime, this.endTime);
   }
 
   spanContext(): SpanContext {
@@ -159,7 +146,7 @@ export class LeanSpan implements Span, ReadableSpan {
     this.events.push({
       name,
       attributes,
-      time: hrTimeOf(msOf(isTime ? (attributesOrTime as TimeInput) : time)),
+      time: timeOf(isTime ? (attributesOrTime as TimeInput) : time),
       droppedAttributesCount: 0,
     });
     return this;
@@ -199,18 +186,20 @@ export class LeanSpan implements Span, ReadableSpan {
 
   end(endTime?: TimeInput): void {
     if (this.ended) return;
-    this.endMs = endTime === undefined ? nowMs() : msOf(endTime);
+    this.endTime = timeOf(endTime);
+    // As the SDK: an end before the start is taken as the start.
+    if (hrTimeDuration(this.startTime, this.endTime)[0] < 0) this.endTime = this.startTime;
     this.ended = true;
     this.tracer.processor.onEnd(this);
   }
 
   recordException(exception: Exception, time?: TimeInput): void {
     const attributes: Attributes = {};
-    if (typeof exception === 'string') attributes['exception.message'] = exception;
+    if (typeof exception === 'string') attributes[ATTR_EXCEPTION_MESSAGE] = exception;
     else {
-      if (exception.name ?? exception.code) attributes['exception.type'] = String(exception.name ?? exception.code);
-      if (exception.message) attributes['exception.message'] = exception.message;
-      if (exception.stack) attributes['exception.stacktrace'] = exception.stack;
+      if (exception.name ?? exception.code) attributes[ATTR_EXCEPTION_TYPE] = String(exception.name ?? exception.code);
+      if (exception.message) attributes[ATTR_EXCEPTION_MESSAGE] = exception.message;
+      if (exception.stack) attributes[ATTR_EXCEPTION_STACKTRACE] = exception.stack;
     }
     this.addEvent('exception', attributes, time);
   }

@@ -66,6 +66,9 @@ describe('the lean tracer', () => {
     assert.deepEqual(span!.startTime, [Math.floor(start / 1000), 250_000_000]);
     assert.deepEqual(span!.endTime, [Math.floor(start / 1000), 262_500_000]);
     assert.deepEqual(span!.duration, [0, 12_500_000]);
+    tracer.startSpan('backwards', { startTime: start }).end(start - 5);
+    const backwards = exported()[1]!;
+    assert.deepEqual([backwards.endTime, backwards.duration], [backwards.startTime, [0, 0]], 'an end before the start');
   });
 
   it('keeps valid attributes only, copies arrays, counts what passes the limit, and changes nothing once ended', () => {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   context as contexts,
   INVALID_SPAN_CONTEXT,
@@ -15,25 +14,11 @@ import {
 } from '@opentelemetry/api';
 import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
-import { SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { cleanAttributes, LeanSpan, msOf, NO_LINKS, type Scope, type SpanOwner } from './lean-span.ts';
+import { RandomIdGenerator, SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { cleanAttributes, LeanSpan, NO_LINKS, timeOf, type Scope, type SpanOwner } from './lean-span.ts';
 
-/** Random ids, cut from a pool of hex drawn from the system's generator (one draw per hundreds of spans). */
-const POOL_BYTES = 4096;
-const ZEROS: Record<number, string> = { 8: '0'.repeat(16), 16: '0'.repeat(32) };
-let pool = '';
-let taken = 0;
-function randomHex(bytes: 8 | 16): string {
-  for (;;) {
-    if (taken + bytes * 2 > pool.length) {
-      pool = randomBytes(POOL_BYTES).toString('hex');
-      taken = 0;
-    }
-    const hex = pool.slice(taken, (taken += bytes * 2));
-    // An id of zeros is invalid (W3C trace context): draw again.
-    if (hex !== ZEROS[bytes]) return hex;
-  }
-}
+/** The SDK's id generator (never an id of zeros, which W3C trace context forbids). */
+const ids = new RandomIdGenerator();
 
 class LeanTracer implements Tracer, SpanOwner {
   readonly scope: Scope;
@@ -55,8 +40,8 @@ class LeanTracer implements Tracer, SpanOwner {
     const parent = parentSpan?.spanContext();
     // A parent of this tracer has valid ids (drawn here); another's (a remote one) is checked.
     const validParent = parent && (parentSpan instanceof LeanSpan || isSpanContextValid(parent)) ? parent : undefined;
-    const traceId = validParent ? validParent.traceId : randomHex(16);
-    const spanId = randomHex(8);
+    const traceId = validParent ? validParent.traceId : ids.generateTraceId();
+    const spanId = ids.generateSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;
     const attributes = cleanAttributes(options.attributes);
     const links = options.links ?? NO_LINKS;
@@ -67,7 +52,7 @@ class LeanTracer implements Tracer, SpanOwner {
       ? { traceId, spanId, traceFlags, traceState }
       : { traceId, spanId, traceFlags };
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
-    const span = new LeanSpan(spanContext, name, kind, validParent, msOf(options.startTime), this);
+    const span = new LeanSpan(spanContext, name, kind, validParent, timeOf(options.startTime), this);
     span.adopt(sampling.attributes ? Object.assign(attributes, cleanAttributes(sampling.attributes)) : attributes);
     if (links.length > 0) span.addLinks(links);
     this.processor.onStart(span, under);
@@ -84,8 +69,8 @@ class LeanTracer implements Tracer, SpanOwner {
 }
 
 /**
- * A tracer provider of the OpenTelemetry API whose spans cost little to make: no per-span clock pairs,
- * no self-observability metrics, ids cut from a random pool, attributes checked once. The sampler, the
+ * A tracer provider of the OpenTelemetry API whose spans cost little to make: one clock reading a time,
+ * no self-observability metrics, attributes checked once. The sampler, the
  * resource and the span processor (the SDK's batch processor and OTLP exporter) are the SDK's own; a
  * span reaches the processor as the SDK's `ReadableSpan`. Why it is written here: README.md here,
  * "Dependencies".

@@ -11,7 +11,7 @@ const COMPONENT_TYPE = 'otlp_http_span_exporter';
  * The OTLP/HTTP protobuf span exporter: the official exporter's own parts (`@opentelemetry/otlp-exporter-base`
  * reads the `OTEL_EXPORTER_OTLP_*` headers, timeout and compression, retries what the protocol says to
  * retry and bounds the requests in flight), with the request's bytes written by `encodeTraceRequest`:
- * the same bytes as the SDK's serializer, in about a third of its time (README.md here, "Dependencies").
+ * the same bytes as the SDK's serializer, in under half its time (README.md here, "Dependencies").
  */
 export class OtlpProtobufSpanExporter extends OTLPExporterBase<ReadableSpan[]> {
   constructor(url: string) {

@@ -34,28 +34,10 @@ function writeValue(w: Writer, value: AttributeValue | undefined | null): void {
   }
 }
 
-/** Attribute keys as written (tag, length, UTF-8): the same few dozen names on every span. */
-const keys = new Map<string, Buffer>();
-const MAX_KEYS = 1000;
-
-function writeKey(w: Writer, key: string): void {
-  let bytes = keys.get(key);
-  if (!bytes) {
-    const utf8 = Buffer.from(key, 'utf8');
-    const one = new Writer(16);
-    one.tag(1, LEN);
-    one.varint(utf8.length);
-    bytes = Buffer.concat([one.buf.subarray(0, one.pos), utf8]);
-    if (keys.size < MAX_KEYS) keys.set(key, bytes);
-  }
-  w.room(bytes.length);
-  w.pos += bytes.copy(w.buf, w.pos);
-}
-
 function writePair(w: Writer, field: number, key: string, value: AttributeValue | undefined): void {
   w.tag(field, LEN);
   const pair = w.begin();
-  writeKey(w, key);
+  w.string(1, key);
   w.tag(2, LEN);
   const at = w.begin();
   writeValue(w, value);
