@@ -3,6 +3,9 @@
  * a busy machine slows both alike: `node bench/ab-compare.ts --base DIR [--workloads W1,W3] [--dialect sqlite]`.
  * DIR is another checkout (e.g. `git archive <commit> | tar -x -C DIR` with node_modules linked);
  * B is this working tree (or `--tree DIR`, e.g. a commit of a bisection). Prints successful answers per second and server CPU per answer of each, and B/A.
+ * `--rate N` offers a fixed N requests per second instead of as many as answered: the server CPU per answer
+ * of each below saturation, and with `--profile` the same number of answers in both profiles (their
+ * difference per function is the cost of B's change, per answer).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +23,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
+    /** Offered requests per second (autocannon's overallRate): compare CPU per answer below saturation. */
+    rate: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     /** A directory for V8 CPU profiles of both (DIR/a, DIR/b), written when they stop: bench/profile-summary.ts reads them. */
     profile: { type: 'string' },
@@ -59,7 +64,12 @@ try {
       const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
       const { A, B } = await alternate(
         { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
-        { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS },
+        {
+          rounds: ROUNDS,
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+          rate: values.rate ? Number(values.rate) : undefined,
+        },
       );
       console.log(
         `${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,

@@ -102,6 +102,8 @@ export async function alternate(
     rounds: number;
     seconds: number;
     connections: number;
+    /** A fixed offered load (requests per second): CPU per answer below saturation, where a slower side's idle client does not inflate its cost. */
+    rate?: number | undefined;
     /**
      * Waits, after each burst, until the side's deferred work is done (e.g. its events delivered), so that
      * it does not land in the other side's burst; its time and CPU are counted to the side.
@@ -116,6 +118,7 @@ export async function alternate(
       connections: options.connections,
       seconds,
       requests: sides[side].requests,
+      rate: options.rate,
       ...(sides[side].okStatus ? { okStatus: sides[side].okStatus } : {}),
     });
   for (const side of ['A', 'B'] as const) await load(side, 2);

@@ -45,6 +45,8 @@ export interface LoadSettings {
   requests: LoadRequest[];
   /** Statuses that count as success: 2xx by default; W7 expects 304. */
   okStatus?: (status: number) => boolean;
+  /** Requests per second across all connections (autocannon's `overallRate`); unset, as fast as answered. */
+  rate?: number | undefined;
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
@@ -57,6 +59,7 @@ export async function runLoad(settings: LoadSettings): Promise<LoadFigures> {
     duration: settings.seconds,
     timeout: 30,
     requests: settings.requests,
+    ...(settings.rate ? { overallRate: settings.rate } : {}),
   });
   const ok = settings.okStatus ?? is2xx;
   const statuses: Record<string, number> = {};

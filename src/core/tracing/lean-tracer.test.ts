@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes } from '@opentelemetry/api';
+import { TraceState } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   InMemorySpanExporter,
   ParentBasedSampler,
+  SamplingDecision,
   SimpleSpanProcessor,
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-node';
 import { LeanTracerProvider } from './lean-tracer.ts';
-import { samplerFromEnv } from './sampler-from-env.ts';
+import { followsLocalParent, samplerFromEnv } from './sampler-from-env.ts';
 
 /** A tracer whose ended spans land in the SDK's in-memory exporter, through the SDK's simple processor. */
 function tracerWith(sampler: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })) {
@@ -138,6 +140,43 @@ describe('the lean tracer', () => {
     );
   });
 
+  it("decides a child of its own span by the parent's decision under a parent-based sampler, and asks any other sampler", () => {
+    // Roots unsampled (ratio 0); a sampled remote parent makes a sampled root, with the caller's trace state.
+    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
+    const { tracer, exported } = tracerWith(samplerFromEnv(env));
+    const remote = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+      traceState: new TraceState('vendor=a'),
+    });
+    const server = tracer.startSpan('server', {}, remote);
+    tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, server)).end();
+    const unsampledRoot = tracer.startSpan('root');
+    tracer.startSpan('orphan', {}, trace.setSpan(ROOT_CONTEXT, unsampledRoot)).end();
+    server.end();
+    assert.deepEqual(
+      exported().map((span) => [span.name, span.spanContext().traceFlags, span.spanContext().traceState?.serialize()]),
+      [
+        ['child', TraceFlags.SAMPLED, 'vendor=a'],
+        ['server', TraceFlags.SAMPLED, 'vendor=a'],
+      ],
+    );
+
+    // A sampler of another kind is asked for every span, a child of a sampled local parent too.
+    const picky: Sampler = {
+      shouldSample: (_context, _traceId, name) => ({
+        decision: name === 'child' ? SamplingDecision.NOT_RECORD : SamplingDecision.RECORD_AND_SAMPLED,
+      }),
+      toString: () => 'picky',
+    };
+    const other = tracerWith(picky);
+    const parent = other.tracer.startSpan('parent');
+    const child = other.tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, parent));
+    assert.equal(child.isRecording(), false);
+  });
+
   it('makes no span under always_off or a ratio of 0, and a child of a non-recording span records nothing', () => {
     for (const sampler of [new AlwaysOffSampler(), new TraceIdRatioBasedSampler(0)]) {
       const { tracer, exported } = tracerWith(sampler);
@@ -173,5 +212,16 @@ describe('the sampler of OTEL_TRACES_SAMPLER', () => {
     );
     assert.match(described({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }), /^ParentBased\{root=AlwaysOffSampler/);
     assert.equal(described({ OTEL_TRACES_SAMPLER: 'nonsense' }), described({}));
+  });
+
+  it('lets a local parent decide in the parent-based ones only, whose local delegates are always on and always off', () => {
+    for (const name of [undefined, 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']) {
+      const sampler = samplerFromEnv(name ? { OTEL_TRACES_SAMPLER: name } : {});
+      assert.equal(followsLocalParent(sampler), true, String(name));
+      assert.match(sampler.toString(), /localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler\}$/);
+    }
+    for (const name of ['always_on', 'always_off', 'traceidratio'])
+      assert.equal(followsLocalParent(samplerFromEnv({ OTEL_TRACES_SAMPLER: name })), false, name);
+    assert.equal(followsLocalParent(new ParentBasedSampler({ root: new AlwaysOnSampler() })), false);
   });
 });

@@ -14,23 +14,31 @@ import {
 } from '@opentelemetry/api';
 import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
-import { RandomIdGenerator, SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { SamplingDecision, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { cleanAttributes, LeanSpan, NO_LINKS, timeOf, type Scope, type SpanOwner } from './lean-span.ts';
+import { followsLocalParent } from './sampler-from-env.ts';
+import { PooledIdGenerator } from './span-ids.ts';
 
-/** The SDK's id generator (never an id of zeros, which W3C trace context forbids). */
-const ids = new RandomIdGenerator();
+const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
+const NOT_SAMPLED: SamplingResult = { decision: SamplingDecision.NOT_RECORD };
+
+/** Random ids from a pool (span-ids.ts; never an id of zeros, which W3C trace context forbids). */
+const ids = new PooledIdGenerator();
 
 class LeanTracer implements Tracer, SpanOwner {
   readonly scope: Scope;
   readonly resource: Resource;
   readonly processor: SpanProcessor;
   private readonly sampler: Sampler;
+  /** The sampler decides a span under one of our spans by that span's decision (sampler-from-env.ts). */
+  private readonly parentDecides: boolean;
 
   constructor(scope: Scope, resource: Resource, processor: SpanProcessor, sampler: Sampler) {
     this.scope = scope;
     this.resource = resource;
     this.processor = processor;
     this.sampler = sampler;
+    this.parentDecides = followsLocalParent(sampler);
   }
 
   startSpan(name: string, options: SpanOptions = {}, context: Context = contexts.active()): Span {
@@ -45,7 +53,12 @@ class LeanTracer implements Tracer, SpanOwner {
     const kind = options.kind ?? SpanKind.INTERNAL;
     const attributes = cleanAttributes(options.attributes);
     const links = options.links ?? NO_LINKS;
-    const sampling = this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
+    const sampling =
+      this.parentDecides && parentSpan instanceof LeanSpan
+        ? parent!.traceFlags & TraceFlags.SAMPLED
+          ? SAMPLED
+          : NOT_SAMPLED
+        : this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
     const traceState = sampling.traceState ?? validParent?.traceState;
     const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
     const spanContext: SpanContext = traceState

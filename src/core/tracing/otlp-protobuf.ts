@@ -150,7 +150,7 @@ const writer = new Writer();
 /**
  * An OTLP `ExportTraceServiceRequest` of `spans` in protobuf, grouped by resource and instrumentation
  * scope: the bytes the SDK's `ProtobufTraceSerializer` writes for them (otlp-protobuf.test.ts compares
- * them), in one pass instead of its two, the ids written from hex natively, the attribute keys from a cache.
+ * them), in one pass instead of its two, the ids written from hex natively.
  */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
   const byResource = new Map<Resource, Map<Scope, ReadableSpan[]>>();

@@ -12,6 +12,26 @@ function ratioOf(argument: string | undefined): number {
   return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1;
 }
 
+/** The parent-based samplers made here: their delegates for a local parent are the SDK's defaults. */
+const parentBased = new WeakSet<Sampler>();
+
+function parentBasedOn(root: Sampler): Sampler {
+  const sampler = new ParentBasedSampler({ root });
+  parentBased.add(sampler);
+  return sampler;
+}
+
+/**
+ * Whether `sampler` decides a span under a local parent by the parent's own decision alone: sampled,
+ * `AlwaysOnSampler`'s answer (record and sample, no attributes, the parent's trace state); not sampled,
+ * `AlwaysOffSampler`'s. True of the `parentbased_*` samplers of `samplerFromEnv` (the default among
+ * them), whose local-parent delegates are those two, so the tracer can skip asking it
+ * (lean-tracer.ts), answering exactly as it would.
+ */
+export function followsLocalParent(sampler: Sampler): boolean {
+  return parentBased.has(sampler);
+}
+
 /**
  * The sampler `OTEL_TRACES_SAMPLER` names (with `OTEL_TRACES_SAMPLER_ARG` for the ratio), from the SDK's
  * own samplers; unset or unknown: `parentbased_always_on`, the specification's default.
@@ -26,10 +46,10 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): Sampler {
     case 'traceidratio':
       return ratio();
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return parentBasedOn(new AlwaysOffSampler());
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio() });
+      return parentBasedOn(ratio());
     default:
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return parentBasedOn(new AlwaysOnSampler());
   }
 }
