@@ -13,7 +13,7 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-node';
-import { LeanTracerProvider } from './lean-tracer.ts';
+import { LeanTracerProvider, recordEndedSpan } from './lean-tracer.ts';
 import { followsLocalParent, samplerFromEnv } from './sampler-from-env.ts';
 
 /** A tracer whose ended spans land in the SDK's in-memory exporter, through the SDK's simple processor. */
@@ -96,6 +96,12 @@ describe('the lean tracer', () => {
     assert.equal(attributes.toString, 'a key like any other');
     assert.equal(Object.keys(attributes).length, 128);
     assert.equal(ended!.droppedAttributesCount, 5);
+
+    // An own `__proto__` key (as JSON.parse makes one) given at the start: dropped, the prototype untouched.
+    tracer.startSpan('own proto', { attributes: JSON.parse('{"__proto__": "x", "ok": 1, "gone": null}') }).end();
+    const own = exported()[1]!.attributes as Attributes;
+    assert.deepEqual(Object.keys(own), ['ok']);
+    assert.equal(Object.getPrototypeOf(own), Object.prototype);
   });
 
   it('keeps the status as the SDK does: UNSET changes nothing, OK is final, a message only with ERROR', () => {
@@ -175,6 +181,66 @@ describe('the lean tracer', () => {
     const parent = other.tracer.startSpan('parent');
     const child = other.tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, parent));
     assert.equal(child.isRecording(), false);
+  });
+
+  it('records a span already over as startSpan then end would, made directly under its own parent', () => {
+    const attributes = { 'db.system.name': 'sqlite', 'db.query.text': 'select 1' };
+    const made = (sampler: Sampler) => {
+      const { tracer, exported } = tracerWith(sampler);
+      const parent = tracer.startSpan('parent');
+      const under = trace.setSpan(ROOT_CONTEXT, parent);
+      recordEndedSpan(
+        tracer,
+        under,
+        parent,
+        'ok',
+        SpanKind.CLIENT,
+        [1_700_000_000_000, 1_700_000_000_002.5],
+        attributes,
+        false,
+      );
+      recordEndedSpan(
+        tracer,
+        under,
+        parent,
+        'failed',
+        SpanKind.CLIENT,
+        [1_700_000_000_003, 1_700_000_000_001],
+        attributes,
+        true,
+      );
+      return exported().map((span) => ({
+        name: span.name,
+        kind: span.kind,
+        parent: span.parentSpanContext?.spanId === parent.spanContext().spanId,
+        trace: span.spanContext().traceId === parent.spanContext().traceId,
+        flags: span.spanContext().traceFlags,
+        times: [span.startTime, span.endTime],
+        attributes: span.attributes,
+        status: span.status,
+      }));
+    };
+    const direct = made(samplerFromEnv({}));
+    // The SDK's own ParentBasedSampler is not one of samplerFromEnv's: the tracer asks it, through startSpan.
+    assert.deepEqual(direct, made(new ParentBasedSampler({ root: new AlwaysOnSampler() })));
+    assert.deepEqual(direct[0], {
+      name: 'ok',
+      kind: SpanKind.CLIENT,
+      parent: true,
+      trace: true,
+      flags: TraceFlags.SAMPLED,
+      times: [
+        [1_700_000_000, 0],
+        [1_700_000_000, 2_500_000],
+      ],
+      attributes,
+      status: { code: SpanStatusCode.UNSET },
+    });
+    assert.deepEqual(direct[1]!.times, [
+      [1_700_000_000, 3_000_000],
+      [1_700_000_000, 3_000_000],
+    ]);
+    assert.deepEqual(direct[1]!.status, { code: SpanStatusCode.ERROR });
   });
 
   it('makes no span under always_off or a ratio of 0, and a child of a non-recording span records nothing', () => {

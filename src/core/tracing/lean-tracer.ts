@@ -3,8 +3,10 @@ import {
   INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   SpanKind,
+  SpanStatusCode,
   trace,
   TraceFlags,
+  type Attributes,
   type Context,
   type Span,
   type SpanContext,
@@ -12,7 +14,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { isTracingSuppressed } from '@opentelemetry/core';
+import { isTracingSuppressed, millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { cleanAttributes, LeanSpan, NO_LINKS, timeOf, type Scope, type SpanOwner } from './lean-span.ts';
@@ -72,6 +74,35 @@ class LeanTracer implements Tracer, SpanOwner {
     return span;
   }
 
+  /** `recordEndedSpan` for a parent of ours under a sampler that follows it; false: not such a case. */
+  recordEnded(
+    under: Context,
+    parent: Span,
+    name: string,
+    kind: SpanKind,
+    times: [number, number],
+    attributes: Attributes,
+    failed: boolean,
+  ): boolean {
+    if (!this.parentDecides || !(parent instanceof LeanSpan)) return false;
+    const context = parent.spanContext();
+    if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return true;
+    const spanContext: SpanContext = context.traceState
+      ? {
+          traceId: context.traceId,
+          spanId: ids.generateSpanId(),
+          traceFlags: context.traceFlags,
+          traceState: context.traceState,
+        }
+      : { traceId: context.traceId, spanId: ids.generateSpanId(), traceFlags: context.traceFlags };
+    const span = new LeanSpan(spanContext, name, kind, context, millisToHrTime(times[0]), this);
+    span.adopt(attributes);
+    this.processor.onStart(span, under);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(times[1]);
+    return true;
+  }
+
   startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
     const run = rest.pop() as F;
     const [options, context] = rest as [SpanOptions | undefined, Context | undefined];
@@ -79,6 +110,30 @@ class LeanTracer implements Tracer, SpanOwner {
     const span = this.startSpan(name, options, under);
     return contexts.with(trace.setSpan(under, span), run as (span: Span) => ReturnType<F>, undefined, span);
   }
+}
+
+/**
+ * A span already over, from `startMs` to `endMs` (epoch milliseconds), under `parent` in `under`, an
+ * error if `failed`: what `startSpan(name, { kind, startTime: startMs, attributes }, under)` then
+ * `end(endMs)` makes (a statement,
+ * reported once it ran: statement-spans.ts). Under a parent of our tracer and a sampler that follows it
+ * (the default), made directly: no options, no context lookups, no sampler call, and `attributes` taken
+ * as they are (valid, and never changed by the caller afterwards: the statement's, shared by its spans).
+ */
+export function recordEndedSpan(
+  tracer: Tracer,
+  under: Context,
+  parent: Span,
+  name: string,
+  kind: SpanKind,
+  times: [startMs: number, endMs: number],
+  attributes: Attributes,
+  failed: boolean,
+): void {
+  if (tracer instanceof LeanTracer && tracer.recordEnded(under, parent, name, kind, times, attributes, failed)) return;
+  const span = tracer.startSpan(name, { kind, startTime: times[0], attributes }, under);
+  if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end(times[1]);
 }
 
 /**

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { summarize } from './statement-spans.ts';
+import { context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { sql } from 'kysely';
+import { createDatabase } from '../db/database.ts';
+import { LeanTracerProvider } from './lean-tracer.ts';
+import { samplerFromEnv } from './sampler-from-env.ts';
+import { observeStatements, summarize } from './statement-spans.ts';
 
 describe('statement span names (db.query.summary)', () => {
   it('names the main operation and its table, not a subquery’s', () => {
@@ -24,5 +32,42 @@ describe('statement span names (db.query.summary)', () => {
     assert.equal(summarize('insert into "audit"."log" ("a") values (?)').summary, 'INSERT audit.log');
     assert.equal(summarize('begin').summary, 'BEGIN');
     assert.equal(summarize('select 1').summary, 'SELECT');
+  });
+});
+
+describe('statement spans', () => {
+  it('are children of the active span, one per statement, a failed one an error with no message, no value in any', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new LeanTracerProvider(
+      resourceFromAttributes({ 'service.name': 'statement-test' }),
+      new SimpleSpanProcessor(exporter),
+      samplerFromEnv({}),
+    );
+    const tracer = provider.getTracer('statement-test');
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const db = createDatabase('sqlite::memory:');
+    observeStatements(tracer, db);
+    try {
+      await sql`create table t (id integer primary key, name text not null)`.execute(db);
+      const parent = tracer.startSpan('parent');
+      await context.with(trace.setSpan(ROOT_CONTEXT, parent), async () => {
+        await sql`insert into t (name) values (${'secret-value'})`.execute(db);
+        await sql`insert into t (name) values (${null})`.execute(db).catch(() => {});
+      });
+      parent.end();
+      const [inserted, failed] = exporter.getFinishedSpans();
+      assert.equal(exporter.getFinishedSpans().length, 3, 'the table made outside any span has none');
+      for (const span of [inserted!, failed!]) {
+        assert.equal(span.name, 'INSERT t');
+        assert.equal(span.parentSpanContext?.spanId, parent.spanContext().spanId);
+        assert.equal(span.attributes['db.query.text'], 'insert into t (name) values (?)');
+        assert.doesNotMatch(JSON.stringify(span.attributes), /secret-value/);
+      }
+      assert.deepEqual(inserted!.status, { code: SpanStatusCode.UNSET });
+      assert.deepEqual(failed!.status, { code: SpanStatusCode.ERROR });
+    } finally {
+      await db.destroy();
+      context.disable();
+    }
   });
 });

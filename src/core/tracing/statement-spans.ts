@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_QUERY_SUMMARY,
@@ -7,6 +7,7 @@ import {
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
 import { dialectOf, observeQueries, type Db } from '../db/database.ts';
+import { recordEndedSpan } from './lean-tracer.ts';
 
 /** `db.system.name` of SQLite: still in the conventions' incubating set, so copied here as their guide advises. */
 const DB_SYSTEM_NAME_VALUE_SQLITE = 'sqlite';
@@ -72,22 +73,26 @@ export function summarize(sql: string): Summary {
  */
 export function observeStatements(tracer: Tracer, db: Db): void {
   const system = dialectOf(db) === 'postgres' ? DB_SYSTEM_NAME_VALUE_POSTGRESQL : DB_SYSTEM_NAME_VALUE_SQLITE;
+  // A statement's attributes, one object its spans share (they end as they are made; nothing changes it).
+  const attributesOf = new Map<string, Attributes>();
   observeQueries(db, (sql, durationMs, failed) => {
-    const parent = trace.getSpan(context.active());
+    const under = context.active();
+    const parent = trace.getSpan(under);
     if (!parent?.isRecording()) return;
     const end = performance.timeOrigin + performance.now();
-    const { operation, summary } = summarize(sql);
-    const span = tracer.startSpan(summary, {
-      kind: SpanKind.CLIENT,
-      startTime: end - durationMs,
-      attributes: {
+    let attributes = attributesOf.get(sql);
+    if (!attributes) {
+      const { operation, summary } = summarize(sql);
+      attributes = {
         [ATTR_DB_SYSTEM_NAME]: system,
         [ATTR_DB_OPERATION_NAME]: operation,
         [ATTR_DB_QUERY_SUMMARY]: summary,
         [ATTR_DB_QUERY_TEXT]: sql,
-      },
-    });
-    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end(end);
+      };
+      if (attributesOf.size >= MAX_SUMMARIES) attributesOf.clear();
+      attributesOf.set(sql, attributes);
+    }
+    const name = attributes[ATTR_DB_QUERY_SUMMARY] as string;
+    recordEndedSpan(tracer, under, parent, name, SpanKind.CLIENT, [end - durationMs, end], attributes, failed);
   });
 }
