@@ -27,6 +27,9 @@ const MAX_LINKS = 128;
 
 export const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
+/** Shared, never changed: `setStatus` and `end` replace them (two objects fewer a span). */
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
+const NOT_ENDED: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
 
 /**
  * A span's time: the given one read by the SDK's rule (`timeInputToHrTime`), else now from the monotonic
@@ -57,7 +60,7 @@ export class LeanSpan implements Span, ReadableSpan {
   attributes: Attributes = {};
   links: Link[] = NO_LINKS;
   events: TimedEvent[] = NO_EVENTS;
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  status: SpanStatus = UNSET;
   ended = false;
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
@@ -68,7 +71,7 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly parentSpanContext: SpanContext | undefined;
   private readonly context: SpanContext;
   readonly startTime: HrTime;
-  endTime: HrTime = [0, 0];
+  endTime: HrTime = NOT_ENDED;
   private readonly tracer: SpanOwner;
 
   constructor(

@@ -8,6 +8,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import fc from 'fast-check';
 import { decodeTraceRequest } from '../../../test/support/otlp-protobuf-decoder.ts';
 import { encodeTraceRequest } from './otlp-protobuf.ts';
+import { Writer } from './protobuf-writer.ts';
 
 const hex = (bytes: number) =>
   fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((array) => Buffer.from(array).toString('hex'));
@@ -54,6 +55,7 @@ const span: fc.Arbitrary<ReadableSpan> = fc
     ),
     dropped: fc.tuple(fc.nat(300), fc.nat(3), fc.nat(3)),
     scope: fc.nat(scopes.length - 1),
+    frozen: fc.boolean(),
   })
   .map((s) => ({
     name: s.name,
@@ -74,7 +76,8 @@ const span: fc.Arbitrary<ReadableSpan> = fc
     endTime: s.endTime as HrTime,
     duration: [0, 0] as HrTime,
     status: s.status,
-    attributes: s.attributes,
+    // A frozen object is written once and its bytes kept (statement spans share theirs).
+    attributes: s.frozen ? Object.freeze(s.attributes) : s.attributes,
     events: s.events.map((event) => ({ ...event, time: event.time as HrTime })),
     links: s.links.map((link) => ({
       context: {
@@ -103,6 +106,34 @@ describe('the OTLP/protobuf encoding of spans', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('writes a frozen attributes object its spans share as the SDK does, each time, and times to the nanosecond', () => {
+    const shared = Object.freeze({
+      'db.system.name': 'sqlite',
+      'db.query.text': 'select "id" from "users" where "id" = ?',
+    });
+    const spans = fc.sample(span, { numRuns: 6, seed: 11 }).map((one, i) => ({
+      ...one,
+      attributes: shared,
+      startTime: [2 ** 32 - 1 - i, 999_999_999] as HrTime,
+      endTime: [0, i] as HrTime,
+    }));
+    for (const list of [spans, spans.slice(2), spans]) {
+      const ours = Buffer.from(encodeTraceRequest(list)).toString('hex');
+      const sdk = Buffer.from(ProtobufTraceSerializer.serializeRequest(list) ?? new Uint8Array()).toString('hex');
+      assert.equal(ours, sdk);
+    }
+  });
+
+  it('writes hex as Buffer does, stopping at the first pair that is not hex', () => {
+    for (const hex of ['00f067aa0ba902b7', '4BF92F3577B34DA6a3ce929d0e0e4736', '0aZZ11', 'abc', '', '12é4']) {
+      const w = new Writer(64);
+      w.hex(1, hex);
+      const expected = Buffer.alloc(64);
+      const written = expected.write(hex, 0, 'hex');
+      assert.deepEqual([...w.buf.subarray(0, w.pos)], [0x0a, written, ...expected.subarray(0, written)], hex);
+    }
   });
 
   it('is read back as the spans it was given (lengths past 127, 16,383 and 2,097,151 bytes, nanosecond times, negative integers)', () => {

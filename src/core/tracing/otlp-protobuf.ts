@@ -45,15 +45,33 @@ function writePair(w: Writer, field: number, key: string, value: AttributeValue 
   w.end(pair);
 }
 
-function writeAttributes(
-  w: Writer,
-  field: number,
-  attributes: Readonly<Record<string, AttributeValue | undefined>>,
-): void {
+type AttributeMap = Readonly<Record<string, AttributeValue | undefined>>;
+
+function writeAttributes(w: Writer, field: number, attributes: AttributeMap): void {
   for (const key in attributes) {
     if (!Object.hasOwn(attributes, key)) continue;
     writePair(w, field, key, attributes[key]);
   }
+}
+
+/** The bytes of frozen attribute objects as a span's attributes (field 9), written once: they cannot change. */
+const writtenOnce = new WeakMap<AttributeMap, Buffer>();
+const scratch = new Writer(1 << 10);
+
+/**
+ * A span's attributes. A frozen object is one that spans share (a statement's: statement-spans.ts), so
+ * its bytes are kept and copied; any other is written.
+ */
+function writeSpanAttributes(w: Writer, attributes: AttributeMap): void {
+  if (!Object.isFrozen(attributes)) return writeAttributes(w, 9, attributes);
+  let bytes = writtenOnce.get(attributes);
+  if (!bytes) {
+    scratch.pos = 0;
+    writeAttributes(scratch, 9, attributes);
+    bytes = Buffer.from(scratch.buf.subarray(0, scratch.pos));
+    writtenOnce.set(attributes, bytes);
+  }
+  w.bytes(bytes);
 }
 
 function flagsOf(traceFlags: number, isRemote: boolean | undefined): number {
@@ -106,7 +124,7 @@ function writeSpan(w: Writer, span: ReadableSpan): void {
   w.time(span.startTime);
   w.tag(8, FIXED64);
   w.time(span.endTime);
-  writeAttributes(w, 9, span.attributes);
+  writeSpanAttributes(w, span.attributes);
   w.tag(10, VARINT);
   w.varint(span.droppedAttributesCount);
   for (const event of span.events) writeEvent(w, event);

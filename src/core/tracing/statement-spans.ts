@@ -73,7 +73,7 @@ export function summarize(sql: string): Summary {
  */
 export function observeStatements(tracer: Tracer, db: Db): void {
   const system = dialectOf(db) === 'postgres' ? DB_SYSTEM_NAME_VALUE_POSTGRESQL : DB_SYSTEM_NAME_VALUE_SQLITE;
-  // A statement's attributes, one object its spans share (they end as they are made; nothing changes it).
+  // A statement's attributes, one frozen object its spans share (they end as they are made).
   const attributesOf = new Map<string, Attributes>();
   observeQueries(db, (sql, durationMs, failed) => {
     const under = context.active();
@@ -83,12 +83,13 @@ export function observeStatements(tracer: Tracer, db: Db): void {
     let attributes = attributesOf.get(sql);
     if (!attributes) {
       const { operation, summary } = summarize(sql);
-      attributes = {
+      // Frozen: its spans share it, and the encoder keeps its bytes (otlp-protobuf.ts).
+      attributes = Object.freeze({
         [ATTR_DB_SYSTEM_NAME]: system,
         [ATTR_DB_OPERATION_NAME]: operation,
         [ATTR_DB_QUERY_SUMMARY]: summary,
         [ATTR_DB_QUERY_TEXT]: sql,
-      };
+      });
       if (attributesOf.size >= MAX_SUMMARIES) attributesOf.clear();
       attributesOf.set(sql, attributes);
     }
