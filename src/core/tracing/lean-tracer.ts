@@ -115,10 +115,10 @@ class LeanTracer implements Tracer, SpanOwner {
 /**
  * A span already over, from `startMs` to `endMs` (epoch milliseconds), under `parent` in `under`, an
  * error if `failed`: what `startSpan(name, { kind, startTime: startMs, attributes }, under)` then
- * `end(endMs)` makes (a statement,
- * reported once it ran: statement-spans.ts). Under a parent of our tracer and a sampler that follows it
- * (the default), made directly: no options, no context lookups, no sampler call, and `attributes` taken
- * as they are (valid, and never changed by the caller afterwards: the statement's, shared by its spans).
+ * `end(endMs)` makes (a statement, reported once it ran: statement-spans.ts). Under a parent of our
+ * tracer and a sampler that follows it (the default), made directly: no options, no context lookups, no
+ * sampler call, and `attributes` taken as they are (valid, and never changed afterwards: a statement's
+ * frozen object, shared by its spans).
  */
 export function recordEndedSpan(
   tracer: Tracer,
