@@ -37,6 +37,9 @@ const dialect = values.dialect as Dialect;
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const RATE = values.rate === undefined ? undefined : Number(values.rate);
+if (RATE !== undefined && !(Number.isFinite(RATE) && RATE > 0))
+  throw new Error('--rate takes requests per second, above 0');
 
 pinLoadGenerator();
 const database = await createBenchDatabase(dialect);
@@ -68,7 +71,7 @@ try {
           rounds: ROUNDS,
           seconds: SECONDS,
           connections: CONNECTIONS,
-          rate: values.rate ? Number(values.rate) : undefined,
+          rate: RATE,
         },
       );
       console.log(

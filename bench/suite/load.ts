@@ -59,7 +59,7 @@ export async function runLoad(settings: LoadSettings): Promise<LoadFigures> {
     duration: settings.seconds,
     timeout: 30,
     requests: settings.requests,
-    ...(settings.rate ? { overallRate: settings.rate } : {}),
+    ...(settings.rate === undefined ? {} : { overallRate: settings.rate }),
   });
   const ok = settings.okStatus ?? is2xx;
   const statuses: Record<string, number> = {};

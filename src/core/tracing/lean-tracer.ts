@@ -13,6 +13,7 @@ import {
   type SpanOptions,
   type Tracer,
   type TracerProvider,
+  type TraceState,
 } from '@opentelemetry/api';
 import { isTracingSuppressed, millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
@@ -23,6 +24,16 @@ import { PooledIdGenerator } from './span-ids.ts';
 
 const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
 const NOT_SAMPLED: SamplingResult = { decision: SamplingDecision.NOT_RECORD };
+
+/** A span's context; no `traceState` key when it has none (as the SDK's spans). */
+function contextOf(
+  traceId: string,
+  spanId: string,
+  traceFlags: number,
+  traceState: TraceState | undefined,
+): SpanContext {
+  return traceState ? { traceId, spanId, traceFlags, traceState } : { traceId, spanId, traceFlags };
+}
 
 /** Random ids from a pool (span-ids.ts; never an id of zeros, which W3C trace context forbids). */
 const ids = new PooledIdGenerator();
@@ -63,9 +74,7 @@ class LeanTracer implements Tracer, SpanOwner {
         : this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
     const traceState = sampling.traceState ?? validParent?.traceState;
     const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
-    const spanContext: SpanContext = traceState
-      ? { traceId, spanId, traceFlags, traceState }
-      : { traceId, spanId, traceFlags };
+    const spanContext = contextOf(traceId, spanId, traceFlags, traceState);
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
     const span = new LeanSpan(spanContext, name, kind, validParent, timeOf(options.startTime), this);
     span.adopt(sampling.attributes ? Object.assign(attributes, cleanAttributes(sampling.attributes)) : attributes);
@@ -87,14 +96,7 @@ class LeanTracer implements Tracer, SpanOwner {
     if (!this.parentDecides || !(parent instanceof LeanSpan)) return false;
     const context = parent.spanContext();
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return true;
-    const spanContext: SpanContext = context.traceState
-      ? {
-          traceId: context.traceId,
-          spanId: ids.generateSpanId(),
-          traceFlags: context.traceFlags,
-          traceState: context.traceState,
-        }
-      : { traceId: context.traceId, spanId: ids.generateSpanId(), traceFlags: context.traceFlags };
+    const spanContext = contextOf(context.traceId, ids.generateSpanId(), context.traceFlags, context.traceState);
     const span = new LeanSpan(spanContext, name, kind, context, millisToHrTime(times[0]), this);
     span.adopt(attributes);
     this.processor.onStart(span, under);

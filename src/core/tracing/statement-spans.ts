@@ -39,9 +39,8 @@ function outerLevel(sql: string): string {
   return text;
 }
 
-/** Summaries by statement text: the statements are the repositories' own, a bounded set. */
-const summaries = new Map<string, Summary>();
-const MAX_SUMMARIES = 2000;
+/** Statement texts whose attributes are kept: the statements are the repositories' own, a bounded set. */
+const MAX_STATEMENTS = 2000;
 
 /**
  * The statement's main operation and the table it acts on, read from its outer level (so a subquery's
@@ -49,18 +48,13 @@ const MAX_SUMMARIES = 2000;
  * `with ... insert into posts ...`; `BEGIN`, `COMMIT` alone.
  */
 export function summarize(sql: string): Summary {
-  let found = summaries.get(sql);
-  if (found) return found;
   const outer = outerLevel(sql);
   const first = (FIRST_WORD.exec(outer)?.[1] ?? 'statement').toUpperCase();
   const main = first === 'WITH' ? MAIN.exec(outer) : null;
   const operation = main ? main[1]!.toUpperCase() : first;
   const pattern = TARGET[operation];
   const target = pattern?.exec(main ? outer.slice(main.index) : outer)?.[1]?.replaceAll('"', '');
-  found = { operation, summary: target ? `${operation} ${target}` : operation };
-  if (summaries.size >= MAX_SUMMARIES) summaries.clear();
-  summaries.set(sql, found);
-  return found;
+  return { operation, summary: target ? `${operation} ${target}` : operation };
 }
 
 /**
@@ -73,7 +67,7 @@ export function summarize(sql: string): Summary {
  */
 export function observeStatements(tracer: Tracer, db: Db): void {
   const system = dialectOf(db) === 'postgres' ? DB_SYSTEM_NAME_VALUE_POSTGRESQL : DB_SYSTEM_NAME_VALUE_SQLITE;
-  // A statement's attributes, one frozen object its spans share (they end as they are made).
+  // A statement's attributes, summarized once: one frozen object its spans share (they end as they are made).
   const attributesOf = new Map<string, Attributes>();
   observeQueries(db, (sql, durationMs, failed) => {
     const under = context.active();
@@ -90,7 +84,7 @@ export function observeStatements(tracer: Tracer, db: Db): void {
         [ATTR_DB_QUERY_SUMMARY]: summary,
         [ATTR_DB_QUERY_TEXT]: sql,
       });
-      if (attributesOf.size >= MAX_SUMMARIES) attributesOf.clear();
+      if (attributesOf.size >= MAX_STATEMENTS) attributesOf.clear();
       attributesOf.set(sql, attributes);
     }
     const name = attributes[ATTR_DB_QUERY_SUMMARY] as string;
