@@ -30,6 +30,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** Settings for B only, `NAME=value` (repeatable): e.g. `--b-env MALLOC_ARENA_MAX=2` with `--tree` the base. */
     'b-env': { type: 'string', multiple: true, default: [] },
+    /** Settings for A only, as `--b-env`: two settings of one feature against each other (both traced, say). */
+    'a-env': { type: 'string', multiple: true, default: [] },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -56,7 +58,10 @@ try {
         ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS }
         : undefined;
   const servers = {
-    A: await startService(resolve(values.base), 'a', database.url, { logLevel, extra: profiled('a') }),
+    A: await startService(resolve(values.base), 'a', database.url, {
+      logLevel,
+      extra: { ...profiled('a'), ...envSettings(values['a-env'], '--a-env') },
+    }),
     B: await startService(resolve(values.tree), 'b', database.url, {
       logLevel,
       extra: { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },

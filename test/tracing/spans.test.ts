@@ -99,6 +99,21 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('names the span of a 4xx answer by its route and leaves its status unset (the client erred, not the server)', async () => {
+      const missing = newTrace();
+      const notFound = await t.request('GET', '/api/v2/posts/999999999', {
+        token: author.token,
+        headers: { traceparent: missing.traceparent },
+      });
+      assert.equal(notFound.status, 404);
+      const [missed] = (await spansOf(missing.traceId, (list) => list.some((span) => span.kind === SERVER))).filter(
+        (span) => span.kind === SERVER,
+      );
+      assert.equal(missed?.name, 'GET /api/v2/posts/:postId');
+      assert.equal(missed?.attributes['http.response.status_code'], 404);
+      assert.equal(missed?.status, 0, "a 4xx is the client's: the span keeps an unset status");
+    });
+
     it('gives every GraphQL execution its operation span, a cached (second, identical) one too, with its statements under it', async () => {
       for (const round of ['first', 'cached']) {
         const { traceId, traceparent } = newTrace();

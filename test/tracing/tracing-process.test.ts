@@ -19,7 +19,7 @@ import { FAST_WEBHOOKS } from '../support/webhooks.ts';
 const ADMIN_PASSWORD = 'admin-password-123';
 const MODULE_HOOK = new URL('../support/module-loads.ts', import.meta.url).pathname;
 /** The SDK, exporters and instrumentations, and our own SDK side; not `@opentelemetry/api`, which prom-client loads. */
-const TRACING_CODE = String.raw`/node_modules/(@opentelemetry/(?!api/)|@fastify/otel/)|/src/core/tracing/(?!tracing(-types)?\.ts)`;
+const TRACING_CODE = String.raw`/node_modules/@opentelemetry/(?!api/)|/src/core/tracing/(?!tracing(-types)?\.ts)`;
 
 let dataDir: string;
 before(async () => {
@@ -124,7 +124,11 @@ describe('tracing: the process', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.deepEqual(collector.spans, [], 'no span exported under always_off');
       const modules = loaded(server).join('\n');
-      for (const expected of ['@opentelemetry/sdk-trace-node', '/src/core/tracing/otlp-exporter.ts', '@fastify/otel'])
+      for (const expected of [
+        '@opentelemetry/sdk-trace-node',
+        '/src/core/tracing/otlp-exporter.ts',
+        '/src/core/tracing/request-spans.ts',
+      ])
         assert.ok(modules.includes(expected), `${expected} loaded with tracing on`);
       assert.ok(!modules.includes('exporter-trace-otlp-http/'), 'only the exporter of the protocol in use');
     } finally {

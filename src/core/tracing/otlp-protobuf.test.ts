@@ -31,7 +31,7 @@ const attributes = fc.dictionary(fc.string({ minLength: 1, maxLength: 30 }), val
 const traceState = fc.option(fc.constantFrom('vendor=a', 'one=1,two=2'), { nil: undefined });
 
 const resource = resourceFromAttributes({ 'service.name': 'content-service', 'deployment.environment': 'test' });
-const scopes = [{ name: 'content-service' }, { name: '@fastify/otel', version: '1.2.3' }];
+const scopes = [{ name: 'content-service' }, { name: 'another-instrumentation', version: '1.2.3' }];
 
 const span: fc.Arbitrary<ReadableSpan> = fc
   .record({

@@ -1,34 +1,102 @@
-import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
-import type { FastifyInstance } from 'fastify';
+import {
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Probes and the scrape: polled every few seconds, a trace each would drown the requests worth reading. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 
-let instrumentation: FastifyOtelInstrumentation | undefined;
+/** The request's server span, on the request (decorated, so every request object keeps one shape). */
+const SPAN = Symbol('request span');
+/** The error a failed request was answered with (its type names a 5xx span's `error.type`). */
+const FAILURE = Symbol('request failure');
+
+/** The SDK context manager's `attach`: `context` active until `dispose()` (`AsyncLocalStorage.enterWith`). */
+export interface ContextEntry {
+  attach(context: Context): { dispose(): void };
+}
+
+interface TracedRequest extends FastifyRequest {
+  [SPAN]: Span | undefined;
+  [FAILURE]: Error | undefined;
+}
 
 /**
- * A server span per HTTP request, by @fastify/otel (Fastify's own instrumentation): it continues an
- * incoming `traceparent`, sets `http.request.method`, `http.route` (the route's template) and
- * `http.response.status_code`, and makes the request's span the active one in the handler. We name the
- * span `{method} {route}` as the conventions say (its default is `request`), and keep the query string
- * out of `url.path` (its default is the whole URL: a GET GraphQL query's variables would be in it).
+ * A server span per HTTP request, by the conventions for HTTP servers: named `{method} {route}` (the
+ * route's template; the method alone when no route matched), with `http.request.method`, `http.route`,
+ * `url.path` (never the query string: a GET GraphQL query's variables would be in it) and
+ * `http.response.status_code`, ERROR with `error.type` on a 5xx answer only (a 4xx is the client's). It
+ * continues an incoming `traceparent` (the global propagator, W3C trace context and baggage) and is the
+ * active span for the rest of the request, so every span and log line of the request is under it. It
+ * starts in the first `onRequest` hook (registered before any other) and ends once the answer is written.
+ * Written here rather than taken from @fastify/otel: README.md here, "Dependencies".
  */
-export async function registerRequestSpans(app: FastifyInstance): Promise<void> {
-  instrumentation ??= new FastifyOtelInstrumentation({
-    registerOnInitialization: false,
-    // No span per hook nor for the handler: a dozen spans per request of the app's own plumbing. The
-    // request's context reaches the handler without them (its onRequest hook runs the rest of the
-    // request in it; test/tracing/spans.test.ts checks the GraphQL operation's parent is the request).
-    instrumentHooks: false,
-    instrumentHandler: false,
-    ignorePaths: (route) => UNTRACED.has(route.url ?? ''),
-    requestHook(span, request) {
-      const route = request.routeOptions.url;
-      span.updateName(route ? `${request.method} ${route}` : request.method);
-      const query = request.url.indexOf('?');
-      if (query >= 0) span.setAttribute(ATTR_URL_PATH, request.url.slice(0, query));
-    },
+export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, contexts: ContextEntry): void {
+  // The headers the propagator reads: extraction is skipped when none is present (most requests).
+  const fields = propagation.fields();
+  app.decorateRequest(SPAN, undefined);
+  app.decorateRequest(FAILURE, undefined);
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && UNTRACED.has(route)) return done();
+    const headers = request.headers;
+    const parent = fields.some((field) => field in headers) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+    const url = request.url;
+    const query = url.indexOf('?');
+    const attributes =
+      route === undefined
+        ? { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: query < 0 ? url : url.slice(0, query) }
+        : {
+            [ATTR_HTTP_REQUEST_METHOD]: request.method,
+            [ATTR_HTTP_ROUTE]: route,
+            [ATTR_URL_PATH]: query < 0 ? url : url.slice(0, query),
+          };
+    const name = route === undefined ? request.method : `${request.method} ${route}`;
+    const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+    (request as TracedRequest)[SPAN] = span;
+    // The request's context for what the hooks and handler run and start from here (as the API's
+    // `context.with` would, which measured dearer: README.md here), and the one before it once they return.
+    const entered = contexts.attach(trace.setSpan(parent, span));
+    try {
+      done();
+    } finally {
+      entered.dispose();
+    }
   });
-  await app.register(instrumentation.plugin());
+
+  app.addHook('onError', (request, _reply, error, done) => {
+    (request as TracedRequest)[FAILURE] = error;
+    done();
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const span = (request as TracedRequest)[SPAN];
+    if (span !== undefined) endRequestSpan(span, reply, (request as TracedRequest)[FAILURE]);
+    done();
+  });
+}
+
+function endRequestSpan(span: Span, reply: FastifyReply, failure: Error | undefined): void {
+  const status = reply.statusCode;
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+  if (status >= 500) {
+    span.setAttribute(ATTR_ERROR_TYPE, failure?.name ?? String(status));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
 }

@@ -20,7 +20,7 @@ import { registerRequestSpans } from './request-spans.ts';
 import { observeStatements } from './statement-spans.ts';
 import type { Tracing } from './tracing-types.ts';
 
-/** The tracer's name on every span this service makes itself (the request spans are @fastify/otel's). */
+/** The tracer's name on every span this service makes. */
 const TRACER_NAME = 'content-service';
 
 /** The longest a closing app waits for its last spans to be exported. */
@@ -65,7 +65,8 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
     samplerFromEnv(),
   );
   trace.setGlobalTracerProvider(provider);
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(
     new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
   );
@@ -73,24 +74,29 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
 
   const tracing: Tracing = {
     wrap(name, attributes, run) {
-      return (...args) =>
-        tracer.startActiveSpan(name, { attributes }, (span) => {
-          let result;
-          try {
-            result = run(...args);
-          } catch (error) {
+      return (...args) => {
+        const under = context.active();
+        const span = tracer.startSpan(name, { attributes }, under);
+        // Active while `run` runs and in what it starts, as `context.with` would make it (request-spans.ts).
+        const entered = contextManager.attach(trace.setSpan(under, span));
+        let result;
+        try {
+          result = run(...args);
+        } catch (error) {
+          endFailed(span);
+          throw error;
+        } finally {
+          entered.dispose();
+        }
+        if (!isPromise(result)) return endWith(span, result);
+        return result.then(
+          (value) => endWith(span, value),
+          (error: unknown) => {
             endFailed(span);
             throw error;
-          }
-          if (!isPromise(result)) return endWith(span, result);
-          return result.then(
-            (value) => endWith(span, value),
-            (error: unknown) => {
-              endFailed(span);
-              throw error;
-            },
-          ) as typeof result;
-        });
+          },
+        ) as typeof result;
+      };
     },
     startHttpClientSpan: (method, url, parent) => startHttpClientSpan(tracer, method, url, parent),
     startMessageSpan: (system, destination, attributes, parent) =>
@@ -110,7 +116,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
       return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
     },
     async register(app, db) {
-      await registerRequestSpans(app);
+      registerRequestSpans(app, tracer, contextManager);
       observeStatements(tracer, db);
       // What is pending goes out when the app closes (a stop), bounded: a collector that is down holds nothing up.
       app.addHook('onClose', () => tracing.flush(FLUSH_AT_CLOSE_MS));
