@@ -16,6 +16,7 @@ import {
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { linkedOver } from './linked-context.ts';
 
 /** Probes and the scrape: polled every few seconds, a trace each would drown the requests worth reading. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
@@ -71,7 +72,7 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     (request as TracedRequest)[SPAN] = span;
     // The request's context for what the hooks and handler run and start from here (as the API's
     // `context.with` would, which measured dearer: README.md here), and the one before it once they return.
-    const entered = contexts.attach(trace.setSpan(parent, span));
+    const entered = contexts.attach(trace.setSpan(linkedOver(parent), span));
     try {
       done();
     } finally {

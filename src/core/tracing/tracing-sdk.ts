@@ -14,6 +14,7 @@ import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
 import { LeanTracerProvider } from './lean-tracer.ts';
+import { linkedOver } from './linked-context.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
 import { startMessageSpan } from './message-spans.ts';
 import { registerRequestSpans } from './request-spans.ts';
@@ -78,7 +79,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
         const under = context.active();
         const span = tracer.startSpan(name, { attributes }, under);
         // Active while `run` runs and in what it starts, as `context.with` would make it (request-spans.ts).
-        const entered = contextManager.attach(trace.setSpan(under, span));
+        const entered = contextManager.attach(trace.setSpan(linkedOver(under), span));
         let result;
         try {
           result = run(...args);

@@ -1,0 +1,47 @@
+import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
+
+/** The key of a link that holds nothing: the first link over a base context. */
+const NOTHING = Symbol('no value');
+
+/**
+ * The API's `Context` as a chain of links, one value each, over a base context: `setValue` makes one
+ * small object, where the API's own context copies its whole map and makes three closures every time
+ * (profiled: bench/journal/2026-11.md, session 32). Read the same
+ * way: a key's value is the nearest link's, else the base's; a deleted key reads `undefined`. A chain
+ * grows by one link a value set: the request's context and the spans started under it, a handful.
+ */
+export class LinkedContext implements Context {
+  readonly #base: Context;
+  readonly #key: symbol;
+  readonly #value: unknown;
+
+  constructor(base: Context, key: symbol = NOTHING, value: unknown = undefined) {
+    this.#base = base;
+    this.#key = key;
+    this.#value = value;
+  }
+
+  getValue(key: symbol): unknown {
+    return key === this.#key ? this.#value : this.#base.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new LinkedContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new LinkedContext(this, key, undefined);
+  }
+}
+
+/** The root context as a chain's start: what a request with no propagated parent grows from. */
+export const LINKED_ROOT: Context = new LinkedContext(ROOT_CONTEXT);
+
+/** `context` as a chain's start (the root's one shared, another's a link over it). */
+export function linkedOver(context: Context): Context {
+  return context === ROOT_CONTEXT
+    ? LINKED_ROOT
+    : context instanceof LinkedContext
+      ? context
+      : new LinkedContext(context);
+}
