@@ -6,7 +6,7 @@ const NOTHING = Symbol('no value');
 /**
  * The API's `Context` as a chain of links, one value each, over a base context: `setValue` makes one
  * small object, where the API's own context copies its whole map and makes three closures every time
- * (profiled: bench/journal/2026-11.md, session 32). Read the same
+ * (measured: README.md here, "Dependencies"). Read the same
  * way: a key's value is the nearest link's, else the base's; a deleted key reads `undefined`. A chain
  * grows by one link a value set: the request's context and the spans started under it, a handful.
  */
