@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace, type Context, type Span } from '@opentelemetry/api';
 
 /** The key of a link that holds nothing: the first link over a base context. */
 const NOTHING = Symbol('no value');
@@ -44,4 +44,23 @@ export function linkedOver(context: Context): Context {
     : context instanceof LinkedContext
       ? context
       : new LinkedContext(context);
+}
+
+/** The SDK context manager's `attach`: `context` active until `dispose()` (`AsyncLocalStorage.enterWith`). */
+export interface ContextEntry {
+  attach(context: Context): { dispose(): void };
+}
+
+/**
+ * `run()` with `span` the active span over `under`, in `run` and in everything it starts, and the context
+ * before it active again once `run` returns: what `context.with(trace.setSpan(under, span), run)` does,
+ * entered with `attach` and a linked context instead (measured cheaper: README.md here, "Dependencies").
+ */
+export function inSpan<T>(contexts: ContextEntry, under: Context, span: Span, run: () => T): T {
+  const entered = contexts.attach(trace.setSpan(linkedOver(under), span));
+  try {
+    return run();
+  } finally {
+    entered.dispose();
+  }
 }

@@ -3,8 +3,7 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
-  trace,
-  type Context,
+  type Attributes,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -16,7 +15,7 @@ import {
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { linkedOver } from './linked-context.ts';
+import { inSpan, type ContextEntry } from './linked-context.ts';
 
 /** Probes and the scrape: polled every few seconds, a trace each would drown the requests worth reading. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
@@ -25,11 +24,6 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 const SPAN = Symbol('request span');
 /** The error a failed request was answered with (its type names a 5xx span's `error.type`). */
 const FAILURE = Symbol('request failure');
-
-/** The SDK context manager's `attach`: `context` active until `dispose()` (`AsyncLocalStorage.enterWith`). */
-export interface ContextEntry {
-  attach(context: Context): { dispose(): void };
-}
 
 interface TracedRequest extends FastifyRequest {
   [SPAN]: Span | undefined;
@@ -59,25 +53,16 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     const parent = fields.some((field) => field in headers) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const url = request.url;
     const query = url.indexOf('?');
-    const attributes =
-      route === undefined
-        ? { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: query < 0 ? url : url.slice(0, query) }
-        : {
-            [ATTR_HTTP_REQUEST_METHOD]: request.method,
-            [ATTR_HTTP_ROUTE]: route,
-            [ATTR_URL_PATH]: query < 0 ? url : url.slice(0, query),
-          };
+    const attributes: Attributes = {
+      [ATTR_HTTP_REQUEST_METHOD]: request.method,
+      [ATTR_URL_PATH]: query < 0 ? url : url.slice(0, query),
+    };
+    if (route !== undefined) attributes[ATTR_HTTP_ROUTE] = route;
     const name = route === undefined ? request.method : `${request.method} ${route}`;
     const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
     (request as TracedRequest)[SPAN] = span;
-    // The request's context for what the hooks and handler run and start from here (as the API's
-    // `context.with` would, which measured dearer: README.md here), and the one before it once they return.
-    const entered = contexts.attach(trace.setSpan(linkedOver(parent), span));
-    try {
-      done();
-    } finally {
-      entered.dispose();
-    }
+    // The hooks and the handler run from here, in the request's context.
+    inSpan(contexts, parent, span, done);
   });
 
   app.addHook('onError', (request, _reply, error, done) => {

@@ -14,7 +14,7 @@ import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
 import { LeanTracerProvider } from './lean-tracer.ts';
-import { linkedOver } from './linked-context.ts';
+import { inSpan } from './linked-context.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
 import { startMessageSpan } from './message-spans.ts';
 import { registerRequestSpans } from './request-spans.ts';
@@ -78,16 +78,12 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
       return (...args) => {
         const under = context.active();
         const span = tracer.startSpan(name, { attributes }, under);
-        // Active while `run` runs and in what it starts, as `context.with` would make it (request-spans.ts).
-        const entered = contextManager.attach(trace.setSpan(linkedOver(under), span));
         let result;
         try {
-          result = run(...args);
+          result = inSpan(contextManager, under, span, () => run(...args));
         } catch (error) {
           endFailed(span);
           throw error;
-        } finally {
-          entered.dispose();
         }
         if (!isPromise(result)) return endWith(span, result);
         return result.then(

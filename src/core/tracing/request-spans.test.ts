@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { LeanTracerProvider } from './lean-tracer.ts';
+import { registerRequestSpans } from './request-spans.ts';
+import { samplerFromEnv } from './sampler-from-env.ts';
+
+/**
+ * The request span's own rules on a bare Fastify app over real HTTP: the ones the service's routes cannot
+ * show on demand (a 5xx answer), and the context the handler runs in. The service's spans, end to end on
+ * both databases: test/tracing/spans.test.ts.
+ */
+describe('tracing: the request span', () => {
+  const exporter = new InMemorySpanExporter();
+  const contexts = new AsyncLocalStorageContextManager().enable();
+  let app: FastifyInstance;
+  let url: string;
+  let activeInHandler: string | undefined;
+
+  before(async () => {
+    context.setGlobalContextManager(contexts);
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const provider = new LeanTracerProvider(
+      resourceFromAttributes({ 'service.name': 'test' }),
+      new SimpleSpanProcessor(exporter),
+      samplerFromEnv({}),
+    );
+    app = Fastify();
+    registerRequestSpans(app, provider.getTracer('test'), contexts);
+    app.get('/fails/:id', async () => {
+      throw new RangeError('out of range');
+    });
+    app.get('/sees/:id', async () => {
+      activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
+      return { ok: true };
+    });
+    app.get('/healthz', async () => ({ ok: true }));
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(async () => {
+    await app.close();
+    context.disable();
+    propagation.disable();
+  });
+
+  it('marks a 5xx answer ERROR with the error type and no message', async () => {
+    exporter.reset();
+    const answer = await fetch(`${url}/fails/7?secret=1`);
+    assert.equal(answer.status, 500);
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span?.name, 'GET /fails/:id');
+    assert.deepEqual(span?.status, { code: SpanStatusCode.ERROR });
+    assert.equal(span?.attributes['error.type'], 'RangeError');
+    assert.equal(span?.attributes['http.response.status_code'], 500);
+    assert.equal(span?.attributes['url.path'], '/fails/7');
+  });
+
+  it("runs the handler in the request span's context, under the caller's traceparent, and leaves probes untraced", async () => {
+    exporter.reset();
+    const traceId = 'a'.repeat(32);
+    const answer = await fetch(`${url}/sees/1`, { headers: { traceparent: `00-${traceId}-${'b'.repeat(16)}-01` } });
+    assert.equal(answer.status, 200);
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    const spans = exporter.getFinishedSpans();
+    assert.deepEqual(
+      spans.map((span) => span.name),
+      ['GET /sees/:id'],
+    );
+    assert.equal(spans[0]!.spanContext().traceId, traceId);
+    assert.equal(spans[0]!.parentSpanContext?.spanId, 'b'.repeat(16));
+    assert.equal(activeInHandler, spans[0]!.spanContext().spanId);
+    assert.equal(spans[0]!.status.code, SpanStatusCode.UNSET);
+  });
+});
