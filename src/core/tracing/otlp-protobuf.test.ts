@@ -126,6 +126,17 @@ describe('the OTLP/protobuf encoding of spans', () => {
     }
   });
 
+  it('writes a frozen object whose array value changed with the new value (freezing is shallow)', () => {
+    const ports = [1, 2];
+    const [one] = fc.sample(span, { numRuns: 1, seed: 5 });
+    const list = [{ ...one!, attributes: Object.freeze({ 'server.ports': ports }) }];
+    encodeTraceRequest(list);
+    ports.push(3);
+    const ours = Buffer.from(encodeTraceRequest(list)).toString('hex');
+    const sdk = Buffer.from(ProtobufTraceSerializer.serializeRequest(list) ?? new Uint8Array()).toString('hex');
+    assert.equal(ours, sdk);
+  });
+
   it('writes hex as Buffer does, stopping at the first pair that is not hex', () => {
     for (const hex of ['00f067aa0ba902b7', '4BF92F3577B34DA6a3ce929d0e0e4736', '0aZZ11', 'abc', '', '12é4']) {
       const w = new Writer(64);

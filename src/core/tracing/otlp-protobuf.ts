@@ -54,24 +54,32 @@ function writeAttributes(w: Writer, field: number, attributes: AttributeMap): vo
   }
 }
 
-/** The bytes of frozen attribute objects as a span's attributes (field 9), written once: they cannot change. */
-const writtenOnce = new WeakMap<AttributeMap, Buffer>();
+/**
+ * The bytes of frozen attribute objects as a span's attributes (field 9), written once: they cannot
+ * change. `null` for one holding an array, which can (freezing is shallow): written each time.
+ */
+const writtenOnce = new WeakMap<AttributeMap, Buffer | null>();
 const scratch = new Writer(1 << 10);
 
 /**
- * A span's attributes. A frozen object is one that spans share (a statement's: statement-spans.ts), so
- * its bytes are kept and copied; any other is written.
+ * A span's attributes. A frozen object of scalar values is one that spans share (a statement's:
+ * statement-spans.ts), so its bytes are kept and copied; any other is written.
  */
 function writeSpanAttributes(w: Writer, attributes: AttributeMap): void {
   if (!Object.isFrozen(attributes)) return writeAttributes(w, 9, attributes);
   let bytes = writtenOnce.get(attributes);
-  if (!bytes) {
-    scratch.pos = 0;
-    writeAttributes(scratch, 9, attributes);
-    bytes = Buffer.from(scratch.buf.subarray(0, scratch.pos));
+  if (bytes === undefined) {
+    bytes = Object.values(attributes).some(Array.isArray) ? null : bytesOf(attributes);
     writtenOnce.set(attributes, bytes);
   }
-  w.bytes(bytes);
+  if (bytes === null) writeAttributes(w, 9, attributes);
+  else w.bytes(bytes);
+}
+
+function bytesOf(attributes: AttributeMap): Buffer {
+  scratch.pos = 0;
+  writeAttributes(scratch, 9, attributes);
+  return Buffer.from(scratch.buf.subarray(0, scratch.pos));
 }
 
 function flagsOf(traceFlags: number, isRemote: boolean | undefined): number {
