@@ -117,6 +117,8 @@ export class LeanSpan implements Span, ReadableSpan {
       }
       this.attributeCount++;
     }
+    // A shared frozen object (`adopt`) is copied before its first change.
+    if (Object.isFrozen(this.attributes)) this.attributes = { ...this.attributes };
     this.attributes[key] = Array.isArray(value) ? value.slice() : value;
     return this;
   }

@@ -13,7 +13,7 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-node';
-import { LeanTracerProvider, recordEndedSpan } from './lean-tracer.ts';
+import { LeanTracerProvider, recordEndedSpan, startChildSpan } from './lean-tracer.ts';
 import { followsLocalParent, samplerFromEnv } from './sampler-from-env.ts';
 
 /** A tracer whose ended spans land in the SDK's in-memory exporter, through the SDK's simple processor. */
@@ -241,6 +241,55 @@ describe('the lean tracer', () => {
       [1_700_000_000, 3_000_000],
     ]);
     assert.deepEqual(direct[1]!.status, { code: SpanStatusCode.ERROR });
+  });
+
+  it('starts a child as startSpan would, made directly under its own parent, its shared frozen attributes copied on a change', () => {
+    const shared = Object.freeze({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'Q' });
+    const made = (sampler: Sampler, parentFlags?: TraceFlags) => {
+      const { tracer, exported } = tracerWith(sampler);
+      const parent =
+        parentFlags === undefined
+          ? tracer.startSpan('parent')
+          : trace.wrapSpanContext({
+              traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+              spanId: '00f067aa0ba902b7',
+              traceFlags: parentFlags,
+            });
+      const under = trace.setSpan(ROOT_CONTEXT, parent);
+      const first = startChildSpan(tracer, under, 'query Q', SpanKind.INTERNAL, shared);
+      const second = startChildSpan(tracer, under, 'query Q', SpanKind.INTERNAL, shared);
+      first.setAttribute('extra', 1);
+      first.end();
+      second.end();
+      assert.equal(first.spanContext().traceId, parent.spanContext().traceId);
+      assert.notEqual(first.spanContext().spanId, second.spanContext().spanId);
+      return exported().map((span) => ({
+        name: span.name,
+        kind: span.kind,
+        parent: span.parentSpanContext?.spanId === parent.spanContext().spanId,
+        flags: span.spanContext().traceFlags,
+        attributes: span.attributes,
+      }));
+    };
+    const direct = made(samplerFromEnv({}));
+    assert.deepEqual(direct, made(new ParentBasedSampler({ root: new AlwaysOnSampler() })));
+    assert.deepEqual(direct, [
+      {
+        name: 'query Q',
+        kind: SpanKind.INTERNAL,
+        parent: true,
+        flags: TraceFlags.SAMPLED,
+        attributes: { ...shared, extra: 1 },
+      },
+      { name: 'query Q', kind: SpanKind.INTERNAL, parent: true, flags: TraceFlags.SAMPLED, attributes: shared },
+    ]);
+    assert.deepEqual(
+      shared,
+      { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Q' },
+      'the shared object unchanged',
+    );
+    // Under a parent that is not sampled (here not ours): nothing recorded, as startSpan.
+    assert.deepEqual(made(samplerFromEnv({}), TraceFlags.NONE), []);
   });
 
   it('makes no span under always_off or a ratio of 0, and a child of a non-recording span records nothing', () => {

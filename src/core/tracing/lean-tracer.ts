@@ -105,6 +105,18 @@ class LeanTracer implements Tracer, SpanOwner {
     return true;
   }
 
+  /** `startChildSpan` for a parent of ours under a sampler that follows it; undefined: not such a case. */
+  startChild(under: Context, parent: Span, name: string, kind: SpanKind, attributes: Attributes): Span | undefined {
+    if (!this.parentDecides || !(parent instanceof LeanSpan)) return undefined;
+    const context = parent.spanContext();
+    const spanContext = contextOf(context.traceId, ids.generateSpanId(), context.traceFlags, context.traceState);
+    if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(spanContext);
+    const span = new LeanSpan(spanContext, name, kind, context, timeOf(), this);
+    span.adopt(attributes);
+    this.processor.onStart(span, under);
+    return span;
+  }
+
   startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
     const run = rest.pop() as F;
     const [options, context] = rest as [SpanOptions | undefined, Context | undefined];
@@ -136,6 +148,24 @@ export function recordEndedSpan(
   const span = tracer.startSpan(name, { kind, startTime: times[0], attributes }, under);
   if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(times[1]);
+}
+
+/**
+ * A span starting now under the active span of `under`: what `startSpan(name, { kind, attributes }, under)`
+ * makes. Under a parent of our tracer and a sampler that follows it (the default), made directly, with
+ * `attributes` taken as they are (valid and frozen: one object its spans share, copied if one of them is
+ * given another attribute; the encoder writes a frozen object's bytes once).
+ */
+export function startChildSpan(
+  tracer: Tracer,
+  under: Context,
+  name: string,
+  kind: SpanKind,
+  attributes: Readonly<Attributes>,
+): Span {
+  const parent = trace.getSpan(under);
+  const direct = parent && tracer instanceof LeanTracer && tracer.startChild(under, parent, name, kind, attributes);
+  return direct || tracer.startSpan(name, { kind, attributes }, under);
 }
 
 /**

@@ -44,9 +44,10 @@ describe('statement spans', () => {
       samplerFromEnv({}),
     );
     const tracer = provider.getTracer('statement-test');
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const contexts = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contexts);
     const db = createDatabase('sqlite::memory:');
-    observeStatements(tracer, db);
+    observeStatements(tracer, contexts, db);
     try {
       await sql`create table t (id integer primary key, name text not null)`.execute(db);
       const parent = tracer.startSpan('parent');

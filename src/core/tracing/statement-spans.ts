@@ -1,4 +1,4 @@
-import { context, SpanKind, trace, type Attributes, type Tracer } from '@opentelemetry/api';
+import { SpanKind, trace, type Attributes, type ContextManager, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_QUERY_SUMMARY,
@@ -65,12 +65,12 @@ export function summarize(sql: string): Summary {
  * its placeholders (DECISIONS §13: no value is ever part of the text); never a bound value, never a
  * database error's message (it can quote one).
  */
-export function observeStatements(tracer: Tracer, db: Db): void {
+export function observeStatements(tracer: Tracer, contexts: Pick<ContextManager, 'active'>, db: Db): void {
   const system = dialectOf(db) === 'postgres' ? DB_SYSTEM_NAME_VALUE_POSTGRESQL : DB_SYSTEM_NAME_VALUE_SQLITE;
   // A statement's attributes, summarized once: one frozen object its spans share (they end as they are made).
   const attributesOf = new Map<string, Attributes>();
   observeQueries(db, (sql, durationMs, failed) => {
-    const under = context.active();
+    const under = contexts.active();
     const parent = trace.getSpan(under);
     if (!parent?.isRecording()) return;
     const end = performance.timeOrigin + performance.now();

@@ -3,6 +3,7 @@ import {
   isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
+  SpanKind,
   SpanStatusCode,
   trace,
   type Span,
@@ -13,7 +14,8 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
-import { LeanTracerProvider } from './lean-tracer.ts';
+import { cleanAttributes } from './lean-span.ts';
+import { LeanTracerProvider, startChildSpan } from './lean-tracer.ts';
 import { inSpan } from './linked-context.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
 import { startMessageSpan } from './message-spans.ts';
@@ -75,9 +77,11 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
 
   const tracing: Tracing = {
     wrap(name, attributes, run) {
+      // Checked once: one frozen object every call's span shares.
+      const shared = Object.freeze(cleanAttributes(attributes));
       return (...args) => {
-        const under = context.active();
-        const span = tracer.startSpan(name, { attributes }, under);
+        const under = contextManager.active();
+        const span = startChildSpan(tracer, under, name, SpanKind.INTERNAL, shared);
         let result;
         try {
           result = inSpan(contextManager, under, span, () => run(...args));
@@ -108,13 +112,13 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
     },
     inRoot: (run) => context.with(ROOT_CONTEXT, run),
     logFields() {
-      const spanContext = trace.getSpan(context.active())?.spanContext();
+      const spanContext = trace.getSpan(contextManager.active())?.spanContext();
       if (!spanContext || !isSpanContextValid(spanContext)) return {};
       return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
     },
     async register(app, db) {
       registerRequestSpans(app, tracer, contextManager);
-      observeStatements(tracer, db);
+      observeStatements(tracer, contextManager, db);
       // What is pending goes out when the app closes (a stop), bounded: a collector that is down holds nothing up.
       app.addHook('onClose', () => tracing.flush(FLUSH_AT_CLOSE_MS));
     },
