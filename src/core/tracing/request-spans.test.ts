@@ -21,6 +21,7 @@ describe('tracing: the request span', () => {
   let app: FastifyInstance;
   let url: string;
   let activeInHandler: string | undefined;
+  let slowStarted: () => void = () => {};
 
   before(async () => {
     context.setGlobalContextManager(contexts);
@@ -40,6 +41,11 @@ describe('tracing: the request span', () => {
       return { ok: true };
     });
     app.get('/healthz', async () => ({ ok: true }));
+    app.get('/slow/:id', async () => {
+      slowStarted();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { ok: true };
+    });
     url = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   after(async () => {
@@ -58,6 +64,26 @@ describe('tracing: the request span', () => {
     assert.equal(span?.attributes['error.type'], 'RangeError');
     assert.equal(span?.attributes['http.response.status_code'], 500);
     assert.equal(span?.attributes['url.path'], '/fails/7');
+  });
+
+  it('ends the span of a request whose caller left before the answer, ERROR with error.type aborted', async () => {
+    exporter.reset();
+    const started = new Promise<void>((resolve) => (slowStarted = resolve));
+    const leaving = new AbortController();
+    const answer = fetch(`${url}/slow/3`, { signal: leaving.signal }).catch((error: unknown) => error);
+    await started;
+    leaving.abort();
+    assert.ok((await answer) instanceof Error, 'the caller gave up');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const spans = exporter.getFinishedSpans();
+    assert.deepEqual(
+      spans.map((span) => span.name),
+      ['GET /slow/:id'],
+      'one span, ended once',
+    );
+    assert.deepEqual(spans[0]!.status, { code: SpanStatusCode.ERROR });
+    assert.equal(spans[0]!.attributes['error.type'], 'aborted');
+    assert.equal(spans[0]!.attributes['http.response.status_code'], undefined);
   });
 
   it("runs the handler in the request span's context, under the caller's traceparent, and leaves probes untraced", async () => {

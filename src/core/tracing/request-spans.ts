@@ -34,7 +34,8 @@ interface TracedRequest extends FastifyRequest {
  * A server span per HTTP request, by the conventions for HTTP servers: named `{method} {route}` (the
  * route's template; the method alone when no route matched), with `http.request.method`, `http.route`,
  * `url.path` (never the query string: a GET GraphQL query's variables would be in it) and
- * `http.response.status_code`, ERROR with `error.type` on a 5xx answer only (a 4xx is the client's). It
+ * `http.response.status_code`, ERROR with `error.type` on a 5xx answer only (a 4xx is the client's), or
+ * when the caller left before its answer (`error.type` `aborted`). It
  * continues an incoming `traceparent` (the global propagator, W3C trace context and baggage) and is the
  * active span for the rest of the request, so every span and log line of the request is under it. It
  * starts in the first `onRequest` hook (registered before any other) and ends once the answer is written.
@@ -75,7 +76,22 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     if (span !== undefined) endRequestSpan(span, reply, (request as TracedRequest)[FAILURE]);
     done();
   });
+
+  // A caller gone before its answer was written (a client's timeout, often a slow request's trace): no
+  // `onResponse` comes, so the span ends here, ERROR with `error.type` `aborted` and no status code.
+  app.addHook('onRequestAbort', (request, done) => {
+    const span = (request as TracedRequest)[SPAN];
+    if (span !== undefined && span.isRecording()) {
+      span.setAttribute(ATTR_ERROR_TYPE, ABORTED);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    done();
+  });
 }
+
+/** `error.type` of a request whose caller left before the answer (a low-cardinality identifier, as the conventions ask). */
+const ABORTED = 'aborted';
 
 function endRequestSpan(span: Span, reply: FastifyReply, failure: Error | undefined): void {
   const status = reply.statusCode;
