@@ -19,11 +19,7 @@ import {
   ATTR_EXCEPTION_TYPE,
 } from '@opentelemetry/semantic-conventions';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node';
-
-/** The SDK's default span limits: attributes, events and links past these are counted as dropped. */
-const MAX_ATTRIBUTES = 128;
-const MAX_EVENTS = 128;
-const MAX_LINKS = 128;
+import { limited, truncated, type SpanLimits } from './span-limits.ts';
 
 export const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
@@ -39,11 +35,12 @@ export function timeOf(time?: TimeInput): HrTime {
   return time === undefined ? millisToHrTime(performance.timeOrigin + performance.now()) : timeInputToHrTime(time);
 }
 
-/** What a span needs of its tracer: where it was made and where it goes when it ends. */
+/** What a span needs of its tracer: where it was made, how much it keeps, and where it goes when it ends. */
 export interface SpanOwner {
   readonly scope: Scope;
   readonly resource: Resource;
   readonly processor: SpanProcessor;
+  readonly limits: SpanLimits;
 }
 
 export interface Scope {
@@ -110,8 +107,9 @@ export class LeanSpan implements Span, ReadableSpan {
 
   setAttribute(key: string, value: AttributeValue): this {
     if (value == null || this.ended || !isKey(key) || !isAttributeValue(value)) return this;
+    const limits = this.tracer.limits;
     if (!Object.hasOwn(this.attributes, key)) {
-      if (this.attributeCount >= MAX_ATTRIBUTES) {
+      if (this.attributeCount >= limits.attributeCount) {
         this.droppedAttributesCount++;
         return this;
       }
@@ -119,14 +117,15 @@ export class LeanSpan implements Span, ReadableSpan {
     }
     // A shared frozen object (`adopt`) is copied before its first change.
     if (Object.isFrozen(this.attributes)) this.attributes = { ...this.attributes };
-    this.attributes[key] = Array.isArray(value) ? value.slice() : value;
+    this.attributes[key] = truncated(Array.isArray(value) ? value.slice() : value, limits.attributeValueLength);
     return this;
   }
 
-  /** Takes `attributes` (already checked, and the span's own) as its first attributes. */
+  /** Takes `attributes` (already checked, and the span's own) as its first attributes; copied within limits set lower. */
   adopt(attributes: Attributes): void {
     const count = Object.keys(attributes).length;
-    if (count > MAX_ATTRIBUTES) this.setAttributes(attributes);
+    const limits = this.tracer.limits;
+    if (count > limits.attributeCount || limits.attributeValueLength !== Infinity) this.setAttributes(attributes);
     else {
       this.attributes = attributes;
       this.attributeCount = count;
@@ -138,21 +137,31 @@ export class LeanSpan implements Span, ReadableSpan {
     return this;
   }
 
+  /** As the SDK: past the limit, the oldest event gives way (counted as dropped). */
   addEvent(name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
     if (this.ended) return this;
-    if (this.events.length >= MAX_EVENTS) {
+    const limits = this.tracer.limits;
+    if (limits.eventCount === 0) {
       this.droppedEventsCount++;
       return this;
     }
+    if (this.events.length >= limits.eventCount) {
+      this.events.shift();
+      this.droppedEventsCount++;
+    }
     const isTime =
       attributesOrTime instanceof Date || Array.isArray(attributesOrTime) || typeof attributesOrTime === 'number';
-    const attributes = isTime ? {} : cleanAttributes(attributesOrTime as Attributes | undefined);
+    const [attributes, dropped] = limited(
+      isTime ? {} : cleanAttributes(attributesOrTime as Attributes | undefined),
+      limits.attributePerEventCount,
+      limits.attributeValueLength,
+    );
     if (this.events === NO_EVENTS) this.events = [];
     this.events.push({
       name,
       attributes,
       time: timeOf(isTime ? (attributesOrTime as TimeInput) : time),
-      droppedAttributesCount: 0,
+      droppedAttributesCount: dropped,
     });
     return this;
   }
@@ -161,15 +170,29 @@ export class LeanSpan implements Span, ReadableSpan {
     return this.addLinks([link]);
   }
 
+  /** As the SDK: past the limit, the oldest link gives way (counted as dropped). */
   addLinks(links: Link[]): this {
     if (this.ended) return this;
+    const limits = this.tracer.limits;
     for (const link of links) {
-      if (this.links.length >= MAX_LINKS) {
+      if (limits.linkCount === 0) {
         this.droppedLinksCount++;
         continue;
       }
       if (this.links === NO_LINKS) this.links = [];
-      this.links.push({ context: link.context, attributes: cleanAttributes(link.attributes) });
+      else if (this.links.length >= limits.linkCount) {
+        this.links.shift();
+        this.droppedLinksCount++;
+      }
+      const [attributes, dropped] = limited(
+        cleanAttributes(link.attributes),
+        limits.attributePerLinkCount,
+        limits.attributeValueLength,
+      );
+      const kept: Link = { context: link.context };
+      if (Object.keys(attributes).length > 0) kept.attributes = attributes;
+      if (dropped > 0) kept.droppedAttributesCount = dropped;
+      this.links.push(kept);
     }
     return this;
   }

@@ -21,6 +21,7 @@ import { SamplingDecision, type Sampler, type SamplingResult, type SpanProcessor
 import { cleanAttributes, LeanSpan, NO_LINKS, timeOf, type Scope, type SpanOwner } from './lean-span.ts';
 import { followsLocalParent } from './sampler-from-env.ts';
 import { PooledIdGenerator } from './span-ids.ts';
+import { DEFAULT_SPAN_LIMITS, type SpanLimits } from './span-limits.ts';
 
 const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
 const NOT_SAMPLED: SamplingResult = { decision: SamplingDecision.NOT_RECORD };
@@ -42,15 +43,17 @@ class LeanTracer implements Tracer, SpanOwner {
   readonly scope: Scope;
   readonly resource: Resource;
   readonly processor: SpanProcessor;
+  readonly limits: SpanLimits;
   private readonly sampler: Sampler;
   /** The sampler decides a span under one of our spans by that span's decision (sampler-from-env.ts). */
   private readonly parentDecides: boolean;
 
-  constructor(scope: Scope, resource: Resource, processor: SpanProcessor, sampler: Sampler) {
+  constructor(scope: Scope, resource: Resource, processor: SpanProcessor, sampler: Sampler, limits: SpanLimits) {
     this.scope = scope;
     this.resource = resource;
     this.processor = processor;
     this.sampler = sampler;
+    this.limits = limits;
     this.parentDecides = followsLocalParent(sampler);
   }
 
@@ -180,11 +183,18 @@ export class LeanTracerProvider implements TracerProvider {
   private readonly resource: Resource;
   private readonly processor: SpanProcessor;
   private readonly sampler: Sampler;
+  private readonly limits: SpanLimits;
 
-  constructor(resource: Resource, processor: SpanProcessor, sampler: Sampler) {
+  constructor(
+    resource: Resource,
+    processor: SpanProcessor,
+    sampler: Sampler,
+    limits: SpanLimits = DEFAULT_SPAN_LIMITS,
+  ) {
     this.resource = resource;
     this.processor = processor;
     this.sampler = sampler;
+    this.limits = limits;
   }
 
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {
@@ -194,7 +204,7 @@ export class LeanTracerProvider implements TracerProvider {
       const scope: Scope = { name };
       if (version) scope.version = version;
       if (options?.schemaUrl) scope.schemaUrl = options.schemaUrl;
-      tracer = new LeanTracer(scope, this.resource, this.processor, this.sampler);
+      tracer = new LeanTracer(scope, this.resource, this.processor, this.sampler, this.limits);
       this.tracers.set(key, tracer);
     }
     return tracer;

@@ -18,6 +18,7 @@ import { cleanAttributes } from './lean-span.ts';
 import { LeanTracerProvider, startChildSpan } from './lean-tracer.ts';
 import { inSpan } from './linked-context.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
+import { spanLimitsFromEnv } from './span-limits.ts';
 import { startMessageSpan } from './message-spans.ts';
 import { registerRequestSpans } from './request-spans.ts';
 import { observeStatements } from './statement-spans.ts';
@@ -66,6 +67,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
     resource,
     new BatchSpanProcessor(await exporterFor(settings)),
     samplerFromEnv(),
+    spanLimitsFromEnv(),
   );
   trace.setGlobalTracerProvider(provider);
   const contextManager = new AsyncLocalStorageContextManager().enable();
