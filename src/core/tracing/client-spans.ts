@@ -1,4 +1,13 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  defaultTextMapGetter,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -7,6 +16,7 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
+import { KEPT_CONTEXT } from './propagators-from-env.ts';
 import type { HttpClientSpan, TraceContext } from './tracing-types.ts';
 
 /**
@@ -32,7 +42,7 @@ export function contextUnder(parent: TraceContext | undefined) {
   if (!parent) return context.active();
   const carrier: Record<string, string> = { traceparent: parent.traceparent };
   if (parent.tracestate) carrier.tracestate = parent.tracestate;
-  return propagation.extract(ROOT_CONTEXT, carrier);
+  return KEPT_CONTEXT.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
 }
 
 /**

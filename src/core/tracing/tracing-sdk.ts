@@ -1,5 +1,6 @@
 import {
   context,
+  defaultTextMapSetter,
   isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
@@ -10,13 +11,13 @@ import {
 } from '@opentelemetry/api';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
 import { cleanAttributes } from './lean-span.ts';
 import { LeanTracerProvider, startChildSpan } from './lean-tracer.ts';
 import { inSpan } from './linked-context.ts';
+import { KEPT_CONTEXT, propagatorsFromEnv } from './propagators-from-env.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
 import { spanLimitsFromEnv } from './span-limits.ts';
 import { startMessageSpan } from './message-spans.ts';
@@ -53,7 +54,8 @@ async function exporterFor(settings: SdkSettings): Promise<SpanExporter> {
 
 /**
  * Tracing on: our lean tracer provider (lean-tracer.ts) registered as the process's global one, with the
- * SDK's W3C trace-context and baggage propagation, its AsyncLocalStorage context manager, its sampler of
+ * SDK's propagators `OTEL_PROPAGATORS` names (W3C trace context and baggage by default;
+ * propagators-from-env.ts), its AsyncLocalStorage context manager, its sampler of
  * `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by default; sampler-from-env.ts) and its batch span
  * processor: spans are exported in the background, in batches, so a collector that is slow, down or never
  * answers costs a request nothing (spans past the processor's queue are dropped, not waited for).
@@ -72,9 +74,8 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
   trace.setGlobalTracerProvider(provider);
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(
-    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
-  );
+  const propagators = propagatorsFromEnv();
+  propagation.setGlobalPropagator(propagators.propagator);
   const tracer = trace.getTracer(TRACER_NAME);
 
   const tracing: Tracing = {
@@ -106,7 +107,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
       startMessageSpan(tracer, system, destination, attributes, parent),
     activeContext() {
       const carrier: Record<string, string> = {};
-      propagation.inject(context.active(), carrier);
+      KEPT_CONTEXT.inject(context.active(), carrier, defaultTextMapSetter);
       if (!carrier.traceparent) return undefined;
       return carrier.tracestate
         ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
@@ -119,6 +120,12 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
       return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
     },
     async register(app, db) {
+      if (propagators.unknown.length > 0) {
+        app.log.warn(
+          { propagators: propagators.unknown },
+          'OTEL_PROPAGATORS names propagators this service does not have: left out',
+        );
+      }
       registerRequestSpans(app, tracer, contextManager);
       observeStatements(tracer, contextManager, db);
       // What is pending goes out when the app closes (a stop), bounded: a collector that is down holds nothing up.
