@@ -6,6 +6,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { request } from 'node:http';
 import { LeanTracerProvider } from './lean-tracer.ts';
 import { registerRequestSpans } from './request-spans.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
@@ -41,6 +42,10 @@ describe('tracing: the request span', () => {
       return { ok: true };
     });
     app.get('/healthz', async () => ({ ok: true }));
+    app.post('/body', async (request) => {
+      activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
+      return { size: JSON.stringify(request.body).length };
+    });
     app.get('/slow/:id', async () => {
       slowStarted();
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -84,6 +89,40 @@ describe('tracing: the request span', () => {
     assert.deepEqual(spans[0]!.status, { code: SpanStatusCode.ERROR });
     assert.equal(spans[0]!.attributes['error.type'], 'aborted');
     assert.equal(spans[0]!.attributes['http.response.status_code'], undefined);
+  });
+
+  it("runs the handler in the request span's context when the body came in later reads than the headers", async () => {
+    exporter.reset();
+    activeInHandler = undefined;
+    const { hostname, port } = new URL(url);
+    const body = JSON.stringify({ text: 'x'.repeat(100_000) });
+    const status = await new Promise<number>((resolve, reject) => {
+      const sending = request(
+        {
+          host: hostname,
+          port,
+          method: 'POST',
+          path: '/body',
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (answer) => {
+          answer.resume();
+          answer.on('end', () => resolve(answer.statusCode ?? 0));
+        },
+      );
+      sending.on('error', reject);
+      sending.flushHeaders();
+      // The headers alone first, then another request, then the body: read in the connection's context.
+      setTimeout(() => {
+        fetch(`${url}/sees/2`)
+          .then(() => sending.end(body))
+          .catch(reject);
+      }, 50);
+    });
+    assert.equal(status, 200);
+    const posted = exporter.getFinishedSpans().find((span) => span.name === 'POST /body');
+    assert.ok(posted, 'the POST has its span');
+    assert.equal(activeInHandler, posted.spanContext().spanId);
   });
 
   it("runs the handler in the request span's context, under the caller's traceparent, and leaves probes untraced", async () => {
