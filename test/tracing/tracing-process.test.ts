@@ -119,6 +119,7 @@ describe('tracing: the process', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
         OTEL_TRACES_SAMPLER: 'always_off',
         OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_PROPAGATORS: 'tracecontext,b3',
       });
       await exercise(server, receiver, '/on');
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -131,6 +132,8 @@ describe('tracing: the process', () => {
       ])
         assert.ok(modules.includes(expected), `${expected} loaded with tracing on`);
       assert.ok(!modules.includes('exporter-trace-otlp-http/'), 'only the exporter of the protocol in use');
+      const warned = server.lines.find((line) => line.includes('OTEL_PROPAGATORS names propagators'));
+      assert.ok(warned?.includes('"b3"'), 'a propagator the service lacks is named in a warning at the start');
     } finally {
       await stop(server);
       await collector.close();
@@ -147,6 +150,7 @@ describe('tracing: the process', () => {
         OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=tracing-test',
         OTEL_BSP_SCHEDULE_DELAY: '50',
         OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=test-key',
+        OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '12',
       });
       const { traceId, parentId, traceparent } = newTrace();
       assert.equal(await call(server.url, '/api/v2/products?limit=1', { headers: { traceparent } }), 200);
@@ -160,6 +164,11 @@ describe('tracing: the process', () => {
       assert.equal(request.parentSpanId, parentId);
       assert.equal(request.service, 'content-service-under-test');
       assert.equal(request.attributes['http.response.status_code'], 200);
+      assert.equal(
+        request.attributes['url.path'],
+        '/api/v2/prod',
+        'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT cuts values',
+      );
       assert.ok(
         spans.some((span) => span.parentSpanId === request.spanId && span.attributes['db.system.name']),
         describeSpans(spans),

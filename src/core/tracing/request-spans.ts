@@ -20,6 +20,9 @@ import { inSpan, type ContextEntry } from './linked-context.ts';
 /** Probes and the scrape: polled every few seconds, a trace each would drown the requests worth reading. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** `error.type` of a request whose caller left before its answer (a low-cardinality identifier, as the conventions ask). */
+const ABORTED = 'aborted';
+
 /** The request's server span, on the request (decorated, so every request object keeps one shape). */
 const SPAN = Symbol('request span');
 /** The error a failed request was answered with (its type names a 5xx span's `error.type`). */
@@ -89,9 +92,6 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     done();
   });
 }
-
-/** `error.type` of a request whose caller left before the answer (a low-cardinality identifier, as the conventions ask). */
-const ABORTED = 'aborted';
 
 function endRequestSpan(span: Span, reply: FastifyReply, failure: Error | undefined): void {
   const status = reply.statusCode;

@@ -21,7 +21,10 @@ export const DEFAULT_SPAN_LIMITS: Readonly<SpanLimits> = Object.freeze({
   attributePerLinkCount: 128,
 });
 
-/** A non-negative number set in `name`; undefined when unset, empty or not such a number (then the default holds). */
+/**
+ * A non-negative number set in `name`; undefined when unset, empty or not such a number (then the default
+ * holds). Where the SDK takes a negative one as given (a count of -1 keeping nothing), the default holds here.
+ */
 function numberIn(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;

@@ -107,7 +107,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
       startMessageSpan(tracer, system, destination, attributes, parent),
     activeContext() {
       const carrier: Record<string, string> = {};
-      KEPT_CONTEXT.inject(context.active(), carrier, defaultTextMapSetter);
+      KEPT_CONTEXT.inject(contextManager.active(), carrier, defaultTextMapSetter);
       if (!carrier.traceparent) return undefined;
       return carrier.tracestate
         ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
