@@ -27,12 +27,23 @@ const NO_EVENTS: TimedEvent[] = [];
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 const NOT_ENDED: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
 
+/** The process's time origin, read once (constant for the process; the getter is a call). */
+const TIME_ORIGIN = performance.timeOrigin;
+
+/** Now, in epoch milliseconds, from the monotonic clock in one reading (the SDK's own span takes two clocks). */
+export function nowMillis(): number {
+  return TIME_ORIGIN + performance.now();
+}
+
 /**
- * A span's time: the given one read by the SDK's rule (`timeInputToHrTime`), else now from the monotonic
- * clock in one reading (the SDK's own span takes two clocks for each time).
+ * A given time as the SDK reads it (`timeInputToHrTime`), kept as epoch milliseconds when that is what
+ * it is (a number past half the time origin, or a `Date`: the SDK turns those into HrTime by
+ * `millisToHrTime`, which the span's getters and the encoder do later), else as its HrTime (`NaN` ms).
  */
-export function timeOf(time?: TimeInput): HrTime {
-  return time === undefined ? millisToHrTime(performance.timeOrigin + performance.now()) : timeInputToHrTime(time);
+function given(time: TimeInput): [millis: number, hr: HrTime | undefined] {
+  if (typeof time === 'number' && time >= TIME_ORIGIN / 2) return [time, undefined];
+  if (time instanceof Date) return [time.getTime(), undefined];
+  return [Number.NaN, timeInputToHrTime(time)];
 }
 
 /** What a span needs of its tracer: where it was made, how much it keeps, and where it goes when it ends. */
@@ -67,8 +78,16 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly kind: SpanKind;
   readonly parentSpanContext: SpanContext | undefined;
   private readonly context: SpanContext;
-  readonly startTime: HrTime;
-  endTime: HrTime = NOT_ENDED;
+  /**
+   * The start and the end in epoch milliseconds, as taken (one clock reading, or a statement's times):
+   * the HrTime of `startTime` and `endTime` is made from them when read (the SDK's `millisToHrTime`), and
+   * the encoder writes them without one (otlp-protobuf.ts). `NaN` when the time was given as an HrTime
+   * (kept in `startHr`/`endHr`); `endMs` is `NaN` until the span ends.
+   */
+  startMs: number;
+  endMs = Number.NaN;
+  private startHr: HrTime | undefined = undefined;
+  private endHr: HrTime | undefined = undefined;
   private readonly tracer: SpanOwner;
 
   constructor(
@@ -76,15 +95,27 @@ export class LeanSpan implements Span, ReadableSpan {
     name: string,
     kind: SpanKind,
     parent: SpanContext | undefined,
-    startTime: HrTime,
+    startMs: number,
     tracer: SpanOwner,
   ) {
     this.context = context;
     this.name = name;
     this.kind = kind;
     this.parentSpanContext = parent;
-    this.startTime = startTime;
+    this.startMs = startMs;
     this.tracer = tracer;
+  }
+
+  /** Starts the span at a time given by its maker (`startSpan`'s `startTime`), read as the SDK reads it. */
+  startAt(time: TimeInput): void {
+    [this.startMs, this.startHr] = given(time);
+  }
+
+  get startTime(): HrTime {
+    return this.startHr ?? millisToHrTime(this.startMs);
+  }
+  get endTime(): HrTime {
+    return this.endHr ?? (this.ended ? millisToHrTime(this.endMs) : NOT_ENDED);
   }
 
   get resource(): Resource {
@@ -160,7 +191,7 @@ export class LeanSpan implements Span, ReadableSpan {
     this.events.push({
       name,
       attributes,
-      time: timeOf(isTime ? (attributesOrTime as TimeInput) : time),
+      time: timeOfEvent(isTime ? (attributesOrTime as TimeInput) : time),
       droppedAttributesCount: dropped,
     });
     return this;
@@ -214,9 +245,25 @@ export class LeanSpan implements Span, ReadableSpan {
 
   end(endTime?: TimeInput): void {
     if (this.ended) return;
-    this.endTime = timeOf(endTime);
+    if (endTime === undefined) return this.endAt(nowMillis());
+    [this.endMs, this.endHr] = given(endTime);
+    this.close();
+  }
+
+  /** `end` at a time in epoch milliseconds (a statement's end, reported once it ran). */
+  endAt(endMs: number): void {
+    if (this.ended) return;
+    this.endMs = endMs;
+    this.close();
+  }
+
+  private close(): void {
     // As the SDK: an end before the start is taken as the start.
-    if (hrTimeDuration(this.startTime, this.endTime)[0] < 0) this.endTime = this.startTime;
+    if (this.startHr === undefined && this.endHr === undefined) {
+      if (this.endMs < this.startMs) this.endMs = this.startMs;
+    } else if (hrTimeDuration(this.startTime, millisOr(this.endMs, this.endHr))[0] < 0) {
+      [this.endMs, this.endHr] = [this.startMs, this.startTime];
+    }
     this.ended = true;
     this.tracer.processor.onEnd(this);
   }
@@ -231,6 +278,15 @@ export class LeanSpan implements Span, ReadableSpan {
     }
     this.addEvent('exception', attributes, time);
   }
+}
+
+/** An event's time: the given one as the SDK reads it, else now. */
+function timeOfEvent(time: TimeInput | undefined): HrTime {
+  return time === undefined ? millisToHrTime(nowMillis()) : timeInputToHrTime(time);
+}
+
+function millisOr(millis: number, hr: HrTime | undefined): HrTime {
+  return hr ?? millisToHrTime(millis);
 }
 
 /** A key a span keeps: not empty, and not one that would reach the attributes object's prototype. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
@@ -14,7 +15,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace-node';
 import { LeanTracerProvider, recordEndedSpan, startChildSpan } from './lean-tracer.ts';
-import { followsLocalParent, samplerFromEnv } from './sampler-from-env.ts';
+import { followsLocalParent, samplerFromEnv, samplesEveryRoot } from './sampler-from-env.ts';
 
 /** A tracer whose ended spans land in the SDK's in-memory exporter, through the SDK's simple processor. */
 function tracerWith(sampler: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })) {
@@ -195,7 +196,8 @@ describe('the lean tracer', () => {
         parent,
         'ok',
         SpanKind.CLIENT,
-        [1_700_000_000_000, 1_700_000_000_002.5],
+        1_700_000_000_000,
+        1_700_000_000_002.5,
         attributes,
         false,
       );
@@ -205,7 +207,8 @@ describe('the lean tracer', () => {
         parent,
         'failed',
         SpanKind.CLIENT,
-        [1_700_000_000_003, 1_700_000_000_001],
+        1_700_000_000_003,
+        1_700_000_000_001,
         attributes,
         true,
       );
@@ -338,5 +341,22 @@ describe('the sampler of OTEL_TRACES_SAMPLER', () => {
     for (const name of ['always_on', 'always_off', 'traceidratio'])
       assert.equal(followsLocalParent(samplerFromEnv({ OTEL_TRACES_SAMPLER: name })), false, name);
     assert.equal(followsLocalParent(new ParentBasedSampler({ root: new AlwaysOnSampler() })), false);
+  });
+
+  it('is known to keep every root span only when it answers so: always_on and parentbased_always_on', () => {
+    const names = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off'];
+    for (const name of [undefined, ...names, 'parentbased_traceidratio']) {
+      const sampler = samplerFromEnv(name ? { OTEL_TRACES_SAMPLER: name, OTEL_TRACES_SAMPLER_ARG: '0.5' } : {});
+      const kept = samplesEveryRoot(sampler);
+      assert.equal(kept, [undefined, 'always_on', 'parentbased_always_on'].includes(name), String(name));
+      if (!kept) continue;
+      for (let i = 0; i < 20; i++) {
+        const traceId = randomBytes(16).toString('hex');
+        assert.deepEqual(sampler.shouldSample(ROOT_CONTEXT, traceId, 'root', SpanKind.SERVER, {}, []), {
+          decision: SamplingDecision.RECORD_AND_SAMPLED,
+        });
+      }
+    }
+    assert.equal(samplesEveryRoot(new AlwaysOnSampler()), false, 'not one of samplerFromEnv');
   });
 });

@@ -8,6 +8,7 @@ import {
   TraceFlags,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type SpanContext,
   type SpanOptions,
@@ -15,11 +16,11 @@ import {
   type TracerProvider,
   type TraceState,
 } from '@opentelemetry/api';
-import { isTracingSuppressed, millisToHrTime } from '@opentelemetry/core';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { cleanAttributes, LeanSpan, NO_LINKS, timeOf, type Scope, type SpanOwner } from './lean-span.ts';
-import { followsLocalParent } from './sampler-from-env.ts';
+import { cleanAttributes, LeanSpan, NO_LINKS, nowMillis, type Scope, type SpanOwner } from './lean-span.ts';
+import { followsLocalParent, samplesEveryRoot } from './sampler-from-env.ts';
 import { PooledIdGenerator } from './span-ids.ts';
 import { DEFAULT_SPAN_LIMITS, type SpanLimits } from './span-limits.ts';
 
@@ -47,6 +48,8 @@ class LeanTracer implements Tracer, SpanOwner {
   private readonly sampler: Sampler;
   /** The sampler decides a span under one of our spans by that span's decision (sampler-from-env.ts). */
   private readonly parentDecides: boolean;
+  /** The sampler keeps every span with no parent, adding nothing (sampler-from-env.ts): not asked for those. */
+  private readonly rootKept: boolean;
 
   constructor(scope: Scope, resource: Resource, processor: SpanProcessor, sampler: Sampler, limits: SpanLimits) {
     this.scope = scope;
@@ -55,10 +58,33 @@ class LeanTracer implements Tracer, SpanOwner {
     this.sampler = sampler;
     this.limits = limits;
     this.parentDecides = followsLocalParent(sampler);
+    this.rootKept = samplesEveryRoot(sampler);
   }
 
   startSpan(name: string, options: SpanOptions = {}, context: Context = contexts.active()): Span {
     const under = options.root ? trace.deleteSpan(context) : context;
+    const links = options.links ?? NO_LINKS;
+    const span = this.start(name, options.kind ?? SpanKind.INTERNAL, cleanAttributes(options.attributes), links, under);
+    if (span instanceof LeanSpan) {
+      if (options.startTime !== undefined) span.startAt(options.startTime);
+      if (links.length > 0) span.addLinks(links);
+      this.processor.onStart(span, under);
+    }
+    return span;
+  }
+
+  /**
+   * `startSpan(name, { kind, attributes }, under)` for attributes the caller made for this span alone and
+   * checked (taken as they are, not copied): the request's span (request-spans.ts).
+   */
+  startOwned(name: string, kind: SpanKind, attributes: Attributes, under: Context): Span {
+    const span = this.start(name, kind, attributes, NO_LINKS, under);
+    if (span instanceof LeanSpan) this.processor.onStart(span, under);
+    return span;
+  }
+
+  /** A span starting now, not yet handed to the processor's `onStart` (its start time or links may follow). */
+  private start(name: string, kind: SpanKind, attributes: Attributes, links: Link[], under: Context): Span {
     if (isTracingSuppressed(under)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     const parentSpan = trace.getSpan(under);
     const parent = parentSpan?.spanContext();
@@ -66,23 +92,20 @@ class LeanTracer implements Tracer, SpanOwner {
     const validParent = parent && (parentSpan instanceof LeanSpan || isSpanContextValid(parent)) ? parent : undefined;
     const traceId = validParent ? validParent.traceId : ids.generateTraceId();
     const spanId = ids.generateSpanId();
-    const kind = options.kind ?? SpanKind.INTERNAL;
-    const attributes = cleanAttributes(options.attributes);
-    const links = options.links ?? NO_LINKS;
     const sampling =
       this.parentDecides && parentSpan instanceof LeanSpan
         ? parent!.traceFlags & TraceFlags.SAMPLED
           ? SAMPLED
           : NOT_SAMPLED
-        : this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
+        : this.rootKept && parentSpan === undefined
+          ? SAMPLED
+          : this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
     const traceState = sampling.traceState ?? validParent?.traceState;
     const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
     const spanContext = contextOf(traceId, spanId, traceFlags, traceState);
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
-    const span = new LeanSpan(spanContext, name, kind, validParent, timeOf(options.startTime), this);
+    const span = new LeanSpan(spanContext, name, kind, validParent, nowMillis(), this);
     span.adopt(sampling.attributes ? Object.assign(attributes, cleanAttributes(sampling.attributes)) : attributes);
-    if (links.length > 0) span.addLinks(links);
-    this.processor.onStart(span, under);
     return span;
   }
 
@@ -92,7 +115,8 @@ class LeanTracer implements Tracer, SpanOwner {
     parent: Span,
     name: string,
     kind: SpanKind,
-    times: [number, number],
+    startMs: number,
+    endMs: number,
     attributes: Attributes,
     failed: boolean,
   ): boolean {
@@ -100,11 +124,11 @@ class LeanTracer implements Tracer, SpanOwner {
     const context = parent.spanContext();
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return true;
     const spanContext = contextOf(context.traceId, ids.generateSpanId(), context.traceFlags, context.traceState);
-    const span = new LeanSpan(spanContext, name, kind, context, millisToHrTime(times[0]), this);
+    const span = new LeanSpan(spanContext, name, kind, context, startMs, this);
     span.adopt(attributes);
     this.processor.onStart(span, under);
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end(times[1]);
+    span.endAt(endMs);
     return true;
   }
 
@@ -114,7 +138,7 @@ class LeanTracer implements Tracer, SpanOwner {
     const context = parent.spanContext();
     const spanContext = contextOf(context.traceId, ids.generateSpanId(), context.traceFlags, context.traceState);
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(spanContext);
-    const span = new LeanSpan(spanContext, name, kind, context, timeOf(), this);
+    const span = new LeanSpan(spanContext, name, kind, context, nowMillis(), this);
     span.adopt(attributes);
     this.processor.onStart(span, under);
     return span;
@@ -143,14 +167,20 @@ export function recordEndedSpan(
   parent: Span,
   name: string,
   kind: SpanKind,
-  times: [startMs: number, endMs: number],
+  startMs: number,
+  endMs: number,
   attributes: Attributes,
   failed: boolean,
 ): void {
-  if (tracer instanceof LeanTracer && tracer.recordEnded(under, parent, name, kind, times, attributes, failed)) return;
-  const span = tracer.startSpan(name, { kind, startTime: times[0], attributes }, under);
+  if (
+    tracer instanceof LeanTracer &&
+    tracer.recordEnded(under, parent, name, kind, startMs, endMs, attributes, failed)
+  ) {
+    return;
+  }
+  const span = tracer.startSpan(name, { kind, startTime: startMs, attributes }, under);
   if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end(times[1]);
+  span.end(endMs);
 }
 
 /**
@@ -169,6 +199,16 @@ export function startChildSpan(
   const parent = trace.getSpan(under);
   const direct = parent && tracer instanceof LeanTracer && tracer.startChild(under, parent, name, kind, attributes);
   return direct || tracer.startSpan(name, { kind, attributes }, under);
+}
+
+/**
+ * The request's server span: what `startSpan(name, { kind: SERVER, attributes }, under)` makes, with
+ * `attributes` the caller's own (made for this span, valid: taken as they are, not copied).
+ */
+export function startServerSpan(tracer: Tracer, name: string, attributes: Attributes, under: Context): Span {
+  return tracer instanceof LeanTracer
+    ? tracer.startOwned(name, SpanKind.SERVER, attributes, under)
+    : tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, under);
 }
 
 /**

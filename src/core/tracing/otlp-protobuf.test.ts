@@ -4,9 +4,15 @@ import { SpanKind, SpanStatusCode, TraceFlags, type AttributeValue, type HrTime 
 import { TraceState } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import {
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-node';
 import fc from 'fast-check';
 import { decodeTraceRequest } from '../../../test/support/otlp-protobuf-decoder.ts';
+import { LeanTracerProvider } from './lean-tracer.ts';
 import { encodeTraceRequest } from './otlp-protobuf.ts';
 import { Writer } from './protobuf-writer.ts';
 
@@ -135,6 +141,37 @@ describe('the OTLP/protobuf encoding of spans', () => {
     const ours = Buffer.from(encodeTraceRequest(list)).toString('hex');
     const sdk = Buffer.from(ProtobufTraceSerializer.serializeRequest(list) ?? new Uint8Array()).toString('hex');
     assert.equal(ours, sdk);
+  });
+
+  it("writes a lean span's times, kept in epoch milliseconds, as the SDK serializer writes their HrTime", () => {
+    const exporter = new InMemorySpanExporter();
+    const tracer = new LeanTracerProvider(resource, new SimpleSpanProcessor(exporter), new AlwaysOnSampler()).getTracer(
+      'content-service',
+    );
+    // Epoch milliseconds with fractions (the clock's reading, a statement's start and end), an HrTime, a Date.
+    const millis = fc.double({ min: 1e12, max: 4e12, noNaN: true });
+    const time = fc.oneof(
+      millis,
+      hrTime.map((t) => t as HrTime),
+      millis.map((ms) => new Date(Math.floor(ms))),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.option(time, { nil: undefined }), fc.option(time, { nil: undefined })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        (times) => {
+          exporter.reset();
+          for (const [start, end] of times) tracer.startSpan('timed', { startTime: start }).end(end);
+          const spans = exporter.getFinishedSpans();
+          const ours = Buffer.from(encodeTraceRequest(spans)).toString('hex');
+          const sdk = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans) ?? new Uint8Array()).toString('hex');
+          assert.equal(ours, sdk);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('writes hex as Buffer does, stopping at the first pair that is not hex', () => {

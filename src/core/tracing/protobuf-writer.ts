@@ -68,6 +68,16 @@ export class Writer {
 
   /** Nanoseconds since the epoch of an HrTime, as a fixed64, exactly (no float above 2^53 on the way). */
   time([seconds, nanos]: HrTime): void {
+    this.nanos(seconds, nanos);
+  }
+
+  /** Epoch milliseconds as `time` writes their HrTime (the SDK's `millisToHrTime`), without making one. */
+  millis(epochMillis: number): void {
+    this.nanos(Math.trunc(epochMillis / 1000), Math.round((epochMillis % 1000) * 1e6));
+  }
+
+  /** `seconds` and `nanos` since the epoch as nanoseconds, a fixed64. */
+  private nanos(seconds: number, nanos: number): void {
     // seconds * 1e9 = high * 2^32 + low, computed from seconds split at 2^16 so every product is exact.
     const lowPart = (seconds % 0x10000) * 1e9;
     const highPart = Math.floor(seconds / 0x10000) * 1e9; // to be multiplied by 2^16

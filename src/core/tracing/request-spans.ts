@@ -1,20 +1,8 @@
-import {
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  type Attributes,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
-import {
-  ATTR_ERROR_TYPE,
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
-  ATTR_URL_PATH,
-} from '@opentelemetry/semantic-conventions';
+import { propagation, ROOT_CONTEXT, type Attributes, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import type { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { startServerSpan } from './lean-tracer.ts';
 import { inSpan, type ContextEntry } from './linked-context.ts';
 
 /** Probes and the scrape: polled every few seconds, a trace each would drown the requests worth reading. */
@@ -32,6 +20,25 @@ interface TracedRequest extends FastifyRequest {
   [SPAN]: Span | undefined;
   [FAILURE]: Error | undefined;
 }
+
+/** `{method} {route}` of each route and method seen, made once (the method alone when no route matched). */
+const names = new Map<string, Map<string, string>>();
+
+function nameOf(method: string, route: string | undefined): string {
+  if (route === undefined) return method;
+  let byMethod = names.get(route);
+  if (!byMethod) names.set(route, (byMethod = new Map()));
+  let name = byMethod.get(method);
+  if (name === undefined) byMethod.set(method, (name = `${method} ${route}`));
+  return name;
+}
+
+/** The request span's first attributes, named by the conventions' constants (the literal below is checked against them). */
+type ServerAttributes = Attributes & {
+  [ATTR_HTTP_REQUEST_METHOD]: string;
+  [ATTR_URL_PATH]: string;
+  [ATTR_HTTP_ROUTE]?: string;
+};
 
 /**
  * A server span per HTTP request, by the conventions for HTTP servers: named `{method} {route}` (the
@@ -57,13 +64,14 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     const parent = fields.some((field) => field in headers) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const url = request.url;
     const query = url.indexOf('?');
-    const attributes: Attributes = {
-      [ATTR_HTTP_REQUEST_METHOD]: request.method,
-      [ATTR_URL_PATH]: query < 0 ? url : url.slice(0, query),
-    };
-    if (route !== undefined) attributes[ATTR_HTTP_ROUTE] = route;
-    const name = route === undefined ? request.method : `${request.method} ${route}`;
-    const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+    const method = request.method;
+    const path = query < 0 ? url : url.slice(0, query);
+    // Literal keys: one shape, made from the literal's template (computed keys are defined one by one).
+    const attributes: ServerAttributes =
+      route === undefined
+        ? { 'http.request.method': method, 'url.path': path }
+        : { 'http.request.method': method, 'url.path': path, 'http.route': route };
+    const span = startServerSpan(tracer, nameOf(method, route), attributes, parent);
     (request as TracedRequest)[SPAN] = span;
     // The hooks and the handler run from here, in the request's context.
     inSpan(contexts, parent, span, done);

@@ -15,10 +15,23 @@ function ratioOf(argument: string | undefined): number {
 /** The parent-based samplers made here: their delegates for a local parent are the SDK's defaults. */
 const parentBased = new WeakSet<Sampler>();
 
+/** The samplers made here that keep every root span, with nothing added to it (always on, at the root). */
+const everyRoot = new WeakSet<Sampler>();
+
 function parentBasedOn(root: Sampler): Sampler {
   const sampler = new ParentBasedSampler({ root });
   parentBased.add(sampler);
+  if (root instanceof AlwaysOnSampler) everyRoot.add(sampler);
   return sampler;
+}
+
+/**
+ * Whether `sampler` answers a span with no parent by `AlwaysOnSampler`'s answer (record and sample, no
+ * attributes, no trace state): `always_on` and `parentbased_always_on` (the default) of `samplerFromEnv`,
+ * so the tracer can skip asking it for a root span (lean-tracer.ts), answering exactly as it would.
+ */
+export function samplesEveryRoot(sampler: Sampler): boolean {
+  return everyRoot.has(sampler);
 }
 
 /**
@@ -39,8 +52,11 @@ export function followsLocalParent(sampler: Sampler): boolean {
 export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): Sampler {
   const ratio = () => new TraceIdRatioBasedSampler(ratioOf(env.OTEL_TRACES_SAMPLER_ARG));
   switch (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()) {
-    case 'always_on':
-      return new AlwaysOnSampler();
+    case 'always_on': {
+      const sampler = new AlwaysOnSampler();
+      everyRoot.add(sampler);
+      return sampler;
+    }
     case 'always_off':
       return new AlwaysOffSampler();
     case 'traceidratio':

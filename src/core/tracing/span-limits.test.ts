@@ -44,7 +44,8 @@ function exercise(tracer: Tracer, exported: () => ReadableSpan[]) {
     span,
     'statement',
     SpanKind.CLIENT,
-    [1_700_000_000_000, 1_700_000_000_001],
+    1_700_000_000_000,
+    1_700_000_000_001,
     shared,
     false,
   );

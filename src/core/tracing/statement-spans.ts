@@ -7,6 +7,7 @@ import {
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
 import { dialectOf, observeQueries, type Db } from '../db/database.ts';
+import { nowMillis } from './lean-span.ts';
 import { recordEndedSpan } from './lean-tracer.ts';
 
 /** `db.system.name` of SQLite: still in the conventions' incubating set, so copied here as their guide advises. */
@@ -73,7 +74,7 @@ export function observeStatements(tracer: Tracer, contexts: Pick<ContextManager,
     const under = contexts.active();
     const parent = trace.getSpan(under);
     if (!parent?.isRecording()) return;
-    const end = performance.timeOrigin + performance.now();
+    const end = nowMillis();
     let attributes = attributesOf.get(sql);
     if (!attributes) {
       const { operation, summary } = summarize(sql);
@@ -88,6 +89,6 @@ export function observeStatements(tracer: Tracer, contexts: Pick<ContextManager,
       attributesOf.set(sql, attributes);
     }
     const name = attributes[ATTR_DB_QUERY_SUMMARY] as string;
-    recordEndedSpan(tracer, under, parent, name, SpanKind.CLIENT, [end - durationMs, end], attributes, failed);
+    recordEndedSpan(tracer, under, parent, name, SpanKind.CLIENT, end - durationMs, end, attributes, failed);
   });
 }
