@@ -7,6 +7,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { LeanTracerProvider } from './lean-tracer.ts';
 import { registerRequestSpans } from './request-spans.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
@@ -22,6 +23,7 @@ describe('tracing: the request span', () => {
   let app: FastifyInstance;
   let url: string;
   let activeInHandler: string | undefined;
+  const activeById = new Map<string, string | undefined>();
   let slowStarted: () => void = () => {};
 
   before(async () => {
@@ -37,8 +39,9 @@ describe('tracing: the request span', () => {
     app.get('/fails/:id', async () => {
       throw new RangeError('out of range');
     });
-    app.get('/sees/:id', async () => {
+    app.get<{ Params: { id: string } }>('/sees/:id', async (request) => {
       activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
+      activeById.set(request.params.id, activeInHandler);
       return { ok: true };
     });
     app.get('/healthz', async () => ({ ok: true }));
@@ -123,6 +126,37 @@ describe('tracing: the request span', () => {
     const posted = exporter.getFinishedSpans().find((span) => span.name === 'POST /body');
     assert.ok(posted, 'the POST has its span');
     assert.equal(activeInHandler, posted.spanContext().spanId);
+  });
+
+  it('gives each of two requests pipelined in one packet its own trace, and each handler its own span', async () => {
+    exporter.reset();
+    activeById.clear();
+    const { hostname, port } = new URL(url);
+    const traceparent = `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01`;
+    const answers = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        // The first continues a caller's trace, the second has none: it must not land in the first's.
+        socket.write(
+          `GET /sees/11 HTTP/1.1\r\nHost: x\r\ntraceparent: ${traceparent}\r\n\r\n` +
+            'GET /sees/12 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        );
+      });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.equal(answers.match(/HTTP\/1\.1 200/g)?.length, 2, answers);
+    const spans = exporter.getFinishedSpans();
+    const first = spans.find((span) => span.attributes['url.path'] === '/sees/11');
+    const second = spans.find((span) => span.attributes['url.path'] === '/sees/12');
+    assert.ok(first && second, 'both requests have their span');
+    assert.equal(first.spanContext().traceId, 'c'.repeat(32));
+    assert.notEqual(second.spanContext().traceId, 'c'.repeat(32), "the second request is not in the first's trace");
+    assert.equal(second.parentSpanContext, undefined);
+    assert.equal(activeById.get('11'), first.spanContext().spanId);
+    assert.equal(activeById.get('12'), second.spanContext().spanId);
   });
 
   it("runs the handler in the request span's context, under the caller's traceparent, and leaves probes untraced", async () => {

@@ -3,7 +3,7 @@ import type { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@
 import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { startServerSpan } from './lean-tracer.ts';
-import { inSpan, type ContextEntry } from './linked-context.ts';
+import { enterSpan, type ContextEntry } from './linked-context.ts';
 
 /** Probes and the scrape: polled every few seconds, a trace each would drown the requests worth reading. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
@@ -74,7 +74,8 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     const span = startServerSpan(tracer, nameOf(method, route), attributes, parent);
     (request as TracedRequest)[SPAN] = span;
     // The hooks and the handler run from here, in the request's context.
-    inSpan(contexts, parent, span, done);
+    enterSpan(contexts, parent, span);
+    done();
   });
 
   app.addHook('onError', (request, _reply, error, done) => {
