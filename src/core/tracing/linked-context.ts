@@ -63,14 +63,20 @@ export function enterSpan(contexts: ContextEntry, under: Context, span: Span): v
 }
 
 /**
- * `run()` with `span` the active span over `under`, in `run` and in everything it starts, and the context
+ * `run(...args)` with `span` the active span over `under`, in `run` and in everything it starts, and the context
  * before it active again once `run` returns: what `context.with(trace.setSpan(under, span), run)` does,
  * entered with `attach` and a linked context instead (measured cheaper: README.md here, "Dependencies").
  */
-export function inSpan<T>(contexts: ContextEntry, under: Context, span: Span, run: () => T): T {
+export function inSpan<A extends unknown[], T>(
+  contexts: ContextEntry,
+  under: Context,
+  span: Span,
+  run: (...args: A) => T,
+  args: A,
+): T {
   const entered = contexts.attach(trace.setSpan(linkedOver(under), span));
   try {
-    return run();
+    return run(...args);
   } finally {
     entered.dispose();
   }

@@ -61,7 +61,7 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     const route = request.routeOptions.url;
     if (route !== undefined && UNTRACED.has(route)) return done();
     const headers = request.headers;
-    const parent = fields.some((field) => field in headers) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+    const parent = hasAny(headers, fields) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const url = request.url;
     const query = url.indexOf('?');
     const method = request.method;
@@ -100,6 +100,12 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     }
     done();
   });
+}
+
+/** Whether `headers` has one of `fields` (a loop: no closure made a request). */
+function hasAny(headers: FastifyRequest['headers'], fields: readonly string[]): boolean {
+  for (const field of fields) if (field in headers) return true;
+  return false;
 }
 
 function endRequestSpan(span: Span, reply: FastifyReply, failure: Error | undefined): void {

@@ -87,7 +87,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
         const span = startChildSpan(tracer, under, name, SpanKind.INTERNAL, shared);
         let result;
         try {
-          result = inSpan(contextManager, under, span, () => run(...args));
+          result = inSpan(contextManager, under, span, run, args);
         } catch (error) {
           endFailed(span);
           throw error;
