@@ -11,7 +11,7 @@ import {
   type TimeInput,
   type Span,
 } from '@opentelemetry/api';
-import { hrTimeDuration, isAttributeValue, millisToHrTime, timeInputToHrTime } from '@opentelemetry/core';
+import { hrTimeDuration, isAttributeValue, millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import {
   ATTR_EXCEPTION_MESSAGE,
@@ -20,31 +20,13 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node';
 import { limited, truncated, type SpanLimits } from './span-limits.ts';
+import { given, millisOr, nowMillis, timeOfEvent } from './span-times.ts';
 
 export const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
 /** Shared, never changed: `setStatus` and `end` replace them (two objects fewer a span). */
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 const NOT_ENDED: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
-
-/** The process's time origin, read once (constant for the process; the getter is a call). */
-const TIME_ORIGIN = performance.timeOrigin;
-
-/** Now, in epoch milliseconds, from the monotonic clock in one reading (the SDK's own span takes two clocks). */
-export function nowMillis(): number {
-  return TIME_ORIGIN + performance.now();
-}
-
-/**
- * A given time as the SDK reads it (`timeInputToHrTime`), kept as epoch milliseconds when that is what
- * it is (a number past half the time origin, or a `Date`: the SDK turns those into HrTime by
- * `millisToHrTime`, which the span's getters and the encoder do later), else as its HrTime (`NaN` ms).
- */
-function given(time: TimeInput): [millis: number, hr: HrTime | undefined] {
-  if (typeof time === 'number' && time >= TIME_ORIGIN / 2) return [time, undefined];
-  if (time instanceof Date) return [time.getTime(), undefined];
-  return [Number.NaN, timeInputToHrTime(time)];
-}
 
 /** What a span needs of its tracer: where it was made, how much it keeps, and where it goes when it ends. */
 export interface SpanOwner {
@@ -278,15 +260,6 @@ export class LeanSpan implements Span, ReadableSpan {
     }
     this.addEvent('exception', attributes, time);
   }
-}
-
-/** An event's time: the given one as the SDK reads it, else now. */
-function timeOfEvent(time: TimeInput | undefined): HrTime {
-  return time === undefined ? millisToHrTime(nowMillis()) : timeInputToHrTime(time);
-}
-
-function millisOr(millis: number, hr: HrTime | undefined): HrTime {
-  return hr ?? millisToHrTime(millis);
 }
 
 /** How many keys `attributes` has, counted without making their array (`Object.keys`): a plain object's own. */

@@ -19,7 +19,8 @@ import {
 import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { cleanAttributes, LeanSpan, NO_LINKS, nowMillis, type Scope, type SpanOwner } from './lean-span.ts';
+import { cleanAttributes, LeanSpan, NO_LINKS, type Scope, type SpanOwner } from './lean-span.ts';
+import { nowMillis } from './span-times.ts';
 import { followsLocalParent, samplesEveryRoot } from './sampler-from-env.ts';
 import { PooledIdGenerator } from './span-ids.ts';
 import { DEFAULT_SPAN_LIMITS, type SpanLimits } from './span-limits.ts';

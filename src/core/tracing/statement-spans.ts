@@ -7,7 +7,7 @@ import {
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
 import { dialectOf, observeQueries, type Db } from '../db/database.ts';
-import { nowMillis } from './lean-span.ts';
+import { nowMillis } from './span-times.ts';
 import { recordEndedSpan } from './lean-tracer.ts';
 
 /** `db.system.name` of SQLite: still in the conventions' incubating set, so copied here as their guide advises. */
