@@ -159,6 +159,29 @@ describe('tracing: the request span', () => {
     assert.equal(activeById.get('12'), second.spanContext().spanId);
   });
 
+  it('starts a trace of its own for a malformed, zero, oversized or hostile traceparent, and answers', async () => {
+    const hostile = [
+      `00-${'0'.repeat(32)}-${'b'.repeat(16)}-01`,
+      `00-${'a'.repeat(32)}-${'0'.repeat(16)}-01`,
+      `ff-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
+      `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01-${'x'.repeat(6000)}`,
+      'x'.repeat(6000),
+      `-1-${'a'.repeat(32)}-${'b'.repeat(16)}-99999999999999999999`,
+      '00-__proto__-constructor-01',
+    ];
+    for (const traceparent of hostile) {
+      exporter.reset();
+      const answer = await fetch(`${url}/sees/1?q=${'9'.repeat(2000)}`, {
+        headers: { traceparent, tracestate: `k=${'v'.repeat(4000)}`, baggage: 'a=%00'.repeat(200) },
+      });
+      assert.equal(answer.status, 200, traceparent.slice(0, 40));
+      const [span] = exporter.getFinishedSpans();
+      assert.ok(span, traceparent.slice(0, 40));
+      assert.equal(span.parentSpanContext, undefined, traceparent.slice(0, 40));
+      assert.match(span.spanContext().traceId, /^(?!0+$)[0-9a-f]{32}$/);
+    }
+  });
+
   it("runs the handler in the request span's context, under the caller's traceparent, and leaves probes untraced", async () => {
     exporter.reset();
     const traceId = 'a'.repeat(32);
