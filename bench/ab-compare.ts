@@ -5,12 +5,15 @@
  * B is this working tree (or `--tree DIR`, e.g. a commit of a bisection). Prints successful answers per second and server CPU per answer of each, and B/A.
  * `--rate N` offers a fixed N requests per second instead of as many as answered: the server CPU per answer
  * of each below saturation, and with `--profile` the same number of answers in both profiles (their
- * difference per function is the cost of B's change, per answer).
+ * difference per function is the cost of B's change, per answer). `--pairs N` repeats the comparison on N
+ * fresh pairs of processes and prints the median of their ratios: one pair's ratio is not a verdict (an
+ * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, bench/journal/2026-11.md, session 35).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alternate, envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
+import { median } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
 
@@ -23,6 +26,10 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
+    /** Seconds of load on each side before the measured rounds. */
+    warmup: { type: 'string', default: '2' },
+    /** Fresh process pairs, one after another; with more than one, the median of their ratios is printed too. */
+    pairs: { type: 'string', default: '1' },
     /** Offered requests per second (autocannon's overallRate): compare CPU per answer below saturation. */
     rate: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
@@ -39,6 +46,8 @@ const dialect = values.dialect as Dialect;
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const PAIRS = Number(values.pairs);
+if (!(Number.isInteger(PAIRS) && PAIRS > 0)) throw new Error('--pairs takes a whole number above 0');
 const RATE = values.rate === undefined ? undefined : Number(values.rate);
 if (RATE !== undefined && !(Number.isFinite(RATE) && RATE > 0))
   throw new Error('--rate takes requests per second, above 0');
@@ -57,47 +66,63 @@ try {
       : process.env.AB_NODE_OPTIONS
         ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS }
         : undefined;
-  const servers = {
-    A: await startService(resolve(values.base), 'a', database.url, {
-      logLevel,
-      extra: { ...profiled('a'), ...envSettings(values['a-env'], '--a-env') },
-    }),
-    B: await startService(resolve(values.tree), 'b', database.url, {
-      logLevel,
-      extra: { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },
-    }),
-  };
-  try {
-    for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
-      const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
-      const { A, B } = await alternate(
-        { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
-        {
-          rounds: ROUNDS,
-          seconds: SECONDS,
-          connections: CONNECTIONS,
-          rate: RATE,
-        },
-      );
-      console.log(
-        `${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
-      );
+  const workloads = WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id));
+  const ratios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
+  // Each pair is two fresh processes: how fast a process runs one code varies from start to start (JIT
+  // decisions, memory layout), often more than a change does, so a verdict needs the median of several pairs.
+  for (let pair = 1; pair <= PAIRS; pair += 1) {
+    const servers = {
+      A: await startService(resolve(values.base), 'a', database.url, {
+        logLevel,
+        extra: { ...profiled('a'), ...envSettings(values['a-env'], '--a-env') },
+      }),
+      B: await startService(resolve(values.tree), 'b', database.url, {
+        logLevel,
+        extra: { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },
+      }),
+    };
+    try {
+      for (const workload of workloads) {
+        const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
+        const { A, B } = await alternate(
+          { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
+          {
+            rounds: ROUNDS,
+            seconds: SECONDS,
+            connections: CONNECTIONS,
+            rate: RATE,
+            warmup: Number(values.warmup),
+          },
+        );
+        ratios.get(workload.id)!.push(B.rps / A.rps);
+        console.log(
+          `${PAIRS > 1 ? `pair ${pair} ` : ''}${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
+        );
 
-      async function prepare(server: ServerProcess) {
-        const context: WorkloadContext = {
-          baseUrl: server.url,
-          token,
-          tokenUserId: 1,
-          users: 1000,
-          products: 10000,
-          category: 'category-07',
-        };
-        return workload!.prepare(context);
+        async function prepare(server: ServerProcess) {
+          const context: WorkloadContext = {
+            baseUrl: server.url,
+            token,
+            tokenUserId: 1,
+            users: 1000,
+            products: 10000,
+            category: 'category-07',
+          };
+          return workload!.prepare(context);
+        }
       }
+    } finally {
+      await servers.A.stop();
+      await servers.B.stop();
     }
-  } finally {
-    await servers.A.stop();
-    await servers.B.stop();
+  }
+  if (PAIRS > 1) {
+    for (const [id, list] of ratios) {
+      const sorted = [...list].sort((a, b) => a - b);
+      console.log(
+        `${dialect} ${id}: B/A req/s median ${median(sorted).toFixed(3)} of ${PAIRS} pairs (${sorted.map((r) => r.toFixed(2)).join(', ')})`,
+      );
+    }
   }
 } finally {
   await database.drop();

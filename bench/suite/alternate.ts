@@ -93,7 +93,7 @@ export interface SideFigures {
 }
 
 /**
- * Loads A and B in alternating short bursts (A B, B A, ...) after a 2 s warm-up of each, so a change in
+ * Loads A and B in alternating short bursts (A B, B A, ...) after a warm-up of each (2 s unless given), so a change in
  * the machine's load reaches both alike; returns each side's throughput and CPU per answer.
  */
 export async function alternate(
@@ -104,6 +104,8 @@ export async function alternate(
     connections: number;
     /** A fixed offered load (requests per second): CPU per answer below saturation, where a slower side's idle client does not inflate its cost. */
     rate?: number | undefined;
+    /** Seconds of load on each side before the measured rounds (2 by default). */
+    warmup?: number | undefined;
     /**
      * Waits, after each burst, until the side's deferred work is done (e.g. its events delivered), so that
      * it does not land in the other side's burst; its time and CPU are counted to the side.
@@ -121,7 +123,7 @@ export async function alternate(
       rate: options.rate,
       ...(sides[side].okStatus ? { okStatus: sides[side].okStatus } : {}),
     });
-  for (const side of ['A', 'B'] as const) await load(side, 2);
+  for (const side of ['A', 'B'] as const) await load(side, options.warmup ?? 2);
   for (let round = 0; round < options.rounds; round += 1) {
     for (const side of round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
       const cpu = cpuMillis(sides[side].server.pid);
