@@ -15,7 +15,7 @@ import { alternate, envSettings, serviceEnv, startService } from './suite/altern
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
-import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
+import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -83,6 +83,7 @@ try {
     };
     try {
       for (const workload of workloads) {
+        const prepare = (server: ServerProcess) => workload.prepare(standardContext(server.url, token));
         const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
         const { A, B } = await alternate(
           { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
@@ -98,18 +99,6 @@ try {
         console.log(
           `${PAIRS > 1 ? `pair ${pair} ` : ''}${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
         );
-
-        async function prepare(server: ServerProcess) {
-          const context: WorkloadContext = {
-            baseUrl: server.url,
-            token,
-            tokenUserId: 1,
-            users: 1000,
-            products: 10000,
-            category: 'category-07',
-          };
-          return workload!.prepare(context);
-        }
       }
     } finally {
       await servers.A.stop();

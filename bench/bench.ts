@@ -30,7 +30,7 @@ import { CEILING_SHARE_WORKLOADS } from './suite/targets.ts';
 import { serverArgs } from './suite/server-command.ts';
 import { ratioLines, renderResults, writeResults } from './suite/report.ts';
 import type { ResultRow, SoakResult } from './suite/targets.ts';
-import { WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
+import { standardContext, WORKLOADS, type Workload, type WorkloadContext } from './suite/workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -300,14 +300,7 @@ async function benchDialect(dialect: Dialect, seeding: string[]): Promise<void> 
     const log = `${BENCH_DIR}/server-${dialect}.log`;
     const server = await startProcess([...profiling, ...serverArgs(SERVER_DIR)], env, port, log, '/readyz', SERVER_DIR);
     say(`## ${dialect}: server ${server.pid} ready in ${Date.now() - started} ms`);
-    const context: WorkloadContext = {
-      baseUrl: server.url,
-      token,
-      tokenUserId: TOKEN_USER,
-      users: 1000,
-      products: 10000,
-      category: 'category-07',
-    };
+    const context = standardContext(server.url, token, TOKEN_USER);
     const pgDatabase = dialect === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined;
     const service: Subject = { server, dialect, context };
     // The reference and the bare stack answer W1–W4 in turn with the service, before any write workload has run.

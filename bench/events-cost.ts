@@ -28,7 +28,7 @@ import { arrivals, summary } from './suite/arrivals.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { startReceiver } from './suite/webhook-receiver.ts';
-import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
+import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -163,17 +163,7 @@ try {
   const layout = values.worker ? ', an API process with a worker process beside it' : '';
   console.log(`${dialect}: start (B: ${values.parts}${settings}${layout}), load average ${loadAverage()}`);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
-    const prepare = (server: ServerProcess) => {
-      const context: WorkloadContext = {
-        baseUrl: server.url,
-        token,
-        tokenUserId: 1,
-        users: 1000,
-        products: 10000,
-        category: 'category-07',
-      };
-      return workload.prepare(context);
-    };
+    const prepare = (server: ServerProcess) => workload.prepare(standardContext(server.url, token));
     const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
     await settleB();
     await resetCounts();

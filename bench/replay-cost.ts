@@ -14,7 +14,7 @@ import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from '
 import { runLoad } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { startReceiver } from './suite/webhook-receiver.ts';
-import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
+import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -54,14 +54,7 @@ try {
       ...settings,
       ...envSettings(values['worker-env'], '--worker-env'),
     });
-  const context: WorkloadContext = {
-    baseUrl: api.url,
-    token,
-    tokenUserId: 1,
-    users: 1000,
-    products: 10000,
-    category: 'category-07',
-  };
+  const context = standardContext(api.url, token);
   const layout = values.worker ? 'an API process and a worker' : 'one process';
   console.log(`${dialect}, ${layout}: start, load average ${load()}`);
 

@@ -12,7 +12,7 @@ import { envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { runLoad } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
-import { WORKLOADS, type WorkloadContext } from './suite/workloads.ts';
+import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -101,14 +101,7 @@ try {
   server = await startService(tree, 'rss', database.url, { extra: { METRICS_PORT, ...extra } });
   await new Promise((r) => setTimeout(r, 2000));
   await report(server, 'idle');
-  const context: WorkloadContext = {
-    baseUrl: server.url,
-    token,
-    tokenUserId: 1,
-    users: 1000,
-    products: 10000,
-    category: 'category-07',
-  };
+  const context = standardContext(server.url, token);
   for (const workload of WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id))) {
     const prepared = await workload.prepare(context);
     await runLoad({ url: server.url, connections: 32, seconds: Number(values.seconds), ...prepared });

@@ -11,6 +11,14 @@ export interface WorkloadContext {
   category: string;
 }
 
+/**
+ * The context of the standard data set (`seedStandardData`: 1,000 users, 10,000 products) for a service at
+ * `baseUrl`, with `token` of user `tokenUserId` (the administrator, 1, unless given).
+ */
+export function standardContext(baseUrl: string, token: string, tokenUserId = 1): WorkloadContext {
+  return { baseUrl, token, tokenUserId, users: 1000, products: 10000, category: 'category-07' };
+}
+
 export interface PreparedWorkload {
   requests: LoadRequest[];
   okStatus?: (status: number) => boolean;
