@@ -48,6 +48,8 @@ const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const PAIRS = Number(values.pairs);
 if (!(Number.isInteger(PAIRS) && PAIRS > 0)) throw new Error('--pairs takes a whole number above 0');
+const WARMUP = Number(values.warmup);
+if (!(Number.isFinite(WARMUP) && WARMUP >= 0)) throw new Error('--warmup takes seconds, 0 or more');
 const RATE = values.rate === undefined ? undefined : Number(values.rate);
 if (RATE !== undefined && !(Number.isFinite(RATE) && RATE > 0))
   throw new Error('--rate takes requests per second, above 0');
@@ -92,7 +94,7 @@ try {
             seconds: SECONDS,
             connections: CONNECTIONS,
             rate: RATE,
-            warmup: Number(values.warmup),
+            warmup: WARMUP,
           },
         );
         ratios.get(workload.id)!.push(B.rps / A.rps);
@@ -107,7 +109,7 @@ try {
   }
   if (PAIRS > 1) {
     for (const [id, list] of ratios) {
-      const sorted = [...list].sort((a, b) => a - b);
+      const sorted = list.sort((a, b) => a - b);
       console.log(
         `${dialect} ${id}: B/A req/s median ${median(sorted).toFixed(3)} of ${PAIRS} pairs (${sorted.map((r) => r.toFixed(2)).join(', ')})`,
       );
