@@ -8,10 +8,12 @@
  * difference per function is the cost of B's change, per answer). `--pairs N` repeats the comparison on N
  * fresh pairs of processes and prints the median of their ratios: one pair's ratio is not a verdict (an
  * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, bench/journal/2026-11.md, session 35).
+ * Both processes of a pair get environments of one size (`AB_PAD`), a random size each pair: the size of
+ * a process's environment alone moved the same tree by 3–8 % (suite/alternate.ts, `equalEnvironments`).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternate, envSettings, serviceEnv, startService } from './suite/alternate.ts';
+import { alternate, envSettings, equalEnvironments, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
@@ -73,15 +75,15 @@ try {
   // Each pair is two fresh processes: how fast a process runs one code varies from start to start (JIT
   // decisions, memory layout), often more than a change does, so a verdict needs the median of several pairs.
   for (let pair = 1; pair <= PAIRS; pair += 1) {
+    // Environments of one size, a random one each pair (suite/alternate.ts, `equalEnvironments`).
+    const extra = equalEnvironments(
+      { ...profiled('a'), ...envSettings(values['a-env'], '--a-env') },
+      { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },
+      Math.floor(Math.random() * 4096),
+    );
     const servers = {
-      A: await startService(resolve(values.base), 'a', database.url, {
-        logLevel,
-        extra: { ...profiled('a'), ...envSettings(values['a-env'], '--a-env') },
-      }),
-      B: await startService(resolve(values.tree), 'b', database.url, {
-        logLevel,
-        extra: { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },
-      }),
+      A: await startService(resolve(values.base), 'a', database.url, { logLevel, extra: extra.a }),
+      B: await startService(resolve(values.tree), 'b', database.url, { logLevel, extra: extra.b }),
     };
     try {
       for (const workload of workloads) {
