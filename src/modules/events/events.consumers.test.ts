@@ -103,8 +103,10 @@ for (const dialect of DIALECTS) {
 
     it('keeps a lease while its holder steps (renewed at half its time, without a write per step)', async () => {
       await feedEnd(t);
-      // A lease long beside a step, even a slow one on a loaded machine (steps of ~250 ms were seen).
-      const leaseMs = 2000;
+      // A lease long beside a step, even a slow one on a loaded machine: steps of ~250 ms were seen, and with a
+      // 2 s lease one pass of the loop below stalled past the lease's second half (b took it over; four suites
+      // at once on a host taking CPU time away, 2026-11-28).
+      const leaseMs = 4000;
       const step = (holder: string) =>
         events().consume({ consumer: 'c-renew', holder, limit: 100, leaseMs }, async () => {});
       await step('a');
