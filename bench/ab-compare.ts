@@ -9,11 +9,11 @@
  * fresh pairs of processes and prints the median of their ratios: one pair's ratio is not a verdict (an
  * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, bench/journal/2026-11.md, session 35).
  * Both processes of a pair get environments of one size (`AB_PAD`), a random size each pair: the size of
- * a process's environment alone moved the same tree by 3–8 % (suite/alternate.ts, `equalEnvironments`).
+ * a process's environment alone moved the same tree by 3–8 % (suite/alternate.ts, `padEnvironment`).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternate, envSettings, equalEnvironments, serviceEnv, startService } from './suite/alternate.ts';
+import { alternate, environmentBytes, envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
@@ -52,6 +52,8 @@ const PAIRS = Number(values.pairs);
 if (!(Number.isInteger(PAIRS) && PAIRS > 0)) throw new Error('--pairs takes a whole number above 0');
 const WARMUP = Number(values.warmup);
 if (!(Number.isFinite(WARMUP) && WARMUP >= 0)) throw new Error('--warmup takes seconds, 0 or more');
+/** Bytes of environment a pair's processes may add to this one's before their padding (`--a-env`, `--b-env`, the service's own). */
+const ENVIRONMENT_ROOM = 16 * 1024;
 const RATE = values.rate === undefined ? undefined : Number(values.rate);
 if (RATE !== undefined && !(Number.isFinite(RATE) && RATE > 0))
   throw new Error('--rate takes requests per second, above 0');
@@ -75,15 +77,18 @@ try {
   // Each pair is two fresh processes: how fast a process runs one code varies from start to start (JIT
   // decisions, memory layout), often more than a change does, so a verdict needs the median of several pairs.
   for (let pair = 1; pair <= PAIRS; pair += 1) {
-    // Environments of one size, a random one each pair (suite/alternate.ts, `equalEnvironments`).
-    const extra = equalEnvironments(
-      { ...profiled('a'), ...envSettings(values['a-env'], '--a-env') },
-      { ...profiled('b'), ...envSettings(values['b-env'], '--b-env') },
-      Math.floor(Math.random() * 4096),
-    );
+    // Both environments of one size, a random one each pair (suite/alternate.ts, `padEnvironment`): room for
+    // the service's own settings and the sides' own, above this process's environment.
+    const padded = environmentBytes(process.env) + ENVIRONMENT_ROOM + Math.floor(Math.random() * 4096);
+    const side = (name: string, tree: string, settings: Record<string, string>) =>
+      startService(resolve(tree), name, database.url, {
+        logLevel,
+        extra: { ...profiled(name), ...settings },
+        environmentBytes: padded,
+      });
     const servers = {
-      A: await startService(resolve(values.base), 'a', database.url, { logLevel, extra: extra.a }),
-      B: await startService(resolve(values.tree), 'b', database.url, { logLevel, extra: extra.b }),
+      A: await side('a', values.base, envSettings(values['a-env'], '--a-env')),
+      B: await side('b', values.tree, envSettings(values['b-env'], '--b-env')),
     };
     try {
       for (const workload of workloads) {

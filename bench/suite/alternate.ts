@@ -34,32 +34,31 @@ export function envSettings(settings: readonly string[], option: string): Record
 }
 
 /** The bytes an environment's variables take on a new process's stack (`NAME=value` and a NUL each). */
-function environmentBytes(env: Record<string, string>): number {
+export function environmentBytes(env: Readonly<Record<string, string | undefined>>): number {
   let bytes = 0;
-  for (const [name, value] of Object.entries(env)) bytes += Buffer.byteLength(`${name}=${value}`) + 1;
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined) bytes += Buffer.byteLength(`${name}=${value}`) + 1;
+  }
   return bytes;
 }
 
 /**
- * `a` and `b` with a variable `AB_PAD` each, so that both processes start with environments of the same
- * size, larger by `extra` bytes (draw it at random for each pair). A process's speed depends on where its
- * stack starts, which the size of its environment moves: on session 36's machine the same tree against
- * itself answered 1.00–1.14× as many W1 requests (median 1.03, 5 pairs) with 46 bytes more environment on
- * one side, and 0.89–1.01× (median 0.92, 6 pairs) with 10 bytes more. Without the padding the variables
- * that switch a feature on are measured along with the feature.
+ * `env` with a variable `AB_PAD` sized so that the environment a child gets (`base`, the parent's, with
+ * `env` over it, as `startProcess` merges them) takes exactly `total` bytes. A process's speed depends on
+ * where its stack starts, which the size of its environment moves: on session 36's machine the same tree
+ * against itself answered 1.00–1.14× as many W1 requests (median 1.03, 5 pairs, 2026-11-28 00:33–00:37
+ * UTC, load 1.2–1.5) with 46 bytes more environment on one side, and 0.89–1.01× (median 0.93, 6 pairs,
+ * 00:25–00:34, load 0.3–2.1) with 10 bytes more. Both processes of a comparison padded to one total, the
+ * variables that switch a feature on (and a port number one digit longer) are not measured with it.
  */
-export function equalEnvironments(
-  a: Record<string, string>,
-  b: Record<string, string>,
-  extra: number,
-): { a: Record<string, string>; b: Record<string, string> } {
-  const sizeA = environmentBytes(a);
-  const sizeB = environmentBytes(b);
-  const target = Math.max(sizeA, sizeB) + extra;
-  return {
-    a: { ...a, AB_PAD: 'x'.repeat(target - sizeA) },
-    b: { ...b, AB_PAD: 'x'.repeat(target - sizeB) },
-  };
+export function padEnvironment(
+  base: Readonly<Record<string, string | undefined>>,
+  env: Readonly<Record<string, string>>,
+  total: number,
+): Record<string, string> {
+  const unpadded = environmentBytes({ ...base, ...env, AB_PAD: '' });
+  if (unpadded > total) throw new Error(`an environment of ${unpadded} bytes does not fit in ${total}`);
+  return { ...env, AB_PAD: 'x'.repeat(total - unpadded) };
 }
 
 /** Starts the service of checkout `dir` as `npm start` does, on database `url`, with `extra` settings. */
@@ -67,11 +66,18 @@ export async function startService(
   dir: string,
   name: string,
   url: string,
-  options: { logLevel?: string; extra?: Record<string, string> } = {},
+  options: {
+    logLevel?: string;
+    extra?: Record<string, string>;
+    /** Pads the process's whole environment to this many bytes (`padEnvironment`). */
+    environmentBytes?: number;
+  } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   mkdirSync(BENCH_DIR, { recursive: true }); // a PostgreSQL-only run on a fresh clone has not made it
-  const env = { ...serviceEnv(url, port, options.logLevel), ...options.extra };
+  const settings = { ...serviceEnv(url, port, options.logLevel), ...options.extra };
+  const env =
+    options.environmentBytes === undefined ? settings : padEnvironment(process.env, settings, options.environmentBytes);
   return startProcess(serverArgs(dir), env, port, `${BENCH_DIR}/ab-${name}.log`, '/readyz', dir);
 }
 
