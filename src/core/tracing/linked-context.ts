@@ -37,8 +37,9 @@ export class LinkedContext implements Context {
 /** The root context as a chain's start: what a request with no propagated parent grows from. */
 export const LINKED_ROOT: Context = new LinkedContext(ROOT_CONTEXT);
 
-/** `context` as a chain's start (the root's one shared, another's a link over it). */
+/** `context` as a chain's start (the root's one shared, another's a link over it; a request's slot, what it holds now). */
 export function linkedOver(context: Context): Context {
+  if (context instanceof RequestSlot) return context.current;
   return context === ROOT_CONTEXT
     ? LINKED_ROOT
     : context instanceof LinkedContext
@@ -51,33 +52,83 @@ export interface ContextEntry {
   attach(context: Context): { dispose(): void };
 }
 
+/** How an operation leaves its span's context: `returned` once its function has returned, `settled` once its answer is in. */
+export interface OperationScope {
+  returned(): void;
+  settled(): void;
+}
+
+/**
+ * A request's context, as its context frame holds it: the request's own (`base`), or, while the request's
+ * GraphQL operation runs, the operation's (`current`). The operation sets its context here instead of
+ * entering a frame of its own and a second restoring the request's (each frame a copy of a map: two of
+ * a traced GraphQL answer's three; README.md here, "Dependencies"). Read through as the context it holds
+ * now; a context made from it (`setValue`) is made from that one and keeps it.
+ */
+export class RequestSlot implements Context, OperationScope {
+  readonly base: Context;
+  current: Context;
+
+  constructor(base: Context) {
+    this.base = base;
+    this.current = base;
+  }
+
+  getValue(key: symbol): unknown {
+    return this.current.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return this.current.setValue(key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return this.current.deleteValue(key);
+  }
+
+  /** Nothing: the operation's context stays the request's until its answer is in. */
+  returned(): void {}
+
+  settled(): void {
+    this.current = this.base;
+  }
+}
+
 /**
  * `span` the active span over `under` from here on, in what runs next and everything it starts, not
  * restored: for the request's span, entered by the first hook of a request, where what follows the
  * hooks in the same turn is the server's own parsing, and the next request's hooks enter their own (a
  * test pipelines two requests in one packet). One context frame a request instead of two; a traced W1
- * answered 1.04–1.07× as many requests a second (README.md here, "Dependencies").
+ * answered 1.04–1.07× as many requests a second (README.md here, "Dependencies"). Its frame holds a
+ * `RequestSlot` for the request's operation unless `streaming` (an event stream runs one operation an
+ * event, any number at once: each enters a frame of its own).
  */
-export function enterSpan(contexts: ContextEntry, under: Context, span: Span): void {
-  contexts.attach(trace.setSpan(linkedOver(under), span));
+export function enterSpan(contexts: ContextEntry, under: Context, span: Span, streaming = false): void {
+  const context = trace.setSpan(linkedOver(under), span);
+  contexts.attach(streaming ? context : new RequestSlot(context));
+}
+
+/** The context an operation's span starts under: a request's own, though another operation of it holds its slot. */
+export function operationParent(under: Context): Context {
+  return under instanceof RequestSlot ? under.base : under;
 }
 
 /**
- * `run(...args)` with `span` the active span over `under`, in `run` and in everything it starts, and the context
- * before it active again once `run` returns: what `context.with(trace.setSpan(under, span), run)` does,
- * entered with `attach` and a linked context instead (measured cheaper: README.md here, "Dependencies").
+ * Makes `span` (started under `operationParent(under)`) the active span of an operation, in what it runs
+ * and everything that starts, until the scope's `settled`: in the request's slot when it is free (no
+ * frame), else in a frame entered now and left once the operation's function has `returned` (as
+ * `context.with(trace.setSpan(under, span), run)`, with `attach` and a linked context: measured cheaper,
+ * README.md here, "Dependencies"). Two operations at once in one request's frame: the second is the
+ * first's sibling, in a frame of its own.
  */
-export function inSpan<A extends unknown[], T>(
-  contexts: ContextEntry,
-  under: Context,
-  span: Span,
-  run: (...args: A) => T,
-  args: A,
-): T {
-  const entered = contexts.attach(trace.setSpan(linkedOver(under), span));
-  try {
-    return run(...args);
-  } finally {
-    entered.dispose();
+export function enterOperation(contexts: ContextEntry, under: Context, span: Span): OperationScope {
+  if (under instanceof RequestSlot) {
+    if (under.current === under.base) {
+      under.current = trace.setSpan(under.base, span);
+      return under;
+    }
+    under = under.base;
   }
+  const entered = contexts.attach(trace.setSpan(linkedOver(under), span));
+  return { returned: () => entered.dispose(), settled() {} };
 }

@@ -2,6 +2,7 @@ import { propagation, ROOT_CONTEXT, type Attributes, SpanStatusCode, type Span, 
 import type { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { startServerSpan } from './lean-tracer.ts';
 import { enterSpan, type ContextEntry } from './linked-context.ts';
 
@@ -73,8 +74,9 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
         : { 'http.request.method': method, 'url.path': path, 'http.route': route };
     const span = startServerSpan(tracer, nameOf(method, route), attributes, parent);
     (request as TracedRequest)[SPAN] = span;
+    watch(request.raw.socket, span);
     // The hooks and the handler run from here, in the request's context.
-    enterSpan(contexts, parent, span);
+    enterSpan(contexts, parent, span, asksForEventStream(headers.accept));
     done();
   });
 
@@ -85,21 +87,52 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
 
   app.addHook('onResponse', (request, reply, done) => {
     const span = (request as TracedRequest)[SPAN];
-    if (span !== undefined) endRequestSpan(span, reply, (request as TracedRequest)[FAILURE]);
-    done();
-  });
-
-  // A caller gone before its answer was written (a client's timeout, often a slow request's trace): no
-  // `onResponse` comes, so the span ends here, ERROR with `error.type` `aborted` and no status code.
-  app.addHook('onRequestAbort', (request, done) => {
-    const span = (request as TracedRequest)[SPAN];
-    if (span !== undefined && span.isRecording()) {
-      span.setAttribute(ATTR_ERROR_TYPE, ABORTED);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
+    if (span !== undefined) {
+      (request.raw.socket as WatchedSocket)[UNANSWERED]?.delete(span);
+      endRequestSpan(span, reply, (request as TracedRequest)[FAILURE]);
     }
     done();
   });
+}
+
+/**
+ * The spans of a connection's requests not answered yet (several when its caller pipelines): watched
+ * from the connection (one listener a connection, where Fastify's `onRequestAbort` adds one a request).
+ */
+const UNANSWERED = Symbol('unanswered requests');
+
+interface WatchedSocket extends Socket {
+  [UNANSWERED]?: Set<Span>;
+}
+
+function watch(socket: WatchedSocket, span: Span): void {
+  let unanswered = socket[UNANSWERED];
+  if (unanswered === undefined) {
+    socket[UNANSWERED] = unanswered = new Set();
+    socket.on('close', endUnanswered);
+  }
+  unanswered.add(span);
+}
+
+/**
+ * A caller gone before its answer was written (a client's timeout, often a slow request's trace): no
+ * `onResponse` comes, so the span ends here, ERROR with `error.type` `aborted` and no status code.
+ */
+function endUnanswered(this: WatchedSocket): void {
+  for (const span of this[UNANSWERED]!) {
+    if (!span.isRecording()) continue;
+    span.setAttribute(ATTR_ERROR_TYPE, ABORTED);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  }
+  this[UNANSWERED]!.clear();
+}
+
+/** An event stream's request (graphql-sse's, the feed's): it runs an operation an event, several at once. */
+const EVENT_STREAM = /text\/event-stream/i;
+
+function asksForEventStream(accept: string | undefined): boolean {
+  return accept !== undefined && EVENT_STREAM.test(accept);
 }
 
 /** Whether `headers` has one of `fields` (a loop: no closure made a request). */

@@ -16,7 +16,7 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
 import { cleanAttributes } from './lean-span.ts';
 import { LeanTracerProvider, startChildSpan } from './lean-tracer.ts';
-import { inSpan } from './linked-context.ts';
+import { enterOperation, operationParent } from './linked-context.ts';
 import { KEPT_CONTEXT, propagatorsFromEnv } from './propagators-from-env.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
 import { spanLimitsFromEnv } from './span-limits.ts';
@@ -84,18 +84,29 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
       const shared = Object.freeze(cleanAttributes(attributes));
       return (...args) => {
         const under = contextManager.active();
-        const span = startChildSpan(tracer, under, name, SpanKind.INTERNAL, shared);
+        const span = startChildSpan(tracer, operationParent(under), name, SpanKind.INTERNAL, shared);
+        const scope = enterOperation(contextManager, under, span);
         let result;
         try {
-          result = inSpan(contextManager, under, span, run, args);
+          result = run(...args);
         } catch (error) {
+          scope.returned();
+          scope.settled();
           endFailed(span);
           throw error;
         }
-        if (!isPromise(result)) return endWith(span, result);
+        scope.returned();
+        if (!isPromise(result)) {
+          scope.settled();
+          return endWith(span, result);
+        }
         return result.then(
-          (value) => endWith(span, value),
+          (value) => {
+            scope.settled();
+            return endWith(span, value);
+          },
           (error: unknown) => {
+            scope.settled();
             endFailed(span);
             throw error;
           },
