@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { LeanTracerProvider } from './lean-tracer.ts';
+import { RequestSlot } from './linked-context.ts';
 import { registerRequestSpans } from './request-spans.ts';
 import { samplerFromEnv } from './sampler-from-env.ts';
 
@@ -45,6 +46,7 @@ describe('tracing: the request span', () => {
       return { ok: true };
     });
     app.get('/healthz', async () => ({ ok: true }));
+    app.get('/slot', async () => ({ slot: contexts.active() instanceof RequestSlot }));
     app.post('/body', async (request) => {
       activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
       return { size: JSON.stringify(request.body).length };
@@ -72,6 +74,14 @@ describe('tracing: the request span', () => {
     assert.equal(span?.attributes['error.type'], 'RangeError');
     assert.equal(span?.attributes['http.response.status_code'], 500);
     assert.equal(span?.attributes['url.path'], '/fails/7');
+  });
+
+  it('gives a request a slot for its operation in its context, but not one that asks for an event stream', async () => {
+    const slotted = async (accept?: string) =>
+      ((await (await fetch(`${url}/slot`, accept ? { headers: { accept } } : {})).json()) as { slot: boolean }).slot;
+    assert.equal(await slotted(), true);
+    assert.equal(await slotted('application/json'), true);
+    assert.equal(await slotted('application/json, Text/Event-Stream;q=0.9'), false);
   });
 
   it('ends the span of a request whose caller left before the answer, ERROR with error.type aborted', async () => {

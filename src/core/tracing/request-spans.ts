@@ -3,6 +3,7 @@ import type { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@
 import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
+import { acceptsEventStream } from '../http/event-stream.ts';
 import { startServerSpan } from './lean-tracer.ts';
 import { enterSpan, type ContextEntry } from './linked-context.ts';
 
@@ -76,7 +77,7 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer, conte
     (request as TracedRequest)[SPAN] = span;
     watch(request.raw.socket, span);
     // The hooks and the handler run from here, in the request's context.
-    enterSpan(contexts, parent, span, asksForEventStream(headers.accept));
+    enterSpan(contexts, parent, span, acceptsEventStream(headers.accept));
     done();
   });
 
@@ -126,13 +127,6 @@ function endUnanswered(this: WatchedSocket): void {
     span.end();
   }
   this[UNANSWERED]!.clear();
-}
-
-/** An event stream's request (graphql-sse's, the feed's): it runs an operation an event, several at once. */
-const EVENT_STREAM = /text\/event-stream/i;
-
-function asksForEventStream(accept: string | undefined): boolean {
-  return accept !== undefined && EVENT_STREAM.test(accept);
 }
 
 /** Whether `headers` has one of `fields` (a loop: no closure made a request). */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config/config.ts';
+import { acceptsEventStream } from '../../core/http/event-stream.ts';
 import type { LiveMetrics } from '../../core/ops/live-metrics.ts';
 import type { FeedEvent } from '../../modules/events/event.ts';
 import type { Services } from '../../services.ts';
@@ -36,8 +37,6 @@ export interface SubscriptionsOptions {
   gate: ExecutionGate;
   hideSuggestions: boolean;
 }
-
-const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
 
 /**
  * DECISIONS §11: subscriptions over WebSocket (graphql-transport-ws) and Server-Sent Events (graphql-sse,
@@ -108,7 +107,7 @@ export async function registerSubscriptions(
         return ws.answering;
       },
     },
-    wantsEventStream: (request) => EVENT_STREAM.test(request.headers.accept ?? ''),
+    wantsEventStream: (request) => acceptsEventStream(request.headers.accept),
     serveEventStream: (request, reply, body) => sse.serve(request, reply, body),
   };
 }
