@@ -20,6 +20,7 @@ import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { cleanAttributes, LeanSpan, NO_LINKS, type Scope, type SpanOwner } from './lean-span.ts';
+import { LeanSpanContext } from './span-context.ts';
 import { nowMillis } from './span-times.ts';
 import { followsLocalParent, samplesEveryRoot } from './sampler-from-env.ts';
 import { PooledIdGenerator } from './span-ids.ts';
@@ -28,18 +29,32 @@ import { DEFAULT_SPAN_LIMITS, type SpanLimits } from './span-limits.ts';
 const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
 const NOT_SAMPLED: SamplingResult = { decision: SamplingDecision.NOT_RECORD };
 
-/** A span's context; no `traceState` key when it has none (as the SDK's spans). */
-function contextOf(
-  traceId: string,
-  spanId: string,
-  traceFlags: number,
-  traceState: TraceState | undefined,
-): SpanContext {
-  return traceState ? { traceId, spanId, traceFlags, traceState } : { traceId, spanId, traceFlags };
-}
-
 /** Random ids from a pool (span-ids.ts; never an id of zeros, which W3C trace context forbids). */
 const ids = new PooledIdGenerator();
+
+/** A new span's context: its span id drawn now, its trace id its parent's or, with no parent, drawn now too. */
+function contextOf(
+  parent: SpanContext | undefined,
+  traceFlags: number,
+  traceState: TraceState | undefined,
+): LeanSpanContext {
+  let traceId: string;
+  let traceBytes: Uint8Array | undefined;
+  let traceOffset = 0;
+  if (parent === undefined) {
+    traceId = ids.generateTraceId();
+    traceBytes = ids.bytes;
+    traceOffset = ids.offset;
+  } else {
+    traceId = parent.traceId;
+    if (parent instanceof LeanSpanContext) {
+      traceBytes = parent.traceBytes;
+      traceOffset = parent.traceOffset;
+    }
+  }
+  const spanId = ids.generateSpanId();
+  return new LeanSpanContext(traceId, spanId, traceFlags, traceState, traceBytes, traceOffset, ids.bytes, ids.offset);
+}
 
 class LeanTracer implements Tracer, SpanOwner {
   readonly scope: Scope;
@@ -91,8 +106,8 @@ class LeanTracer implements Tracer, SpanOwner {
     const parent = parentSpan?.spanContext();
     // A parent of this tracer has valid ids (drawn here); another's (a remote one) is checked.
     const validParent = parent && (parentSpan instanceof LeanSpan || isSpanContextValid(parent)) ? parent : undefined;
-    const traceId = validParent ? validParent.traceId : ids.generateTraceId();
-    const spanId = ids.generateSpanId();
+    const spanContext = contextOf(validParent, TraceFlags.NONE, validParent?.traceState);
+    const traceId = spanContext.traceId;
     const sampling =
       this.parentDecides && parentSpan instanceof LeanSpan
         ? parent!.traceFlags & TraceFlags.SAMPLED
@@ -101,9 +116,8 @@ class LeanTracer implements Tracer, SpanOwner {
         : this.rootKept && parentSpan === undefined
           ? SAMPLED
           : this.sampler.shouldSample(under, traceId, name, kind, attributes, links);
-    const traceState = sampling.traceState ?? validParent?.traceState;
-    const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
-    const spanContext = contextOf(traceId, spanId, traceFlags, traceState);
+    if (sampling.traceState) spanContext.traceState = sampling.traceState;
+    if (sampling.decision === SamplingDecision.RECORD_AND_SAMPLED) spanContext.traceFlags = TraceFlags.SAMPLED;
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
     const span = new LeanSpan(spanContext, name, kind, validParent, nowMillis(), this);
     span.adopt(sampling.attributes ? Object.assign(attributes, cleanAttributes(sampling.attributes)) : attributes);
@@ -124,7 +138,7 @@ class LeanTracer implements Tracer, SpanOwner {
     if (!this.parentDecides || !(parent instanceof LeanSpan)) return false;
     const context = parent.spanContext();
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return true;
-    const spanContext = contextOf(context.traceId, ids.generateSpanId(), context.traceFlags, context.traceState);
+    const spanContext = contextOf(context, context.traceFlags, context.traceState);
     const span = new LeanSpan(spanContext, name, kind, context, startMs, this);
     span.adopt(attributes);
     this.processor.onStart(span, under);
@@ -137,7 +151,7 @@ class LeanTracer implements Tracer, SpanOwner {
   startChild(under: Context, parent: Span, name: string, kind: SpanKind, attributes: Attributes): Span | undefined {
     if (!this.parentDecides || !(parent instanceof LeanSpan)) return undefined;
     const context = parent.spanContext();
-    const spanContext = contextOf(context.traceId, ids.generateSpanId(), context.traceFlags, context.traceState);
+    const spanContext = contextOf(context, context.traceFlags, context.traceState);
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(spanContext);
     const span = new LeanSpan(spanContext, name, kind, context, nowMillis(), this);
     span.adopt(attributes);

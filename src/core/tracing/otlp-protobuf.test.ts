@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SpanKind, SpanStatusCode, TraceFlags, type AttributeValue, type HrTime } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type AttributeValue,
+  type HrTime,
+} from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -12,9 +20,10 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import fc from 'fast-check';
 import { decodeTraceRequest } from '../../../test/support/otlp-protobuf-decoder.ts';
-import { LeanTracerProvider } from './lean-tracer.ts';
+import { LeanTracerProvider, recordEndedSpan, startChildSpan, startServerSpan } from './lean-tracer.ts';
 import { encodeTraceRequest } from './otlp-protobuf.ts';
 import { Writer } from './protobuf-writer.ts';
+import { samplerFromEnv } from './sampler-from-env.ts';
 
 const hex = (bytes: number) =>
   fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((array) => Buffer.from(array).toString('hex'));
@@ -171,6 +180,78 @@ describe('the OTLP/protobuf encoding of spans', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("writes the SDK serializer's bytes for spans as the service makes them: ids copied from where they were drawn, shared attributes from a template", () => {
+    const exporter = new InMemorySpanExporter();
+    const tracer = new LeanTracerProvider(resource, new SimpleSpanProcessor(exporter), samplerFromEnv({})).getTracer(
+      'content-service',
+    );
+    // Statements' and operations' frozen objects, shared by their spans; the same object under another name too.
+    const shared = [
+      Object.freeze({ 'db.system.name': 'sqlite', 'db.query.summary': 'SELECT users' }),
+      Object.freeze({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'Q'.repeat(200) }),
+      Object.freeze({ 'db.query.text': 'select 1'.repeat(2100) }),
+      Object.freeze({ 'server.ports': [1, 2] }),
+    ];
+    const child = fc.record({
+      statement: fc.boolean(),
+      attributes: fc.nat(shared.length - 1),
+      name: fc.constantFrom('SELECT users', 'query Q', 'x'.repeat(130)),
+      failed: fc.boolean(),
+      extra: fc.boolean(),
+    });
+    const request = fc.record({
+      remote: fc.option(fc.tuple(hex(16), hex(8), fc.constantFrom(TraceFlags.SAMPLED, TraceFlags.NONE)), {
+        nil: undefined,
+      }),
+      children: fc.array(child, { maxLength: 5 }),
+    });
+    fc.assert(
+      fc.property(fc.array(request, { minLength: 1, maxLength: 4 }), (requests) => {
+        exporter.reset();
+        for (const { remote, children } of requests) {
+          const under = remote
+            ? trace.setSpanContext(ROOT_CONTEXT, {
+                traceId: remote[0],
+                spanId: remote[1],
+                traceFlags: remote[2],
+                isRemote: true,
+              })
+            : ROOT_CONTEXT;
+          const server = startServerSpan(tracer, 'GET /api/users/:id', { 'url.path': '/api/users/7' }, under);
+          const context = trace.setSpan(under, server);
+          for (const made of children) {
+            const attributes = shared[made.attributes]!;
+            if (made.statement) {
+              recordEndedSpan(
+                tracer,
+                context,
+                server,
+                made.name,
+                SpanKind.CLIENT,
+                1.7e12,
+                1.7e12 + 2.5,
+                attributes,
+                made.failed,
+              );
+              continue;
+            }
+            const operation = startChildSpan(tracer, context, made.name, SpanKind.INTERNAL, attributes);
+            if (made.extra) operation.setAttribute('extra', 1);
+            if (made.failed) operation.setStatus({ code: SpanStatusCode.ERROR });
+            operation.end();
+          }
+          server.setAttribute('http.response.status_code', 200);
+          server.end();
+        }
+        const spans = exporter.getFinishedSpans();
+        const ours = Buffer.from(encodeTraceRequest(spans)).toString('hex');
+        const sdk = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans) ?? new Uint8Array()).toString('hex');
+        assert.equal(ours, sdk);
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -1,59 +1,13 @@
-import type { AttributeValue, Link } from '@opentelemetry/api';
+import type { SpanContext } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
-import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-node';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { LeanSpan } from './lean-span.ts';
+import { LeanSpanContext } from './span-context.ts';
+import { flagsOf, writeAttributes, writeEvent, writeLink, type AttributeMap } from './otlp-parts.ts';
 import { FIXED32, FIXED64, LEN, VARINT, Writer } from './protobuf-writer.ts';
 
-/** The OTLP span flags: whether the parent is remote is known (0x100), and it is (0x200). */
-const HAS_IS_REMOTE = 0x100;
-const IS_REMOTE = 0x200;
-
-function writeValue(w: Writer, value: AttributeValue | undefined | null): void {
-  if (typeof value === 'string') w.string(1, value);
-  else if (typeof value === 'boolean') {
-    w.tag(2, VARINT);
-    w.varint(value ? 1 : 0);
-  } else if (typeof value === 'number') {
-    if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63) {
-      w.tag(3, VARINT);
-      if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) w.varint(value);
-      else w.wide(value);
-    } else {
-      w.tag(4, FIXED64);
-      w.double(value);
-    }
-  } else if (Array.isArray(value)) {
-    w.tag(5, LEN);
-    const array = w.begin();
-    for (const item of value) {
-      w.tag(1, LEN);
-      const at = w.begin();
-      writeValue(w, item);
-      w.end(at);
-    }
-    w.end(array);
-  }
-}
-
-function writePair(w: Writer, field: number, key: string, value: AttributeValue | undefined): void {
-  w.tag(field, LEN);
-  const pair = w.begin();
-  w.string(1, key);
-  w.tag(2, LEN);
-  const at = w.begin();
-  writeValue(w, value);
-  w.end(at);
-  w.end(pair);
-}
-
-type AttributeMap = Readonly<Record<string, AttributeValue | undefined>>;
-
-function writeAttributes(w: Writer, field: number, attributes: AttributeMap): void {
-  for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    writePair(w, field, key, attributes[key]);
-  }
-}
+/** The bytes of span names (field 5), kept. */
+const names = new Map<string, Uint8Array>();
 
 /**
  * The bytes of frozen attribute objects as a span's attributes (field 9), written once: they cannot
@@ -67,51 +21,25 @@ const scratch = new Writer(1 << 10);
  * statement-spans.ts), so its bytes are kept and copied; any other is written.
  */
 function writeSpanAttributes(w: Writer, attributes: AttributeMap): void {
-  if (!Object.isFrozen(attributes)) return writeAttributes(w, 9, attributes);
+  const bytes = Object.isFrozen(attributes) ? sharedBytes(attributes) : null;
+  if (bytes === null) writeAttributes(w, 9, attributes);
+  else w.bytes(bytes);
+}
+
+/** The kept bytes of a frozen attributes object (written in `scratch` the first time), or `null` when it holds an array. */
+function sharedBytes(attributes: AttributeMap): Buffer | null {
   let bytes = writtenOnce.get(attributes);
   if (bytes === undefined) {
     bytes = Object.values(attributes).some(Array.isArray) ? null : bytesOf(attributes);
     writtenOnce.set(attributes, bytes);
   }
-  if (bytes === null) writeAttributes(w, 9, attributes);
-  else w.bytes(bytes);
+  return bytes;
 }
 
 function bytesOf(attributes: AttributeMap): Buffer {
   scratch.pos = 0;
   writeAttributes(scratch, 9, attributes);
   return Buffer.from(scratch.buf.subarray(0, scratch.pos));
-}
-
-function flagsOf(traceFlags: number, isRemote: boolean | undefined): number {
-  return (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
-}
-
-function writeEvent(w: Writer, event: TimedEvent): void {
-  w.tag(11, LEN);
-  const at = w.begin();
-  w.tag(1, FIXED64);
-  w.time(event.time);
-  w.string(2, event.name);
-  if (event.attributes) writeAttributes(w, 3, event.attributes);
-  w.tag(4, VARINT);
-  w.varint(event.droppedAttributesCount ?? 0);
-  w.end(at);
-}
-
-function writeLink(w: Writer, link: Link): void {
-  w.tag(13, LEN);
-  const at = w.begin();
-  w.hex(1, link.context.traceId);
-  w.hex(2, link.context.spanId);
-  const traceState = link.context.traceState?.serialize();
-  if (traceState) w.string(3, traceState);
-  if (link.attributes) writeAttributes(w, 4, link.attributes);
-  w.tag(5, VARINT);
-  w.varint(link.droppedAttributesCount ?? 0);
-  w.tag(6, FIXED32);
-  w.fixed32(flagsOf(link.context.traceFlags, link.context.isRemote));
-  w.end(at);
 }
 
 /** The start and end (fields 7 and 8): a lean span's from its epoch milliseconds, with no HrTime made. */
@@ -125,22 +53,36 @@ function writeTimes(w: Writer, span: ReadableSpan): void {
   else w.time(span.endTime);
 }
 
-/** One `Span` message (opentelemetry/proto/trace/v1/trace.proto), its fields in the SDK serializer's order. */
-function writeSpan(w: Writer, span: ReadableSpan): void {
-  w.tag(2, LEN);
-  const at = w.begin();
-  const context = span.spanContext();
-  w.hex(1, context.traceId);
-  w.hex(2, context.spanId);
+/** The trace and span ids (fields 1, 2) and the trace state (3): copied from where they were drawn, else from their hex. */
+function writeIds(w: Writer, context: SpanContext): void {
+  if (context instanceof LeanSpanContext) {
+    if (context.traceBytes) w.id(1, context.traceBytes, context.traceOffset, 16);
+    else w.hex(1, context.traceId);
+    w.id(2, context.spanBytes, context.spanOffset, 8);
+  } else {
+    w.hex(1, context.traceId);
+    w.hex(2, context.spanId);
+  }
   const traceState = context.traceState?.serialize();
   if (traceState) w.string(3, traceState);
-  const parent = span.parentSpanContext;
-  if (parent?.spanId) w.hex(4, parent.spanId);
-  w.string(5, span.name);
+}
+
+/** The parent's span id (field 4), if the span has a parent. */
+function writeParent(w: Writer, parent: SpanContext | undefined): void {
+  if (parent instanceof LeanSpanContext) w.id(4, parent.spanBytes, parent.spanOffset, 8);
+  else if (parent?.spanId) w.hex(4, parent.spanId);
+}
+
+/** The name and kind (fields 5, 6). */
+function writeHead(w: Writer, name: string, kind: number): void {
+  w.keptString(5, name, names);
   // The API's kinds start at INTERNAL = 0; the protocol's at UNSPECIFIED = 0.
   w.tag(6, VARINT);
-  w.varint(span.kind + 1);
-  writeTimes(w, span);
+  w.varint(kind + 1);
+}
+
+/** Fields 9 to 16: the attributes, events, links, their dropped counts, the status and the flags. */
+function writeTail(w: Writer, span: ReadableSpan, flags: number): void {
   writeSpanAttributes(w, span.attributes);
   w.tag(10, VARINT);
   w.varint(span.droppedAttributesCount);
@@ -157,7 +99,77 @@ function writeSpan(w: Writer, span: ReadableSpan): void {
   w.varint(span.status.code);
   w.end(status);
   w.tag(16, FIXED32);
-  w.fixed32(flagsOf(context.traceFlags, parent?.isRemote));
+  w.fixed32(flags);
+}
+
+/**
+ * The bytes of a span's head and tail that spans sharing a frozen attributes object have in common
+ * (a statement's spans, an operation's: same name, kind, status and flags, no events or links), and
+ * their length: such a span is its ids, these, and its times, written with no length to work out.
+ */
+interface Template {
+  name: string;
+  kind: number;
+  code: number;
+  flags: number;
+  head: Uint8Array;
+  tail: Uint8Array;
+}
+
+const templates = new WeakMap<AttributeMap, Template>();
+
+function templateOf(span: ReadableSpan, context: SpanContext, flags: number): Template | undefined {
+  const attributes = span.attributes;
+  if (
+    !Object.isFrozen(attributes) ||
+    context.traceState !== undefined ||
+    span.events.length > 0 ||
+    span.links.length > 0 ||
+    span.droppedAttributesCount + span.droppedEventsCount + span.droppedLinksCount > 0 ||
+    span.status.message
+  ) {
+    return undefined;
+  }
+  const kept = templates.get(attributes);
+  if (kept?.name === span.name && kept.kind === span.kind && kept.code === span.status.code && kept.flags === flags) {
+    return kept;
+  }
+  // Kept first (in `scratch`, which the head and tail are written in next); one holding an array is written each time.
+  if (sharedBytes(attributes) === null) return undefined;
+  scratch.pos = 0;
+  writeHead(scratch, span.name, span.kind);
+  const head = Buffer.from(scratch.buf.subarray(0, scratch.pos));
+  scratch.pos = 0;
+  writeTail(scratch, span, flags);
+  const tail = Buffer.from(scratch.buf.subarray(0, scratch.pos));
+  const made = { name: span.name, kind: span.kind, code: span.status.code, flags, head, tail };
+  templates.set(attributes, made);
+  return made;
+}
+
+/** One `Span` message (opentelemetry/proto/trace/v1/trace.proto), its fields in the SDK serializer's order. */
+function writeSpan(w: Writer, span: ReadableSpan): void {
+  const context = span.spanContext();
+  const parent = span.parentSpanContext;
+  const flags = flagsOf(context.traceFlags, parent?.isRemote);
+  w.tag(2, LEN);
+  const template = templateOf(span, context, flags);
+  if (template) {
+    // Valid ids (drawn here, or checked when the span started): 16 and 8 bytes, each with its tag and length.
+    w.varint(18 + 10 + (parent?.spanId ? 10 : 0) + template.head.length + 18 + template.tail.length);
+    writeIds(w, context);
+    writeParent(w, parent);
+    w.bytes(template.head);
+    writeTimes(w, span);
+    w.bytes(template.tail);
+    return;
+  }
+  const at = w.begin();
+  writeIds(w, context);
+  writeParent(w, parent);
+  writeHead(w, span.name, span.kind);
+  writeTimes(w, span);
+  writeTail(w, span, flags);
   w.end(at);
 }
 
@@ -213,5 +225,8 @@ export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
     if (resource.schemaUrl) w.string(3, resource.schemaUrl);
     w.end(at);
   }
-  return Uint8Array.prototype.slice.call(w.buf, 0, w.pos);
+  // A copy the export keeps (the writer's buffer is the next batch's), not zero-filled first as `slice` does.
+  const bytes = Buffer.allocUnsafe(w.pos);
+  w.buf.copy(bytes, 0, 0, w.pos);
+  return bytes;
 }

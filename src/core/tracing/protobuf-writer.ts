@@ -76,18 +76,34 @@ export class Writer {
     this.nanos(Math.trunc(epochMillis / 1000), Math.round((epochMillis % 1000) * 1e6));
   }
 
+  /** `seconds * 1e9` of the last seconds written, as `high * 2^32 + low`: a batch's times share their second. */
+  private second = Number.NaN;
+  private secondLow = 0;
+  private secondHigh = 0;
+
   /** `seconds` and `nanos` since the epoch as nanoseconds, a fixed64. */
   private nanos(seconds: number, nanos: number): void {
-    // seconds * 1e9 = high * 2^32 + low, computed from seconds split at 2^16 so every product is exact.
-    const lowPart = (seconds % 0x10000) * 1e9;
-    const highPart = Math.floor(seconds / 0x10000) * 1e9; // to be multiplied by 2^16
-    const low = (lowPart % 0x100000000) + (highPart % 0x10000) * 0x10000 + nanos;
-    const high = Math.floor(lowPart / 0x100000000) + Math.floor(highPart / 0x10000) + Math.floor(low / 0x100000000);
+    if (seconds !== this.second) {
+      // seconds * 1e9 = high * 2^32 + low, computed from seconds split at 2^16 so every product is exact.
+      const lowPart = (seconds % 0x10000) * 1e9;
+      const highPart = Math.floor(seconds / 0x10000) * 1e9; // to be multiplied by 2^16
+      const low = (lowPart % 0x100000000) + (highPart % 0x10000) * 0x10000;
+      this.secondHigh =
+        Math.floor(lowPart / 0x100000000) + Math.floor(highPart / 0x10000) + Math.floor(low / 0x100000000);
+      this.secondLow = low % 0x100000000;
+      this.second = seconds;
+    }
+    let lo = this.secondLow + nanos;
+    let high = this.secondHigh;
+    // nanos is below 2^32 (under 1e9 but for rounding): one carry at most.
+    if (lo >= 0x100000000) {
+      lo -= 0x100000000;
+      high += 1;
+    }
     this.room(8);
     const buf = this.buf;
     const at = this.pos;
     // Byte by byte: a typed array keeps the low 8 bits of each (Buffer's writeUInt32LE checks its range first).
-    const lo = low % 0x100000000;
     buf[at] = lo;
     buf[at + 1] = lo >>> 8;
     buf[at + 2] = lo >>> 16;
@@ -114,7 +130,7 @@ export class Writer {
     }
     const extra = (length < 0x4000 ? 2 : length < 0x200000 ? 3 : length < 0x10000000 ? 4 : 5) - 1;
     this.room(extra);
-    this.buf.copy(this.buf, at + 1 + extra, at + 1, this.pos);
+    this.buf.copyWithin(at + 1 + extra, at + 1, this.pos);
     this.pos += extra;
     let value = length;
     let write = at;
@@ -152,6 +168,34 @@ export class Writer {
     this.pos += bytes.length;
   }
 
+  /**
+   * `string(field, text)` for a text written again and again (a span's name, an attribute's key): its
+   * bytes kept in `kept` (one map a field, a bounded number of texts) and copied.
+   */
+  keptString(field: number, text: string, kept: Map<string, Uint8Array>): void {
+    const bytes = kept.get(text);
+    if (bytes === undefined) {
+      const at = this.pos;
+      this.string(field, text);
+      if (text.length > MAX_KEPT_LENGTH) return;
+      if (kept.size >= MAX_KEPT_STRINGS) kept.clear();
+      kept.set(text, Buffer.from(this.buf.subarray(at, this.pos)));
+      return;
+    }
+    this.bytes(bytes);
+  }
+
+  /** `length` bytes of `from` at `offset` as a bytes field (an id drawn as bytes: span-ids.ts). */
+  id(field: number, from: Uint8Array, offset: number, length: number): void {
+    this.tag(field, LEN);
+    this.room(length + 1);
+    const buf = this.buf;
+    const at = this.pos + 1;
+    buf[at - 1] = length;
+    for (let i = 0; i < length; i++) buf[at + i] = from[offset + i]!;
+    this.pos = at + length;
+  }
+
   /** Bytes given as hex (trace and span ids). */
   hex(field: number, hex: string): void {
     this.tag(field, LEN);
@@ -176,6 +220,10 @@ export class Writer {
     this.pos = at + length;
   }
 }
+
+/** Texts kept a map (`keptString`): names and keys come from the code, but a caller's span name could be anything. */
+const MAX_KEPT_STRINGS = 1000;
+const MAX_KEPT_LENGTH = 200;
 
 /** The value of each hex digit by its character code; -1 for any other character below 128. */
 const HEX_DIGIT = new Int8Array(128).fill(-1);

@@ -27,4 +27,18 @@ describe('span and trace ids from a pool', () => {
     assert.equal(ids.generateTraceId(), 'ab'.repeat(16));
     assert.equal(fills, 2);
   });
+
+  it("keep each id's bytes where it was drawn, unchanged by later refills of the pool", () => {
+    const ids = new PooledIdGenerator();
+    const drawn: { id: string; bytes: Buffer; offset: number; length: number }[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const traceId = ids.generateTraceId();
+      drawn.push({ id: traceId, bytes: ids.bytes, offset: ids.offset, length: 16 });
+      const spanId = ids.generateSpanId();
+      drawn.push({ id: spanId, bytes: ids.bytes, offset: ids.offset, length: 8 });
+    }
+    for (const { id, bytes, offset, length } of drawn) {
+      assert.equal(bytes.toString('hex', offset, offset + length), id);
+    }
+  });
 });
