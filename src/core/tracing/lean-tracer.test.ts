@@ -295,6 +295,34 @@ describe('the lean tracer', () => {
     assert.deepEqual(made(samplerFromEnv({}), TraceFlags.NONE), []);
   });
 
+  it('decides a child of its own unsampled span by that span, without asking the sampler again (a share of traces kept)', () => {
+    const sampler = samplerFromEnv({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    let asked = 0;
+    const shouldSample = sampler.shouldSample.bind(sampler);
+    sampler.shouldSample = (...args) => {
+      asked++;
+      return shouldSample(...args);
+    };
+    const { tracer, exported } = tracerWith(sampler);
+    const root = tracer.startSpan('GET /api/users/:id', { kind: SpanKind.SERVER });
+    assert.equal(asked, 1, "the root is the sampler's to decide");
+    const under = trace.setSpan(ROOT_CONTEXT, root);
+    const operation = startChildSpan(tracer, under, 'query Q', SpanKind.INTERNAL, Object.freeze({}));
+    recordEndedSpan(tracer, under, root, 'SELECT users', SpanKind.CLIENT, 1.7e12, 1.7e12 + 1, Object.freeze({}), false);
+    const nested = tracer.startSpan('nested', {}, trace.setSpan(ROOT_CONTEXT, operation));
+    assert.equal(asked, 1, 'its children follow it');
+    for (const child of [operation, nested]) {
+      assert.equal(child.isRecording(), false);
+      assert.equal(child.spanContext().traceId, root.spanContext().traceId);
+      assert.notEqual(child.spanContext().spanId, root.spanContext().spanId);
+      assert.equal(child.spanContext().traceFlags, TraceFlags.NONE);
+    }
+    operation.end();
+    nested.end();
+    root.end();
+    assert.deepEqual(exported(), []);
+  });
+
   it('makes no span under always_off or a ratio of 0, and a child of a non-recording span records nothing', () => {
     for (const sampler of [new AlwaysOffSampler(), new TraceIdRatioBasedSampler(0)]) {
       const { tracer, exported } = tracerWith(sampler);

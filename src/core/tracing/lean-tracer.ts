@@ -104,13 +104,14 @@ class LeanTracer implements Tracer, SpanOwner {
     if (isTracingSuppressed(under)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     const parentSpan = trace.getSpan(under);
     const parent = parentSpan?.spanContext();
-    // A parent of this tracer has valid ids (drawn here); another's (a remote one) is checked.
-    const validParent = parent && (parentSpan instanceof LeanSpan || isSpanContextValid(parent)) ? parent : undefined;
+    // A parent of this tracer (a span it made, recording or not) has valid ids, drawn here; another's (a remote one) is checked.
+    const ours = parent instanceof LeanSpanContext;
+    const validParent = parent && (ours || isSpanContextValid(parent)) ? parent : undefined;
     const spanContext = contextOf(validParent, TraceFlags.NONE, validParent?.traceState);
     const traceId = spanContext.traceId;
     const sampling =
-      this.parentDecides && parentSpan instanceof LeanSpan
-        ? parent!.traceFlags & TraceFlags.SAMPLED
+      this.parentDecides && ours
+        ? parent.traceFlags & TraceFlags.SAMPLED
           ? SAMPLED
           : NOT_SAMPLED
         : this.rootKept && parentSpan === undefined
@@ -124,7 +125,7 @@ class LeanTracer implements Tracer, SpanOwner {
     return span;
   }
 
-  /** `recordEndedSpan` for a parent of ours under a sampler that follows it; false: not such a case. */
+  /** `recordEndedSpan` for a parent of ours (recording or not) under a sampler that follows it; false: not such a case. */
   recordEnded(
     under: Context,
     parent: Span,
@@ -135,8 +136,8 @@ class LeanTracer implements Tracer, SpanOwner {
     attributes: Attributes,
     failed: boolean,
   ): boolean {
-    if (!this.parentDecides || !(parent instanceof LeanSpan)) return false;
     const context = parent.spanContext();
+    if (!this.parentDecides || !(context instanceof LeanSpanContext)) return false;
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return true;
     const spanContext = contextOf(context, context.traceFlags, context.traceState);
     const span = new LeanSpan(spanContext, name, kind, context, startMs, this);
@@ -147,10 +148,13 @@ class LeanTracer implements Tracer, SpanOwner {
     return true;
   }
 
-  /** `startChildSpan` for a parent of ours under a sampler that follows it; undefined: not such a case. */
+  /**
+   * `startChildSpan` for a parent of ours under a sampler that follows it; undefined: not such a case. Under
+   * a parent not sampled (a share of traces kept, say), a span of no cost beyond its context.
+   */
   startChild(under: Context, parent: Span, name: string, kind: SpanKind, attributes: Attributes): Span | undefined {
-    if (!this.parentDecides || !(parent instanceof LeanSpan)) return undefined;
     const context = parent.spanContext();
+    if (!this.parentDecides || !(context instanceof LeanSpanContext)) return undefined;
     const spanContext = contextOf(context, context.traceFlags, context.traceState);
     if ((context.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(spanContext);
     const span = new LeanSpan(spanContext, name, kind, context, nowMillis(), this);
