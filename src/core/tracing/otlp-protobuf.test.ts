@@ -255,6 +255,26 @@ describe('the OTLP/protobuf encoding of spans', () => {
     );
   });
 
+  it('writes a span whose ids are not hex, its attributes shared and frozen, as a message that reads back', () => {
+    const [one] = fc.sample(span, { numRuns: 1, seed: 3 });
+    const shared = Object.freeze({ 'db.query.summary': 'SELECT users' });
+    const odd = {
+      ...one!,
+      spanContext: () => ({ traceId: 'not hex at all', spanId: 'zz', traceFlags: TraceFlags.SAMPLED }),
+      parentSpanContext: undefined,
+      attributes: shared,
+      events: [],
+      links: [],
+      status: { code: SpanStatusCode.UNSET },
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    };
+    const read = decodeTraceRequest(Buffer.from(encodeTraceRequest([odd, odd]))).resourceSpans[0]!.scopeSpans[0]!.spans;
+    assert.equal(read.length, 2);
+    assert.deepEqual(read[1]!.attributes, [{ key: 'db.query.summary', value: { stringValue: 'SELECT users' } }]);
+  });
+
   it('writes hex as Buffer does, stopping at the first pair that is not hex', () => {
     for (const hex of ['00f067aa0ba902b7', '4BF92F3577B34DA6a3ce929d0e0e4736', '0aZZ11', 'abc', '', '12é4']) {
       const w = new Writer(64);

@@ -121,6 +121,8 @@ const templates = new WeakMap<AttributeMap, Template>();
 function templateOf(span: ReadableSpan, context: SpanContext, flags: number): Template | undefined {
   const attributes = span.attributes;
   if (
+    // The tracer's own ids are valid (drawn here, or a caller's checked), so their length is known; another's may not be.
+    !(context instanceof LeanSpanContext) ||
     !Object.isFrozen(attributes) ||
     context.traceState !== undefined ||
     span.events.length > 0 ||
@@ -155,7 +157,7 @@ function writeSpan(w: Writer, span: ReadableSpan): void {
   w.tag(2, LEN);
   const template = templateOf(span, context, flags);
   if (template) {
-    // Valid ids (drawn here, or checked when the span started): 16 and 8 bytes, each with its tag and length.
+    // Valid ids (templateOf): 16 and 8 bytes, each with its tag and length.
     w.varint(18 + 10 + (parent?.spanId ? 10 : 0) + template.head.length + 18 + template.tail.length);
     writeIds(w, context);
     writeParent(w, parent);
