@@ -11,11 +11,13 @@
  * Both processes of a pair get environments of one size (`AB_PAD`), a random size each pair: the size of
  * a process's environment alone moved the same tree by 3–8 % (suite/alternate.ts, `padEnvironment`).
  */
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alternate, environmentBytes, envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
+import { PERF_NODE_OPTIONS, perfAvailable, recordPerf } from './suite/perf-record.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
@@ -37,6 +39,11 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     /** A directory for V8 CPU profiles of both (DIR/a, DIR/b), written when they stop: bench/profile-summary.ts reads them. */
     profile: { type: 'string' },
+    /**
+     * A directory for Linux `perf` recordings of both servers while they are loaded (DIR/a.data, DIR/b.data,
+     * DIR/answers.json): bench/perf-split.ts reads them. One pair, one workload.
+     */
+    perf: { type: 'string' },
     /** Settings for B only, `NAME=value` (repeatable): e.g. `--b-env MALLOC_ARENA_MAX=2` with `--tree` the base. */
     'b-env': { type: 'string', multiple: true, default: [] },
     /** Settings for A only, as `--b-env`: two settings of one feature against each other (both traced, say). */
@@ -58,6 +65,13 @@ const RATE = values.rate === undefined ? undefined : Number(values.rate);
 if (RATE !== undefined && !(Number.isFinite(RATE) && RATE > 0))
   throw new Error('--rate takes requests per second, above 0');
 
+const PERF_DIR = values.perf === undefined ? undefined : resolve(values.perf);
+if (PERF_DIR !== undefined) {
+  if (PAIRS !== 1 || values.workloads.includes(',')) throw new Error('--perf records one pair on one workload');
+  if (values.profile) throw new Error('--perf and --profile are one or the other');
+  if (!perfAvailable()) throw new Error('--perf needs Linux perf (Debian package linux-perf)');
+}
+
 pinLoadGenerator();
 const database = await createBenchDatabase(dialect);
 try {
@@ -69,11 +83,15 @@ try {
   const profiled = (side: string) =>
     values.profile
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values.profile, side)}` }
-      : process.env.AB_NODE_OPTIONS
-        ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS }
-        : undefined;
+      : PERF_DIR
+        ? { NODE_OPTIONS: PERF_NODE_OPTIONS }
+        : process.env.AB_NODE_OPTIONS
+          ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS }
+          : undefined;
   const workloads = WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id));
   const ratios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
+  /** B's CPU an answer over A's: the verdict of a `--rate` comparison, where both answer as many. */
+  const cpuRatios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
   // Each pair is two fresh processes: how fast a process runs one code varies from start to start (JIT
   // decisions, memory layout), often more than a change does, so a verdict needs the median of several pairs.
   for (let pair = 1; pair <= PAIRS; pair += 1) {
@@ -94,6 +112,9 @@ try {
       for (const workload of workloads) {
         const prepare = (server: ServerProcess) => workload.prepare(standardContext(server.url, token));
         const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
+        const recordings = PERF_DIR
+          ? [recordPerf(servers.A.pid, PERF_DIR, 'a'), recordPerf(servers.B.pid, PERF_DIR, 'b')]
+          : [];
         const { A, B } = await alternate(
           { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
           {
@@ -104,7 +125,18 @@ try {
             warmup: WARMUP,
           },
         );
+        for (const recording of recordings) await recording.stop();
+        if (PERF_DIR) {
+          // What perf-split.ts needs to turn shares of samples into µs an answer.
+          const answers = {
+            workload: workload.id,
+            a: { cpuUs: A.cpuUs, rps: A.rps },
+            b: { cpuUs: B.cpuUs, rps: B.rps },
+          };
+          writeFileSync(resolve(PERF_DIR, 'answers.json'), JSON.stringify(answers, null, 2));
+        }
         ratios.get(workload.id)!.push(B.rps / A.rps);
+        cpuRatios.get(workload.id)!.push(B.cpuUs / A.cpuUs);
         console.log(
           `${PAIRS > 1 ? `pair ${pair} ` : ''}${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
         );
@@ -115,11 +147,12 @@ try {
     }
   }
   if (PAIRS > 1) {
-    for (const [id, list] of ratios) {
+    const summary = (list: number[]) => {
       const sorted = list.sort((a, b) => a - b);
-      console.log(
-        `${dialect} ${id}: B/A req/s median ${median(sorted).toFixed(3)} of ${PAIRS} pairs (${sorted.map((r) => r.toFixed(2)).join(', ')})`,
-      );
+      return `median ${median(sorted).toFixed(3)} of ${PAIRS} pairs (${sorted.map((r) => r.toFixed(2)).join(', ')})`;
+    };
+    for (const [id, list] of ratios) {
+      console.log(`${dialect} ${id}: B/A req/s ${summary(list)}; CPU an answer ${summary(cpuRatios.get(id)!)}`);
     }
   }
 } finally {
