@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { alternate, environmentBytes, envSettings, serviceEnv, startService } from './suite/alternate.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
-import { PERF_NODE_OPTIONS, perfAvailable, recordPerf } from './suite/perf-record.ts';
+import { PERF_NODE_OPTIONS, perfAvailable, recordPerf, removeV8Log } from './suite/perf-record.ts';
 import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
@@ -144,6 +144,10 @@ try {
     } finally {
       await servers.A.stop();
       await servers.B.stop();
+      if (PERF_DIR) {
+        removeV8Log(resolve(values.base), servers.A.pid);
+        removeV8Log(resolve(values.tree), servers.B.pid);
+      }
     }
   }
   if (PAIRS > 1) {

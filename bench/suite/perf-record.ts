@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Samples a second of on-CPU time (odd, so not in step with the kernel's timer). */
@@ -17,6 +17,16 @@ export function perfAvailable(): boolean {
  * categories `perf-split.ts` prints over a single JIT function's name.
  */
 export const PERF_NODE_OPTIONS = '--perf-basic-prof';
+
+/**
+ * Removes the V8 log `PERF_NODE_OPTIONS` makes a server write into its working directory (`isolate-…-PID-v8.log`:
+ * `--logfile` cannot go in NODE_OPTIONS), so a recorded tree is left as it was.
+ */
+export function removeV8Log(dir: string, pid: number): void {
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith('isolate-') && name.endsWith(`-${pid}-v8.log`)) rmSync(join(dir, name), { force: true });
+  }
+}
 
 export interface PerfRecording {
   stop(): Promise<void>;
