@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { functionName, parseSamples, partOf } from './suite/perf-parts.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -26,27 +27,6 @@ interface Answers {
 }
 const answers = JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8')) as Answers;
 
-/** A function's name without V8's tier mark (`JS:*`, `JS:~`...), so one function compares across processes. */
-function functionName(frame: string): string {
-  return frame.replace(/^JS:[*~^+]?'?/, 'JS ');
-}
-
-/** The part of the machine a sample's innermost frame belongs to. */
-function partOf(symbol: string, object: string, stack: string[]): string {
-  if (object.includes('kernel')) {
-    return stack.includes('sock_def_readable') ? 'kernel: waking a socket reader' : 'kernel: other';
-  }
-  if (object.startsWith('/tmp/perf-')) return 'JavaScript';
-  if (/Scaveng|Marking|MarkCompact|Sweep|Evacuat|Compactor|Heap::|WriteBarrier|RememberedSet|Remembered/.test(symbol)) {
-    return 'garbage collector';
-  }
-  if (symbol.startsWith('Builtins_')) return 'V8 builtins';
-  if (symbol.startsWith('sqlite3') || symbol.startsWith('pcache1') || symbol.startsWith('unix')) return 'SQLite';
-  if (/compiler::|Maglev|Turbofan|Compile/.test(symbol)) return 'V8 compiler';
-  if (object.includes('libc')) return 'libc';
-  return 'V8 and Node (other)';
-}
-
 interface Split {
   samples: number;
   parts: Map<string, number>;
@@ -54,7 +34,7 @@ interface Split {
   threads: Map<string, number>;
 }
 
-/** Every sample of `file`, its innermost frame and its stack's function names (`perf script`). */
+/** The samples of `file` (`perf script`), counted by part, innermost function and thread. */
 function split(file: string): Split {
   const run = spawnSync('perf', ['script', '-i', file, '-F', 'comm,ip,sym,dso'], {
     encoding: 'utf8',
@@ -63,23 +43,12 @@ function split(file: string): Split {
   if (run.status !== 0) throw new Error(`perf script -i ${file}: ${run.stderr}`);
   const result: Split = { samples: 0, parts: new Map(), functions: new Map(), threads: new Map() };
   const add = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
-  for (const block of run.stdout.split('\n\n')) {
-    const lines = block.split('\n').filter((line) => line.trim() !== '');
-    if (lines.length < 2) continue;
-    const frames = lines.slice(1).map((line) => {
-      const match = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(line);
-      return { symbol: match?.[1] ?? '[unknown]', object: match?.[2] ?? '' };
-    });
-    const leaf = frames[0]!;
+  for (const sample of parseSamples(run.stdout)) {
+    const part = partOf(sample);
     result.samples += 1;
-    add(result.threads, lines[0]!.trim().replace(/\s+\d+$/, ''));
-    const part = partOf(
-      leaf.symbol,
-      leaf.object,
-      frames.map((f) => f.symbol),
-    );
+    add(result.threads, sample.thread);
     add(result.parts, part);
-    add(result.functions, `${part} | ${functionName(leaf.symbol)}`);
+    add(result.functions, `${part} | ${functionName(sample.frames[0]!.symbol)}`);
   }
   return result;
 }
