@@ -19,6 +19,7 @@ const { values, positionals } = parseArgs({
 const dir = positionals[0];
 if (!dir) throw new Error('usage: node bench/perf-split.ts DIR (written by ab-compare.ts --perf DIR)');
 const top = Number(values.top);
+if (!(Number.isInteger(top) && top >= 0)) throw new Error('--top takes a whole number, 0 or more');
 
 interface Answers {
   workload: string;
