@@ -1,7 +1,7 @@
 import { createMigrationGate, registerMigrationGate, type MigrationGate } from './core/ops/migration-gate.ts';
 import { registerDeclaredParameters } from './core/http/declared-parameters.ts';
 import { buildSerializer } from './core/http/response-serializers.ts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config/config.ts';
 import { registerAccessControl } from './core/access/access.ts';
@@ -106,6 +106,9 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
   registerMigrationGate(app, gate);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
   const rateLimiter = await registerSecurity(app, config, services.tokens, { onRejected: metrics.rateLimited });
+  app.decorate('chargeRateLimit', (request: FastifyRequest, reply: FastifyReply, weight: number) =>
+    rateLimiter.charge(request, reply, weight),
+  );
   registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
   registerMetrics(app, metrics, metricsRouteFor(config));

@@ -485,6 +485,8 @@ export type Product = {
   /** An http(s) URL, or null. */
   image?: Maybe<Scalars['String']['output']>;
   description?: Maybe<Scalars['String']['output']>;
+  /** A stock-keeping unit, unique when present (the natural key of REST's batch upserts), or null. */
+  sku?: Maybe<Scalars['String']['output']>;
   /** ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z. */
   createdAt: Scalars['String']['output'];
   /** When the product last changed, in the format of createdAt. */
@@ -509,6 +511,7 @@ export type CreateProductInput = {
   stock: Scalars['Int']['input'];
   image?: InputMaybe<Scalars['String']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
+  sku?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Only the fields given change (REST's PATCH); {} changes nothing. */
@@ -519,6 +522,7 @@ export type UpdateProductInput = {
   stock?: InputMaybe<Scalars['Int']['input']>;
   image?: InputMaybe<Scalars['String']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
+  sku?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Conditions on id, combined with AND. */

@@ -6,6 +6,7 @@ import { QueryListeners, registerObservers, type PoolStats } from './database-ob
 import { registerPgReads, registerSqliteReads } from './fast-read.ts';
 import { PgDriver, pgDialect } from './pg-driver.ts';
 import { getTypeParser } from './pg-types.ts';
+import { registerOuterTransactions } from './outer-transaction.ts';
 import { openSqlite } from './sqlite-adapter.ts';
 import { SqliteDriver, sqliteDialect } from './sqlite-driver.ts';
 import type { Tables } from './tables.ts';
@@ -65,6 +66,7 @@ function openPostgres(url: string, options: DatabaseOptions, listeners: QueryLis
     max,
   }));
   registerPgReads(db, driver, listeners);
+  registerOuterTransactions(db, driver);
   return db;
 }
 
@@ -78,6 +80,7 @@ function openSqliteDatabase(file: string, listeners: QueryListeners): Db {
     max: 1,
   }));
   registerSqliteReads(db, driver, listeners);
+  registerOuterTransactions(db, driver);
   return db;
 }
 

@@ -14,6 +14,13 @@ import {
 import type pg from 'pg';
 import { createNamedStatements, type NamedStatements } from './pg-named-statements.ts';
 import { savepointCommands } from './savepoints.ts';
+import {
+  ambientOf,
+  beginNested,
+  commitNested,
+  rollbackNested,
+  type OuterTransactionDriver,
+} from './outer-transaction.ts';
 
 const CACHED_PLAN_CHANGED = '0A000';
 
@@ -77,7 +84,7 @@ export class PgConnection implements DatabaseConnection {
  * connection object, and a new one per checkout made it build that state for every statement (garbage
  * promoted under load).
  */
-export class PgDriver implements Driver {
+export class PgDriver implements Driver, OuterTransactionDriver {
   readonly #pool: pg.Pool;
   readonly #names: NamedStatements;
   readonly #connections = new WeakMap<pg.PoolClient, PgConnection>();
@@ -90,6 +97,9 @@ export class PgDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<PgConnection> {
+    // Inside an outer transaction (outer-transaction.ts) every statement runs on its connection.
+    const ambient = ambientOf(this);
+    if (ambient) return ambient.connection as PgConnection;
     const client = await this.#pool.connect();
     let connection = this.#connections.get(client);
     if (connection === undefined) this.#connections.set(client, (connection = new PgConnection(client, this.#names)));
@@ -97,11 +107,13 @@ export class PgDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    if (ambientOf(this)?.connection === connection) return;
     const { client, discard } = connection as PgConnection;
     client.release(discard);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (await beginNested(this, connection)) return;
     let text = 'begin';
     if (settings.isolationLevel || settings.accessMode) {
       text = 'start transaction';
@@ -113,6 +125,7 @@ export class PgDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (await commitNested(this, connection)) return;
     try {
       const { rows } = await connection.executeQuery<{ command?: string }>(CompiledQuery.raw('commit'));
       // PostgreSQL completes COMMIT with a ROLLBACK tag if an earlier statement left the transaction aborted.
@@ -123,6 +136,7 @@ export class PgDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (await rollbackNested(this, connection)) return;
     try {
       await connection.executeQuery(CompiledQuery.raw('rollback'));
     } catch (error) {
@@ -132,6 +146,10 @@ export class PgDriver implements Driver {
       (connection as PgConnection).inTransaction = false;
     }
   }
+
+  beginOuter = (connection: DatabaseConnection) => this.beginTransaction(connection, {});
+  commitOuter = (connection: DatabaseConnection) => this.commitTransaction(connection);
+  rollbackOuter = (connection: DatabaseConnection) => this.rollbackTransaction(connection);
 
   readonly savepoint = savepointCommands.savepoint;
   readonly rollbackToSavepoint = savepointCommands.rollbackToSavepoint;

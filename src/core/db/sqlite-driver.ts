@@ -10,6 +10,13 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 import { savepointCommands } from './savepoints.ts';
+import {
+  ambientOf,
+  beginNested,
+  commitNested,
+  rollbackNested,
+  type OuterTransactionDriver,
+} from './outer-transaction.ts';
 import { SqliteCompiler } from './sqlite-compiler.ts';
 
 /** The one connection to a node:sqlite database (sqlite-adapter.ts). Statements run synchronously. */
@@ -56,7 +63,7 @@ export class SqliteConnection implements DatabaseConnection {
  * transaction holds it until it ends) and which knows its holder and its waiters: the fast reads run
  * at once only while nobody holds it (fast-read.ts), and metrics report both.
  */
-export class SqliteDriver implements Driver {
+export class SqliteDriver implements Driver, OuterTransactionDriver {
   readonly #db: SqliteDatabase;
   readonly connection: SqliteConnection;
   readonly #waiters: (() => void)[] = [];
@@ -78,6 +85,8 @@ export class SqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<SqliteConnection> {
+    // Inside an outer transaction (outer-transaction.ts), which holds the connection, it is lent at once.
+    if (ambientOf(this)) return this.connection;
     // Released connections are handed to the first waiter directly: `held` stays true between them.
     if (this.#held) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     else this.#held = true;
@@ -85,6 +94,7 @@ export class SqliteDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {
+    if (ambientOf(this)) return;
     const next = this.#waiters.shift();
     if (next === undefined) this.#held = false;
     else next();
@@ -98,16 +108,23 @@ export class SqliteDriver implements Driver {
    * one connection runs one transaction at a time, nothing changes.
    */
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    if (await beginNested(this, connection)) return;
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (await commitNested(this, connection)) return;
     await connection.executeQuery(CompiledQuery.raw('commit'));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (await rollbackNested(this, connection)) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
+
+  beginOuter = (connection: DatabaseConnection) => this.beginTransaction(connection);
+  commitOuter = (connection: DatabaseConnection) => this.commitTransaction(connection);
+  rollbackOuter = (connection: DatabaseConnection) => this.rollbackTransaction(connection);
 
   readonly savepoint = savepointCommands.savepoint;
   readonly rollbackToSavepoint = savepointCommands.rollbackToSavepoint;

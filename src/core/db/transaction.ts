@@ -1,14 +1,9 @@
+import { inOuterTransactionNow, isRetryableTransactionError } from './outer-transaction.ts';
 import type { Db } from './database.ts';
 
-// PostgreSQL aborts one side of a deadlock (40P01) or of a serialization conflict (40001); the work
-// did nothing, so running it again is safe and is what the caller would do anyway.
-const RETRYABLE = new Set(['40P01', '40001']);
-const ATTEMPTS = 4;
+export { isRetryableTransactionError };
 
-export function isRetryableTransactionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && RETRYABLE.has(code);
-}
+const ATTEMPTS = 4;
 
 /**
  * Runs `work` in a transaction, retrying it (with a short random back-off) when the database
@@ -20,7 +15,8 @@ export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): P
     try {
       return await db.transaction().execute(work);
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isRetryableTransactionError(error)) throw error;
+      // Inside an outer transaction (outer-transaction.ts) the outer one is retried whole, not this part of it.
+      if (attempt >= ATTEMPTS || !isRetryableTransactionError(error) || inOuterTransactionNow()) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }

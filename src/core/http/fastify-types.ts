@@ -44,6 +44,10 @@ declare module 'fastify' {
      */
     rateLimitWeight?: number | ((request: FastifyRequest) => number);
   }
+  interface FastifyInstance {
+    /** Counts `weight` more units against the request's rate-limit budget (a batch's operations); 429 when spent. */
+    chargeRateLimit?: (request: FastifyRequest, reply: FastifyReply, weight: number) => Promise<void>;
+  }
   /** Documentation-only keys read by the OpenAPI generator. */
   interface FastifySchema {
     hide?: boolean;

@@ -1,4 +1,5 @@
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { afterOuterCommit } from '../../core/db/outer-transaction.ts';
 import { inTransaction } from '../../core/db/transaction.ts';
 import { takeWriterKey } from './feed-horizon.ts';
 
@@ -35,8 +36,12 @@ export function createOutbox(options: { writerKey: boolean } = { writerKey: true
   /** The transactions open now, and whether an event was recorded in each. */
   const open = new WeakMap<Db, { recorded: boolean }>();
 
+  // Inside an outer transaction (a batch: core/db/outer-transaction.ts) the work committed only a
+  // savepoint: the consumers are woken once the outer one commits.
   function committed(): void {
-    for (const listener of listeners) listener();
+    afterOuterCommit(() => {
+      for (const listener of listeners) listener();
+    });
   }
 
   return {

@@ -10,6 +10,7 @@ export interface Product {
   stock: number;
   image: string | null;
   description: string | null;
+  sku: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -41,6 +42,7 @@ export function toProduct(row: ProductRow): Product {
     stock: row.stock,
     image: row.image,
     description: row.description,
+    sku: row.sku ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

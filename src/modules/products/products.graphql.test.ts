@@ -5,7 +5,7 @@ import { DIALECTS } from '../../../test/support/dialects.ts';
 import { eventsAfter, feedEnd } from '../../../test/support/events.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
-const FIELDS = 'id name category price stock image description createdAt updatedAt';
+const FIELDS = 'id name category price stock image description sku createdAt updatedAt';
 const CREATE = `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${FIELDS} } }`;
 const UPDATE = `mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { ${FIELDS} } }`;
 const DELETE = 'mutation ($id: ID!) { deleteProduct(id: $id) }';

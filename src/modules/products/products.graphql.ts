@@ -42,6 +42,10 @@ export const productsTypeDefs = /* GraphQL */ `
     image: String
     description: String
     """
+    A stock-keeping unit, unique when present (the natural key of REST's batch upserts), or null.
+    """
+    sku: String
+    """
     ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z.
     """
     createdAt: String!
@@ -69,6 +73,7 @@ export const productsTypeDefs = /* GraphQL */ `
     stock: Int!
     image: String
     description: String
+    sku: String
   }
 
   """
@@ -81,6 +86,7 @@ export const productsTypeDefs = /* GraphQL */ `
     stock: Int
     image: String
     description: String
+    sku: String
   }
 
   extend type Query {

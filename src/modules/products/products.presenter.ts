@@ -17,6 +17,7 @@ export const PRODUCT_FIELDS = [
   'stock',
   'image',
   'description',
+  'sku',
   'created_at',
   'updatedAt',
 ] as const;
@@ -28,6 +29,7 @@ export const PRODUCT_FIELDS_V2 = [
   'stock',
   'image',
   'description',
+  'sku',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -75,6 +77,7 @@ export function toProductView(product: Product, prefix: string, version: ApiVers
     stock: product.stock,
     image: product.image,
     description: product.description,
+    sku: product.sku,
     ...(version === 1 ? { created_at: createdAt } : { createdAt }),
     updatedAt,
     _links: productLinks(prefix, product.id),

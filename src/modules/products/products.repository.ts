@@ -11,6 +11,10 @@ export function productInsert(qc: QueryCreator<Tables>, row: Insertable<Products
   return qc.insertInto('products').values(row).returningAll();
 }
 
+export function findProductBySku(db: Db, sku: string): Promise<ProductRow | undefined> {
+  return db.selectFrom('products').selectAll().where('sku', '=', sku).executeTakeFirst();
+}
+
 /** In no particular order; missing ids left out. */
 export const findProductsByIds = rowsByIdsReader<ProductRow>('products');
 

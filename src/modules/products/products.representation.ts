@@ -19,6 +19,9 @@ const productViewOf = <K extends string>(createdKey: K) =>
         stock: Type.Integer(),
         image: Nullable(Type.String()),
         description: Nullable(Type.String()),
+        sku: Nullable(
+          Type.String({ description: 'A stock-keeping unit: unique when present, the natural key of upserts' }),
+        ),
         ...({ [createdKey]: Type.String({ format: 'date-time' }) } as Record<K, TString>),
         updatedAt: Type.String({ format: 'date-time' }),
         _links: Type.Object({ self: Link }),

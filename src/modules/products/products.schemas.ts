@@ -34,6 +34,16 @@ export const Image = Nullable(
   Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'An http(s) URL' }),
 );
 export const Description = Nullable(Type.String({ maxLength: 10_000 }));
+/** DECISIONS §18: optional, 1-64 characters, unique when present (409 when taken). */
+export const Sku = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: NOT_BLANK,
+    examples: ['KB-MECH-001'],
+    description: 'Unique when present',
+  }),
+);
 
 export const CreateProductInput = Type.Object(
   {
@@ -43,8 +53,9 @@ export const CreateProductInput = Type.Object(
     stock: Stock,
     image: Type.Optional(Image),
     description: Type.Optional(Description),
+    sku: Type.Optional(Sku),
   },
-  { additionalProperties: false, description: 'A new product; image and description default to null' },
+  { additionalProperties: false, description: 'A new product; image, description and sku default to null' },
 );
 export type CreateProductInput = Static<typeof CreateProductInput>;
 
@@ -62,6 +73,7 @@ export const UpdateProductInput = Type.Object(
     stock: Type.Optional(Stock),
     image: Type.Optional(Image),
     description: Type.Optional(Description),
+    sku: Type.Optional(Sku),
   },
   { additionalProperties: false, description: 'Partial update: only the fields sent change' },
 );

@@ -2,7 +2,7 @@ import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
-import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -55,7 +55,18 @@ function rowChanges(input: UpdateProductInput): ProductRowUpdate {
   if (input.stock !== undefined) changes.stock = input.stock;
   if (input.image !== undefined) changes.image = input.image;
   if (input.description !== undefined) changes.description = input.description;
+  if (input.sku !== undefined) changes.sku = input.sku;
   return changes;
+}
+
+/** A write that may take a `sku` another product has (409). */
+async function uniqueSku<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw AppError.conflict('Another product has this sku');
+    throw error;
+  }
 }
 
 export type ProductEvents = {
@@ -77,15 +88,17 @@ export function createProductsService(
   ) {
     requireAdmin(actor);
     const changes = rowChanges(input);
-    return events.transaction(db, async (trx) => {
-      const current = await repo.lockProductById(trx, id);
-      if (!current) throw notFound(id);
-      precondition?.(toProduct(current));
-      if (Object.keys(changes).length === 0) return toProduct(current);
-      const row = await repo.updateProductById(trx, id, { ...changes, updated_at: now() });
-      await events.record(trx, 'product.updated', toProduct(row ?? current));
-      return toProduct(row ?? current);
-    });
+    return uniqueSku(() =>
+      events.transaction(db, async (trx) => {
+        const current = await repo.lockProductById(trx, id);
+        if (!current) throw notFound(id);
+        precondition?.(toProduct(current));
+        if (Object.keys(changes).length === 0) return toProduct(current);
+        const row = await repo.updateProductById(trx, id, { ...changes, updated_at: now() });
+        await events.record(trx, 'product.updated', toProduct(row ?? current));
+        return toProduct(row ?? current);
+      }),
+    );
   }
 
   return {
@@ -113,6 +126,12 @@ export function createProductsService(
     },
 
     /** Products by id in one statement (public, as `getProduct`): an order line's embedded `product`. Any order. */
+    /** The product with this `sku`, if any (public, as `getProduct`): the natural key of upserts (DECISIONS §18). */
+    async findProductBySku(sku: string): Promise<Product | undefined> {
+      const row = await repo.findProductBySku(db, sku);
+      return row ? toProduct(row) : undefined;
+    },
+
     async findProductsByIds(ids: readonly number[]): Promise<Product[]> {
       return (await repo.findProductsByIds(db, [...new Set(ids)])).map(toProduct);
     },
@@ -121,21 +140,24 @@ export function createProductsService(
       requireAdmin(actor);
       const input = assertPriceHasCents(checkCreate(raw));
       const timestamp = now();
-      const row = await events.recordInsert(
-        db,
-        'product.created',
-        repo.productInsert,
-        {
-          name: input.name.trim(),
-          category: input.category.trim(),
-          price_cents: centsOf(input.price),
-          stock: input.stock,
-          image: input.image ?? null,
-          description: input.description ?? null,
-          created_at: timestamp,
-          updated_at: timestamp,
-        },
-        toProduct,
+      const row = await uniqueSku(() =>
+        events.recordInsert(
+          db,
+          'product.created',
+          repo.productInsert,
+          {
+            name: input.name.trim(),
+            category: input.category.trim(),
+            price_cents: centsOf(input.price),
+            stock: input.stock,
+            image: input.image ?? null,
+            description: input.description ?? null,
+            sku: input.sku ?? null,
+            created_at: timestamp,
+            updated_at: timestamp,
+          },
+          toProduct,
+        ),
       );
       return toProduct(row);
     },
@@ -152,7 +174,7 @@ export function createProductsService(
       return change(
         actor,
         id,
-        { ...input, image: input.image ?? null, description: input.description ?? null },
+        { ...input, image: input.image ?? null, description: input.description ?? null, sku: input.sku ?? null },
         precondition,
       );
     },

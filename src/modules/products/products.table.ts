@@ -14,6 +14,8 @@ export interface ProductsTable {
   stock: number;
   image: string | null;
   description: string | null;
+  /** The natural key of upserts (DECISIONS §18): unique when present (migration 0021-products-sku). */
+  sku: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,0 +1,202 @@
+import type { Principal } from '../../core/access/principal.ts';
+import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
+import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
+import type { Precondition } from '../../core/precondition.ts';
+
+export type BatchOp = 'create' | 'update' | 'upsert' | 'delete';
+export const BATCH_OPS: readonly BatchOp[] = ['create', 'update', 'upsert', 'delete'];
+export const MAX_BATCH_OPERATIONS = 1000;
+
+export interface BatchOperation {
+  op: BatchOp;
+  id?: number | undefined;
+  ifMatch?: string | undefined;
+  data?: unknown;
+}
+
+/**
+ * One resource as a batch writes it: each operation is the single request's own service call
+ * (permissions, validation, `If-Match`, events, counters), so a batch has no second implementation
+ * of any write. The checks run the services' own schemas before anything is written.
+ */
+export interface BatchTarget<T> {
+  resource: string;
+  ops: ReadonlySet<BatchOp>;
+  /** Users' batches are for admins (sign-up stays single): refused whole, before any check. */
+  adminOnly: boolean;
+  checkCreate(data: unknown): void;
+  checkUpdate(data: unknown): void;
+  /** The create body as the service takes it (posts: `authorId` defaults to the caller). */
+  createBody(actor: Principal | null, data: unknown): unknown;
+  /** The natural key upserts match on (products `sku`, users `email`); none for posts. */
+  naturalKey?: { field: string; normalize(value: string): string; find(value: string): Promise<T | undefined> };
+  create(actor: Principal | null, data: unknown): Promise<T>;
+  update(actor: Principal | null, id: number, data: unknown, precondition?: Precondition<T>): Promise<T>;
+  remove(actor: Principal | null, id: number, precondition?: Precondition<T>): Promise<boolean>;
+  idOf(value: T): number;
+}
+
+export interface BatchResult<T> {
+  index: number;
+  status: number;
+  id?: number;
+  value?: T;
+  error?: AppError;
+}
+
+export interface BatchOutcome<T> {
+  results: BatchResult<T>[];
+  succeeded: number;
+  failed: number;
+}
+
+/** Builds the `ifMatch` of an operation as the transport compares it (REST: the GET's strong ETag). */
+export type PreconditionOf<T> = (ifMatch: string) => Precondition<T>;
+
+const at = (index: number, field?: string) => `operations.${index}${field ? `.${field}` : ''}`;
+
+/** An `AppError`'s details under `operations.N.data.` (its own field names are the body's). */
+function detailsUnder(index: number, error: unknown): ErrorDetail[] {
+  if (error instanceof AppError && error.details?.length)
+    return error.details.map((d) => ({ field: at(index, d.field ? `data.${d.field}` : 'data'), message: d.message }));
+  return [{ field: at(index), message: error instanceof Error ? error.message : 'is invalid' }];
+}
+
+/** The envelope's rules, whole-batch: an op the resource does not take, a missing id, a key an upsert lacks. */
+function checkEnvelope<T>(target: BatchTarget<T>, operations: readonly BatchOperation[]): void {
+  if (operations.length > MAX_BATCH_OPERATIONS)
+    throw new AppError('PAYLOAD_TOO_LARGE', `A batch holds at most ${MAX_BATCH_OPERATIONS} operations`, {
+      details: [{ field: 'operations', message: `has ${operations.length} operations` }],
+    });
+  const details: ErrorDetail[] = [];
+  const targets = new Map<string, number>();
+  operations.forEach((operation, index) => {
+    if (!target.ops.has(operation.op)) {
+      const why = operation.op === 'upsert' ? 'has no natural key' : `takes ${[...target.ops].join(', ')}`;
+      details.push({ field: at(index, 'op'), message: `${target.resource} ${why}` });
+      return;
+    }
+    let key: string | undefined;
+    if (operation.op === 'update' || operation.op === 'delete') {
+      if (operation.id === undefined) details.push({ field: at(index, 'id'), message: 'is required' });
+      else key = `id:${operation.id}`;
+    }
+    const natural = target.naturalKey;
+    if (natural && (operation.op === 'upsert' || operation.op === 'create')) {
+      const value = (operation.data as Record<string, unknown> | undefined)?.[natural.field];
+      if (typeof value === 'string') key = `${natural.field}:${natural.normalize(value)}`;
+      else if (operation.op === 'upsert')
+        details.push({ field: at(index, `data.${natural.field}`), message: 'is required for an upsert' });
+    }
+    if (key === undefined) return;
+    const first = targets.get(key);
+    if (first !== undefined)
+      details.push({ field: at(index), message: `targets the same ${target.resource} as operations.${first}` });
+    else targets.set(key, index);
+  });
+  if (details.length) throw AppError.validation(details, 'The batch is malformed');
+}
+
+/** Each operation's own checks; what one refuses, as a 422 naming `operations.N.data....`. */
+function checkOperation<T>(actor: Principal | null, target: BatchTarget<T>, operation: BatchOperation, index: number) {
+  try {
+    if (operation.op === 'create') target.checkCreate(target.createBody(actor, operation.data ?? {}));
+    else if (operation.op === 'update' || operation.op === 'upsert') target.checkUpdate(operation.data ?? {});
+    return undefined;
+  } catch (error) {
+    return AppError.validation(detailsUnder(index, error));
+  }
+}
+
+async function runOne<T>(
+  actor: Principal | null,
+  target: BatchTarget<T>,
+  operation: BatchOperation,
+  index: number,
+  preconditionOf: PreconditionOf<T>,
+): Promise<BatchResult<T>> {
+  const precondition = operation.ifMatch !== undefined ? preconditionOf(operation.ifMatch) : undefined;
+  switch (operation.op) {
+    case 'create': {
+      const value = await target.create(actor, target.createBody(actor, operation.data ?? {}));
+      return { index, status: 201, id: target.idOf(value), value };
+    }
+    case 'update': {
+      const value = await target.update(actor, operation.id!, operation.data ?? {}, precondition);
+      return { index, status: 200, id: target.idOf(value), value };
+    }
+    case 'delete': {
+      if (!(await target.remove(actor, operation.id!, precondition)))
+        throw AppError.notFound(`${target.resource} ${operation.id}`);
+      return { index, status: 204, id: operation.id! };
+    }
+    case 'upsert': {
+      const natural = target.naturalKey!;
+      const key = (operation.data as Record<string, string>)[natural.field]!;
+      const current = await natural.find(natural.normalize(key));
+      if (current) {
+        const value = await target.update(actor, target.idOf(current), operation.data, precondition);
+        return { index, status: 200, id: target.idOf(value), value };
+      }
+      const value = await target.create(actor, target.createBody(actor, operation.data));
+      return { index, status: 201, id: target.idOf(value), value };
+    }
+  }
+}
+
+/** A failed operation of an atomic batch: its own error, its details under `operations.N`. */
+function atomicFailure(index: number, error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  const details = error.details?.length ? detailsUnder(index, error) : [{ field: at(index), message: error.message }];
+  return new AppError(error.code, error.message, { status: error.status, details, headers: error.headers ?? {} });
+}
+
+/**
+ * DECISIONS §18's batch: every operation checked before anything is written; `atomic` (the default)
+ * in one transaction that the first failure rolls back whole, else each operation alone.
+ */
+export async function runBatch<T>(
+  db: object,
+  actor: Principal | null,
+  target: BatchTarget<T>,
+  request: { atomic?: boolean | undefined; operations: readonly BatchOperation[] },
+  preconditionOf: PreconditionOf<T>,
+): Promise<BatchOutcome<T>> {
+  if (target.adminOnly && actor?.role !== 'admin')
+    throw actor ? AppError.forbidden(`Batches of ${target.resource} are for admins`) : AppError.unauthorized();
+  const { operations } = request;
+  checkEnvelope(target, operations);
+  const refusals = operations.map((operation, index) => checkOperation(actor, target, operation, index));
+  if (request.atomic !== false) {
+    const details = refusals.flatMap((refusal) => refusal?.details ?? []);
+    if (details.length) throw AppError.validation(details);
+    const results = await inOuterTransaction(db, async () => {
+      const done: BatchResult<T>[] = [];
+      for (const [index, operation] of operations.entries()) {
+        try {
+          done.push(await runOne(actor, target, operation, index, preconditionOf));
+        } catch (error) {
+          throw atomicFailure(index, error);
+        }
+      }
+      return done;
+    });
+    return { results, succeeded: results.length, failed: 0 };
+  }
+  const results: BatchResult<T>[] = [];
+  for (const [index, operation] of operations.entries()) {
+    const refusal = refusals[index];
+    if (refusal) {
+      results.push({ index, status: refusal.status, error: refusal });
+      continue;
+    }
+    try {
+      results.push(await runOne(actor, target, operation, index, preconditionOf));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      results.push({ index, status: error.status, ...(operation.id !== undefined ? { id: operation.id } : {}), error });
+    }
+  }
+  const failed = results.filter((r) => r.error).length;
+  return { results, succeeded: results.length - failed, failed };
+}
