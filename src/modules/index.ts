@@ -1,6 +1,5 @@
 import { authModule } from './auth/auth.module.ts';
 import { avatarsModule } from './avatars/avatars.module.ts';
-import { bulkModule } from './bulk/bulk.module.ts';
 import { brokerModule } from './broker/broker.module.ts';
 import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
@@ -36,7 +35,6 @@ export const modules = [
   commentsModule,
   likesModule,
   avatarsModule,
-  bulkModule,
 ] as const;
 
 export type Modules = typeof modules;

@@ -21,7 +21,7 @@ export const postsModule = defineModule({
       services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) }),
       listSettingsOf(config),
     ),
-  routes: restRoutes(postsRoutes, ({ posts, embedding }) => ({ posts, embedding })),
+  routes: restRoutes(postsRoutes, ({ posts, embedding, idempotency }) => ({ posts, embedding, idempotency })),
   embeds: postsEmbeds,
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
   migrations: postsMigrations,

@@ -1,3 +1,5 @@
+import { registerBatchRoute } from '../../core/bulk/batch.http.ts';
+import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Id } from '../../core/http/schemas.ts';
@@ -21,10 +23,20 @@ const PostParams = Type.Object({ postId: Id });
 const tags = ['posts'];
 
 /** REST adapter for posts: each handler is a thin call into the posts service. */
-export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embedding: Embedding }> = async (
-  app,
-  { posts, embedding },
-) => {
+export const postsRoutes: FastifyPluginAsyncTypebox<{
+  posts: PostsService;
+  embedding: Embedding;
+  idempotency: IdempotencyStore;
+}> = async (app, { posts, embedding, idempotency }) => {
+  // DECISIONS §18: batches of creates over the same service call (authorId defaults to the caller).
+  registerBatchRoute(app, {
+    resource: 'posts',
+    access: 'user',
+    batch: posts.batch,
+    idempotency,
+    schema: PostView,
+    view: (post, request) => toPostView(post, request.apiPrefix),
+  });
   app.get(
     '/posts',
     {

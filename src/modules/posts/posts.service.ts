@@ -1,3 +1,5 @@
+import { withBatch } from '../../core/bulk/batch.ts';
+import { postsBatchTarget } from './posts.batch.ts';
 /**
  * Posts: business rules, permissions and transactions, used by REST and GraphQL alike.
  *
@@ -109,109 +111,113 @@ export function createPostsService(
     }
   }
 
-  return {
-    async getPost(actor: Principal | null, id: number): Promise<Post> {
-      requireSignedIn(actor);
-      const row = await repo.findPostById(db, id);
-      if (!row) throw postNotFound(id);
-      return toPost(row);
-    },
+  return withBatch(
+    db,
+    {
+      async getPost(actor: Principal | null, id: number): Promise<Post> {
+        requireSignedIn(actor);
+        const row = await repo.findPostById(db, id);
+        if (!row) throw postNotFound(id);
+        return toPost(row);
+      },
 
-    async getUserPost(actor: Principal | null, userId: number, postId: number): Promise<Post> {
-      requireSignedIn(actor);
-      const row = await repo.findPostById(db, postId);
-      if (!row || row.author_id !== userId) throw postNotFound(postId);
-      return toPost(row);
-    },
+      async getUserPost(actor: Principal | null, userId: number, postId: number): Promise<Post> {
+        requireSignedIn(actor);
+        const row = await repo.findPostById(db, postId);
+        if (!row || row.author_id !== userId) throw postNotFound(postId);
+        return toPost(row);
+      },
 
-    async listPosts(actor: Principal | null, options: ListPostsOptions = {}): Promise<Post[]> {
-      return (await queryPosts(actor, options)).items;
-    },
+      async listPosts(actor: Principal | null, options: ListPostsOptions = {}): Promise<Post[]> {
+        return (await queryPosts(actor, options)).items;
+      },
 
-    queryPosts,
+      queryPosts,
 
-    /** A user's posts by the list's grammar (posts.query.ts), newest first unless sorted: a page list. */
-    async listUserPosts(actor: Principal | null, userId: number, options: ListOptions): Promise<QueriedPage<Post>> {
-      requireSignedIn(actor);
-      const query = parseListQuery(POST_QUERY, listRequestOf(options, { author_id: userId }), asker(actor, lists));
-      await assertUserExists(userId);
-      return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
-    },
+      /** A user's posts by the list's grammar (posts.query.ts), newest first unless sorted: a page list. */
+      async listUserPosts(actor: Principal | null, userId: number, options: ListOptions): Promise<QueriedPage<Post>> {
+        requireSignedIn(actor);
+        const query = parseListQuery(POST_QUERY, listRequestOf(options, { author_id: userId }), asker(actor, lists));
+        await assertUserExists(userId);
+        return toPosts(await repo.readPostPage(db, query, pageWindow(options, POST_PAGE_RULES)));
+      },
 
-    /**
-     * `GET /posts`, the seed's cursor list (ids descending, one row more read to know whether a next
-     * page exists) with the list's grammar: no total unless `count` asks for one, and only cursors
-     * (no page or offset).
-     */
-    async listPostsByCursor(
-      actor: Principal | null,
-      options: ListOptions & { q?: string | undefined; highlight?: string | undefined },
-    ): Promise<QueriedPage<Post> & { search?: SearchResults }> {
-      requireSignedIn(actor);
-      const { search, highlight } = readSearchParameters(POST_SEARCH, options.q, options.highlight);
-      const request = { ...listRequestOf({ ...options, count: options.count ?? 'none' }), search };
-      const query = withSeedCursorRead(parseListQuery(POST_QUERY, request, asker(actor, lists)));
-      const page = await repo.readPostPage(db, query, pageWindow({ limit: options.limit }, POST_PAGE_RULES));
-      const searched = await repo.readPostSearchResults(db, query, page.items, highlight);
-      return { ...toPosts(page), ...(searched ? { search: searched } : {}) };
-    },
+      /**
+       * `GET /posts`, the seed's cursor list (ids descending, one row more read to know whether a next
+       * page exists) with the list's grammar: no total unless `count` asks for one, and only cursors
+       * (no page or offset).
+       */
+      async listPostsByCursor(
+        actor: Principal | null,
+        options: ListOptions & { q?: string | undefined; highlight?: string | undefined },
+      ): Promise<QueriedPage<Post> & { search?: SearchResults }> {
+        requireSignedIn(actor);
+        const { search, highlight } = readSearchParameters(POST_SEARCH, options.q, options.highlight);
+        const request = { ...listRequestOf({ ...options, count: options.count ?? 'none' }), search };
+        const query = withSeedCursorRead(parseListQuery(POST_QUERY, request, asker(actor, lists)));
+        const page = await repo.readPostPage(db, query, pageWindow({ limit: options.limit }, POST_PAGE_RULES));
+        const searched = await repo.readPostSearchResults(db, query, page.items, highlight);
+        return { ...toPosts(page), ...(searched ? { search: searched } : {}) };
+      },
 
-    /** The author or an admin creates a post for that author; input is checked here so GraphQL gets the same rules. */
-    async createPost(actor: Principal | null, raw: unknown): Promise<Post> {
-      const principal = requireSignedIn(actor);
-      const input = checkCreate(raw);
-      if (!isAdmin(principal) && principal.userId !== input.authorId) {
-        throw AppError.forbidden('You may only create posts as yourself');
-      }
-      const timestamp = now();
-      try {
-        const row = await events.recordInsert(
-          db,
-          'post.created',
-          repo.postInsert,
-          {
-            author_id: input.authorId,
-            title: input.title,
-            content: input.content,
-            created_at: timestamp,
-            updated_at: timestamp,
-          },
+      /** The author or an admin creates a post for that author; input is checked here so GraphQL gets the same rules. */
+      async createPost(actor: Principal | null, raw: unknown): Promise<Post> {
+        const principal = requireSignedIn(actor);
+        const input = checkCreate(raw);
+        if (!isAdmin(principal) && principal.userId !== input.authorId) {
+          throw AppError.forbidden('You may only create posts as yourself');
+        }
+        const timestamp = now();
+        try {
+          const row = await events.recordInsert(
+            db,
+            'post.created',
+            repo.postInsert,
+            {
+              author_id: input.authorId,
+              title: input.title,
+              content: input.content,
+              created_at: timestamp,
+              updated_at: timestamp,
+            },
+            toPost,
+          );
+          return toPost(row);
+        } catch (error) {
+          // No such author (the foreign key decides it, in the same statement: no read before the write).
+          if (isForeignKeyViolation(error)) throw userNotFound(input.authorId);
+          throw error;
+        }
+      },
+
+      /** With `fields` (GraphQL's selection), only their columns and the keys are read. */
+      async findPostsByIds(ids: readonly number[], fields?: Iterable<string>): Promise<Post[]> {
+        return (await repo.findPostsByIds(db, [...new Set(ids)], columnsFor(fields, POST_COLUMN_OF, POST_KEYS))).map(
           toPost,
         );
-        return toPost(row);
-      } catch (error) {
-        // No such author (the foreign key decides it, in the same statement: no read before the write).
-        if (isForeignKeyViolation(error)) throw userNotFound(input.authorId);
-        throw error;
-      }
-    },
+      },
 
-    /** With `fields` (GraphQL's selection), only their columns and the keys are read. */
-    async findPostsByIds(ids: readonly number[], fields?: Iterable<string>): Promise<Post[]> {
-      return (await repo.findPostsByIds(db, [...new Set(ids)], columnsFor(fields, POST_COLUMN_OF, POST_KEYS))).map(
-        toPost,
-      );
+      /** Batch loader for `User.posts`: one query whatever the number of authors; every author gets an entry. */
+      async findPostsByAuthorIds(
+        authorIds: readonly number[],
+        page: { limit?: number | undefined; offset?: number | undefined } = {},
+        fields?: Iterable<string>,
+      ): Promise<Map<number, Post[]>> {
+        const unique = [...new Set(authorIds)];
+        const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, POST_PAGE_RULES);
+        const rows = await repo.listPostsOfAuthors(
+          db,
+          unique,
+          { limit, offset },
+          columnsFor(fields, POST_COLUMN_OF, POST_KEYS),
+        );
+        const byAuthor = new Map<number, Post[]>(unique.map((id) => [id, []]));
+        for (const row of rows) byAuthor.get(row.author_id)?.push(toPost(row));
+        return byAuthor;
+      },
     },
-
-    /** Batch loader for `User.posts`: one query whatever the number of authors; every author gets an entry. */
-    async findPostsByAuthorIds(
-      authorIds: readonly number[],
-      page: { limit?: number | undefined; offset?: number | undefined } = {},
-      fields?: Iterable<string>,
-    ): Promise<Map<number, Post[]>> {
-      const unique = [...new Set(authorIds)];
-      const { limit, offset } = pageWindow({ limit: page.limit, offset: page.offset ?? 0 }, POST_PAGE_RULES);
-      const rows = await repo.listPostsOfAuthors(
-        db,
-        unique,
-        { limit, offset },
-        columnsFor(fields, POST_COLUMN_OF, POST_KEYS),
-      );
-      const byAuthor = new Map<number, Post[]>(unique.map((id) => [id, []]));
-      for (const row of rows) byAuthor.get(row.author_id)?.push(toPost(row));
-      return byAuthor;
-    },
-  };
+    postsBatchTarget,
+  );
 }
 
 export type PostsService = ReturnType<typeof createPostsService>;

@@ -25,7 +25,7 @@ export const productsModule = defineModule({
       }),
       listSettingsOf(config),
     ),
-  routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
+  routes: restRoutes(productsRoutes, ({ products, idempotency }) => ({ products, idempotency })),
   migrations: productsMigrations,
   graphql: { typeDefs: productsTypeDefs, resolvers: productsResolvers },
   embeds: productsEmbeds,

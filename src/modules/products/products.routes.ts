@@ -1,3 +1,5 @@
+import { registerBatchRoute } from '../../core/bulk/batch.http.ts';
+import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -74,7 +76,19 @@ function listOptionsOf(query: ListProductsQuery, version: ApiVersion): ListProdu
 }
 
 /** REST adapter for products: each handler is a thin call into the products service. */
-export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsService }> = async (app, { products }) => {
+export const productsRoutes: FastifyPluginAsyncTypebox<{
+  products: ProductsService;
+  idempotency: IdempotencyStore;
+}> = async (app, { products, idempotency }) => {
+  // DECISIONS §18: admins' batches over the same service calls; upserts by `sku`.
+  registerBatchRoute(app, {
+    resource: 'products',
+    access: 'admin',
+    batch: products.batch,
+    idempotency,
+    schema: ProductView,
+    view: (product, request) => toProductView(product, request.apiPrefix, request.apiVersion),
+  });
   app.get(
     '/products',
     {

@@ -1,3 +1,5 @@
+import { withBatch } from '../../core/bulk/batch.ts';
+import { productsBatchTarget } from './products.batch.ts';
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
@@ -101,113 +103,118 @@ export function createProductsService(
     );
   }
 
-  return {
-    ...createProductAggregates(db, lists),
+  return withBatch(
+    db,
+    {
+      ...createProductAggregates(db, lists),
 
-    /**
-     * Public: anyone may read the catalogue. A page of products by the list's grammar
-     * (products.query.ts): the seed's filters with their meaning, the grammar's `field[op]` filters,
-     * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
-     * read with the other seed filters, not as the grammar's equality.
-     */
-    async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<ProductPage> {
-      const grammar = options.grammar ?? PRODUCT_QUERY_V1;
-      const { highlight } = readSearchParameters(PRODUCT_SEARCH, options.q, options.highlight);
-      const query = productListQuery(actor, options, lists);
-      const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
-      const searched = await readProductSearchResults(db, query, page.items, highlight);
-      return { ...page, items: page.items.map(toProduct), ...(searched ? { search: searched } : {}) };
-    },
+      /**
+       * Public: anyone may read the catalogue. A page of products by the list's grammar
+       * (products.query.ts): the seed's filters with their meaning, the grammar's `field[op]` filters,
+       * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
+       * read with the other seed filters, not as the grammar's equality.
+       */
+      async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<ProductPage> {
+        const grammar = options.grammar ?? PRODUCT_QUERY_V1;
+        const { highlight } = readSearchParameters(PRODUCT_SEARCH, options.q, options.highlight);
+        const query = productListQuery(actor, options, lists);
+        const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
+        const searched = await readProductSearchResults(db, query, page.items, highlight);
+        return { ...page, items: page.items.map(toProduct), ...(searched ? { search: searched } : {}) };
+      },
 
-    async getProduct(_actor: Principal | null, id: number): Promise<Product> {
-      const row = await repo.findProductById(db, id);
-      if (!row) throw notFound(id);
-      return toProduct(row);
-    },
+      async getProduct(_actor: Principal | null, id: number): Promise<Product> {
+        const row = await repo.findProductById(db, id);
+        if (!row) throw notFound(id);
+        return toProduct(row);
+      },
 
-    /** Products by id in one statement (public, as `getProduct`): an order line's embedded `product`. Any order. */
-    /** The product with this `sku`, if any (public, as `getProduct`): the natural key of upserts (DECISIONS §18). */
-    async findProductBySku(sku: string): Promise<Product | undefined> {
-      const row = await repo.findProductBySku(db, sku);
-      return row ? toProduct(row) : undefined;
-    },
+      /** Products by id in one statement (public, as `getProduct`): an order line's embedded `product`. Any order. */
+      /** The product with this `sku`, if any (public, as `getProduct`): the natural key of upserts (DECISIONS §18). */
+      async findProductBySku(sku: string): Promise<Product | undefined> {
+        const row = await repo.findProductBySku(db, sku);
+        return row ? toProduct(row) : undefined;
+      },
 
-    async findProductsByIds(ids: readonly number[]): Promise<Product[]> {
-      return (await repo.findProductsByIds(db, [...new Set(ids)])).map(toProduct);
-    },
+      async findProductsByIds(ids: readonly number[]): Promise<Product[]> {
+        return (await repo.findProductsByIds(db, [...new Set(ids)])).map(toProduct);
+      },
 
-    async createProduct(actor: Principal | null, raw: unknown): Promise<Product> {
-      requireAdmin(actor);
-      const input = assertPriceHasCents(checkCreate(raw));
-      const timestamp = now();
-      const row = await uniqueSku(() =>
-        events.recordInsert(
-          db,
-          'product.created',
-          repo.productInsert,
-          {
-            name: input.name.trim(),
-            category: input.category.trim(),
-            price_cents: centsOf(input.price),
-            stock: input.stock,
-            image: input.image ?? null,
-            description: input.description ?? null,
-            sku: input.sku ?? null,
-            created_at: timestamp,
-            updated_at: timestamp,
-          },
-          toProduct,
-        ),
-      );
-      return toProduct(row);
-    },
+      async createProduct(actor: Principal | null, raw: unknown): Promise<Product> {
+        requireAdmin(actor);
+        const input = assertPriceHasCents(checkCreate(raw));
+        const timestamp = now();
+        const row = await uniqueSku(() =>
+          events.recordInsert(
+            db,
+            'product.created',
+            repo.productInsert,
+            {
+              name: input.name.trim(),
+              category: input.category.trim(),
+              price_cents: centsOf(input.price),
+              stock: input.stock,
+              image: input.image ?? null,
+              description: input.description ?? null,
+              sku: input.sku ?? null,
+              created_at: timestamp,
+              updated_at: timestamp,
+            },
+            toProduct,
+          ),
+        );
+        return toProduct(row);
+      },
 
-    /** PUT: every field is set; an absent image or description becomes null. */
-    replaceProduct(
-      actor: Principal | null,
-      id: number,
-      raw: unknown,
-      precondition?: Precondition<Product>,
-    ): Promise<Product> {
-      requireAdmin(actor);
-      const input = assertPriceHasCents(checkReplace(raw));
-      return change(
-        actor,
-        id,
-        { ...input, image: input.image ?? null, description: input.description ?? null, sku: input.sku ?? null },
-        precondition,
-      );
-    },
+      /** PUT: every field is set; an absent image or description becomes null. */
+      replaceProduct(
+        actor: Principal | null,
+        id: number,
+        raw: unknown,
+        precondition?: Precondition<Product>,
+      ): Promise<Product> {
+        requireAdmin(actor);
+        const input = assertPriceHasCents(checkReplace(raw));
+        return change(
+          actor,
+          id,
+          { ...input, image: input.image ?? null, description: input.description ?? null, sku: input.sku ?? null },
+          precondition,
+        );
+      },
 
-    /** PATCH: only the fields sent change; `{}` changes nothing. */
-    updateProduct(
-      actor: Principal | null,
-      id: number,
-      raw: unknown,
-      precondition?: Precondition<Product>,
-    ): Promise<Product> {
-      requireAdmin(actor);
-      return change(actor, id, assertPriceHasCents(checkUpdate(raw ?? {})), precondition);
-    },
+      /** PATCH: only the fields sent change; `{}` changes nothing. */
+      updateProduct(
+        actor: Principal | null,
+        id: number,
+        raw: unknown,
+        precondition?: Precondition<Product>,
+      ): Promise<Product> {
+        requireAdmin(actor);
+        return change(actor, id, assertPriceHasCents(checkUpdate(raw ?? {})), precondition);
+      },
 
-    /** Refused with 409 while order items refer to the product (orders are financial records). */
-    async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean> {
-      requireAdmin(actor);
-      try {
-        return await events.transaction(db, async (trx) => {
-          const current = await repo.lockProductById(trx, id);
-          if (!current) return false;
-          precondition?.(toProduct(current));
-          const deleted = await repo.deleteProductById(trx, id);
-          if (deleted) await events.record(trx, 'product.deleted', { id });
-          return deleted;
-        });
-      } catch (error) {
-        if (isForeignKeyViolation(error)) throw AppError.conflict('A product that appears in orders cannot be deleted');
-        throw error;
-      }
+      /** Refused with 409 while order items refer to the product (orders are financial records). */
+      async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean> {
+        requireAdmin(actor);
+        try {
+          return await events.transaction(db, async (trx) => {
+            const current = await repo.lockProductById(trx, id);
+            if (!current) return false;
+            precondition?.(toProduct(current));
+            const deleted = await repo.deleteProductById(trx, id);
+            if (deleted) await events.record(trx, 'product.deleted', { id });
+            return deleted;
+          });
+        } catch (error) {
+          if (isForeignKeyViolation(error))
+            throw AppError.conflict('A product that appears in orders cannot be deleted');
+          throw error;
+        }
+      },
     },
-  };
+    productsBatchTarget,
+  );
 }
 
 export type ProductsService = ReturnType<typeof createProductsService>;

@@ -25,7 +25,7 @@ export const usersModule = defineModule({
       }),
       listSettingsOf(config),
     ),
-  routes: restRoutes(usersRoutes, ({ users, embedding }) => ({ users, embedding })),
+  routes: restRoutes(usersRoutes, ({ users, embedding, idempotency }) => ({ users, embedding, idempotency })),
   embeds: usersEmbeds,
   migrations: usersMigrations,
   graphql: { typeDefs: usersTypeDefs, resolvers: usersResolvers },

@@ -1,3 +1,5 @@
+import { registerBatchRoute } from '../../core/bulk/batch.http.ts';
+import type { IdempotencyStore } from '../../core/idempotency/idempotency.store.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -38,10 +40,20 @@ const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<U
   ifMatchPrecondition(request, reply, UserView, (user: User) => toUserView(user, request.apiPrefix, request.principal));
 
 /** REST adapter for users: each handler is a thin call into the users service. */
-export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embedding: Embedding }> = async (
-  app,
-  { users, embedding },
-) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{
+  users: UsersService;
+  embedding: Embedding;
+  idempotency: IdempotencyStore;
+}> = async (app, { users, embedding, idempotency }) => {
+  // DECISIONS §18: admins' batches over the same service calls.
+  registerBatchRoute(app, {
+    resource: 'users',
+    access: 'admin',
+    batch: users.batch,
+    idempotency,
+    schema: UserView,
+    view: (user, request) => toUserView(user, request.apiPrefix, request.principal),
+  });
   app.get(
     '/users',
     {

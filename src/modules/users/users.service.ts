@@ -1,3 +1,5 @@
+import { withBatch } from '../../core/bulk/batch.ts';
+import { usersBatchTarget } from './users.batch.ts';
 import { requireAdmin, requireSelfOrAdmin, requireSignedIn } from '../../core/access/guards.ts';
 import { hashPassword } from '../../core/access/passwords.ts';
 import { isAdmin, type Principal } from '../../core/access/principal.ts';
@@ -96,137 +98,151 @@ export function createUsersService(
     });
   }
 
-  return {
-    /** The caller's current role and status, for the rights check of writes and admin tokens. */
-    currentRights(id: number) {
-      return repo.findUserRights(db, id);
-    },
+  return withBatch(
+    db,
+    {
+      /** The caller's current role and status, for the rights check of writes and admin tokens. */
+      currentRights(id: number) {
+        return repo.findUserRights(db, id);
+      },
 
-    async getUser(actor: Principal | null, id: number): Promise<User> {
-      requireSignedIn(actor);
-      const row = await repo.findUserById(db, id);
-      if (!row) throw notFound(id);
-      return visibleTo(actor, toUser(row));
-    },
+      async getUser(actor: Principal | null, id: number): Promise<User> {
+        requireSignedIn(actor);
+        const row = await repo.findUserById(db, id);
+        if (!row) throw notFound(id);
+        return visibleTo(actor, toUser(row));
+      },
 
-    /** With `fields` (GraphQL's selection), only their columns are read: the other properties are absent. */
-    async findUsersByIds(viewer: Principal | null, ids: readonly number[], fields?: Iterable<string>): Promise<User[]> {
-      return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map((row) =>
-        visibleTo(viewer, toUser(row)),
-      );
-    },
-
-    /**
-     * A page of users by the list's grammar (users.query.ts): filters, sort, count and cursor. Filtering
-     * or sorting by email would reveal addresses a caller may not read: admins only (DECISIONS §5).
-     */
-    async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<QueriedPage<User>> {
-      requireSignedIn(actor);
-      const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor), ...lists });
-      const page = await repo.readUserPage(db, query, pageWindow(options, USER_PAGE_RULES));
-      return { ...page, items: page.items.map((row) => visibleTo(actor, toUser(row))) };
-    },
-
-    /**
-     * One page of users filtered and ordered by the list's grammar, without a total (GraphQL's `users`
-     * with `filter` or `orderBy`): the REST list's rules, its 422s named as GraphQL's arguments.
-     */
-    async queryUserItems(
-      actor: Principal | null,
-      options: PageRequest & { parameters: Record<string, unknown>; sort: string | undefined },
-    ): Promise<User[]> {
-      requireSignedIn(actor);
-      let query;
-      try {
-        query = parseListQuery(
-          USER_QUERY,
-          { sort: options.sort, parameters: options.parameters, count: 'none' },
-          { admin: isAdmin(actor), ...lists },
+      /** With `fields` (GraphQL's selection), only their columns are read: the other properties are absent. */
+      async findUsersByIds(
+        viewer: Principal | null,
+        ids: readonly number[],
+        fields?: Iterable<string>,
+      ): Promise<User[]> {
+        return (await repo.findUsersByIds(db, ids, columnsFor(fields, USER_COLUMN_OF, ['id']))).map((row) =>
+          visibleTo(viewer, toUser(row)),
         );
-      } catch (error) {
-        throw asGraphqlArguments(error);
-      }
-      const rows = await repo.queryUserRows(db, query, pageWindow(options, USER_PAGE_RULES));
-      return rows.map((row) => visibleTo(actor, toUser(row)));
-    },
+      },
 
-    /** One page of users by id without counting them all: for lists that show no total (GraphQL's `users`). */
-    async listUserItems(actor: Principal | null, options: PageRequest): Promise<User[]> {
-      requireSignedIn(actor);
-      const rows = await repo.listUserRows(db, pageWindow(options, USER_PAGE_RULES));
-      return rows.map((row) => visibleTo(actor, toUser(row)));
-    },
+      /**
+       * A page of users by the list's grammar (users.query.ts): filters, sort, count and cursor. Filtering
+       * or sorting by email would reveal addresses a caller may not read: admins only (DECISIONS §5).
+       */
+      async listUsers(actor: Principal | null, options: ListUsersOptions): Promise<QueriedPage<User>> {
+        requireSignedIn(actor);
+        const query = parseListQuery(USER_QUERY, listRequestOf(options), { admin: isAdmin(actor), ...lists });
+        const page = await repo.readUserPage(db, query, pageWindow(options, USER_PAGE_RULES));
+        return { ...page, items: page.items.map((row) => visibleTo(actor, toUser(row))) };
+      },
 
-    /** Sign-up: open to anyone; role and status are for admins only. */
-    async createUser(actor: Principal | null, raw: unknown): Promise<User> {
-      const input = checkCreate(raw);
-      assertMayChangeRoleOrStatus(actor, input);
-      const timestamp = now();
-      const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-      const row = await unique(() =>
-        events.recordInsert(
-          db,
-          'user.created',
-          repo.userInsert,
-          {
-            name: input.name.trim(),
-            email: input.email.toLowerCase(),
-            age: input.age ?? null,
-            role: (input.role as User['role']) ?? 'user',
-            status: (input.status as User['status']) ?? 'active',
-            email_verified: false,
-            password_hash: passwordHash,
-            created_at: timestamp,
-            updated_at: timestamp,
-          },
-          toUser,
-        ),
-      );
-      return toUser(row);
-    },
+      /**
+       * One page of users filtered and ordered by the list's grammar, without a total (GraphQL's `users`
+       * with `filter` or `orderBy`): the REST list's rules, its 422s named as GraphQL's arguments.
+       */
+      async queryUserItems(
+        actor: Principal | null,
+        options: PageRequest & { parameters: Record<string, unknown>; sort: string | undefined },
+      ): Promise<User[]> {
+        requireSignedIn(actor);
+        let query;
+        try {
+          query = parseListQuery(
+            USER_QUERY,
+            { sort: options.sort, parameters: options.parameters, count: 'none' },
+            { admin: isAdmin(actor), ...lists },
+          );
+        } catch (error) {
+          throw asGraphqlArguments(error);
+        }
+        const rows = await repo.queryUserRows(db, query, pageWindow(options, USER_PAGE_RULES));
+        return rows.map((row) => visibleTo(actor, toUser(row)));
+      },
 
-    /** PUT: name and email required; an absent age becomes null. */
-    replaceUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<User>): Promise<User> {
-      const input = checkReplace(raw);
-      return change(actor, id, { ...input, age: input.age ?? null }, precondition);
-    },
+      /** One page of users by id without counting them all: for lists that show no total (GraphQL's `users`). */
+      async listUserItems(actor: Principal | null, options: PageRequest): Promise<User[]> {
+        requireSignedIn(actor);
+        const rows = await repo.listUserRows(db, pageWindow(options, USER_PAGE_RULES));
+        return rows.map((row) => visibleTo(actor, toUser(row)));
+      },
 
-    /** PATCH: only the fields sent change; `{}` changes nothing. */
-    updateUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<User>): Promise<User> {
-      return change(actor, id, checkUpdate(raw ?? {}), precondition);
-    },
+      /** Sign-up: open to anyone; role and status are for admins only. */
+      /** The user with this e-mail (stored lower-case), if any: a batch's upsert key, for admins (the batch checks). */
+      async findUserByEmail(email: string): Promise<User | undefined> {
+        const row = await repo.findUserByEmail(db, email);
+        return row ? toUser(row) : undefined;
+      },
 
-    /** Removes the user with their posts, comments and likes; refused while they have orders. */
-    async deleteUser(actor: Principal | null, id: number, precondition?: Precondition<User>): Promise<boolean> {
-      requireSelfOrAdmin(actor, id);
-      const hasOrders = () => AppError.conflict('A user who has orders cannot be deleted');
-      try {
-        return await events.transaction(db, async (trx) => {
-          const current = await repo.lockUserById(trx, id);
-          if (!current) return false;
-          precondition?.(toUser(current));
-          if (await repo.userHasOrders(trx, id)) throw hasOrders();
-          const deleted = await repo.deleteUserById(trx, id);
-          if (deleted) await events.record(trx, 'user.deleted', { id });
-          return deleted;
-        });
-      } catch (error) {
-        // An order placed between the check and the delete still blocks it, through the foreign key.
-        if (isForeignKeyViolation(error)) throw hasOrders();
-        throw error;
-      }
-    },
+      async createUser(actor: Principal | null, raw: unknown): Promise<User> {
+        const input = checkCreate(raw);
+        assertMayChangeRoleOrStatus(actor, input);
+        const timestamp = now();
+        const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+        const row = await unique(() =>
+          events.recordInsert(
+            db,
+            'user.created',
+            repo.userInsert,
+            {
+              name: input.name.trim(),
+              email: input.email.toLowerCase(),
+              age: input.age ?? null,
+              role: (input.role as User['role']) ?? 'user',
+              status: (input.status as User['status']) ?? 'active',
+              email_verified: false,
+              password_hash: passwordHash,
+              created_at: timestamp,
+              updated_at: timestamp,
+            },
+            toUser,
+          ),
+        );
+        return toUser(row);
+      },
 
-    async verifyEmail(actor: Principal | null, id: number): Promise<User> {
-      requireAdmin(actor);
-      return setFlag(id, { email_verified: true });
-    },
+      /** PUT: name and email required; an absent age becomes null. */
+      replaceUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<User>): Promise<User> {
+        const input = checkReplace(raw);
+        return change(actor, id, { ...input, age: input.age ?? null }, precondition);
+      },
 
-    async promoteToAdmin(actor: Principal | null, id: number): Promise<User> {
-      requireAdmin(actor);
-      return setFlag(id, { role: 'admin' });
+      /** PATCH: only the fields sent change; `{}` changes nothing. */
+      updateUser(actor: Principal | null, id: number, raw: unknown, precondition?: Precondition<User>): Promise<User> {
+        return change(actor, id, checkUpdate(raw ?? {}), precondition);
+      },
+
+      /** Removes the user with their posts, comments and likes; refused while they have orders. */
+      async deleteUser(actor: Principal | null, id: number, precondition?: Precondition<User>): Promise<boolean> {
+        requireSelfOrAdmin(actor, id);
+        const hasOrders = () => AppError.conflict('A user who has orders cannot be deleted');
+        try {
+          return await events.transaction(db, async (trx) => {
+            const current = await repo.lockUserById(trx, id);
+            if (!current) return false;
+            precondition?.(toUser(current));
+            if (await repo.userHasOrders(trx, id)) throw hasOrders();
+            const deleted = await repo.deleteUserById(trx, id);
+            if (deleted) await events.record(trx, 'user.deleted', { id });
+            return deleted;
+          });
+        } catch (error) {
+          // An order placed between the check and the delete still blocks it, through the foreign key.
+          if (isForeignKeyViolation(error)) throw hasOrders();
+          throw error;
+        }
+      },
+
+      async verifyEmail(actor: Principal | null, id: number): Promise<User> {
+        requireAdmin(actor);
+        return setFlag(id, { email_verified: true });
+      },
+
+      async promoteToAdmin(actor: Principal | null, id: number): Promise<User> {
+        requireAdmin(actor);
+        return setFlag(id, { role: 'admin' });
+      },
     },
-  };
+    usersBatchTarget,
+  );
 
   /** Idempotent admin actions: setting a flag that is already set changes nothing, not even updatedAt. */
   async function setFlag(id: number, changes: { email_verified?: boolean; role?: 'admin' }): Promise<User> {

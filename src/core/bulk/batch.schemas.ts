@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { Id, Named } from '../../core/http/schemas.ts';
-import { BATCH_OPS, MAX_BATCH_OPERATIONS } from './batch.service.ts';
+import { Id, Named } from '../http/schemas.ts';
+import { BATCH_OPS, MAX_BATCH_OPERATIONS } from './batch.ts';
 
 /** DECISIONS §18: the envelope; each operation's `data` is checked by its single request's schema. */
-export const BatchRequest = Named(
+export const BatchRequestBody = Named(
   'BatchRequest',
   Type.Object(
     {
@@ -31,7 +31,7 @@ export const BatchRequest = Named(
     { additionalProperties: false },
   ),
 );
-export type BatchRequest = Static<typeof BatchRequest>;
+export type BatchRequestBody = Static<typeof BatchRequestBody>;
 
 const ErrorObject = Type.Object({
   code: Type.String(),

@@ -1,7 +1,7 @@
-import type { Principal } from '../../core/access/principal.ts';
-import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
-import { AppError, type ErrorDetail } from '../../core/errors/app-error.ts';
-import type { Precondition } from '../../core/precondition.ts';
+import type { Principal } from '../access/principal.ts';
+import { inOuterTransaction } from '../db/outer-transaction.ts';
+import { AppError, type ErrorDetail } from '../errors/app-error.ts';
+import type { Precondition } from '../precondition.ts';
 
 export type BatchOp = 'create' | 'update' | 'upsert' | 'delete';
 export const BATCH_OPS: readonly BatchOp[] = ['create', 'update', 'upsert', 'delete'];
@@ -151,6 +151,31 @@ function atomicFailure(index: number, error: unknown): unknown {
   return new AppError(error.code, error.message, { status: error.status, details, headers: error.headers ?? {} });
 }
 
+export interface BatchRequest {
+  atomic?: boolean | undefined;
+  operations: readonly BatchOperation[];
+}
+
+/** A service's batch (`withBatch`): the caller, the request and how its `ifMatch` values are compared. */
+export type Batch<T> = (
+  actor: Principal | null,
+  request: BatchRequest,
+  preconditionOf: PreconditionOf<T>,
+) => Promise<BatchOutcome<T>>;
+
+/**
+ * A service with its batch: `service.batch(actor, request, preconditionOf)` runs each operation through
+ * the service's own calls (`target` says which), in one transaction of `db` when atomic.
+ */
+export function withBatch<S extends object, T>(
+  db: object,
+  service: S,
+  target: (service: S) => BatchTarget<T>,
+): S & { batch: Batch<T> } {
+  const own = target(service);
+  return { ...service, batch: (actor, request, preconditionOf) => runBatch(db, actor, own, request, preconditionOf) };
+}
+
 /**
  * DECISIONS §18's batch: every operation checked before anything is written; `atomic` (the default)
  * in one transaction that the first failure rolls back whole, else each operation alone.
@@ -159,7 +184,7 @@ export async function runBatch<T>(
   db: object,
   actor: Principal | null,
   target: BatchTarget<T>,
-  request: { atomic?: boolean | undefined; operations: readonly BatchOperation[] },
+  request: BatchRequest,
   preconditionOf: PreconditionOf<T>,
 ): Promise<BatchOutcome<T>> {
   if (target.adminOnly && actor?.role !== 'admin')

@@ -1,0 +1,39 @@
+import type { BatchTarget } from '../../core/bulk/batch.ts';
+import type { Precondition } from '../../core/precondition.ts';
+import type { Principal } from '../../core/access/principal.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import type { Product } from './product.ts';
+import { CreateProductInput, UpdateProductInput } from './products.schemas.ts';
+
+/** What a batch needs of the products service: its single writes and the `sku` lookup. */
+interface ProductWrites {
+  createProduct(actor: Principal | null, raw: unknown): Promise<Product>;
+  updateProduct(
+    actor: Principal | null,
+    id: number,
+    raw: unknown,
+    precondition?: Precondition<Product>,
+  ): Promise<Product>;
+  deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean>;
+  findProductBySku(sku: string): Promise<Product | undefined>;
+}
+
+const checkCreate = createChecker(CreateProductInput);
+const checkUpdate = createChecker(UpdateProductInput);
+
+/** Products in a batch (DECISIONS §18): admin writes (the service checks each); upserts match on `sku`. */
+export function productsBatchTarget(products: ProductWrites): BatchTarget<Product> {
+  return {
+    resource: 'products',
+    ops: new Set(['create', 'update', 'upsert', 'delete']),
+    adminOnly: false,
+    checkCreate: (data) => void checkCreate(data),
+    checkUpdate: (data) => void checkUpdate(data),
+    createBody: (_actor, data) => data,
+    naturalKey: { field: 'sku', normalize: (sku) => sku, find: (sku) => products.findProductBySku(sku) },
+    create: (actor, data) => products.createProduct(actor, data),
+    update: (actor, id, data, precondition) => products.updateProduct(actor, id, data, precondition),
+    remove: (actor, id, precondition) => products.deleteProduct(actor, id, precondition),
+    idOf: (product) => product.id,
+  };
+}
