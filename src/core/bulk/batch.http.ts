@@ -81,7 +81,7 @@ export function registerBatchRoute<T>(app: FastifyInstance, route: BatchRoute<T>
     `/${route.resource}/batch`,
     {
       bodyLimit: BATCH_BODY_LIMIT,
-      config: { access: route.access, openapi: { errors: ERRORS } },
+      config: { access: route.access, openapi: { errors: ERRORS, versions: [2] } },
       schema: {
         tags: [route.resource],
         summary: `Create, update, upsert or delete ${route.resource} in one request (v2)`,

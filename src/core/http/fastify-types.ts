@@ -13,6 +13,8 @@ export interface OperationDocs {
   requestMedia?: readonly string[];
   /** Statuses whose body is not JSON: the media types they are sent in. */
   responseMedia?: Record<number, readonly string[]>;
+  /** The API versions whose document shows the operation (all when absent): v2-only routes answer 404 in v1. */
+  versions?: readonly (1 | 2)[];
   /** A GET answered by a stream that does not end (Server-Sent Events): no ETag and no 304. */
   stream?: boolean;
 }

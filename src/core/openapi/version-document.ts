@@ -50,8 +50,9 @@ export function documentForVersion(
         copy[method] = operation;
         continue;
       }
-      for (const tag of operation.tags ?? []) tags.add(tag);
       const operationFacts = facts.get(operation.operationId ?? '') ?? DEFAULT_FACTS;
+      if (operationFacts.docs.versions && !operationFacts.docs.versions.includes(version)) continue;
+      for (const tag of operation.tags ?? []) tags.add(tag);
       const responses = withDefaultErrors(operation.responses, operationFacts);
       if (method === 'get' && !responses['304'] && !operationFacts.docs.stream)
         responses['304'] = { description: SUCCESS[304] };
@@ -73,7 +74,7 @@ export function documentForVersion(
         responses: responses as Operation['responses'],
       } as Operation;
     }
-    paths[path.slice(prefix.length - 1)] = copy;
+    if (Object.keys(copy).some((key) => METHODS.has(key))) paths[path.slice(prefix.length - 1)] = copy;
   }
   const whole = Object.keys(webhooks).length > 0 ? { ...full, paths, webhooks } : { ...full, paths };
   const document = pickVersion(whole, version) as OpenApiDocument;

@@ -1,6 +1,8 @@
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import { ASCENDING } from '../../core/db/sort-direction.ts';
-import type { Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import { searchTextOf } from '../../core/search/search-source.ts';
+import { isEmptySearch } from '../../core/search/web-search.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { Condition, ListGrammar } from '../../core/querying/list-grammar.ts';
 import { nextCursorOf, readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
@@ -58,6 +60,22 @@ export async function readProductPage(
     hasNext,
     nextCursor: hasNext ? nextCursorOf(query.fingerprint, keys, rows, window.offset) : null,
   };
+}
+
+/**
+ * The ids of the products a list's conditions and search match, in id order, at most `cap` of them:
+ * the rows a write by filter goes through (products.filter-writes.service.ts).
+ */
+export async function readMatchingProductIds(db: Db, query: ListQuery, cap: number): Promise<number[]> {
+  if (query.search && isEmptySearch(query.search)) return [];
+  const search = query.search && searchTextOf(query.search, dialectOf(db) === 'postgres');
+  const keys = orderKeysOf([], 'id', ASCENDING);
+  const rows = await productList.readPage(
+    db,
+    { conditions: query.conditions, keys, search },
+    { limit: cap, offset: 0 },
+  );
+  return rows.map((row) => row.id);
 }
 
 /** The exact total from the counters (or their edge rows) when they can answer the filter; undefined otherwise. */

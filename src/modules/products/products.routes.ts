@@ -30,6 +30,7 @@ import {
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
 import { registerProductsAggregateRoute } from './products.aggregate.routes.ts';
+import { registerProductFilterWrites } from './products.filter-writes.routes.ts';
 import { listWeightWithFacets } from '../../core/querying/aggregate-grammar.ts';
 
 const ProductParams = Type.Object({ productId: Id });
@@ -125,6 +126,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
   );
 
   registerProductsAggregateRoute(app, products, listOptionsOf, { onSend: varyWithoutAuthorization });
+  registerProductFilterWrites(app, products, listOptionsOf);
 
   app.get(
     '/products/:productId',

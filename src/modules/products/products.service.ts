@@ -1,3 +1,4 @@
+import { createProductFilterWrites } from './products.filter-writes.service.ts';
 import { withBatch } from '../../core/bulk/batch.ts';
 import { productsBatchTarget } from './products.batch.ts';
 import { requireAdmin } from '../../core/access/guards.ts';
@@ -61,6 +62,10 @@ function rowChanges(input: UpdateProductInput): ProductRowUpdate {
   return changes;
 }
 
+/** A column's new value against the stored one (PostgreSQL may hand a bigint column back as text). */
+const sameValue = (next: unknown, stored: unknown) =>
+  next === stored || (next !== null && stored !== null && String(next) === String(stored));
+
 /** A write that may take a `sku` another product has (409). */
 async function uniqueSku<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -95,7 +100,11 @@ export function createProductsService(
         const current = await repo.lockProductById(trx, id);
         if (!current) throw notFound(id);
         precondition?.(toProduct(current));
-        if (Object.keys(changes).length === 0) return toProduct(current);
+        // A write that changes no value is no change: no new updatedAt, no event (§10, §18's writes by filter).
+        const differs = (Object.keys(changes) as (keyof ProductRowUpdate)[]).some(
+          (column) => !sameValue(changes[column], current[column as keyof typeof current]),
+        );
+        if (!differs) return toProduct(current);
         const row = await repo.updateProductById(trx, id, { ...changes, updated_at: now() });
         await events.record(trx, 'product.updated', toProduct(row ?? current));
         return toProduct(row ?? current);
@@ -103,7 +112,7 @@ export function createProductsService(
     );
   }
 
-  return withBatch(
+  const service = withBatch(
     db,
     {
       ...createProductAggregates(db, lists),
@@ -215,6 +224,7 @@ export function createProductsService(
     },
     productsBatchTarget,
   );
+  return { ...service, ...createProductFilterWrites(db, lists, service) };
 }
 
 export type ProductsService = ReturnType<typeof createProductsService>;

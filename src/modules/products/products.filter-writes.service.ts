@@ -1,0 +1,105 @@
+import { requireAdmin } from '../../core/access/guards.ts';
+import type { Principal } from '../../core/access/principal.ts';
+import type { Db } from '../../core/db/database.ts';
+import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import type { ListSettings } from '../../core/querying/list-grammar.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
+import type { Precondition } from '../../core/precondition.ts';
+import { createChecker } from '../../core/validation/ajv.ts';
+import type { Product } from './product.ts';
+import { productListQuery, type ProductListRequest } from './products.list-request.ts';
+import { readMatchingProductIds } from './products.page.repository.ts';
+import { UpdateProductInput } from './products.schemas.ts';
+
+/** DECISIONS §18: a write by filter touches at most this many rows (more: an import). */
+export const MAX_FILTER_WRITE_ROWS = 10_000;
+
+export interface FilterWriteOptions {
+  /** `Prefer: max-affected=N`: required unless `dryRun`. */
+  maxAffected?: number | undefined;
+  dryRun?: boolean | undefined;
+}
+
+/** The single writes a write by filter runs per row: the products service's own. */
+interface ProductWrites {
+  updateProduct(
+    actor: Principal | null,
+    id: number,
+    raw: unknown,
+    precondition?: Precondition<Product>,
+  ): Promise<Product>;
+  deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean>;
+}
+
+const checkUpdate = createChecker(UpdateProductInput);
+
+/** A filter is at least one field filter or a non-empty search; page, limit, sort and `in_stock=false` are not. */
+function assertFiltered(query: ListQuery): void {
+  if (query.conditions.length === 0 && !query.search)
+    throw AppError.validation([
+      { field: 'filter', message: 'a write by filter needs at least one filter (field=, field[op]=, q or search)' },
+    ]);
+}
+
+/**
+ * `PATCH` and `DELETE /api/v2/products?<filters>` (DECISIONS §18): the matching rows read and written
+ * in one transaction, each through the single write (its event, counters, search document), at most
+ * `maxAffected` and never more than MAX_FILTER_WRITE_ROWS.
+ */
+export function createProductFilterWrites(db: Db, lists: ListSettings, products: ProductWrites) {
+  async function writeWhere(
+    actor: Principal | null,
+    request: ProductListRequest,
+    options: FilterWriteOptions,
+    write: (id: number) => Promise<unknown>,
+  ): Promise<{ affected: number }> {
+    requireAdmin(actor);
+    const query = productListQuery(actor, request, lists);
+    assertFiltered(query);
+    if (!options.dryRun && options.maxAffected === undefined)
+      throw new AppError('PRECONDITION_REQUIRED', 'A write by filter needs `Prefer: max-affected=N`', {
+        details: [{ field: 'Prefer', message: 'max-affected=N is required (or dryRun=true)' }],
+      });
+    return inOuterTransaction(db, async () => {
+      const ids = await readMatchingProductIds(db, query, MAX_FILTER_WRITE_ROWS + 1);
+      if (ids.length > MAX_FILTER_WRITE_ROWS)
+        throw AppError.validation([
+          {
+            field: 'filter',
+            message: `matches more than ${MAX_FILTER_WRITE_ROWS} rows; narrow the filter or use an import`,
+          },
+        ]);
+      if (options.dryRun) return { affected: ids.length };
+      if (ids.length > options.maxAffected!)
+        throw AppError.conflict('More rows match than max-affected allows; nothing changed', [
+          { field: 'Prefer', message: `${ids.length} rows match; max-affected is ${options.maxAffected}` },
+        ]);
+      for (const id of ids) await write(id);
+      return { affected: ids.length };
+    });
+  }
+
+  return {
+    /** PATCH by filter: `body` as a single PATCH's, checked once before any row. */
+    updateProductsWhere(
+      actor: Principal | null,
+      request: ProductListRequest,
+      body: unknown,
+      options: FilterWriteOptions,
+    ): Promise<{ affected: number }> {
+      requireAdmin(actor);
+      checkUpdate(body ?? {});
+      return writeWhere(actor, request, options, (id) => products.updateProduct(actor, id, body));
+    },
+
+    /** DELETE by filter: a product still in orders stops the whole write (409), as its single delete would. */
+    deleteProductsWhere(
+      actor: Principal | null,
+      request: ProductListRequest,
+      options: FilterWriteOptions,
+    ): Promise<{ affected: number }> {
+      return writeWhere(actor, request, options, (id) => products.deleteProduct(actor, id));
+    },
+  };
+}
