@@ -1,6 +1,7 @@
 import { createMigrationGate, registerMigrationGate, type MigrationGate } from './core/ops/migration-gate.ts';
 import { registerDeclaredParameters } from './core/http/declared-parameters.ts';
 import { buildSerializer } from './core/http/response-serializers.ts';
+import { registerListExport } from './core/export/list-export.ts';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config/config.ts';
@@ -86,6 +87,8 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
   await tracing?.register(app, db);
   app.setValidatorCompiler(compileRequestValidator);
   // Before any route is added: each route reads only the query parameters it declares (DECISIONS §13).
+  // Before the declared parameters: each list's `format` (DECISIONS §18) is one of its declared ones.
+  registerListExport(app, db);
   registerDeclaredParameters(app);
 
   const routes = createRouteIndex();

@@ -35,7 +35,8 @@ const drivers = new WeakMap<object, Driver & OuterTransactionDriver>();
 
 /** What our drivers add for an outer transaction: how it begins, commits and rolls back on their dialect. */
 export interface OuterTransactionDriver {
-  beginOuter(connection: DatabaseConnection): Promise<void>;
+  /** `snapshot`: a read-only transaction reading one snapshot throughout (an export). */
+  beginOuter(connection: DatabaseConnection, snapshot: boolean): Promise<void>;
   commitOuter(connection: DatabaseConnection): Promise<void>;
   rollbackOuter(connection: DatabaseConnection): Promise<void>;
 }
@@ -101,13 +102,17 @@ export async function rollbackNested(driver: Driver, connection: DatabaseConnect
  * is, when the database aborted it for a deadlock or a serialization conflict: `work` must be safe to
  * run again (it wrote nothing that stayed). Nested calls join the one open.
  */
-export async function inOuterTransaction<T>(db: object, work: () => Promise<T>): Promise<T> {
+export async function inOuterTransaction<T>(
+  db: object,
+  work: () => Promise<T>,
+  options: { snapshot?: boolean } = {},
+): Promise<T> {
   const driver = drivers.get(db);
   if (!driver) throw new Error('inOuterTransaction: a database built by createDatabase is needed');
   if (ambientOf(driver)) return work();
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await once(driver, work);
+      return await once(driver, work, options.snapshot === true);
     } catch (error) {
       if (attempt >= 4 || !isRetryableTransactionError(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
@@ -115,11 +120,11 @@ export async function inOuterTransaction<T>(db: object, work: () => Promise<T>):
   }
 }
 
-async function once<T>(driver: Driver & OuterTransactionDriver, work: () => Promise<T>): Promise<T> {
+async function once<T>(driver: Driver & OuterTransactionDriver, work: () => Promise<T>, snapshot: boolean): Promise<T> {
   const connection = await driver.acquireConnection();
   const ambient: Ambient = { driver, connection, savepoints: [], next: 0, afterCommit: [] };
   try {
-    await driver.beginOuter(connection);
+    await driver.beginOuter(connection, snapshot);
     let result: T;
     try {
       result = await storage.run(ambient, work);

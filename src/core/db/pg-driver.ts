@@ -147,7 +147,8 @@ export class PgDriver implements Driver, OuterTransactionDriver {
     }
   }
 
-  beginOuter = (connection: DatabaseConnection) => this.beginTransaction(connection, {});
+  beginOuter = (connection: DatabaseConnection, snapshot: boolean) =>
+    this.beginTransaction(connection, snapshot ? { isolationLevel: 'repeatable read', accessMode: 'read only' } : {});
   commitOuter = (connection: DatabaseConnection) => this.commitTransaction(connection);
   rollbackOuter = (connection: DatabaseConnection) => this.rollbackTransaction(connection);
 

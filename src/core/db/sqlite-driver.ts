@@ -122,7 +122,9 @@ export class SqliteDriver implements Driver, OuterTransactionDriver {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  beginOuter = (connection: DatabaseConnection) => this.beginTransaction(connection);
+  // A snapshot is a plain (deferred) read transaction: it takes no write lock, and reads one snapshot of the file.
+  beginOuter = async (connection: DatabaseConnection, snapshot: boolean) =>
+    snapshot ? void (await connection.executeQuery(CompiledQuery.raw('begin'))) : this.beginTransaction(connection);
   commitOuter = (connection: DatabaseConnection) => this.commitTransaction(connection);
   rollbackOuter = (connection: DatabaseConnection) => this.rollbackTransaction(connection);
 
