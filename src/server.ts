@@ -4,7 +4,12 @@ import { Server, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from './core/ops/logging.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
-import { developmentSecretWarning, withDevelopmentSecret } from './config/development-secret.ts';
+import {
+  developmentSecretWarning,
+  needsDatabaseSecret,
+  withDatabaseSecret,
+  withDevelopmentSecret,
+} from './config/development-secret.ts';
 import { buildApp, type App } from './app.ts';
 import { migrateDatabase, prepareDatabase, type Logger } from './bootstrap.ts';
 import { createDatabase, dialectOf, type Db } from './core/db/database.ts';
@@ -233,9 +238,26 @@ export async function serve(env: Record<string, string | undefined> = process.en
     }
     throw error;
   }
+  if (needsDatabaseSecret(config)) config = await withKeptSecret(config);
   if (config.WORKERS > 1 && cluster.isPrimary) return runCluster(config);
   const started = handleSignals(config);
   started(await startServer(config, { prepare: !cluster.isWorker }));
+}
+
+/**
+ * PostgreSQL in development without JWT_SECRET: the secret the database keeps (DECISIONS §1), read before
+ * the app is built with it. Its table is a migration's, so here the database is prepared (migrations, and the
+ * administrator and demo data of a new database) before the port opens; a production start, which has
+ * JWT_SECRET, still listens first.
+ */
+async function withKeptSecret(config: Config): Promise<Config> {
+  const db = createDatabase(config.DATABASE_URL, { poolSize: 1 });
+  try {
+    await prepareFor(config, db, createLogger(config.LOG_LEVEL));
+    return await withDatabaseSecret(config, db);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /**
