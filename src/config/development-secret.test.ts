@@ -47,7 +47,7 @@ describe('the development JWT secret', () => {
     assert.match(developmentSecretWarning(second)!, /kept in .*content\.db\.jwt-secret/);
   });
 
-  it('is random per process for sqlite::memory: (and for PostgreSQL until its database's is read), with a warning that says so', () => {
+  it('is random per process for sqlite::memory: (and for PostgreSQL until its database is read), with a warning that says so', () => {
     for (const url of ['sqlite::memory:', 'postgres://postgres@127.0.0.1:5432/content']) {
       const a = withDevelopmentSecret(loadConfig({ DATABASE_URL: url }));
       const b = withDevelopmentSecret(loadConfig({ DATABASE_URL: url }));
