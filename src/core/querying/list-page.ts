@@ -64,8 +64,17 @@ export async function readQueriedPage<Row>(
     };
   }
   const text = search && searchTextOf(search, dialectOf(db) === 'postgres');
-  const plan: ListPlan = { conditions: query.conditions, keys, after: position?.values, search: text };
-  const readsOneMore = position !== undefined || query.count !== 'exact';
+  const relevance = keys[0]?.column === SCORE_COLUMN;
+  const plan: ListPlan = {
+    conditions: query.conditions,
+    keys,
+    after: position?.values,
+    search: text,
+    ...(relevance ? { rankCandidates: query.rankCandidates } : {}),
+  };
+  // A bounded relevance page may end before the matches do: whether there is more is read, not counted.
+  const bounded = plan.rankCandidates !== undefined && plan.rankCandidates > 0 && text !== undefined;
+  const readsOneMore = position !== undefined || query.count !== 'exact' || bounded;
   const reading = statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset });
   const [rows, total] = await Promise.all([
     reading,
@@ -73,6 +82,8 @@ export async function readQueriedPage<Row>(
     totalOf(db, statements, plan, query, search ? undefined : countedTotal, async () => {
       // The list ends on this page (no row beyond it, and the page is not past the end): its total is known.
       const read = await reading;
+      // A bounded page ends where its candidates end; the matches end there only if fewer were found.
+      if (bounded && offset + read.length >= plan.rankCandidates!) return undefined;
       return read.length <= window.limit && (read.length > 0 || offset === 0) ? offset + read.length : undefined;
     }),
   ]);
