@@ -1,4 +1,12 @@
-import { CompiledQuery, sql, type Expression, type Kysely, type OrderByItemBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import {
+  CompiledQuery,
+  sql,
+  type Expression,
+  type Kysely,
+  type OrderByItemBuilder,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import { dialectOf, type Db } from '../db/database.ts';
 import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import { directionSql } from '../db/sort-direction.ts';

@@ -152,9 +152,10 @@ async function totalOf<Row>(
   const counted = countedTotal?.(db, plan.conditions);
   if (counted !== undefined) return { value: await counted, estimated: false };
   if (query.count === 'exact') return { value: await statements.count(db, plan), estimated: false };
-  const estimate = await statements.estimate(db, plan);
-  // SQLite has no planner's estimate: it counts, unless the page ends the list (its one connection
-  // reads the page first anyway); all at once, as a capped count first would read the first matches twice.
+  const estimate = await statements.estimate(db, plan, query.search);
+  // SQLite has no planner's estimate (a search without other filters has its vocabulary's): it counts,
+  // unless the page ends the list (its one connection reads the page first anyway); all at once, as a
+  // capped count first would read the first matches twice.
   if (estimate === undefined)
     return { value: (await endOfList()) ?? (await statements.count(db, plan)), estimated: false };
   if (estimate > query.countExactLimit * ESTIMATE_TRUSTED_ABOVE) {

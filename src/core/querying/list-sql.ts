@@ -6,6 +6,8 @@ import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import type { SortDirection } from '../db/sort-direction.ts';
 import { shapedStatement, type Bound, type BoundParams } from '../db/statement-cache.ts';
 import { SCORE_COLUMN, searchedRows, type SearchSource } from '../search/search-source.ts';
+import { vocabularyEstimate } from '../search/vocabulary-estimate.ts';
+import type { SearchExpression } from '../search/web-search.ts';
 import type { Condition, FieldRule, ListGrammar, Operator, SortKey } from './list-grammar.ts';
 import { keysetOf, orderOf, type OrderKey } from './list-keyset.ts';
 export type { OrderKey } from './list-keyset.ts';
@@ -171,8 +173,11 @@ export interface ListStatements<Row> {
   count(db: Db, plan: ListPlan): Promise<number>; // the exact number of rows the conditions match
   /** The number of matching rows, counting no further than `cap`. */
   countUpTo(db: Db, plan: ListPlan, cap: number): Promise<number>;
-  /** PostgreSQL's planner's estimate of the matching rows (undefined on SQLite). */
-  estimate(db: Db, plan: ListPlan): Promise<number | undefined>;
+  /**
+   * PostgreSQL's planner's estimate of the matching rows; on SQLite, a search's (without other
+   * conditions) from its vocabulary (vocabulary-estimate.ts); else undefined.
+   */
+  estimate(db: Db, plan: ListPlan, expression?: SearchExpression): Promise<number | undefined>;
 }
 
 /**
@@ -308,8 +313,11 @@ export function createListStatements<Row>(
       const result = await readRows(db, countUpTo(db, shapeOf(db, counted), paramsOf(counted, { limit: cap })));
       return Number(result[0]?.count ?? 0);
     },
-    async estimate(db, plan) {
-      if (dialectOf(db) !== 'postgres') return undefined;
+    async estimate(db, plan, expression) {
+      if (dialectOf(db) !== 'postgres') {
+        const searchOnly = search && expression && plan.search !== undefined && plan.conditions.length === 0;
+        return searchOnly ? vocabularyEstimate(db, search, expression) : undefined;
+      }
       checked(plan);
       const counted = { ...plan, after: undefined, rankCandidates: undefined }; // a count reads every match
       const statement = rows(db, shapeOf(db, counted), paramsOf(counted, {}));
