@@ -15,6 +15,7 @@ import type { AggregateQuery, GroupKey, Measure } from './aggregate-parse.ts';
 import type { Condition } from './list-grammar.ts';
 import { paramsOf, shapeOf, whereOf } from './list-sql.ts';
 import { searchedRows, searchTextOf, type SearchSource } from '../search/search-source.ts';
+import { vocabularyEstimate } from '../search/vocabulary-estimate.ts';
 import { isEmptySearch, type SearchExpression } from '../search/web-search.ts';
 
 /**
@@ -321,7 +322,11 @@ export function createAggregateStatements(
           .modifyEnd(PER_VALUES)
           .execute()) as { value: unknown; count: unknown; read: unknown }[];
         const read = Number(rows[0]?.read ?? 0);
-        const scale = read > exactUpTo ? (await matchesOf(db, filtered(db, others, search))) / read : 1;
+        // SQLite counts the matches, unless a search alone has its vocabulary's estimate (as the list's total).
+        const fromVocabulary = !postgres && search && searchSource && others.length === 0;
+        const matches = async () =>
+          fromVocabulary ? vocabularyEstimate(db, searchSource, search) : matchesOf(db, filtered(db, others, search));
+        const scale = read > exactUpTo ? (await matches()) / read : 1;
         if (read > exactUpTo) estimated = true;
         facets[name] = rows.map((row) => ({
           value: keyValueOf(group, row.value),

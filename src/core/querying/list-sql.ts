@@ -230,10 +230,11 @@ export function createListStatements<Row>(
    * on the cursor), so pages by cursor neither repeat nor skip an item.
    */
   const candidatesOf = (db: Db, shape: Shape, params: BoundListParams) => {
-    const candidates = filtered(db, shape, params, false)
-      .selectAll()
-      .limit(params.candidates as Bound<number>)
-      .as(table);
+    let first = filtered(db, shape, params, false).selectAll();
+    // PostgreSQL: the lowest ids, whatever plan each page's statement gets (a common word's plan walks the
+    // ids anyway, a rarer word's sorts its few matches). SQLite's FTS5 reads its matches by rowid already.
+    if (shape.postgres) first = first.orderBy(sql.ref('id'));
+    const candidates = first.limit(params.candidates as Bound<number>).as(table);
     let query = (db as unknown as AnyDb).selectFrom(candidates);
     if (shape.afterNull) for (const part of keysetOf(shape.keys, shape.afterNull, params)) query = query.where(part);
     return query;
