@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { toUserView } from '../users/users.presenter.ts';
 import { MeView } from './me.schemas.ts';
 import type { MeService } from './me.service.ts';
 
@@ -18,7 +17,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ me: MeService }> = async (app
     async (request) => {
       const { user, admin, rights } = await me.whoAmI(request.principal);
       return {
-        user: toUserView(user, request.apiPrefix, request.principal),
+        user,
         admin,
         rights,
         _links: { self: { href: `${request.apiPrefix}/me` }, user: { href: `${request.apiPrefix}/users/${user.id}` } },

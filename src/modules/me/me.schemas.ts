@@ -16,7 +16,9 @@ const ResourceRights = Named(
 export const MeView = Named(
   'Me',
   Type.Object({
-    user: Type.Object(userProperties),
+    user: Type.Omit(Type.Object(userProperties), ['_links'], {
+      description: 'The caller as `GET /users/{id}` shows them (its links are `_links.user`)',
+    }),
     admin: Type.Boolean({ description: "Whether the caller's role is admin now (the database's, not the token's)" }),
     rights: Type.Object(Object.fromEntries(RESOURCES.map((name) => [name, ResourceRights]))),
     _links: Type.Object({ self: Link, user: Link }),
