@@ -1,0 +1,47 @@
+import { Admin, CustomRoutes, Resource } from 'react-admin';
+import { Route } from 'react-router-dom';
+import { authProvider } from './auth-provider.ts';
+import { Dashboard } from './dashboard.tsx';
+import { dataProvider } from './data-provider.ts';
+import { ResourceCreate, ResourceEdit } from './forms.tsx';
+import { HistoryPage } from './history.tsx';
+import { ImportsPage } from './imports.tsx';
+import { ConsoleLayout } from './layout.tsx';
+import { ResourceList } from './lists.tsx';
+import { SignInPage } from './login.tsx';
+import { RESOURCES } from './resources.ts';
+import { ResourceShow } from './show.tsx';
+import { TrashPage } from './trash.tsx';
+
+/** The admin console (DECISIONS §20): react-admin over the public /api/v2, nothing private. */
+export function App() {
+  return (
+    <Admin
+      title="content-service"
+      dataProvider={dataProvider}
+      authProvider={authProvider}
+      dashboard={Dashboard}
+      layout={ConsoleLayout}
+      loginPage={SignInPage}
+      requireAuth
+      disableTelemetry
+    >
+      {Object.entries(RESOURCES).map(([name, spec]) => (
+        <Resource
+          key={name}
+          name={name}
+          list={ResourceList}
+          show={spec.item && name !== 'comments' ? ResourceShow : undefined}
+          edit={spec.updatePath ? ResourceEdit : undefined}
+          create={spec.create ? ResourceCreate : undefined}
+          recordRepresentation={(record) => spec.title(record)}
+        />
+      ))}
+      <CustomRoutes>
+        <Route path="/trash" element={<TrashPage />} />
+        <Route path="/imports" element={<ImportsPage />} />
+        <Route path="/:resource/:id/history" element={<HistoryPage />} />
+      </CustomRoutes>
+    </Admin>
+  );
+}
