@@ -46,8 +46,10 @@ export const authProvider: AuthProvider = {
   // A 401 is handled where it happens (the password is asked again, the request retried): never a sign-out.
   async checkError() {},
   async getIdentity() {
+    // No `fullName`: the user menu's button is then named by its label alone (its visible text would
+    // not be part of its accessible name, an axe-core violation).
     const { user } = await whoAmI();
-    return { id: user.id, fullName: user.name };
+    return { id: user.id };
   },
   async getPermissions() {
     return whoAmI();

@@ -53,7 +53,7 @@ function FacetPanel() {
             <Typography variant="subtitle2" component="h2">
               {name}
             </Typography>
-            <MuiList dense>
+            <MuiList dense component="div">
               {facets[name]!.map(({ value, count }) => {
                 const selected = filterValues[name] === value;
                 return (
