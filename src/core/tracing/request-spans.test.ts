@@ -4,14 +4,11 @@ import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { LeanTracerProvider } from './lean-tracer.ts';
-import { RequestSlot } from './linked-context.ts';
 import { registerRequestSpans } from './request-spans.ts';
-import { samplerFromEnv } from './sampler-from-env.ts';
 
 /**
  * The request span's own rules on a bare Fastify app over real HTTP: the ones the service's routes cannot
@@ -30,13 +27,12 @@ describe('tracing: the request span', () => {
   before(async () => {
     context.setGlobalContextManager(contexts);
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const provider = new LeanTracerProvider(
-      resourceFromAttributes({ 'service.name': 'test' }),
-      new SimpleSpanProcessor(exporter),
-      samplerFromEnv({}),
-    );
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'test' }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
     app = Fastify();
-    registerRequestSpans(app, provider.getTracer('test'), contexts);
+    registerRequestSpans(app, provider.getTracer('test'));
     app.get('/fails/:id', async () => {
       throw new RangeError('out of range');
     });
@@ -46,7 +42,6 @@ describe('tracing: the request span', () => {
       return { ok: true };
     });
     app.get('/healthz', async () => ({ ok: true }));
-    app.get('/slot', async () => ({ slot: contexts.active() instanceof RequestSlot }));
     app.post('/body', async (request) => {
       activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
       return { size: JSON.stringify(request.body).length };
@@ -74,14 +69,6 @@ describe('tracing: the request span', () => {
     assert.equal(span?.attributes['error.type'], 'RangeError');
     assert.equal(span?.attributes['http.response.status_code'], 500);
     assert.equal(span?.attributes['url.path'], '/fails/7');
-  });
-
-  it('gives a request a slot for its operation in its context, but not one that asks for an event stream', async () => {
-    const slotted = async (accept?: string) =>
-      ((await (await fetch(`${url}/slot`, accept ? { headers: { accept } } : {})).json()) as { slot: boolean }).slot;
-    assert.equal(await slotted(), true);
-    assert.equal(await slotted('application/json'), true);
-    assert.equal(await slotted('application/json, Text/Event-Stream;q=0.9'), false);
   });
 
   it('ends the span of a request whose caller left before the answer, ERROR with error.type aborted', async () => {
