@@ -120,7 +120,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
         })),
         pagination: queriedPaginationOf(page),
         ...(page.search && 'suggestion' in page.search ? { suggestion: page.search.suggestion } : {}),
-        ...(facets ? { facets } : {}),
+        ...(facets ? { facets: facets.facets, ...(facets.estimated ? { facetsEstimated: true } : {}) } : {}),
       };
     },
   );
