@@ -77,6 +77,18 @@ export const EnvSchema = Type.Object({
     description: 'Run the order-hold sweep in this process (at least one instance must)',
   }),
   REPORT_WORKER: Type.Boolean({ default: true, description: 'Run the background report worker in this process' }),
+  IMPORT_MAX_BYTES: Type.Integer({
+    minimum: 1,
+    default: 1073741824,
+    description: 'The largest import upload (DECISIONS §18); a larger one is 413 and nothing is stored',
+  }),
+  IMPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often workers look for import chunks' }),
+  IMPORT_LEASE_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3600000,
+    default: 60000,
+    description: 'How long a worker holds an import between chunks; after it another worker resumes the job',
+  }),
   REPORT_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 3600000,

@@ -30,6 +30,8 @@ export interface BatchTarget<T> {
   createBody(actor: Principal | null, data: unknown): unknown;
   /** The natural key upserts match on (products `sku`, users `email`); none for posts. */
   naturalKey?: { field: string; normalize(value: string): string; find(value: string): Promise<T | undefined> };
+  /** The fields a create and an update may name (an import's header is checked against them), with their JSON types. */
+  fields?: Readonly<Record<string, string>>;
   create(actor: Principal | null, data: unknown): Promise<T>;
   update(actor: Principal | null, id: number, data: unknown, precondition?: Precondition<T>): Promise<T>;
   remove(actor: Principal | null, id: number, precondition?: Precondition<T>): Promise<boolean>;
@@ -108,7 +110,8 @@ function checkOperation<T>(actor: Principal | null, target: BatchTarget<T>, oper
   }
 }
 
-async function runOne<T>(
+/** One operation through the target's single write (an import's row is one: modules/imports). */
+export async function runOperation<T>(
   actor: Principal | null,
   target: BatchTarget<T>,
   operation: BatchOperation,
@@ -171,9 +174,13 @@ export function withBatch<S extends object, T>(
   db: object,
   service: S,
   target: (service: S) => BatchTarget<T>,
-): S & { batch: Batch<T> } {
+): S & { batch: Batch<T>; batchTarget: BatchTarget<T> } {
   const own = target(service);
-  return { ...service, batch: (actor, request, preconditionOf) => runBatch(db, actor, own, request, preconditionOf) };
+  return {
+    ...service,
+    batch: (actor, request, preconditionOf) => runBatch(db, actor, own, request, preconditionOf),
+    batchTarget: own,
+  };
 }
 
 /**
@@ -199,7 +206,7 @@ export async function runBatch<T>(
       const done: BatchResult<T>[] = [];
       for (const [index, operation] of operations.entries()) {
         try {
-          done.push(await runOne(actor, target, operation, index, preconditionOf));
+          done.push(await runOperation(actor, target, operation, index, preconditionOf));
         } catch (error) {
           throw atomicFailure(index, error);
         }
@@ -216,7 +223,7 @@ export async function runBatch<T>(
       continue;
     }
     try {
-      results.push(await runOne(actor, target, operation, index, preconditionOf));
+      results.push(await runOperation(actor, target, operation, index, preconditionOf));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       results.push({ index, status: error.status, ...(operation.id !== undefined ? { id: operation.id } : {}), error });
@@ -224,4 +231,23 @@ export async function runBatch<T>(
   }
   const failed = results.filter((r) => r.error).length;
   return { results, succeeded: results.length - failed, failed };
+}
+
+/**
+ * The writable fields of a resource with the JSON type each takes (`number`, `integer`, `boolean`,
+ * `string`), read from its create and update schemas: what an import's CSV header may name and how
+ * its text cells become values.
+ */
+export function writableFieldsOf(...schemas: { properties?: Record<string, unknown> }[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const typeOf = (node: Record<string, unknown>): string => {
+    const options = (node.anyOf ?? node.oneOf) as Record<string, unknown>[] | undefined;
+    if (options) return options.map(typeOf).find((type) => type !== 'null') ?? 'string';
+    const type = [node.type ?? 'string'].flat().find((t) => t !== 'null');
+    return typeof type === 'string' ? type : 'string';
+  };
+  for (const schema of schemas)
+    for (const [name, node] of Object.entries(schema.properties ?? {}))
+      fields[name] ??= typeOf(node as Record<string, unknown>);
+  return fields;
 }

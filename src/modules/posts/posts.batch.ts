@@ -1,4 +1,4 @@
-import type { BatchTarget } from '../../core/bulk/batch.ts';
+import { writableFieldsOf, type BatchTarget } from '../../core/bulk/batch.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
@@ -30,6 +30,7 @@ export function postsBatchTarget(posts: PostWrites): BatchTarget<Post> {
     resource: 'posts',
     ops: new Set(['create', 'update', 'delete']),
     adminOnly: false,
+    fields: writableFieldsOf(CreatePostInput, UpdatePostInput),
     checkCreate: (data) => void checkCreate(data),
     checkUpdate: (data) => void checkUpdate(data),
     createBody: (actor, data) =>

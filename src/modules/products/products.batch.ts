@@ -1,4 +1,4 @@
-import type { BatchTarget } from '../../core/bulk/batch.ts';
+import { writableFieldsOf, type BatchTarget } from '../../core/bulk/batch.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
@@ -27,6 +27,7 @@ export function productsBatchTarget(products: ProductWrites): BatchTarget<Produc
     resource: 'products',
     ops: new Set(['create', 'update', 'upsert', 'delete']),
     adminOnly: false,
+    fields: writableFieldsOf(CreateProductInput, UpdateProductInput),
     checkCreate: (data) => void checkCreate(data),
     checkUpdate: (data) => void checkUpdate(data),
     createBody: (_actor, data) => data,

@@ -1,4 +1,4 @@
-import type { BatchTarget } from '../../core/bulk/batch.ts';
+import { writableFieldsOf, type BatchTarget } from '../../core/bulk/batch.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
@@ -22,6 +22,7 @@ export function usersBatchTarget(users: UserWrites): BatchTarget<User> {
     resource: 'users',
     ops: new Set(['create', 'update', 'upsert', 'delete']),
     adminOnly: true,
+    fields: writableFieldsOf(CreateUserInput, UpdateUserInput),
     checkCreate: (data) => void checkCreate(data),
     checkUpdate: (data) => void checkUpdate(data),
     createBody: (_actor, data) => data,

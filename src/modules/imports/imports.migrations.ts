@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import { columnTypes } from '../../core/db/migrations/column-types.ts';
+
+export const importsMigrations = {
+  /** DECISIONS §18: imports as stored jobs, their uploaded rows and their error reports. */
+  '0021-imports': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const types = columnTypes(db);
+      await types
+        .id(db.schema.createTable('imports'))
+        .addColumn('resource', 'varchar(20)', (c) => c.notNull())
+        .addColumn('mode', 'varchar(10)', (c) => c.notNull())
+        .addColumn('dry_run', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('status', 'varchar(12)', (c) => c.notNull())
+        .addColumn('owner_id', 'integer', (c) => c.notNull())
+        .addColumn('owner_role', 'varchar(10)', (c) => c.notNull())
+        .addColumn('idempotency_key', 'varchar(200)')
+        .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('rows_read', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('rows_created', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('rows_updated', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('rows_failed', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('locked_by', 'varchar(100)')
+        .addColumn('locked_until', types.timestamp)
+        .addColumn('created_at', types.timestamp, (c) => c.notNull())
+        .addColumn('started_at', types.timestamp)
+        .addColumn('finished_at', types.timestamp)
+        .execute();
+      await db.schema
+        .createIndex('imports_owner_key')
+        .unique()
+        .on('imports')
+        .columns(['owner_id', 'idempotency_key'])
+        .execute();
+      await db.schema.createIndex('imports_status_idx').on('imports').columns(['status', 'id']).execute();
+      await db.schema
+        .createTable('import_rows')
+        .addColumn('import_id', 'integer', (c) => c.notNull().references('imports.id').onDelete('cascade'))
+        .addColumn('line', 'integer', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('import_rows_pk', ['import_id', 'line'])
+        .execute();
+      await db.schema
+        .createTable('import_errors')
+        .addColumn('import_id', 'integer', (c) => c.notNull().references('imports.id').onDelete('cascade'))
+        .addColumn('line', 'integer', (c) => c.notNull())
+        .addColumn('field', 'varchar(200)')
+        .addColumn('message', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('import_errors_line_idx')
+        .on('import_errors')
+        .columns(['import_id', 'line'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('import_errors').execute();
+      await db.schema.dropTable('import_rows').execute();
+      await db.schema.dropTable('imports').execute();
+    },
+  },
+};

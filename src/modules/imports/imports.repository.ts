@@ -1,0 +1,90 @@
+import type { ExpressionBuilder, Insertable } from 'kysely';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import type { Tables } from '../../core/db/tables.ts';
+import type { ImportErrorsTable, ImportRow, ImportRowsTable, ImportsTable } from './imports.table.ts';
+
+/** All SQL of imports: the job, its stored rows, its error report, and the workers' claims. */
+
+export function insertImport(db: Db, row: Insertable<ImportsTable>): Promise<ImportRow> {
+  return db.insertInto('imports').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findImportById(db: Db, id: number): Promise<ImportRow | undefined> {
+  return db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findImportByKey(db: Db, ownerId: number, key: string): Promise<ImportRow | undefined> {
+  return db
+    .selectFrom('imports')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+export async function insertImportRows(db: Db, rows: ImportRowsTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('import_rows').values(rows).execute();
+}
+
+export async function insertImportErrors(db: Db, rows: ImportErrorsTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('import_errors').values(rows).execute();
+}
+
+export async function deleteImport(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('import_errors').where('import_id', '=', id).execute();
+  await db.deleteFrom('import_rows').where('import_id', '=', id).execute();
+  await db.deleteFrom('imports').where('id', '=', id).execute();
+}
+
+export async function updateImport(db: Db, id: number, changes: Partial<ImportRow>): Promise<ImportRow | undefined> {
+  return db.updateTable('imports').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** The next `limit` stored rows after `position`, in line order. */
+export function readRowsAfter(db: Db, id: number, position: number, limit: number) {
+  return db
+    .selectFrom('import_rows')
+    .select(['line', 'data'])
+    .where('import_id', '=', id)
+    .where('line', '>', position)
+    .orderBy('line')
+    .limit(limit)
+    .execute();
+}
+
+export function readErrors(db: Db, id: number, afterLine: number, limit: number) {
+  return db
+    .selectFrom('import_errors')
+    .select(['line', 'field', 'message'])
+    .where('import_id', '=', id)
+    .where('line', '>', afterLine)
+    .orderBy('line')
+    .limit(limit)
+    .execute();
+}
+
+/** Reads the job inside a chunk's transaction, locking it on PostgreSQL (a cancel waits for the chunk). */
+export function lockImport(db: Db, id: number): Promise<ImportRow | undefined> {
+  const query = db.selectFrom('imports').selectAll().where('id', '=', id);
+  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** Queued jobs, and running ones whose lease ran out (their worker died). */
+const claimable = (at: string) => (eb: ExpressionBuilder<Tables, 'imports'>) =>
+  eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)])]);
+
+/** Claims a job for `workerId` until `leaseUntil`, the claimable condition repeated in the UPDATE (one winner). */
+export async function claimImport(db: Db, workerId: string, at: string, leaseUntil: string, heldId?: number) {
+  const pick = db.selectFrom('imports').select('id').where(claimable(at)).orderBy('id').limit(1).executeTakeFirst();
+  const candidate = heldId ?? (await pick)?.id;
+  if (candidate === undefined) return undefined;
+  return db
+    .updateTable('imports')
+    .set({ status: 'running', locked_by: workerId, locked_until: leaseUntil })
+    .where('id', '=', candidate)
+    .where((eb) =>
+      heldId !== undefined ? eb.and([eb('status', '=', 'running'), eb('locked_by', '=', workerId)]) : claimable(at)(eb),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,162 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors/app-error.ts';
+import { Id } from '../../core/http/schemas.ts';
+import type { ImportsService } from './imports.service.ts';
+import type { ImportRow } from './imports.table.ts';
+
+const ImportParams = Type.Object({ importId: Id });
+const ImportQuery = Type.Object({
+  resource: Type.Union([Type.Literal('products'), Type.Literal('users'), Type.Literal('posts')]),
+  mode: Type.Optional(Type.Union([Type.Literal('create'), Type.Literal('upsert')])),
+  dryRun: Type.Optional(Type.Boolean()),
+});
+const ImportView = Type.Object({
+  id: Type.Integer(),
+  resource: Type.String(),
+  mode: Type.String(),
+  dryRun: Type.Boolean(),
+  status: Type.String(),
+  rows: Type.Object({ read: Type.Integer(), created: Type.Integer(), updated: Type.Integer(), failed: Type.Integer() }),
+  createdAt: Type.String(),
+  startedAt: Type.Union([Type.String(), Type.Null()]),
+  finishedAt: Type.Union([Type.String(), Type.Null()]),
+  _links: Type.Object({ self: Type.Object({ href: Type.String() }), errors: Type.Object({ href: Type.String() }) }),
+});
+const MEDIA = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' } as const;
+
+function viewOf(job: ImportRow, prefix: string) {
+  const self = `${prefix}/imports/${job.id}`;
+  return {
+    id: job.id,
+    resource: job.resource,
+    mode: job.mode,
+    dryRun: Boolean(job.dry_run),
+    status: job.status === 'uploading' ? 'queued' : job.status,
+    rows: { read: job.rows_read, created: job.rows_created, updated: job.rows_updated, failed: job.rows_failed },
+    createdAt: job.created_at,
+    startedAt: job.started_at,
+    finishedAt: job.finished_at,
+    _links: { self: { href: self }, errors: { href: `${self}/errors` } },
+  };
+}
+
+const v2Only = (version: number) => {
+  if (version !== 2) throw AppError.notFound('Route');
+};
+
+/** REST adapter of imports (DECISIONS §18, v2): the upload streams into a stored job the workers run. */
+export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService }> = async (app, { imports }) => {
+  const { maxBytes } = imports.settings;
+  // The body is the upload itself, read as a stream by the service (never held whole).
+  app.addContentTypeParser(Object.keys(MEDIA), (_request, payload, done) => done(null, payload));
+  app.post(
+    '/imports',
+    {
+      config: {
+        access: 'user',
+        openapi: { versions: [2], requestMedia: Object.keys(MEDIA) },
+      },
+      schema: {
+        tags: ['imports'],
+        summary: 'Import rows from a CSV or NDJSON upload as a background job (v2)',
+        querystring: ImportQuery,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7E]+$' })),
+        }),
+        response: { 202: ImportView },
+      },
+    },
+    async (request, reply) => {
+      v2Only(request.apiVersion);
+      const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const format = MEDIA[type as keyof typeof MEDIA];
+      if (!format) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send text/csv or application/x-ndjson');
+      const length = Number(request.headers['content-length']);
+      if (Number.isFinite(length) && length > maxBytes)
+        throw new AppError('PAYLOAD_TOO_LARGE', `An import holds at most ${maxBytes} bytes`);
+      const job = await imports.createImport(request.principal, {
+        resource: request.query.resource,
+        mode: request.query.mode ?? 'create',
+        dryRun: request.query.dryRun === true,
+        format,
+        body: request.body as Readable,
+        idempotencyKey: request.headers['idempotency-key'],
+      });
+      const view = viewOf(job, request.apiPrefix);
+      return reply.code(202).header('location', view._links.self.href).send(view);
+    },
+  );
+
+  app.get(
+    '/imports/:importId',
+    {
+      config: { access: 'user', openapi: { versions: [2] } },
+      schema: {
+        tags: ['imports'],
+        summary: 'An import job and its counts (v2)',
+        params: ImportParams,
+        response: { 200: ImportView },
+      },
+    },
+    async (request) => {
+      v2Only(request.apiVersion);
+      return viewOf(await imports.getImport(request.principal, request.params.importId), request.apiPrefix);
+    },
+  );
+
+  app.get(
+    '/imports/:importId/errors',
+    {
+      config: { access: 'user', openapi: { versions: [2], responseMedia: { 200: ['application/x-ndjson'] } } },
+      schema: {
+        tags: ['imports'],
+        summary: "An import's error report: NDJSON {line, field, message} (v2)",
+        params: ImportParams,
+      },
+    },
+    async (request, reply) => {
+      v2Only(request.apiVersion);
+      const lines: string[] = [];
+      let after = 0;
+      for (;;) {
+        const page = await imports.readErrors(request.principal, request.params.importId, after, 1000);
+        for (const error of page) lines.push(JSON.stringify(error));
+        if (page.length < 1000) break;
+        after = page.at(-1)!.line;
+      }
+      return reply.type('application/x-ndjson; charset=utf-8').send(lines.length ? `${lines.join('\n')}\n` : '');
+    },
+  );
+
+  app.post(
+    '/imports/:importId/cancel',
+    {
+      config: {
+        access: 'user',
+        openapi: {
+          versions: [2],
+          errors: {
+            409: {
+              description: 'The job has finished (`INVALID_STATE`)',
+              code: 'INVALID_STATE',
+              message: 'Import 7 is done and cannot be cancelled',
+            },
+          },
+        },
+      },
+      schema: {
+        tags: ['imports'],
+        summary: 'Cancel an import between chunks (v2)',
+        params: ImportParams,
+        response: { 202: ImportView },
+      },
+    },
+    async (request, reply) => {
+      v2Only(request.apiVersion);
+      const job = await imports.cancelImport(request.principal, request.params.importId);
+      return reply.code(202).send(viewOf(job, request.apiPrefix));
+    },
+  );
+};

@@ -1,0 +1,246 @@
+import type { Readable } from 'node:stream';
+import { requireSignedIn } from '../../core/access/guards.ts';
+import { isAdmin, type Principal } from '../../core/access/principal.ts';
+import { runOperation, type BatchTarget } from '../../core/bulk/batch.ts';
+import { now } from '../../core/clock.ts';
+import type { Db } from '../../core/db/database.ts';
+import { isUniqueViolation } from '../../core/db/db-errors.ts';
+import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
+import { inTransaction } from '../../core/db/transaction.ts';
+import { AppError } from '../../core/errors/app-error.ts';
+import * as repo from './imports.repository.ts';
+import type { ImportRow } from './imports.table.ts';
+import { readUpload, type UploadFormat } from './imports.upload.ts';
+
+export const IMPORT_RESOURCES = ['products', 'users', 'posts'] as const;
+export type ImportResource = (typeof IMPORT_RESOURCES)[number];
+/** Each chunk is written all or nothing, its position committed with it (DECISIONS §18). */
+export const IMPORT_CHUNK_ROWS = 1000;
+const STORE_BATCH = 500;
+const FINISHED = new Set(['done', 'failed', 'cancelled']);
+
+export interface ImportsSettings {
+  maxBytes: number;
+  leaseMs: number;
+}
+
+export interface NewImport {
+  resource: ImportResource;
+  mode: 'create' | 'upsert';
+  dryRun: boolean;
+  format: UploadFormat;
+  body: Readable;
+  idempotencyKey?: string | undefined;
+}
+
+/** Rolls a dry run's chunk back once its outcome is known. */
+class DryRun extends Error {
+  readonly outcome: ChunkOutcome;
+  constructor(outcome: ChunkOutcome) {
+    super('dry run');
+    this.outcome = outcome;
+  }
+}
+
+interface ChunkOutcome {
+  created: number;
+  updated: number;
+  errors: { import_id: number; line: number; field: string | null; message: string }[];
+  last: number;
+}
+
+export function createImportsService(
+  db: Db,
+  targets: Readonly<Record<ImportResource, BatchTarget<unknown>>>,
+  settings: ImportsSettings,
+) {
+  const notFound = (id: number) => AppError.notFound(`Import ${id}`);
+
+  /** The owner or an admin sees a job; anyone else is told it does not exist. */
+  async function visibleJob(actor: Principal | null, id: number): Promise<ImportRow> {
+    const principal = requireSignedIn(actor);
+    const job = await repo.findImportById(db, id);
+    if (!job || (!isAdmin(principal) && job.owner_id !== principal.userId)) throw notFound(id);
+    return job;
+  }
+
+  /** Streams the upload into stored rows; on any refusal nothing stays stored. */
+  async function store(job: ImportRow, upload: NewImport, fields: Readonly<Record<string, string>>) {
+    let read = 0;
+    let failed = 0;
+    let rows: { import_id: number; line: number; data: string }[] = [];
+    let errors: { import_id: number; line: number; field: string | null; message: string }[] = [];
+    const flush = async () => {
+      await repo.insertImportRows(db, rows);
+      await repo.insertImportErrors(db, errors);
+      rows = [];
+      errors = [];
+    };
+    for await (const row of readUpload(upload.body, upload.format, fields, settings.maxBytes)) {
+      read += 1;
+      if (row.error) {
+        failed += 1;
+        errors.push({ import_id: job.id, line: row.line, field: row.error.field, message: row.error.message });
+      } else rows.push({ import_id: job.id, line: row.line, data: JSON.stringify(row.data) });
+      if (rows.length + errors.length >= STORE_BATCH) await flush();
+    }
+    await flush();
+    return { read, failed };
+  }
+
+  /** One chunk of a claimed job, in one transaction with its position; each row in a savepoint of its own. */
+  async function runChunk(job: ImportRow, workerId: string): Promise<boolean> {
+    const target = targets[job.resource as ImportResource];
+    const actor: Principal = { userId: job.owner_id, role: job.owner_role as Principal['role'] };
+    const op = job.mode === 'upsert' ? 'upsert' : 'create';
+    const chunk = async (): Promise<ChunkOutcome | undefined> => {
+      const current = await repo.lockImport(db, job.id);
+      if (!current || current.status !== 'running' || current.locked_by !== workerId) return undefined;
+      const rows = await repo.readRowsAfter(db, job.id, current.position, IMPORT_CHUNK_ROWS);
+      const outcome: ChunkOutcome = { created: 0, updated: 0, errors: [], last: current.position };
+      for (const row of rows) {
+        outcome.last = row.line;
+        const data = JSON.parse(row.data) as Record<string, unknown>;
+        const key = target.naturalKey?.field;
+        if (op === 'upsert' && key && typeof data[key] !== 'string') {
+          outcome.errors.push({ import_id: job.id, line: row.line, field: key, message: 'is required for an upsert' });
+          continue;
+        }
+        try {
+          const result = await inTransaction(db, () =>
+            runOperation(actor, target, { op, data }, 0, () => () => undefined),
+          );
+          if (result.status === 201) outcome.created += 1;
+          else outcome.updated += 1;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          const detail = error.details?.[0];
+          outcome.errors.push({
+            import_id: job.id,
+            line: row.line,
+            field: detail?.field || null,
+            message: detail ? detail.message : error.message,
+          });
+        }
+      }
+      if (job.dry_run) throw new DryRun(outcome);
+      await record(outcome, rows.length < IMPORT_CHUNK_ROWS);
+      return outcome;
+    };
+    const record = async (outcome: ChunkOutcome, finished: boolean) => {
+      await repo.insertImportErrors(db, outcome.errors);
+      const current = (await repo.findImportById(db, job.id))!;
+      await repo.updateImport(db, job.id, {
+        position: outcome.last,
+        rows_created: current.rows_created + outcome.created,
+        rows_updated: current.rows_updated + outcome.updated,
+        rows_failed: current.rows_failed + outcome.errors.length,
+        locked_until: new Date(Date.now() + settings.leaseMs).toISOString(),
+        ...(finished ? { status: 'done' as const, finished_at: now(), locked_by: null, locked_until: null } : {}),
+      });
+    };
+    let outcome: ChunkOutcome | undefined;
+    try {
+      outcome = await inOuterTransaction(db, chunk);
+    } catch (error) {
+      if (!(error instanceof DryRun)) throw error;
+      // A dry run writes no row: only what a real run would have reported.
+      const { outcome: seen } = error;
+      const more = (await repo.readRowsAfter(db, job.id, seen.last, 1)).length > 0;
+      await inOuterTransaction(db, () => record(seen, !more));
+      return more;
+    }
+    if (!outcome) return false;
+    return (await repo.findImportById(db, job.id))?.status === 'running';
+  }
+
+  return {
+    settings,
+
+    /**
+     * Stores the upload as a job (202): admins import anything, a user posts as themselves. A retried
+     * upload with the same `Idempotency-Key` is the job the first made.
+     */
+    async createImport(actor: Principal | null, upload: NewImport): Promise<ImportRow> {
+      const principal = requireSignedIn(actor);
+      if (!IMPORT_RESOURCES.includes(upload.resource))
+        throw AppError.validation([{ field: 'resource', message: `must be one of ${IMPORT_RESOURCES.join(', ')}` }]);
+      if (upload.resource !== 'posts' && !isAdmin(principal))
+        throw AppError.forbidden(`Imports of ${upload.resource} are for admins`);
+      const target = targets[upload.resource];
+      if (upload.mode === 'upsert' && !target.naturalKey)
+        throw AppError.validation([{ field: 'mode', message: `${upload.resource} have no natural key to upsert on` }]);
+      if (upload.idempotencyKey) {
+        const existing = await repo.findImportByKey(db, principal.userId, upload.idempotencyKey);
+        if (existing) return existing;
+      }
+      let job: ImportRow;
+      try {
+        job = await repo.insertImport(db, {
+          resource: upload.resource,
+          mode: upload.mode,
+          dry_run: upload.dryRun ? 1 : 0,
+          status: 'uploading',
+          owner_id: principal.userId,
+          owner_role: principal.role,
+          idempotency_key: upload.idempotencyKey ?? null,
+          position: 0,
+          rows_read: 0,
+          rows_created: 0,
+          rows_updated: 0,
+          rows_failed: 0,
+          created_at: now(),
+        });
+      } catch (error) {
+        if (isUniqueViolation(error) && upload.idempotencyKey)
+          return (await repo.findImportByKey(db, principal.userId, upload.idempotencyKey))!;
+        throw error;
+      }
+      try {
+        const fields = target.fields ?? {};
+        const { read, failed } = await store(job, upload, fields);
+        const queued = await repo.updateImport(db, job.id, {
+          status: read - failed > 0 ? 'queued' : 'done',
+          rows_read: read,
+          rows_failed: failed,
+          ...(read - failed > 0 ? {} : { finished_at: now() }),
+        });
+        return queued!;
+      } catch (error) {
+        await repo.deleteImport(db, job.id);
+        throw error;
+      }
+    },
+
+    getImport: visibleJob,
+
+    /** The error report, `limit` lines after `afterLine`, in line order. */
+    async readErrors(actor: Principal | null, id: number, afterLine: number, limit: number) {
+      await visibleJob(actor, id);
+      return repo.readErrors(db, id, afterLine, limit);
+    },
+
+    /** Stops the job between chunks (202); a finished one is 409 INVALID_STATE. */
+    async cancelImport(actor: Principal | null, id: number): Promise<ImportRow> {
+      await visibleJob(actor, id);
+      return inOuterTransaction(db, async () => {
+        const job = await repo.lockImport(db, id);
+        if (!job || FINISHED.has(job.status))
+          throw new AppError('INVALID_STATE', `Import ${id} is ${job?.status ?? 'gone'} and cannot be cancelled`);
+        return (await repo.updateImport(db, id, { status: 'cancelled', finished_at: now(), locked_by: null }))!;
+      });
+    },
+
+    /** A worker's step: claims a job (or keeps its own) and runs one chunk; true when there is more. */
+    async runNextChunk(workerId: string): Promise<boolean> {
+      const at = now();
+      const job = await repo.claimImport(db, workerId, at, new Date(Date.now() + settings.leaseMs).toISOString());
+      if (!job) return false;
+      if (!job.started_at) await repo.updateImport(db, job.id, { started_at: at });
+      await runChunk(job, workerId);
+      return true;
+    },
+  };
+}
+
+export type ImportsService = ReturnType<typeof createImportsService>;

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`imports (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, { IMPORT_POLL_MS: '50' });
+    });
+    after(() => t?.close());
+
+    const upload = (
+      query: string,
+      body: string | Uint8Array,
+      type = 'text/csv',
+      headers: Record<string, string> = {},
+    ) =>
+      fetch(`${t.url}/api/v2/imports?${query}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': type, ...headers },
+        body,
+      });
+    const settled = async (location: string) => {
+      for (let i = 0; i < 200; i += 1) {
+        const job = await t.request('GET', location, { token: t.adminToken });
+        if (['done', 'failed', 'cancelled'].includes(job.body.status)) return job.body;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('the import did not finish');
+    };
+    const errorsOf = async (location: string) =>
+      (
+        await (
+          await fetch(`${t.url}${location}/errors`, { headers: { authorization: `Bearer ${t.adminToken}` } })
+        ).text()
+      )
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+
+    it('imports a CSV as a job: every good row written, a bad row reported with its line and failing alone', async () => {
+      const csv = [
+        'name,category,price,stock,sku',
+        'Imp A,imp,1.5,3,IMP-A',
+        'Imp B,imp,-4,3,IMP-B',
+        "'=Formula,imp,2,1,IMP-C",
+        'Imp D,imp,2,1',
+      ].join('\n');
+      const res = await upload('resource=products&mode=create', csv);
+      assert.equal(res.status, 202, await res.clone().text());
+      const location = res.headers.get('location')!;
+      const job = await settled(location);
+      assert.deepEqual(job.rows, { read: 4, created: 2, updated: 0, failed: 2 });
+      const names = await t.server.db
+        .selectFrom('products')
+        .select('name')
+        .where('category', '=', 'imp')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        names.map((r) => r.name),
+        ['Imp A', '=Formula'],
+      );
+      const errors = await errorsOf(location);
+      assert.deepEqual(
+        errors.map((e) => e.line),
+        [3, 5],
+      );
+      assert.equal(errors[0].field, 'price');
+    });
+
+    it('upserts by sku, and a dry run reports the same counts and writes nothing', async () => {
+      const csv = 'sku,stock\nIMP-A,77\n';
+      const dry = await upload('resource=products&mode=upsert&dryRun=true', csv);
+      const dryJob = await settled(dry.headers.get('location')!);
+      assert.deepEqual(dryJob.rows, { read: 1, created: 0, updated: 1, failed: 0 });
+      const stock = async () =>
+        (await t.server.db.selectFrom('products').select('stock').where('sku', '=', 'IMP-A').executeTakeFirstOrThrow())
+          .stock;
+      assert.equal(await stock(), 3);
+      const real = await upload('resource=products&mode=upsert', csv);
+      await settled(real.headers.get('location')!);
+      assert.equal(await stock(), 77);
+    });
+
+    it('refuses hostile uploads with a 4xx: unknown column, unclosed quote, non-UTF-8, wrong type, too big', async () => {
+      const unknown = await upload('resource=products', 'name,nope\nA,B\n');
+      assert.equal(unknown.status, 422);
+      assert.match(await unknown.text(), /nope/);
+      const wide = await upload(
+        'resource=products',
+        `${Array.from({ length: 10_000 }, (_, i) => `c${i}`).join(',')}\n`,
+      );
+      assert.equal(wide.status, 422);
+      const quote = await upload('resource=products', 'name,category\n"A,imp\n');
+      assert.equal(quote.status, 422);
+      const latin = await upload('resource=products', new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x0a, 0xff, 0xfe, 0x0a]));
+      assert.equal(latin.status, 422);
+      const json = await upload('resource=products', '{}', 'application/json');
+      assert.equal(json.status, 415);
+      const small = await startTestServer(dialect, { IMPORT_MAX_BYTES: '64' });
+      try {
+        const big = await fetch(`${small.url}/api/v2/imports?resource=products`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': 'text/csv' },
+          body: `name,category,price,stock\n${'X,imp,1,1\n'.repeat(20)}`,
+        });
+        assert.equal(big.status, 413);
+        assert.equal((await small.server.db.selectFrom('imports').select('id').execute()).length, 0);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('reports a row with a NUL or a wrong cell count, and reads NDJSON by lines', async () => {
+      const csv = await upload('resource=products', 'name,category,price,stock\nA\u0000,nul,1,1\nB,nul,1\nC,nul,1,1\n');
+      const job = await settled(csv.headers.get('location')!);
+      assert.deepEqual(job.rows, { read: 3, created: 1, updated: 0, failed: 2 });
+      const nd = await upload(
+        'resource=products',
+        '{"name":"N1","category":"nd","price":1,"stock":1}\nnot json\n',
+        'application/x-ndjson',
+      );
+      const ndJob = await settled(nd.headers.get('location')!);
+      assert.deepEqual(ndJob.rows, { read: 2, created: 1, updated: 0, failed: 1 });
+    });
+
+    it('answers a retried upload with the same Idempotency-Key with the same job, and refuses to cancel a finished one', async () => {
+      const headers = { 'idempotency-key': `imp-${dialect.name}` };
+      const first = await upload('resource=products', 'name,category,price,stock\nK,idem,1,1\n', 'text/csv', headers);
+      const second = await upload('resource=products', 'name,category,price,stock\nK,idem,1,1\n', 'text/csv', headers);
+      assert.equal(second.status, 202);
+      assert.equal(second.headers.get('location'), first.headers.get('location'));
+      await settled(first.headers.get('location')!);
+      const cancel = await t.request('POST', `${first.headers.get('location')}/cancel`, { token: t.adminToken });
+      assert.equal(cancel.status, 409, cancel.text);
+      assert.equal(cancel.body.error.code, 'INVALID_STATE');
+      const rows = await t.server.db.selectFrom('products').select('id').where('category', '=', 'idem').execute();
+      assert.equal(rows.length, 1);
+    });
+  });
+}
