@@ -20,6 +20,8 @@ export interface OnlineIndex {
   table: string;
   /** What follows `on <table>`: `(author_id, id)`, `using gin (content gin_trgm_ops)`. */
   definition: string;
+  /** A unique index (a natural key such as products' `sku`). */
+  unique?: boolean;
   /** An index of PostgreSQL only (a GIN index of a `tsvector`): SQLite has none to build. */
   postgresOnly?: boolean;
 }
@@ -62,14 +64,20 @@ export async function buildOnlineIndexes(
     hooks.onIndex?.(index);
     if (!postgres) {
       // eslint-disable-next-line no-restricted-syntax -- the definition is code (OnlineIndex), names checked above
-      await sql.raw(`create index ${index.name} on ${index.table} ${index.definition}`).execute(db);
+      await sql
+        .raw(`create ${index.unique ? 'unique ' : ''}index ${index.name} on ${index.table} ${index.definition}`)
+        .execute(db);
     } else {
       if (state === 'invalid') await sql`drop index concurrently if exists ${sql.id(index.name)}`.execute(db);
       const stop =
         hooks.onProgress && hooks.progressDb ? watchProgress(hooks.progressDb, index, hooks.onProgress) : undefined;
       try {
         // eslint-disable-next-line no-restricted-syntax -- the definition is code (OnlineIndex), names checked above
-        await sql.raw(`create index concurrently ${index.name} on ${index.table} ${index.definition}`).execute(db);
+        await sql
+          .raw(
+            `create ${index.unique ? 'unique ' : ''}index concurrently ${index.name} on ${index.table} ${index.definition}`,
+          )
+          .execute(db);
       } finally {
         stop?.();
       }

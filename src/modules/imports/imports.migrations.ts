@@ -1,13 +1,18 @@
 import type { Kysely } from 'kysely';
-import { columnTypes } from '../../core/db/migrations/column-types.ts';
+import { dialectOf } from '../../core/db/database.ts';
 
 export const importsMigrations = {
   /** DECISIONS §18: imports as stored jobs, their uploaded rows and their error reports. */
   '0021-imports': {
     async up(db: Kysely<unknown>): Promise<void> {
-      const types = columnTypes(db);
-      await types
-        .id(db.schema.createTable('imports'))
+      // As core's column types (core/db/migrations, which a module's migrations do not import).
+      const postgres = dialectOf(db) === 'postgres';
+      const types = { timestamp: postgres ? ('timestamptz' as const) : ('text' as const) };
+      await db.schema
+        .createTable('imports')
+        .addColumn('id', 'integer', (c) =>
+          postgres ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+        )
         .addColumn('resource', 'varchar(20)', (c) => c.notNull())
         .addColumn('mode', 'varchar(10)', (c) => c.notNull())
         .addColumn('dry_run', 'integer', (c) => c.notNull().defaultTo(0))

@@ -70,14 +70,15 @@ export const productsMigrations = {
   /** PostgreSQL: the group counts of `/products/aggregate`'s time buckets, for its plans (core/querying). */
   '0017-products-bucket-statistics': bucketStatisticsMigration('products', ['created_at']),
   /** DECISIONS §18: the optional `sku`, unique when present (several products may have none). */
+  // The column is added without a rewrite; its unique index is built online (core/db/online-indexes.ts).
   '0021-products-sku': {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable('products').addColumn('sku', 'varchar(64)').execute();
-      await db.schema.createIndex('products_sku_key').unique().on('products').column('sku').execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {
-      await db.schema.dropIndex('products_sku_key').execute();
+      await db.schema.dropIndex('products_sku_key').ifExists().execute();
       await db.schema.alterTable('products').dropColumn('sku').execute();
     },
+    onlineIndexes: [{ name: 'products_sku_key', table: 'products', definition: '(sku)', unique: true }],
   },
 };
