@@ -7,7 +7,7 @@
  * of each below saturation, and with `--profile` the same number of answers in both profiles (their
  * difference per function is the cost of B's change, per answer). `--pairs N` repeats the comparison on N
  * fresh pairs of processes and prints the median of their ratios: one pair's ratio is not a verdict (an
- * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, bench/journal/2026-11.md, session 35).
+ * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, the bench journal (git show b3694ab:bench/journal/2026-11.md), session 35).
  * Both processes of a pair get environments of one size (`AB_PAD`), a random size each pair: the size of
  * a process's environment alone moved the same tree by 3–8 % (suite/alternate.ts, `padEnvironment`).
  * `--collector` starts a local OTLP collector (suite/otlp-sink.ts) and puts its URL where a side's setting
