@@ -17,6 +17,7 @@ import { registerJsonBody } from './core/http/json-body.ts';
 import { registerLingeringClose } from './core/http/body-limit.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { clientErrorAnswer } from './core/http/client-errors.ts';
+import { demoToken } from './graphql/graphiql-demo-token.ts';
 import { createRouteIndex, integerParamsOf } from './core/http/route-index.ts';
 import { registerMethodCheck } from './core/http/method-check.ts';
 import { registerVersionedApi } from './core/http/versioned-api.ts';
@@ -153,6 +154,8 @@ async function registerApi(
       v1Sunset: config.API_V1_SUNSET,
       examples: loadOpenApiExamples(),
       webhooks: eventWebhooks(eventPayloadsOfModules),
+      // Development: /docs opens pre-authorised with a demo token, as GraphiQL does (never in production).
+      demoToken: config.NODE_ENV === 'production' ? undefined : demoToken(services.auth),
     },
   );
   let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };

@@ -2047,8 +2047,6 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-        ApiVersion: "1" | "2";
         /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
         IfNoneMatch: string;
         /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
@@ -2090,8 +2088,6 @@ export interface operations {
                 types?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2337,8 +2333,6 @@ export interface operations {
             header?: {
                 /** @description Resume a stream right after this event (a cursor or an event id); wins over `after` */
                 "last-event-id"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2552,8 +2546,6 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2816,10 +2808,7 @@ export interface operations {
     postWebhooks: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3142,8 +3131,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3416,8 +3403,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -3663,8 +3648,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -4037,10 +4020,7 @@ export interface operations {
     postWebhooksByWebhookIdRotateSecret: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 webhookId: number;
             };
@@ -4325,8 +4305,6 @@ export interface operations {
                 status?: "pending" | "succeeded" | "dead";
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4597,10 +4575,7 @@ export interface operations {
     postWebhooksByWebhookIdDeliveriesByDeliveryIdRetry: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 webhookId: number;
                 deliveryId: number;
@@ -4892,10 +4867,7 @@ export interface operations {
     postWebhooksByWebhookIdReplay: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 webhookId: number;
             };
@@ -5188,10 +5160,7 @@ export interface operations {
     postAuthToken: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5587,8 +5556,6 @@ export interface operations {
                 "createdAt[in]"?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -5943,10 +5910,7 @@ export interface operations {
     postUsers: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -6291,8 +6255,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -6566,8 +6528,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -6947,8 +6907,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -7213,8 +7171,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -7591,10 +7547,7 @@ export interface operations {
     postUsersByUserIdVerifyEmail: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -7897,10 +7850,7 @@ export interface operations {
     postUsersByUserIdActionsPromoteToAdmin: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -8311,8 +8261,6 @@ export interface operations {
                 facets?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -8612,8 +8560,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -8958,8 +8904,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -9341,8 +9285,6 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -9600,8 +9542,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 orderId: number;
@@ -9930,8 +9870,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 orderId: number;
@@ -10256,8 +10194,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 orderId: number;
@@ -10584,8 +10520,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -10873,8 +10807,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -11133,10 +11065,7 @@ export interface operations {
     postReportsGenerate: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -11427,8 +11356,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -11822,7 +11749,7 @@ export interface operations {
                 "createdAt[in]"?: string;
                 /**
                  * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
-                 * @example wooden chair -table
+                 * @example coffee or knife -skillet
                  */
                 q?: string;
                 /** @description With q: comma list of searched fields (name, category, description) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
@@ -11831,8 +11758,6 @@ export interface operations {
                 facets?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -12099,10 +12024,7 @@ export interface operations {
     postProducts: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -12498,7 +12420,7 @@ export interface operations {
                 "createdAt[in]"?: string;
                 /**
                  * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
-                 * @example wooden chair -table
+                 * @example coffee or knife -skillet
                  */
                 q?: string;
                 /**
@@ -12514,8 +12436,6 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -12773,8 +12693,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -13034,8 +12952,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -13390,8 +13306,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -13656,8 +13570,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -14084,15 +13996,13 @@ export interface operations {
                 include?: string;
                 /**
                  * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
-                 * @example wooden chair -table
+                 * @example caching or pagination -graphql
                  */
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -14364,8 +14274,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -14706,8 +14614,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -15001,10 +14907,7 @@ export interface operations {
     postUsersByUserIdPosts: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -15319,8 +15222,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -15640,8 +15541,6 @@ export interface operations {
                 "createdAt[in]"?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -15918,10 +15817,7 @@ export interface operations {
     postPostsByPostIdComments: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 postId: number;
             };
@@ -16233,8 +16129,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -16499,10 +16393,7 @@ export interface operations {
     deletePostsByPostIdCommentsByCommentId: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 postId: number;
                 commentId: number;
@@ -16775,8 +16666,6 @@ export interface operations {
                 "createdAt[in]"?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -17045,10 +16934,7 @@ export interface operations {
     postCommentsByCommentIdLikes: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 commentId: number;
             };
@@ -17362,10 +17248,7 @@ export interface operations {
     deleteCommentsByCommentIdLikes: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 commentId: number;
             };
@@ -17595,8 +17478,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -17854,8 +17735,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -18098,10 +17977,7 @@ export interface operations {
     putUsersByUserIdAvatar: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
