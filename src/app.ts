@@ -32,6 +32,7 @@ import { eventPayloadsOfModules, modules } from './modules/index.ts';
 import { loadOpenApiExamples } from './openapi-examples.ts';
 import { createServices, type Services } from './services.ts';
 import { graphqlPlugin, graphqlSwitches, type GraphQLPluginOptions } from './graphql/graphql.plugin.ts';
+import { registerAdminConsole } from './admin-console/admin-console.ts';
 import type { LiveStatus } from './graphql/subscriptions/subscriptions.plugin.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -122,6 +123,7 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
   // envelope's 404); an API process starts no background worker, and its events wait in the outbox.
   const servesApi = config.PROCESS_ROLE !== 'worker';
   if (servesApi) registerFrontDoor(app, { graphiql: graphqlSwitches(config).graphiql });
+  if (servesApi && config.ADMIN_CONSOLE) registerAdminConsole(app);
   await registerOverloadProtection(app, config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, metrics.shed);
 
   let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };
