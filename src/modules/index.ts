@@ -4,6 +4,7 @@ import { brokerModule } from './broker/broker.module.ts';
 import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
 import { eventsModule } from './events/events.module.ts';
+import { historyModule } from './history/history.module.ts';
 import { likesModule } from './likes/likes.module.ts';
 import { ordersModule } from './orders/orders.module.ts';
 import { postsModule } from './posts/posts.module.ts';
@@ -35,6 +36,7 @@ export const modules = [
   commentsModule,
   likesModule,
   avatarsModule,
+  historyModule,
 ] as const;
 
 export type Modules = typeof modules;
