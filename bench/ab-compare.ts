@@ -7,9 +7,11 @@
  * of each below saturation, and with `--profile` the same number of answers in both profiles (their
  * difference per function is the cost of B's change, per answer). `--pairs N` repeats the comparison on N
  * fresh pairs of processes and prints the median of their ratios: one pair's ratio is not a verdict (an
- * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, bench/journal/2026-11.md, session 35).
+ * A/A comparison of one tree gave 0.81–1.21 on a 2-core machine, the bench journal (git show b3694ab:bench/journal/2026-11.md), session 35).
  * Both processes of a pair get environments of one size (`AB_PAD`), a random size each pair: the size of
  * a process's environment alone moved the same tree by 3–8 % (suite/alternate.ts, `padEnvironment`).
+ * `--collector` starts a local OTLP collector (suite/otlp-sink.ts) and puts its URL where a side's setting
+ * says `$COLLECTOR` (`--b-env OTEL_EXPORTER_OTLP_ENDPOINT=$COLLECTOR`). Each side's p99 is the median of its rounds'.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,7 +20,8 @@ import { alternate, environmentBytes, envSettings, serviceEnv, startService } fr
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
 import { PERF_NODE_OPTIONS, perfAvailable, recordPerf, removeV8Log } from './suite/perf-record.ts';
-import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
+import { loadAverage, pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
+import { startOtlpSink } from './suite/otlp-sink.ts';
 import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
 const { values } = parseArgs({
@@ -48,6 +51,8 @@ const { values } = parseArgs({
     'b-env': { type: 'string', multiple: true, default: [] },
     /** Settings for A only, as `--b-env`: two settings of one feature against each other (both traced, say). */
     'a-env': { type: 'string', multiple: true, default: [] },
+    /** A local OTLP collector for the sides, its URL in place of `$COLLECTOR` in their settings. */
+    collector: { type: 'boolean', default: false },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -73,6 +78,11 @@ if (PERF_DIR !== undefined) {
 }
 
 pinLoadGenerator();
+const sink = values.collector ? await startOtlpSink() : undefined;
+const withCollector = (settings: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(settings).map(([name, value]) => [name, value.replace('$COLLECTOR', sink?.url ?? '')]),
+  );
 const database = await createBenchDatabase(dialect);
 try {
   // Seeded (and the token minted) by the base, which starts first: a migration only this tree has (a new table) is applied
@@ -92,6 +102,7 @@ try {
   const ratios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
   /** B's CPU an answer over A's: the verdict of a `--rate` comparison, where both answer as many. */
   const cpuRatios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
+  const p99Ratios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
   // Each pair is two fresh processes: how fast a process runs one code varies from start to start (JIT
   // decisions, memory layout), often more than a change does, so a verdict needs the median of several pairs.
   for (let pair = 1; pair <= PAIRS; pair += 1) {
@@ -105,8 +116,8 @@ try {
         environmentBytes: padded,
       });
     const servers = {
-      A: await side('a', values.base, envSettings(values['a-env'], '--a-env')),
-      B: await side('b', values.tree, envSettings(values['b-env'], '--b-env')),
+      A: await side('a', values.base, withCollector(envSettings(values['a-env'], '--a-env'))),
+      B: await side('b', values.tree, withCollector(envSettings(values['b-env'], '--b-env'))),
     };
     try {
       for (const workload of workloads) {
@@ -137,8 +148,10 @@ try {
         }
         ratios.get(workload.id)!.push(B.rps / A.rps);
         cpuRatios.get(workload.id)!.push(B.cpuUs / A.cpuUs);
+        p99Ratios.get(workload.id)!.push(B.p99 / A.p99);
+        const [load1] = loadAverage();
         console.log(
-          `${PAIRS > 1 ? `pair ${pair} ` : ''}${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
+          `${PAIRS > 1 ? `pair ${pair} ` : ''}${dialect} ${workload.id}: A ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req p99 ${A.p99} ms | B ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req p99 ${B.p99} ms | B/A req/s ${(B.rps / A.rps).toFixed(2)}, CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}, p99 ${(B.p99 / A.p99).toFixed(2)} | load ${load1.toFixed(2)}`,
         );
       }
     } finally {
@@ -156,9 +169,16 @@ try {
       return `median ${median(sorted).toFixed(3)} of ${PAIRS} pairs (${sorted.map((r) => r.toFixed(2)).join(', ')})`;
     };
     for (const [id, list] of ratios) {
-      console.log(`${dialect} ${id}: B/A req/s ${summary(list)}; CPU an answer ${summary(cpuRatios.get(id)!)}`);
+      console.log(
+        `${dialect} ${id}: B/A req/s ${summary(list)}; CPU an answer ${summary(cpuRatios.get(id)!)}; p99 ${summary(p99Ratios.get(id)!)}`,
+      );
     }
+  }
+  if (sink) {
+    const { requests, bytes } = await sink.received();
+    console.log(`the local collector received ${requests} export requests, ${(bytes / 1e6).toFixed(1)} MB`);
   }
 } finally {
   await database.drop();
+  sink?.stop();
 }

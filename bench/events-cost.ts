@@ -4,7 +4,7 @@
  * bench/no-events.patch` (services record no events, no webhook workers run; the patch reads BENCH_NO_EVENTS,
  * which A is given), `npm ci` and `npm run build`. Sessions 13-20 used 38fea2f, a tree from before the events
  * work; later work made W5 faster there too, which hid most of W5's event cost on PostgreSQL
- * (bench/journal/2026-11.md, session 21).
+ * (the bench journal (git show b3694ab:bench/journal/2026-11.md), session 21).
  * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in a process of its own that
  * answers 204) and NATS JetStream on (`NATS_URL`, a stream and subject prefix of its own). W5 and W8 are
  * loaded in alternating bursts; the receiver and a NATS subscriber measure, for every event, the time
@@ -70,7 +70,7 @@ const loadAverage = () =>
 pinLoadGenerator();
 // The receiver answers from a process of its own: in this one its answers waited for the load generator's
 // event loop (a receiver that slow held deliveries back at 8 in flight: SQLite W8 p99 1.9 s;
-// bench/journal/2026-11.md, session 21).
+// the bench journal (git show b3694ab:bench/journal/2026-11.md), session 21).
 const webhook = await startReceiver();
 const receiverUrl = webhook.url;
 

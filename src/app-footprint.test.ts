@@ -70,7 +70,7 @@ const footprint = () => (measured ??= footprintOfBuildingTheApp());
 
 describe("the app's footprint", () => {
   it('loads neither the NATS client nor undici (the webhook sender) until they are used', () => {
-    // Each held megabytes of heap from the start (bench/journal/2026-11.md, session 18): NATS without NATS_URL
+    // Each held megabytes of heap from the start (the bench journal (git show b3694ab:bench/journal/2026-11.md), session 18): NATS without NATS_URL
     // is never used, undici only when the first webhook delivery is sent.
     assert.deepEqual(footprint().packages, []);
   });
@@ -78,13 +78,13 @@ describe("the app's footprint", () => {
   it("does not load Node's built-in fetch and WebSocket, which it never uses", () => {
     // An ESM import of 'node:http' builds the module's namespace from every export, and the lazy
     // `WebSocket` export loads Node's copy of undici with web streams: 5-12 MB more RSS at rest and
-    // under load (bench/journal/2026-11.md, session 23). metrics-server.ts takes node:http by getBuiltinModule.
+    // under load (the bench journal (git show b3694ab:bench/journal/2026-11.md), session 23). metrics-server.ts takes node:http by getBuiltinModule.
     assert.equal(footprint().nodeFetch, false);
   });
 
   it("reads its configuration without TypeBox's Value module", () => {
     // Ajv, loaded for the requests anyway, checks the environment (config.ts): Value's 140 modules held
-    // 2.4 MB of heap for that alone (bench/journal/2026-11.md, session 23).
+    // 2.4 MB of heap for that alone (the bench journal (git show b3694ab:bench/journal/2026-11.md), session 23).
     assert.equal(footprint().typeboxValue, false);
   });
 });

@@ -23,6 +23,22 @@ const isTest = (path: string) => /\.test\.ts$/.test(path);
 const runtimeFiles = filesUnder(SRC).filter((path) => path.endsWith('.ts') && !isTest(path));
 const rel = (path: string) => relative(SRC, path);
 
+/**
+ * What a measurement looks like in prose: a ratio, a time with a fraction or in microseconds, a latency
+ * percentile or median with its figure, a rate, a load average, a workload's score, a session of the diary.
+ * A whole number of milliseconds that is a setting or a step of the code ("50 ms after a commit") is
+ * behaviour, and stays.
+ */
+const benchmarkFigures: ReadonlyArray<readonly [string, RegExp]> = [
+  ['a ratio', /\d\.\d+\s?×|×\s?\d+\.\d+|(?<![\d.])[01]\.\d{2,3}(?![\d.])/],
+  ['a timing', /\d\s?µs\b|(?<![\d.])\d+\.\d+\s?(?:ms|s)\b/],
+  ['a percentile or median', /\b(?:p50|p90|p99|median)\b[^.;]{0,20}\d/i],
+  ['a rate', /\b(?:req\/s|answers?\/s|requests a second|answers a second)\b/],
+  ['a load average', /\bload(?: average)?\s+\d/i],
+  ['a workload score', /\bW\d\s+\d\.\d/],
+  ['a diary entry', /\bsession \d+|bench\/journal/i],
+];
+
 describe('the shape of the runtime code under src/', () => {
   it(`has no file over ${MAX_LINES} lines`, () => {
     // A generated file (GraphQL's argument types, one per input of the schema) grows with the schema, not by hand.
@@ -84,6 +100,21 @@ describe('the shape of the runtime code under src/', () => {
           .map((table) => `${rel(path)}: ${table}`);
       });
     assert.deepEqual(named, []);
+  });
+
+  it('keeps its READMEs maps of their folders: no benchmark figures (they are in bench/RESULTS.md)', () => {
+    const readmes = filesUnder(SRC).filter((path) => path.endsWith('README.md'));
+    assert.ok(readmes.length > 10, `READMEs found: ${readmes.length}`);
+    const found = readmes.flatMap((path) =>
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .flatMap((line, index) =>
+          benchmarkFigures
+            .filter(([, pattern]) => pattern.test(line))
+            .map(([what]) => `${rel(path)}:${index + 1}: ${what}: ${line.trim().slice(0, 100)}`),
+        ),
+    );
+    assert.deepEqual(found, [], 'a README says what is where and why; figures go to bench/RESULTS.md');
   });
 
   it('has a README in every top-level folder', () => {

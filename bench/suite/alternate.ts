@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { runLoad, type LoadRequest } from './load.ts';
+import { median, runLoad, type LoadRequest } from './load.ts';
 import { BENCH_DIR } from './databases.ts';
 import { cpuMillis, freePort, moveToLoadCore, startProcess, type ServerProcess } from './processes.ts';
 import { serverArgs } from './server-command.ts';
@@ -125,6 +125,8 @@ export interface SideFigures {
   cpuUs: number;
   /** Successful answers per second counting each burst's settling time too (`rps` without `settle`). */
   sustainedRps: number;
+  /** The median of the rounds' 99th percentile latencies, ms. */
+  p99: number;
 }
 
 /**
@@ -149,6 +151,7 @@ export async function alternate(
   },
 ): Promise<{ A: SideFigures; B: SideFigures }> {
   const totals = { A: { ok: 0, cpu: 0, answered: 0, settled: 0 }, B: { ok: 0, cpu: 0, answered: 0, settled: 0 } };
+  const p99s: { A: number[]; B: number[] } = { A: [], B: [] };
   const load = (side: 'A' | 'B', seconds: number) =>
     runLoad({
       url: sides[side].server.url,
@@ -169,6 +172,7 @@ export async function alternate(
       totals[side].cpu += cpuMillis(sides[side].server.pid) - cpu;
       totals[side].ok += figures.rps * options.seconds;
       totals[side].answered += figures.answered;
+      p99s[side].push(figures.p99);
     }
   }
   const seconds = options.rounds * options.seconds;
@@ -176,6 +180,7 @@ export async function alternate(
     rps: totals[side].ok / seconds,
     cpuUs: (totals[side].cpu * 1000) / totals[side].answered,
     sustainedRps: totals[side].ok / (seconds + totals[side].settled),
+    p99: median(p99s[side]),
   });
   return { A: figures('A'), B: figures('B') };
 }

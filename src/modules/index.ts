@@ -6,6 +6,7 @@ import { customersModule } from './customers/customers.module.ts';
 import { eventsModule } from './events/events.module.ts';
 import { historyModule } from './history/history.module.ts';
 import { likesModule } from './likes/likes.module.ts';
+import { meModule } from './me/me.module.ts';
 import { ordersModule } from './orders/orders.module.ts';
 import { postsModule } from './posts/posts.module.ts';
 import { productsModule } from './products/products.module.ts';
@@ -36,6 +37,7 @@ export const modules = [
   commentsModule,
   likesModule,
   avatarsModule,
+  meModule,
   historyModule,
 ] as const;
 

@@ -106,7 +106,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       } else {
         protobufBodies.push(body);
-        receive(decodeTraceRequest(body));
+        receive(decodeTraceRequest(body) as ExportRequest);
         response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       }
     });

@@ -1,168 +1,54 @@
+import protobuf from 'protobufjs';
+
 /**
- * A decoder of OTLP/protobuf trace exports (`ExportTraceServiceRequest`, opentelemetry/proto/trace/v1)
- * into the shape of their OTLP/JSON encoding, for the tests' collector: the wire format read field by
- * field, with the field numbers of the protocol's .proto files (the SDK ships none to decode with).
+ * The tests' reading of OTLP/protobuf trace exports (`ExportTraceServiceRequest`) into the shape of their
+ * OTLP/JSON encoding, so the collector handles both alike: protobufjs decodes the bytes, by the messages
+ * of the protocol's own .proto files (opentelemetry-proto, `opentelemetry/proto/{collector/trace,trace,
+ * common,resource}/v1`) as written below, the fields the tests read, with the protocol's names and numbers.
+ * Fields not listed are skipped as unknown, as any protobuf reader does. The SDK's exporter, not this
+ * project, writes the bytes; this reads them independently of it.
  */
-
-export interface AnyValue {
-  stringValue?: string;
-  intValue?: number;
-  doubleValue?: number;
-  boolValue?: boolean;
-  arrayValue?: { values: AnyValue[] };
-}
-export type KeyValue = { key: string; value: AnyValue };
-
-export interface DecodedSpan {
-  traceId: string;
-  spanId: string;
-  traceState?: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  startTimeUnixNano: bigint;
-  endTimeUnixNano: bigint;
-  attributes: KeyValue[];
-  droppedAttributesCount: number;
-  events: { timeUnixNano: bigint; name: string; attributes: KeyValue[] }[];
-  links: { traceId: string; spanId: string; traceState?: string; attributes: KeyValue[]; flags: number }[];
-  status: { code: number; message?: string };
-  flags: number;
-}
-
-export interface DecodedRequest {
-  resourceSpans: {
-    resource: { attributes: KeyValue[] };
-    scopeSpans: { scope: { name: string; version?: string }; spans: DecodedSpan[] }[];
-  }[];
-}
-
-type Value = bigint | Buffer;
-
-/** One message's fields by number, each field's values in order (varints and fixed64s as bigint, others as bytes). */
-type Fields = Map<number, Value[]>;
-
-function fieldsOf(bytes: Buffer): Fields {
-  const fields: Fields = new Map();
-  let at = 0;
-  const varint = (): bigint => {
-    let value = 0n;
-    for (let shift = 0n; ; shift += 7n) {
-      if (at >= bytes.length) throw new Error('truncated varint');
-      const byte = bytes[at++]!;
-      value |= BigInt(byte & 0x7f) << shift;
-      if (byte < 0x80) return value;
-    }
-  };
-  const add = (field: number, value: Value) => {
-    const values = fields.get(field);
-    if (values) values.push(value);
-    else fields.set(field, [value]);
-  };
-  while (at < bytes.length) {
-    const tag = Number(varint());
-    const field = tag >>> 3;
-    switch (tag & 7) {
-      case 0:
-        add(field, varint());
-        break;
-      case 1:
-        add(field, bytes.readBigUInt64LE(at));
-        at += 8;
-        break;
-      case 2: {
-        const length = Number(varint());
-        if (at + length > bytes.length) throw new Error('truncated field');
-        add(field, bytes.subarray(at, (at += length)));
-        break;
-      }
-      case 5:
-        add(field, bytes.subarray(at, (at += 4)));
-        break;
-      default:
-        throw new Error(`wire type ${tag & 7} is not in the trace protocol`);
-    }
-  }
-  return fields;
-}
-
-const NONE = Buffer.alloc(0);
-const all = (fields: Fields, field: number) => fields.get(field) ?? [];
-const bytesAt = (fields: Fields, field: number) => (all(fields, field)[0] as Buffer | undefined) ?? NONE;
-const textAt = (fields: Fields, field: number) => bytesAt(fields, field).toString('utf8');
-const numberAt = (fields: Fields, field: number) => Number((all(fields, field)[0] as bigint | undefined) ?? 0n);
-const fixed32At = (fields: Fields, field: number) =>
-  (all(fields, field)[0] as Buffer | undefined)?.readUInt32LE(0) ?? 0;
-const messages = (fields: Fields, field: number) => all(fields, field).map((item) => fieldsOf(item as Buffer));
-
-function anyValue(fields: Fields): AnyValue {
-  const [field, [value] = []] = [...fields][0] ?? [0, []];
-  switch (field) {
-    case 1:
-      return { stringValue: (value as Buffer).toString('utf8') };
-    case 2:
-      return { boolValue: value === 1n };
-    case 3:
-      return { intValue: Number(BigInt.asIntN(64, value as bigint)) };
-    case 4: {
-      const double = Buffer.alloc(8);
-      double.writeBigUInt64LE(value as bigint);
-      return { doubleValue: double.readDoubleLE(0) };
-    }
-    case 5:
-      return { arrayValue: { values: messages(fieldsOf(value as Buffer), 1).map(anyValue) } };
-    default:
-      return {};
+const OTLP_TRACES = `
+syntax = "proto3";
+package opentelemetry.proto;
+message AnyValue {
+  oneof value {
+    string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4;
+    ArrayValue array_value = 5;
   }
 }
-
-function keyValues(fields: Fields, field: number): KeyValue[] {
-  return messages(fields, field).map((pair) => ({ key: textAt(pair, 1), value: anyValue(fieldsOf(bytesAt(pair, 2))) }));
+message ArrayValue { repeated AnyValue values = 1; }
+message KeyValue { string key = 1; AnyValue value = 2; }
+message InstrumentationScope { string name = 1; string version = 2; }
+message Resource { repeated KeyValue attributes = 1; }
+message Status { string message = 2; int32 code = 3; }
+message Span {
+  bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; bytes parent_span_id = 4; fixed32 flags = 16;
+  string name = 5; int32 kind = 6; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8;
+  repeated KeyValue attributes = 9; Status status = 15;
 }
+message ScopeSpans { InstrumentationScope scope = 1; repeated Span spans = 2; }
+message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+`;
 
-function span(fields: Fields): DecodedSpan {
-  const status = fieldsOf(bytesAt(fields, 15));
-  const decoded: DecodedSpan = {
-    traceId: bytesAt(fields, 1).toString('hex'),
-    spanId: bytesAt(fields, 2).toString('hex'),
-    name: textAt(fields, 5),
-    kind: numberAt(fields, 6),
-    startTimeUnixNano: (all(fields, 7)[0] as bigint | undefined) ?? 0n,
-    endTimeUnixNano: (all(fields, 8)[0] as bigint | undefined) ?? 0n,
-    attributes: keyValues(fields, 9),
-    droppedAttributesCount: numberAt(fields, 10),
-    events: messages(fields, 11).map((event) => ({
-      timeUnixNano: (all(event, 1)[0] as bigint | undefined) ?? 0n,
-      name: textAt(event, 2),
-      attributes: keyValues(event, 3),
-    })),
-    links: messages(fields, 13).map((link) => ({
-      traceId: bytesAt(link, 1).toString('hex'),
-      spanId: bytesAt(link, 2).toString('hex'),
-      ...(link.has(3) ? { traceState: textAt(link, 3) } : {}),
-      attributes: keyValues(link, 4),
-      flags: fixed32At(link, 6),
-    })),
-    status: { code: numberAt(status, 3), ...(status.has(2) ? { message: textAt(status, 2) } : {}) },
-    flags: fixed32At(fields, 16),
-  };
-  if (fields.has(3)) decoded.traceState = textAt(fields, 3);
-  if (fields.has(4)) decoded.parentSpanId = bytesAt(fields, 4).toString('hex');
+const request = protobuf.parse(OTLP_TRACES).root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
+
+/** An `ExportTraceServiceRequest`'s bytes as its JSON shape (ids as hex, as OTLP/JSON writes them). */
+export function decodeTraceRequest(bytes: Buffer): unknown {
+  const decoded = request.toObject(request.decode(bytes), {
+    longs: String,
+    enums: Number,
+    bytes: Buffer,
+    oneofs: false,
+  });
+  const hex = (value: unknown) =>
+    value instanceof Uint8Array && value.length > 0 ? Buffer.from(value).toString('hex') : undefined;
+  for (const resourceSpans of (decoded.resourceSpans ?? []) as {
+    scopeSpans?: { spans?: Record<string, unknown>[] }[];
+  }[])
+    for (const scope of resourceSpans.scopeSpans ?? [])
+      for (const span of scope.spans ?? [])
+        for (const id of ['traceId', 'spanId', 'parentSpanId']) span[id] = hex(span[id]);
   return decoded;
-}
-
-/** An `ExportTraceServiceRequest`'s bytes as its JSON shape; throws on bytes that are not one. */
-export function decodeTraceRequest(bytes: Buffer): DecodedRequest {
-  return {
-    resourceSpans: messages(fieldsOf(bytes), 1).map((resourceSpans) => ({
-      resource: { attributes: keyValues(fieldsOf(bytesAt(resourceSpans, 1)), 1) },
-      scopeSpans: messages(resourceSpans, 2).map((scopeSpans) => {
-        const scope = fieldsOf(bytesAt(scopeSpans, 1));
-        return {
-          scope: { name: textAt(scope, 1), ...(scope.has(2) ? { version: textAt(scope, 2) } : {}) },
-          spans: messages(scopeSpans, 2).map(span),
-        };
-      }),
-    })),
-  };
 }

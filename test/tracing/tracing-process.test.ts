@@ -127,7 +127,7 @@ describe('tracing: the process', () => {
       const modules = loaded(server).join('\n');
       for (const expected of [
         '@opentelemetry/sdk-trace-node',
-        '/src/core/tracing/otlp-exporter.ts',
+        '@opentelemetry/exporter-trace-otlp-proto',
         '/src/core/tracing/request-spans.ts',
       ])
         assert.ok(modules.includes(expected), `${expected} loaded with tracing on`);

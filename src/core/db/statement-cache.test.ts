@@ -4,14 +4,14 @@ import { sql, type AliasedRawBuilder } from 'kysely';
 import { rowByIdStatement, type TableName } from './by-id-statements.ts';
 import { createDatabase, type Db } from './database.ts';
 import { readRows } from './fast-read.ts';
-import { shapedStatement, statementCache, type BoundParams } from './statement-cache.ts';
+import { shapedStatement, type BoundParams } from './statement-cache.ts';
 
 interface Params extends Record<string, unknown> {
   a: string;
   b: number | undefined;
 }
 
-describe('statementCache', () => {
+describe('shapedStatement', () => {
   const db = createDatabase('sqlite::memory:');
   after(() => db.destroy());
 
@@ -136,20 +136,6 @@ describe('statementCache', () => {
     assert.deepEqual((await db.executeQuery(outside(db, null, { a: 'x', b: undefined }))).rows, [{ a: 'x' }]);
     upper = true;
     assert.throws(() => outside(db, null, { a: 'y', b: undefined }), /two different statements/);
-  });
-
-  it('(the events module’s form, with a hand-written key) refuses two different statements under one key', async () => {
-    // A keyOf that forgets a part of the shape the build branches on (a shape's text must be all the
-    // key says, nothing else).
-    const careless = statementCache({
-      keyOf: () => 'same',
-      build: (target: Db, shape: { upper: boolean }, p: Params) =>
-        target.selectNoFrom((shape.upper ? sql<string>`upper(${p.a})` : sql<string>`${p.a}`).as('a')),
-    });
-    assert.deepEqual((await db.executeQuery(careless(db, { upper: false }, { a: 'x', b: undefined }))).rows, [
-      { a: 'x' },
-    ]);
-    assert.throws(() => careless(db, { upper: true }, { a: 'y', b: undefined }), /two different statements/);
   });
 
   it('refuses a build that binds an array param as one value', () => {

@@ -31,33 +31,19 @@ export function shapedStatement<Shape extends ShapeValue, Params extends Record<
   build: (db: Db, shape: Shape, params: BoundParams<Params>) => Compilable<Row>;
   maxShapes?: number;
 }): (db: Db, shape: Shape, params: Params) => CompiledQuery<Row> {
-  return cachedStatement(options.build as Build<Shape, Row>, shapeKey, options.maxShapes);
-}
-
-/**
- * @deprecated The form before `shapedStatement`: the build sees its params as values (markers at run
- * time) and the key is written by hand (`keyOf` must tell apart every shape the build can take apart).
- * Kept only for the events module's statements until they move to `shapedStatement`.
- */
-export function statementCache<Shape, Params extends Record<string, unknown>, Row>(options: {
-  build: (db: Db, shape: Shape, params: Params) => Compilable<Row>;
-  keyOf: (shape: Shape) => string;
-  maxShapes?: number;
-}): (db: Db, shape: Shape, params: Params) => CompiledQuery<Row> {
-  return cachedStatement(options.build as Build<Shape, Row>, options.keyOf, options.maxShapes);
+  return cachedStatement(options.build as Build<Shape, Row>, options.maxShapes);
 }
 
 type Build<Shape, Row> = (db: Db, shape: Shape, params: never) => Compilable<Row>;
 
 function cachedStatement<Shape, Params extends Record<string, unknown>, Row>(
   build: Build<Shape, Row>,
-  keyOf: (shape: Shape) => string,
   maxShapes = 256,
 ): (db: Db, shape: Shape, params: Params) => CompiledQuery<Row> {
   const statements = new Map<string, Statement>();
 
   return (db, shape, params) => {
-    let key = `${dialectOf(db)} ${keyOf(shape)} |`;
+    let key = `${dialectOf(db)} ${shapeKey(shape)} |`;
     for (const name in params) {
       const value = params[name];
       if (value === undefined) continue;
@@ -124,7 +110,7 @@ function confirmSameText(key: string, kept: Statement, again: Statement): void {
     kept.slots.every((slot, i) => slot.param === again.slots[i]!.param && slot.index === again.slots[i]!.index);
   if (!same)
     throw new Error(
-      `statementCache: two different statements under one key (${key}); the build must depend on its shape and params only`,
+      `shapedStatement: two different statements under one key (${key}); the build must depend on its shape and params only`,
     );
   kept.confirmed = true;
 }
@@ -137,7 +123,7 @@ function confirmSameText(key: string, kept: Statement, again: Statement): void {
 function checkNumberedParameters(text: string, count: number): void {
   const used = new Set([...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
   const fits = used.size === count && [...used].every((n) => n >= 1 && n <= count);
-  if (!fits) throw new Error(`statementCache: the statement's text uses ${used.size} parameters for ${count} values`);
+  if (!fits) throw new Error(`shapedStatement: the statement's text uses ${used.size} parameters for ${count} values`);
 }
 
 /**
@@ -153,7 +139,7 @@ class Marker {
   }
   toString(): never {
     throw new Error(
-      `statementCache: param "${this.param}" must be bound as a value, not turned into SQL text or computed on`,
+      `shapedStatement: param "${this.param}" must be bound as a value, not turned into SQL text or computed on`,
     );
   }
   valueOf(): never {
@@ -204,7 +190,7 @@ function compileWithMarkers<Shape, Params extends Record<string, unknown>>(
   const slots = compiled.parameters.map((value): Slot => {
     if (holdsMarkers(value)) {
       throw new Error(
-        'statementCache: an array param must be bound one element per parameter (sql.join), not as one value',
+        'shapedStatement: an array param must be bound one element per parameter (sql.join), not as one value',
       );
     }
     if (!(value instanceof Marker)) return { constant: value };

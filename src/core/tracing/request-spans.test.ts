@@ -4,14 +4,11 @@ import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { LeanTracerProvider } from './lean-tracer.ts';
-import { RequestSlot } from './linked-context.ts';
 import { registerRequestSpans } from './request-spans.ts';
-import { samplerFromEnv } from './sampler-from-env.ts';
 
 /**
  * The request span's own rules on a bare Fastify app over real HTTP: the ones the service's routes cannot
@@ -26,15 +23,15 @@ describe('tracing: the request span', () => {
   let activeInHandler: string | undefined;
   const activeById = new Map<string, string | undefined>();
   let slowStarted: () => void = () => {};
+  let probeSaw: string | undefined;
 
   before(async () => {
     context.setGlobalContextManager(contexts);
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const provider = new LeanTracerProvider(
-      resourceFromAttributes({ 'service.name': 'test' }),
-      new SimpleSpanProcessor(exporter),
-      samplerFromEnv({}),
-    );
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'test' }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
     app = Fastify();
     registerRequestSpans(app, provider.getTracer('test'), contexts);
     app.get('/fails/:id', async () => {
@@ -45,8 +42,10 @@ describe('tracing: the request span', () => {
       activeById.set(request.params.id, activeInHandler);
       return { ok: true };
     });
-    app.get('/healthz', async () => ({ ok: true }));
-    app.get('/slot', async () => ({ slot: contexts.active() instanceof RequestSlot }));
+    app.get('/healthz', async () => {
+      probeSaw = trace.getSpan(context.active())?.spanContext().spanId;
+      return { ok: true };
+    });
     app.post('/body', async (request) => {
       activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
       return { size: JSON.stringify(request.body).length };
@@ -74,14 +73,6 @@ describe('tracing: the request span', () => {
     assert.equal(span?.attributes['error.type'], 'RangeError');
     assert.equal(span?.attributes['http.response.status_code'], 500);
     assert.equal(span?.attributes['url.path'], '/fails/7');
-  });
-
-  it('gives a request a slot for its operation in its context, but not one that asks for an event stream', async () => {
-    const slotted = async (accept?: string) =>
-      ((await (await fetch(`${url}/slot`, accept ? { headers: { accept } } : {})).json()) as { slot: boolean }).slot;
-    assert.equal(await slotted(), true);
-    assert.equal(await slotted('application/json'), true);
-    assert.equal(await slotted('application/json, Text/Event-Stream;q=0.9'), false);
   });
 
   it('ends the span of a request whose caller left before the answer, ERROR with error.type aborted', async () => {
@@ -167,6 +158,26 @@ describe('tracing: the request span', () => {
     assert.equal(second.parentSpanContext, undefined);
     assert.equal(activeById.get('11'), first.spanContext().spanId);
     assert.equal(activeById.get('12'), second.spanContext().spanId);
+  });
+
+  it("runs a probe pipelined after a traced request outside that request's trace", async () => {
+    probeSaw = 'unset';
+    const { hostname, port } = new URL(url);
+    const answers = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `GET /sees/21 HTTP/1.1\r\nHost: x\r\ntraceparent: 00-${'e'.repeat(32)}-${'f'.repeat(16)}-01\r\n\r\n` +
+            'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        );
+      });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.equal(answers.match(/HTTP\/1\.1 200/g)?.length, 2, answers);
+    assert.equal(probeSaw, undefined, 'the probe ran in the root context');
   });
 
   it('starts a trace of its own for a malformed, zero, oversized or hostile traceparent, and answers', async () => {

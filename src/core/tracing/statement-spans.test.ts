@@ -3,11 +3,9 @@ import { describe, it } from 'node:test';
 import { context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { sql } from 'kysely';
 import { createDatabase } from '../db/database.ts';
-import { LeanTracerProvider } from './lean-tracer.ts';
-import { samplerFromEnv } from './sampler-from-env.ts';
 import { observeStatements, summarize } from './statement-spans.ts';
 
 describe('statement span names (db.query.summary)', () => {
@@ -38,16 +36,15 @@ describe('statement span names (db.query.summary)', () => {
 describe('statement spans', () => {
   it('are children of the active span, one per statement, a failed one an error with no message, no value in any', async () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new LeanTracerProvider(
-      resourceFromAttributes({ 'service.name': 'statement-test' }),
-      new SimpleSpanProcessor(exporter),
-      samplerFromEnv({}),
-    );
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'statement-test' }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
     const tracer = provider.getTracer('statement-test');
     const contexts = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contexts);
     const db = createDatabase('sqlite::memory:');
-    observeStatements(tracer, contexts, db);
+    observeStatements(tracer, db);
     try {
       await sql`create table t (id integer primary key, name text not null)`.execute(db);
       const parent = tracer.startSpan('parent');

@@ -1,4 +1,4 @@
-import { SpanKind, trace, type Attributes, type ContextManager, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_QUERY_SUMMARY,
@@ -7,8 +7,6 @@ import {
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
 import { dialectOf, observeQueries, type Db } from '../db/database.ts';
-import { nowMillis } from './span-times.ts';
-import { recordEndedSpan } from './lean-tracer.ts';
 
 /** `db.system.name` of SQLite: still in the conventions' incubating set, so copied here as their guide advises. */
 const DB_SYSTEM_NAME_VALUE_SQLITE = 'sqlite';
@@ -66,19 +64,18 @@ export function summarize(sql: string): Summary {
  * its placeholders (DECISIONS §13: no value is ever part of the text); never a bound value, never a
  * database error's message (it can quote one).
  */
-export function observeStatements(tracer: Tracer, contexts: Pick<ContextManager, 'active'>, db: Db): void {
+export function observeStatements(tracer: Tracer, db: Db): void {
   const system = dialectOf(db) === 'postgres' ? DB_SYSTEM_NAME_VALUE_POSTGRESQL : DB_SYSTEM_NAME_VALUE_SQLITE;
-  // A statement's attributes, summarized once: one frozen object its spans share (they end as they are made).
+  // A statement's attributes, summarized once (the SDK copies them into each span).
   const attributesOf = new Map<string, Attributes>();
   observeQueries(db, (sql, durationMs, failed) => {
-    const under = contexts.active();
-    const parent = trace.getSpan(under);
-    if (!parent?.isRecording()) return;
-    const end = nowMillis();
+    const under = context.active();
+    if (!trace.getSpan(under)?.isRecording()) return;
+    // Epoch milliseconds with a fraction: a statement often takes less than one.
+    const end = performance.timeOrigin + performance.now();
     let attributes = attributesOf.get(sql);
     if (!attributes) {
       const { operation, summary } = summarize(sql);
-      // Frozen: its spans share it, and the encoder keeps its bytes (otlp-protobuf.ts).
       attributes = Object.freeze({
         [ATTR_DB_SYSTEM_NAME]: system,
         [ATTR_DB_OPERATION_NAME]: operation,
@@ -89,6 +86,8 @@ export function observeStatements(tracer: Tracer, contexts: Pick<ContextManager,
       attributesOf.set(sql, attributes);
     }
     const name = attributes[ATTR_DB_QUERY_SUMMARY] as string;
-    recordEndedSpan(tracer, under, parent, name, SpanKind.CLIENT, end - durationMs, end, attributes, failed);
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: end - durationMs, attributes }, under);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(end);
   });
 }

@@ -2,25 +2,18 @@ import {
   context,
   defaultTextMapSetter,
   isSpanContextValid,
-  propagation,
   ROOT_CONTEXT,
-  SpanKind,
   SpanStatusCode,
   trace,
   type Span,
 } from '@opentelemetry/api';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { startHttpClientSpan } from './client-spans.ts';
-import { cleanAttributes } from './lean-span.ts';
-import { LeanTracerProvider, startChildSpan } from './lean-tracer.ts';
-import { enterOperation, operationParent } from './linked-context.ts';
-import { KEPT_CONTEXT, propagatorsFromEnv } from './propagators-from-env.ts';
-import { samplerFromEnv } from './sampler-from-env.ts';
-import { spanLimitsFromEnv } from './span-limits.ts';
 import { startMessageSpan } from './message-spans.ts';
+import { KEPT_CONTEXT, propagatorsFromEnv } from './propagators-from-env.ts';
 import { registerRequestSpans } from './request-spans.ts';
 import { observeStatements } from './statement-spans.ts';
 import type { Tracing } from './tracing-types.ts';
@@ -38,87 +31,66 @@ export interface SdkSettings {
   serviceName?: string | undefined;
 }
 
-/**
- * The exporter of the protocol, only its code loaded: OTLP/protobuf (the default) with our encoding
- * (otlp-exporter.ts), OTLP/JSON the SDK's. Both read the other `OTEL_EXPORTER_OTLP_*` settings (headers,
- * timeout, compression) through the SDK's exporter base.
- */
+/** The official exporter of the protocol, each its own package: only the one in use is loaded. */
 async function exporterFor(settings: SdkSettings): Promise<SpanExporter> {
-  if (settings.protocol === 'http/json') {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    return new OTLPTraceExporter({ url: settings.url });
-  }
-  const { OtlpProtobufSpanExporter } = await import('./otlp-exporter.ts');
-  return new OtlpProtobufSpanExporter(settings.url);
+  const { OTLPTraceExporter } =
+    settings.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  // The other OTEL_EXPORTER_OTLP_* settings (headers, timeout, compression) are read by the exporter itself.
+  return new OTLPTraceExporter({ url: settings.url });
 }
 
 /**
- * Tracing on: our lean tracer provider (lean-tracer.ts) registered as the process's global one, with the
- * SDK's propagators `OTEL_PROPAGATORS` names (W3C trace context and baggage by default;
- * propagators-from-env.ts), its AsyncLocalStorage context manager, its sampler of
- * `OTEL_TRACES_SAMPLER` (`parentbased_always_on` by default; sampler-from-env.ts) and its batch span
- * processor: spans are exported in the background, in batches, so a collector that is slow, down or never
- * answers costs a request nothing (spans past the processor's queue are dropped, not waited for).
+ * OpenTelemetry's SDK, registered as the process's global tracer provider: the AsyncLocalStorage context
+ * manager, the propagators `OTEL_PROPAGATORS` names (W3C trace context and baggage by default), the
+ * sampler and span limits of the `OTEL_TRACES_SAMPLER*` and `OTEL_SPAN_*` variables (read by the SDK), and
+ * its batch span processor (`OTEL_BSP_*`): spans are exported in the background, in batches, so a
+ * collector that is slow, down or never answers costs a request nothing (spans past the processor's queue
+ * are dropped, not waited for).
  */
 export async function createTracing(settings: SdkSettings): Promise<Tracing> {
   // Precedence of the specification: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES, then ours.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'content-service' })
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(settings.serviceName ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }) : null);
-  const provider = new LeanTracerProvider(
+  const provider = new NodeTracerProvider({
     resource,
-    new BatchSpanProcessor(await exporterFor(settings)),
-    samplerFromEnv(),
-    spanLimitsFromEnv(),
-  );
-  trace.setGlobalTracerProvider(provider);
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
+    spanProcessors: [new BatchSpanProcessor(await exporterFor(settings))],
+  });
   const propagators = propagatorsFromEnv();
-  propagation.setGlobalPropagator(propagators.propagator);
+  const contextManager = new AsyncLocalStorageContextManager();
+  provider.register({ contextManager, propagator: propagators.propagator });
   const tracer = trace.getTracer(TRACER_NAME);
 
   const tracing: Tracing = {
     wrap(name, attributes, run) {
-      // Checked once: one frozen object every call's span shares.
-      const shared = Object.freeze(cleanAttributes(attributes));
-      return (...args) => {
-        const under = contextManager.active();
-        const span = startChildSpan(tracer, operationParent(under), name, SpanKind.INTERNAL, shared);
-        const scope = enterOperation(contextManager, under, span);
-        let result;
-        try {
-          result = run(...args);
-        } catch (error) {
-          scope.returned();
-          scope.settled();
-          endFailed(span);
-          throw error;
-        }
-        scope.returned();
-        if (!isPromise(result)) {
-          scope.settled();
-          return endWith(span, result);
-        }
-        return result.then(
-          (value) => {
-            scope.settled();
-            return endWith(span, value);
-          },
-          (error: unknown) => {
-            scope.settled();
+      const options = { attributes };
+      return (...args) =>
+        tracer.startActiveSpan(name, options, (span) => {
+          let result;
+          try {
+            result = run(...args);
+          } catch (error) {
             endFailed(span);
             throw error;
-          },
-        ) as typeof result;
-      };
+          }
+          if (!isPromise(result)) return endWith(span, result);
+          return result.then(
+            (value) => endWith(span, value),
+            (error: unknown) => {
+              endFailed(span);
+              throw error;
+            },
+          ) as typeof result;
+        });
     },
     startHttpClientSpan: (method, url, parent) => startHttpClientSpan(tracer, method, url, parent),
     startMessageSpan: (system, destination, attributes, parent) =>
       startMessageSpan(tracer, system, destination, attributes, parent),
     activeContext() {
       const carrier: Record<string, string> = {};
-      KEPT_CONTEXT.inject(contextManager.active(), carrier, defaultTextMapSetter);
+      KEPT_CONTEXT.inject(context.active(), carrier, defaultTextMapSetter);
       if (!carrier.traceparent) return undefined;
       return carrier.tracestate
         ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
@@ -126,7 +98,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
     },
     inRoot: (run) => context.with(ROOT_CONTEXT, run),
     logFields() {
-      const spanContext = trace.getSpan(contextManager.active())?.spanContext();
+      const spanContext = trace.getSpan(context.active())?.spanContext();
       if (!spanContext || !isSpanContextValid(spanContext)) return {};
       return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
     },
@@ -138,7 +110,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
         );
       }
       registerRequestSpans(app, tracer, contextManager);
-      observeStatements(tracer, contextManager, db);
+      observeStatements(tracer, db);
       // What is pending goes out when the app closes (a stop), bounded: a collector that is down holds nothing up.
       app.addHook('onClose', () => tracing.flush(FLUSH_AT_CLOSE_MS));
     },

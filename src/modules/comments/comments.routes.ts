@@ -5,6 +5,7 @@ import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import { toCommentView } from './comments.presenter.ts';
 import {
+  AllCommentsQuery,
   CommentByIdQuery,
   CommentPage,
   CommentReadQuery,
@@ -53,6 +54,25 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       }
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
+      const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
+    },
+  );
+
+  app.get(
+    '/comments',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List every comment, newest first',
+        querystring: AllCommentsQuery,
+        response: { 200: CommentPage },
+      },
+    },
+    async (request) => {
+      const embed = embedding.forRequest('comment', request);
+      const page = await comments.listComments(request.principal, request.query);
       const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
       return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },

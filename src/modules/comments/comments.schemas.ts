@@ -1,6 +1,6 @@
 import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
-import { COMMENT_QUERY } from './comments.query.ts';
+import { ALL_COMMENTS_QUERY, COMMENT_QUERY } from './comments.query.ts';
 import { TrashedListParameter, TrashedReadParameter, trashProperties } from '../history/trash.representation.ts';
 import { Type, type Static } from 'typebox';
 import { Named, PageQuery } from '../../core/http/schemas.ts';
@@ -56,4 +56,11 @@ export const CommentsQuery = Type.Object({
   ...CommentInclude,
   ...listQueryParameters(COMMENT_QUERY),
   ...TrashedListParameter,
+});
+
+/** `GET /comments` (DECISIONS §20): every comment, with the §12 filters `postId`, `authorId`, `createdAt`. */
+export const AllCommentsQuery = Type.Object({
+  ...PageQuery,
+  ...CommentInclude,
+  ...listQueryParameters(ALL_COMMENTS_QUERY),
 });

@@ -1,9 +1,9 @@
-import { sql, type CompiledQuery, type ExpressionBuilder, type QueryCreator } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import { anyTable } from '../../core/db/by-id-statements.ts';
 import type { Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import { readRows } from '../../core/db/fast-read.ts';
-import { statementCache } from '../../core/db/statement-cache.ts';
+import { shapedStatement, type BoundParams } from '../../core/db/statement-cache.ts';
 import { SELECTED_FROM_WRITER_KEY, type RowInsert, type RowInsertQuery } from './created-rows.ts';
 import type { FeedPosition } from './event.ts';
 import type { EventRow } from './events.table.ts';
@@ -40,17 +40,25 @@ function firstRow<Row>(rows: readonly unknown[]): Row {
   return rows[0] as Row;
 }
 
-/** Tells the modules' inserts apart in the statement caches: a number per insert function. */
-const insertKeys = new WeakMap<object, string>();
-function keyOfInsert(insert: object): string {
-  let key = insertKeys.get(insert);
-  if (key === undefined) {
-    key = `insert ${nextInsertKey++}`;
-    insertKeys.set(insert, key);
-  }
-  return key;
+/**
+ * One compiled statement per module insert: the insert is a function, not data a shape may hold, so each
+ * gets a cache of its own, whose shapes are the column lists its rows bind (the params' names).
+ */
+function perInsert<Params extends Record<string, unknown>, Row>(
+  build: (db: Db, insert: AnyRowInsert, params: BoundParams<Params>) => Compilable<Row>,
+): (db: Db, insert: AnyRowInsert, params: Params) => CompiledQuery<Row> {
+  const statements = new WeakMap<AnyRowInsert, (db: Db, shape: null, params: Params) => CompiledQuery<Row>>();
+  return (db, insert, params) => {
+    let statement = statements.get(insert);
+    if (statement === undefined) {
+      statement = shapedStatement({
+        build: (target: Db, _shape: null, bound: BoundParams<Params>) => build(target, insert, bound),
+      });
+      statements.set(insert, statement);
+    }
+    return statement(db, null, params);
+  };
 }
-let nextInsertKey = 0;
 
 /** The module's insert of `row` (`RowInsert`), in `db` (the caller's transaction or not), returning the row. */
 export async function runRowInsert<Row, New extends object>(
@@ -64,24 +72,20 @@ export async function runRowInsert<Row, New extends object>(
 /** A module's insert as the caches hold it: its row is only ever params to bind. */
 type AnyRowInsert = RowInsert<unknown, Record<string, unknown>>;
 
-const rowInsert = statementCache({
-  build: (db, insert: AnyRowInsert, row: Record<string, unknown>) => insert(db, row),
-  keyOf: keyOfInsert,
-});
+// The row's values reach the module's insert bound, as expressions its `values(row)` places.
+const rowInsert = perInsert((db, insert, row: BoundParams<Record<string, unknown>>) => insert(db, row));
 
 /** An event's insert in `trx`; with `ownPlace` (PostgreSQL, a fresh resource) its `tx` is its writer's id. */
 export async function runEventInsert(trx: Db, ownPlace: boolean, event: Record<string, unknown>): Promise<void> {
   await readRows(trx, eventInsert(trx, ownPlace, event));
 }
 
-const eventInsert: (db: Db, ownPlace: boolean, event: Record<string, unknown>) => CompiledQuery<unknown> =
-  statementCache({
-    build: (db, ownPlace: boolean, event: Record<string, unknown>) =>
-      anyTable(db)
-        .insertInto('events')
-        .values(ownPlace ? { ...event, tx: OWN_TRANSACTION } : event),
-    keyOf: (ownPlace: boolean) => (ownPlace ? 'own place' : 'plain'),
-  });
+const eventInsert = shapedStatement({
+  build: (db: Db, ownPlace: boolean, event: BoundParams<Record<string, unknown>>) =>
+    anyTable(db)
+      .insertInto('events')
+      .values(ownPlace ? { ...event, tx: OWN_TRANSACTION } : event),
+});
 
 /** Prefixes the event's columns among one statement's params, apart from the row's. */
 const EVENT_PARAM = 'event.';
@@ -139,17 +143,14 @@ const afterWriterKey =
       }),
     );
 
-const rowWithEventStatement = statementCache({
-  build: (db, insert: AnyRowInsert, params: Record<string, unknown>) => {
-    const row: Record<string, unknown> = {};
-    const event: Record<string, unknown> = {};
-    for (const key in params) {
-      if (key.startsWith(EVENT_PARAM)) event[key.slice(EVENT_PARAM.length)] = params[key];
-      else row[key] = params[key];
-    }
-    return rowWithEventQuery(db, insert, row, event);
-  },
-  keyOf: keyOfInsert,
+const rowWithEventStatement = perInsert((db, insert, params: BoundParams<Record<string, unknown>>) => {
+  const row: Record<string, unknown> = {};
+  const event: Record<string, unknown> = {};
+  for (const key in params) {
+    if (key.startsWith(EVENT_PARAM)) event[key.slice(EVENT_PARAM.length)] = params[key];
+    else row[key] = params[key];
+  }
+  return rowWithEventQuery(db, insert, row, event);
 });
 
 /**
@@ -160,8 +161,10 @@ export function readFeedPage(db: Db, after: FeedPosition | undefined, limit: num
   return readRows(db, feedPage(db, undefined, { tx: after?.tx, seq: after?.seq, limit })) as Promise<EventRow[]>;
 }
 
-const feedPage = statementCache({
-  build: (db, _shape: undefined, p: { tx: number | undefined; seq: number | undefined; limit: number }) =>
-    feedQuery(db, p.seq === undefined ? undefined : { tx: p.tx!, seq: p.seq }, p.limit),
-  keyOf: () => 'feed page',
+const feedPage = shapedStatement({
+  build: (
+    db: Db,
+    _shape: undefined,
+    p: BoundParams<{ tx: number | undefined; seq: number | undefined; limit: number }>,
+  ) => feedQuery(db, p.seq === undefined ? undefined : { tx: p.tx!, seq: p.seq }, p.limit),
 });

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import type { FeedPosition } from './event.ts';
@@ -9,7 +9,10 @@ import { FEED_HORIZON } from './feed-horizon.ts';
  * order), so `seq`, the row id, is the order on its own there and the table has no `(tx, seq)` index to
  * keep up on every write (migration `0014-events-fewer-indexes`).
  */
-export function placeIs(db: Db, op: '>' | '<' | '<=', place: FeedPosition) {
+/** A place in the feed, or its parts bound as a compiled statement's params (events.statements.ts). */
+export type FeedPlace = FeedPosition | { tx: Expression<number>; seq: Expression<number> };
+
+export function placeIs(db: Db, op: '>' | '<' | '<=', place: FeedPlace) {
   return (eb: ExpressionBuilder<Tables, 'events'>) =>
     dialectOf(db) === 'sqlite'
       ? eb('seq', op, place.seq)
@@ -25,7 +28,7 @@ export const belowHorizon = sql<boolean>`tx < ${FEED_HORIZON}`;
  * The feed after `after` (both parts or neither), in feed order, at most `limit` events; on PostgreSQL
  * only those below the horizon. SQLite has one writer at a time: insert order is commit order.
  */
-export function feedQuery(db: Db, after: FeedPosition | undefined, limit: number) {
+export function feedQuery(db: Db, after: FeedPlace | undefined, limit: number | Expression<number>) {
   let query = db.selectFrom('events').selectAll();
   if (dialectOf(db) === 'postgres') query = query.where(belowHorizon);
   if (after) query = query.where(placeIs(db, '>', after));

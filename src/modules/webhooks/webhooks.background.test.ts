@@ -15,7 +15,7 @@ import {
 } from '../../../test/support/webhooks.ts';
 
 /**
- * What the background work costs (bench/journal/2026-11.md, session 13): the fan-out claims the deliveries it
+ * What the background work costs (the bench journal (git show b3694ab:bench/journal/2026-11.md), session 13): the fan-out claims the deliveries it
  * makes for its own process's worker (no claim transaction between an event and its request) and
  * records the successes answered since the last one in the same commit; on SQLite the consumers' own
  * commits do not wait for the disk, while every request's commit still does.
