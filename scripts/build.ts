@@ -16,3 +16,6 @@ const tsc = spawnSync(
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 writeFileSync(`${ROOT}dist/.built`, `${new Date().toISOString()}\n`);
+// The admin console's bundle (admin/, served at /admin): esbuild, a few seconds.
+const { buildAdmin } = await import('./build-admin.ts');
+await buildAdmin();

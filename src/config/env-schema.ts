@@ -192,6 +192,8 @@ export const EnvSchema = Type.Object({
   /** Unset: on in development and test, off in production. */
   GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),
   GRAPHIQL: Type.Optional(Type.Boolean()),
+  /** The admin console at /admin (DECISIONS §20); `false` makes /admin a 404. */
+  ADMIN_CONSOLE: Type.Boolean({ default: true }),
   // Security (docs/SECURITY.md): external identity providers, rate limits, hardening.
   JWT_JWKS_URL: Type.Optional(
     Type.String({ pattern: '^https?://.+', description: 'JWKS of an external identity provider (RS256/ES256 tokens)' }),

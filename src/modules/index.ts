@@ -5,6 +5,7 @@ import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
 import { eventsModule } from './events/events.module.ts';
 import { likesModule } from './likes/likes.module.ts';
+import { meModule } from './me/me.module.ts';
 import { ordersModule } from './orders/orders.module.ts';
 import { postsModule } from './posts/posts.module.ts';
 import { productsModule } from './products/products.module.ts';
@@ -35,6 +36,7 @@ export const modules = [
   commentsModule,
   likesModule,
   avatarsModule,
+  meModule,
 ] as const;
 
 export type Modules = typeof modules;

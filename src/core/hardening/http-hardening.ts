@@ -59,6 +59,25 @@ const GRAPHIQL_CSP = {
   },
 };
 
+/**
+ * The admin console (DECISIONS §20): its scripts from this origin only (no inline script), inline styles
+ * allowed (its component library writes style elements), every request to this origin, no framing.
+ */
+const ADMIN_CSP = {
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:', 'blob:'],
+    fontSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+  },
+};
+
 /** Routes serving HTML for people: GraphiQL and the API documentation. */
 export function isHtmlPageRoute(url: string): boolean {
   return url === '/graphiql' || /^\/(api\/)?(docs|documentation|reference)(\/|$)/.test(url);
@@ -118,13 +137,15 @@ export async function registerSecurityHeaders(app: FastifyInstance): Promise<voi
   const apiHeaders = apiSecurityHeaders();
   const pageHeaders = headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: PAGE_CSP }));
   const graphiqlHeaders = headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: GRAPHIQL_CSP }));
+  const adminHeaders = headersSetBy(helmet({ ...HELMET_DEFAULTS, contentSecurityPolicy: ADMIN_CSP }));
   const pages = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (isHtmlPageRoute(route.url)) pages.add(route.url);
   });
   app.addHook('onRequest', (request, reply, done) => {
     const url = request.routeOptions.url ?? '';
-    reply.headers(url === '/graphiql' ? graphiqlHeaders : pages.has(url) ? pageHeaders : apiHeaders);
+    const page = url === '/admin/' ? adminHeaders : pages.has(url) ? pageHeaders : apiHeaders;
+    reply.headers(url === '/graphiql' ? graphiqlHeaders : page);
     done();
   });
 }

@@ -15,3 +15,18 @@ export const COMMENT_QUERY = defineListGrammar({
     createdAt: { column: 'created_at', type: 'timestamp' },
   },
 });
+
+/**
+ * The list of every comment (`GET /comments`, DECISIONS §20): the post's list's fields plus `postId`,
+ * newest first (an admin console shows the latest first). Indexes: `(post_id, id)` and `(author_id, id)`
+ * of migration 0001; `createdAt` follows the ids (comments are never back-dated), read through the primary key.
+ */
+export const ALL_COMMENTS_QUERY = defineListGrammar({
+  resource: 'comments',
+  tieBreak: 'follow',
+  defaultSort: '-id',
+  fields: {
+    ...COMMENT_QUERY.fields,
+    postId: { column: 'post_id', type: 'integer', operators: ['eq', 'ne', 'in'] },
+  },
+});

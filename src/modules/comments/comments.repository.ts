@@ -8,7 +8,7 @@ import type { PageWindow } from '../../core/pagination.ts';
 import { readQueriedPage, type QueriedPage } from '../../core/querying/list-page.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
 import { createListStatements, listColumnsOf } from '../../core/querying/list-sql.ts';
-import { COMMENT_QUERY } from './comments.query.ts';
+import { ALL_COMMENTS_QUERY, COMMENT_QUERY } from './comments.query.ts';
 import { COMMENT_COLUMN_OF } from './comment.ts';
 import type { CommentRow, CommentsTable } from './comments.table.ts';
 
@@ -51,4 +51,14 @@ export function listCommentsOfPosts(
 export async function deleteCommentById(db: Db, id: number): Promise<boolean> {
   const result = await db.deleteFrom('comments').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+const allCommentsList = createListStatements<CommentRow>(
+  'comments',
+  listColumnsOf([ALL_COMMENTS_QUERY], 'id', 'post_id'),
+);
+
+/** One page of every comment as the request's grammar reads it (`GET /comments`). */
+export function readAllCommentsPage(db: Db, query: ListQuery, window: PageWindow): Promise<QueriedPage<CommentRow>> {
+  return readQueriedPage(db, ALL_COMMENTS_QUERY, allCommentsList, query, window);
 }

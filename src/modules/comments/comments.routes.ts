@@ -4,7 +4,14 @@ import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import { toCommentView } from './comments.presenter.ts';
-import { CommentPage, CommentReadQuery, CommentsQuery, CommentView, CreateCommentInput } from './comments.schemas.ts';
+import {
+  AllCommentsQuery,
+  CommentPage,
+  CommentReadQuery,
+  CommentsQuery,
+  CommentView,
+  CreateCommentInput,
+} from './comments.schemas.ts';
 import type { CommentsService } from './comments.service.ts';
 
 const PostParams = Type.Object({ postId: Id });
@@ -31,6 +38,25 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
     async (request) => {
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
+      const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
+      return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
+    },
+  );
+
+  app.get(
+    '/comments',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List every comment, newest first',
+        querystring: AllCommentsQuery,
+        response: { 200: CommentPage },
+      },
+    },
+    async (request) => {
+      const embed = embedding.forRequest('comment', request);
+      const page = await comments.listComments(request.principal, request.query);
       const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
       return { data: await embed.list(data), pagination: queriedPaginationOf(page) };
     },

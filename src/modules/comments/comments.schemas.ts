@@ -1,6 +1,6 @@
 import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
-import { COMMENT_QUERY } from './comments.query.ts';
+import { ALL_COMMENTS_QUERY, COMMENT_QUERY } from './comments.query.ts';
 import { Type, type Static } from 'typebox';
 import { Named, PageQuery } from '../../core/http/schemas.ts';
 import {
@@ -46,3 +46,10 @@ export const DeletedComment = Named(
 export const CommentPage = queriedPageOf(CommentView, 'CommentPage');
 
 export const CommentsQuery = Type.Object({ ...PageQuery, ...CommentInclude, ...listQueryParameters(COMMENT_QUERY) });
+
+/** `GET /comments` (DECISIONS §20): every comment, with the §12 filters `postId`, `authorId`, `createdAt`. */
+export const AllCommentsQuery = Type.Object({
+  ...PageQuery,
+  ...CommentInclude,
+  ...listQueryParameters(ALL_COMMENTS_QUERY),
+});

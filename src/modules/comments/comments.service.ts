@@ -7,6 +7,8 @@
  * REST:
  *   listPostComments(actor, postId, { page?, limit?, sort?, count?, cursor?, ...filters }): Promise<QueriedPage<Comment>>
  *       oldest first unless sorted (comments.query.ts); 404 unknown post
+ *   listComments(actor, { page?, limit?, sort?, count?, cursor?, ...filters }): Promise<QueriedPage<Comment>>
+ *       every comment, newest first unless sorted (ALL_COMMENTS_QUERY); any signed-in reader
  *   getPostComment(actor, postId, commentId): Promise<Comment>                   404 when not on that post
  *   createComment(actor, postId, input: unknown {text}): Promise<Comment>        author is the caller
  *   deleteComment(actor, postId, commentId): Promise<void>                       comment author, post author or admin
@@ -30,7 +32,7 @@ import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { findPostById } from '../posts/posts.reads.ts';
 import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
-import { COMMENT_QUERY } from './comments.query.ts';
+import { ALL_COMMENTS_QUERY, COMMENT_QUERY } from './comments.query.ts';
 import { CreateCommentInput } from './comments.schemas.ts';
 
 export const COMMENT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
@@ -64,6 +66,14 @@ export function createCommentsService(
       });
       await assertPostExists(db, postId);
       const page = await repo.readCommentPage(db, query, pageWindow(options, COMMENT_PAGE_RULES));
+      return { ...page, items: page.items.map(toComment) };
+    },
+
+    /** A page of every comment (DECISIONS §20's `GET /comments`), read as a post's comments are: by anyone signed in. */
+    async listComments(actor: Principal | null, options: ListOptions): Promise<QueriedPage<Comment>> {
+      requireSignedIn(actor);
+      const query = parseListQuery(ALL_COMMENTS_QUERY, listRequestOf(options), { admin: isAdmin(actor), ...lists });
+      const page = await repo.readAllCommentsPage(db, query, pageWindow(options, COMMENT_PAGE_RULES));
       return { ...page, items: page.items.map(toComment) };
     },
 

@@ -59,3 +59,21 @@ export async function summariseOrdersOfMany(
     ]),
   );
 }
+
+/**
+ * The users who have orders, by ascending id after `afterId`: `limit` of them (the caller reads one more to
+ * know whether a page follows). Each user is looked up in the orders' `customer_id` index, so a page
+ * costs its length, not the table's.
+ */
+export function listCustomersAfter(db: Db, afterId: number, limit: number): Promise<CustomerRow[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'name', 'email'])
+    .where('id', '>', afterId)
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('orders').select('orders.id').whereRef('orders.customer_id', '=', 'users.id')),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

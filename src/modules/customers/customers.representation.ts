@@ -14,3 +14,20 @@ export const CustomerView = Named(
     _links: Type.Object({ self: Link, orders: Link }),
   }),
 );
+
+/** `GET /customers`: a cursor list (DECISIONS §20), the envelope of the other cursor lists. */
+export const CustomerPage = Named(
+  'CustomerPage',
+  Type.Object({
+    data: Type.Array(CustomerView),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'The next page, or null on the last' }),
+  }),
+);
+
+export const CustomersQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Customers per page, default 20' })),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: "The previous page's `nextCursor`" })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,199 @@
+import { useState } from 'react';
+import {
+  Button,
+  Create,
+  DeleteButton,
+  Edit,
+  NumberInput,
+  required,
+  SaveButton,
+  SimpleForm,
+  Toolbar,
+  useEditContext,
+  useNotify,
+  useRedirect,
+  useRefresh,
+  useResourceContext,
+  useUpdate,
+  type RaRecord,
+} from 'react-admin';
+import {
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+} from '@mui/material';
+import { ConflictError } from './data-provider.ts';
+import { SchemaInputs, useWritableFields } from './openapi-form.tsx';
+import { RESOURCES } from './resources.ts';
+import { HistoryButton } from './lists.tsx';
+
+const show = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
+
+/**
+ * A 412 on save (DECISIONS §20): the item changed meanwhile. Each field that differs shows the server's
+ * value beside the person's; nothing is written until they choose `Overwrite` (saves theirs over the new
+ * version, with its ETag) or `Discard` (shows the server's version).
+ */
+function ConflictDialog({
+  conflict,
+  onOverwrite,
+  onDiscard,
+}: {
+  conflict: ConflictError;
+  onOverwrite: () => void;
+  onDiscard: () => void;
+}) {
+  const fields = Object.keys(conflict.local).filter(
+    (field) => show(conflict.local[field]) !== show(conflict.server[field]),
+  );
+  return (
+    <Dialog open aria-labelledby="conflict-title">
+      <DialogTitle id="conflict-title">This item changed meanwhile</DialogTitle>
+      <DialogContent>
+        <p>Someone saved it after you opened it. Choose which version to keep.</p>
+        <Table size="small" aria-label="Differences">
+          <TableHead>
+            <TableRow>
+              <TableCell component="th">Field</TableCell>
+              <TableCell component="th">Server</TableCell>
+              <TableCell component="th">Yours</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {fields.map((field) => (
+              <TableRow key={field}>
+                <TableCell>{field}</TableCell>
+                <TableCell>{show(conflict.server[field])}</TableCell>
+                <TableCell>{show(conflict.local[field])}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </DialogContent>
+      <DialogActions>
+        <Button label="Discard" onClick={onDiscard} />
+        <Button label="Overwrite" onClick={onOverwrite} variant="contained" />
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+function EditToolbar() {
+  const resource = useResourceContext()!;
+  return (
+    <Toolbar sx={{ display: 'flex', justifyContent: 'space-between' }}>
+      <SaveButton label="Save" />
+      <span>
+        {RESOURCES[resource]?.trash ? <HistoryButton /> : null}
+        <DeleteButton label="Delete" mutationMode="undoable" />
+      </span>
+    </Toolbar>
+  );
+}
+
+/** The form is made anew for each version of the item read (a Discard shows the server's values). */
+function EditForm() {
+  const resource = useResourceContext()!;
+  const { record } = useEditContext();
+  return (
+    <SimpleForm toolbar={<EditToolbar />} record={record} key={String(record?.updatedAt ?? '')}>
+      <SchemaInputs path={RESOURCES[resource]!.updatePath} method="patch" />
+    </SimpleForm>
+  );
+}
+
+export function ResourceEdit() {
+  const resource = useResourceContext()!;
+  const spec = RESOURCES[resource]!;
+  const writable = useWritableFields(spec.updatePath);
+  const [conflict, setConflict] = useState<{ error: ConflictError; id: RaRecord['id']; previous: RaRecord } | null>(
+    null,
+  );
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const redirect = useRedirect();
+  const [update] = useUpdate();
+  return (
+    <>
+      <Edit
+        mutationMode="pessimistic"
+        mutationOptions={{
+          meta: { writable },
+          onError: (error: unknown, variables: { id?: RaRecord['id']; previousData?: RaRecord } | undefined) => {
+            if (error instanceof ConflictError && variables?.id !== undefined)
+              return setConflict({ error, id: variables.id, previous: variables.previousData as RaRecord });
+            // A 422's details are on the fields (the form shows them); anything else is a notification.
+            const status = (error as { status?: number }).status;
+            if (status !== 422) notify((error as Error).message, { type: 'error' });
+          },
+        }}
+        title={<span>Edit</span>}
+      >
+        <EditForm />
+      </Edit>
+      {conflict ? (
+        <ConflictDialog
+          conflict={conflict.error}
+          onDiscard={() => {
+            setConflict(null);
+            refresh();
+          }}
+          onOverwrite={() => {
+            const { error, id } = conflict;
+            setConflict(null);
+            update(
+              resource,
+              { id, data: error.local, previousData: error.server, meta: { ifMatch: error.etag, writable } },
+              {
+                mutationMode: 'pessimistic',
+                onSuccess: () => {
+                  notify('Saved over the other version', { type: 'info' });
+                  redirect('list', resource);
+                },
+                onError: (failure) => notify((failure as Error).message, { type: 'error' }),
+              },
+            );
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+export function ResourceCreate() {
+  const resource = useResourceContext()!;
+  const spec = RESOURCES[resource]!;
+  const notify = useNotify();
+  return (
+    <Create
+      redirect="edit"
+      mutationOptions={{
+        onError: (error: unknown) => {
+          if ((error as { status?: number }).status !== 422) notify((error as Error).message, { type: 'error' });
+        },
+      }}
+    >
+      <SimpleForm
+        toolbar={
+          <Toolbar>
+            <SaveButton label="Save" />
+          </Toolbar>
+        }
+      >
+        {resource === 'posts' ? <AuthorInput /> : null}
+        <SchemaInputs path={spec.createPath} method="post" />
+      </SimpleForm>
+    </Create>
+  );
+}
+
+/** A post is created under its author (`POST /users/{id}/posts`). */
+function AuthorInput() {
+  return <NumberInput source="authorId" label="Author id" validate={required()} />;
+}

@@ -1,0 +1,44 @@
+import type { ReactNode } from 'react';
+import { Layout, Menu, usePermissions } from 'react-admin';
+import type { Me } from './auth-provider.ts';
+import { LiveRefresh } from './live.tsx';
+import { ReauthDialog } from './reauth.tsx';
+
+const LABELS: Record<string, string> = {
+  users: 'Users',
+  posts: 'Posts',
+  comments: 'Comments',
+  products: 'Products',
+  orders: 'Orders',
+  customers: 'Customers',
+  webhooks: 'Webhooks',
+  events: 'Events',
+};
+
+/** DECISIONS §20's navigation, showing only what the caller's rights (`GET /api/v2/me`) let them read. */
+function Navigation() {
+  const { permissions } = usePermissions<Me>();
+  const can = (name: string) => permissions?.rights[name]?.read !== 'none';
+  return (
+    <Menu>
+      <Menu.DashboardItem primaryText="Dashboard" />
+      {Object.entries(LABELS)
+        .filter(([name]) => can(name))
+        .map(([name, label]) => (
+          <Menu.Item key={name} to={`/${name}`} primaryText={label} />
+        ))}
+      {can('trash') ? <Menu.Item to="/trash" primaryText="Trash" /> : null}
+      {can('imports') ? <Menu.Item to="/imports" primaryText="Imports" /> : null}
+    </Menu>
+  );
+}
+
+export function ConsoleLayout({ children }: { children: ReactNode }) {
+  return (
+    <Layout menu={Navigation}>
+      {children}
+      <LiveRefresh />
+      <ReauthDialog />
+    </Layout>
+  );
+}
