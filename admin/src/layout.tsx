@@ -18,7 +18,11 @@ const LABELS: Record<string, string> = {
 /** DECISIONS §20's navigation, showing only what the caller's rights (`GET /api/v2/me`) let them read. */
 function Navigation() {
   const { permissions } = usePermissions<Me>();
-  const can = (name: string) => permissions?.rights[name]?.read !== 'none';
+  // Customers are listed for admins only; anyone else reads just their own customer record.
+  const can = (name: string) => {
+    const read = permissions?.rights[name]?.read ?? 'none';
+    return name === 'customers' ? read === 'all' : read !== 'none';
+  };
   return (
     <Menu>
       <Menu.DashboardItem primaryText="Dashboard" />
