@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { Layout, Menu, usePermissions } from 'react-admin';
+import { AppBar, Layout, Menu, RefreshIconButton, useLoading, usePermissions } from 'react-admin';
+import { CircularProgress } from '@mui/material';
 import type { Me } from './auth-provider.ts';
 import { LiveRefresh } from './live.tsx';
 import { ReauthDialog } from './reauth.tsx';
@@ -37,9 +38,21 @@ function Navigation() {
   );
 }
 
+/** react-admin's loading indicator, with the name its progress bar lacks (axe-core's aria-progressbar-name). */
+function LoadingOrRefresh() {
+  const loading = useLoading();
+  return loading ? (
+    <CircularProgress color="inherit" size={18} thickness={5} aria-label="Loading" sx={{ m: 1.5 }} />
+  ) : (
+    <RefreshIconButton />
+  );
+}
+
+const ConsoleAppBar = () => <AppBar toolbar={<LoadingOrRefresh />} />;
+
 export function ConsoleLayout({ children }: { children: ReactNode }) {
   return (
-    <Layout menu={Navigation}>
+    <Layout menu={Navigation} appBar={ConsoleAppBar}>
       {children}
       <LiveRefresh />
       <ReauthDialog />

@@ -12,7 +12,12 @@ const PASSWORD = 'console-password-1';
 
 /** Waits until the list shows `count` rows. */
 const rows = (page: Page, count: number) =>
-  page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, count, { timeout: 15_000 });
+  page
+    .waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, count, { timeout: 15_000 })
+    .catch(async (error: Error) => {
+      const shown = await page.locator('tbody tr').count();
+      throw new Error(`${count} rows expected, ${shown} shown at ${page.url()}: ${error.message}`);
+    });
 const KIB = 1024;
 
 /**
@@ -46,7 +51,16 @@ for (const dialect of DIALECTS) {
         if (!url.startsWith(t.url) && !url.startsWith('data:') && !url.startsWith('blob:')) external.push(url);
       });
       page.on('pageerror', (error) => pageErrors.push(error.message));
-      if (process.env.ADMIN_CONSOLE_DEBUG) page.on('console', (message) => console.log(`# browser: ${message.text()}`));
+      if (process.env.ADMIN_CONSOLE_DEBUG) {
+        page.on('console', (message) => console.log(`# browser: ${message.text()}`));
+        page.on('response', (response) => {
+          const request = response.request();
+          if (request.method() !== 'GET')
+            console.log(
+              `# ${request.method()} ${request.url()} ${JSON.stringify(request.headers())} -> ${response.status()}`,
+            );
+        });
+      }
     });
     after(async () => {
       await browser?.close();
@@ -122,17 +136,18 @@ for (const dialect of DIALECTS) {
       async () => {
         await page.getByRole('menuitem', { name: 'Products' }).click();
         await page.getByRole('link', { name: 'Create' }).click();
-        await page.getByLabel('Name').fill('Console Lamp');
-        await page.getByLabel('Category').fill('lighting');
-        await page.getByLabel('Price').fill('1.005');
-        await page.getByLabel('Stock').fill('3');
+        await page.waitForURL(/#\/products\/create$/);
+        await page.getByRole('textbox', { name: /^Name/ }).fill('Console Lamp');
+        await page.getByRole('textbox', { name: /^Category/ }).fill('lighting');
+        await page.getByRole('spinbutton', { name: /^Price/ }).fill('1.005');
+        await page.getByRole('spinbutton', { name: /^Stock/ }).fill('3');
         await assertAccessible(page, 'Create');
         await page.getByRole('button', { name: 'Save' }).click();
         // The server's 422 on `price`, shown on the field; nothing created.
         await page.locator('input[name="price"][aria-invalid="true"]').waitFor();
         const created = await t.request('GET', '/api/v2/products?name=Console%20Lamp');
         assert.equal(created.body.data.length, 0);
-        await page.getByLabel('Price').fill('12.5');
+        await page.getByRole('spinbutton', { name: /^Price/ }).fill('12.5');
         await page.getByRole('button', { name: 'Save' }).click();
         await page.waitForURL(/#\/products\/\d+$/);
         await page.waitForFunction(
@@ -142,7 +157,7 @@ for (const dialect of DIALECTS) {
         assert.equal((await t.request('GET', `/api/v2/products/${id}`)).body.price, 12.5);
 
         // Someone else renames it after this form was read.
-        await page.getByLabel('Name').fill('Console Lamp 2');
+        await page.getByRole('textbox', { name: /^Name/ }).fill('Console Lamp 2');
         const meanwhile = await t.request('PATCH', `/api/v2/products/${id}`, {
           token: t.adminToken,
           body: { name: 'Server Lamp' },
@@ -151,7 +166,10 @@ for (const dialect of DIALECTS) {
         await assertAccessible(page, 'Edit');
         await page.getByRole('button', { name: 'Save' }).click();
         const dialog = page.getByRole('dialog', { name: 'This item changed meanwhile' });
-        await dialog.waitFor();
+        await dialog.waitFor({ timeout: 10_000 }).catch(async (error: Error) => {
+          await page.screenshot({ path: 'test-artifacts/admin-console-conflict-failure.png' });
+          throw error;
+        });
         const row = dialog.getByRole('row', { name: /^name/ });
         assert.deepEqual(await row.getByRole('cell').allInnerTexts(), ['name', '"Server Lamp"', '"Console Lamp 2"']);
         await assertAccessible(page, 'Conflict');
