@@ -133,7 +133,9 @@ export function ResourceEdit() {
           },
         }}
         title={<span>Edit</span>}
-        queryOptions={{ refetchOnWindowFocus: false }}
+        // The form keeps the version it was opened with (a refetch under it would reset what is being
+        // typed); a change made meanwhile shows as a 412 and a choice on save.
+        queryOptions={{ refetchOnWindowFocus: false, refetchOnMount: false }}
       >
         <EditForm key={version} />
       </Edit>
