@@ -174,6 +174,10 @@ try {
       );
     }
   }
+  if (sink) {
+    const { requests, bytes } = await sink.received();
+    console.log(`the local collector received ${requests} export requests, ${(bytes / 1e6).toFixed(1)} MB`);
+  }
 } finally {
   await database.drop();
   sink?.stop();

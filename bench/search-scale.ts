@@ -14,6 +14,7 @@
  * bench/RESULTS.md with the load average before and after. The database is left in place.
  */
 import { parseArgs } from 'node:util';
+import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { serviceEnv, startService } from './suite/alternate.ts';
 import { mintToken } from './suite/databases.ts';
@@ -45,9 +46,14 @@ const load = () =>
     .map((n) => n.toFixed(2))
     .join(', ');
 
-const client = new pg.Client({ connectionString: URL_ });
-await client.connect();
-const one = async <T>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows[0] as T;
+/** `--url sqlite:FILE` measures SQLite (the same requests; the peers' way is PostgreSQL's only). */
+const SQLITE = URL_.startsWith('sqlite:');
+const client = SQLITE ? undefined : new pg.Client({ connectionString: URL_ });
+await client?.connect();
+const lite = SQLITE ? new DatabaseSync(URL_.slice('sqlite:'.length), { readOnly: true }) : undefined;
+const one = async <T>(text: string, params: unknown[] = []) =>
+  (lite ? lite.prepare(text).get(...(params as string[])) : (await client!.query(text, params)).rows[0]) as T;
+const DB_NAME = SQLITE ? 'SQLite' : 'PostgreSQL';
 
 const server = await startService('.', 'search-scale', URL_, { logLevel: 'warn' });
 const loadBefore = load();
@@ -56,7 +62,7 @@ try {
   const { id: adminId } = await one<{ id: number }>(`select id from users where role = 'admin' order by id limit 1`);
   // The customer with the most orders: their own orders are the most a customer's aggregate reads.
   const { customer, orders: customerOrders } = await one<{ customer: number; orders: number }>(
-    `select customer_id as customer, count(*)::int as orders from orders group by customer_id
+    `select customer_id as customer, count(*) as orders from orders group by customer_id
      order by count(*) desc, customer_id limit 1`,
   );
   const tokens = { admin: mintToken(URL_, adminId, env), customer: mintToken(URL_, customer, env) };
@@ -176,7 +182,7 @@ try {
 
   const medians = new Map<string, number>();
   console.log(
-    `| request (PostgreSQL; customer ${customer} has ${customerOrders} orders) | median ms | p90 ms | target | met |`,
+    `| request (${DB_NAME}; customer ${customer} has ${customerOrders} orders) | median ms | p90 ms | target | met |`,
   );
   console.log('|---|---:|---:|---|---|');
   for (const row of rows) {
@@ -195,7 +201,7 @@ try {
   );
   console.log('|---|---:|---:|---|---:|---:|');
   for (const [table, words, ours] of peers) {
-    if (!wanted(ours)) continue;
+    if (!wanted(ours) || !client) continue;
     const where = words
       .map((_, i) => `(${FIELDS[table].map((field) => `${field} ilike $${i + 1}`).join(' or ')})`)
       .join(' and ');
@@ -218,7 +224,8 @@ try {
   }
 } finally {
   await server.stop();
-  await client.end();
+  await client?.end();
+  lite?.close();
   console.log(`\nload average (1, 5, 15 min) before: ${loadBefore}; after: ${load()}; ${RUNS} runs after 5 warm-ups`);
 }
 

@@ -16,6 +16,7 @@ import { AccessLogController } from './core/http/access-log.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
 import { registerLingeringClose } from './core/http/body-limit.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
+import { clientErrorAnswer } from './core/http/client-errors.ts';
 import { createRouteIndex } from './core/http/route-index.ts';
 import { registerVersionedApi } from './core/http/versioned-api.ts';
 import { registerHealth } from './core/ops/health.ts';
@@ -79,6 +80,8 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     trustProxy: config.TRUST_PROXY,
     frameworkErrors: frameworkErrorAnswer({ v1Sunset: config.API_V1_SUNSET }),
+    // What Node's parser refuses (a URL over 16 KiB, too many header bytes), in the error envelope (core/http/client-errors.ts).
+    clientErrorHandler: clientErrorAnswer(config.MAX_URL_LENGTH),
     // Each response schema compiled once, not once per route and API version (core/http/response-serializers.ts).
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();

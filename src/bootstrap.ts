@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/config.ts';
-import type { Db } from './core/db/database.ts';
+import { withDatabaseSecret } from './config/development-secret.ts';
+import { createDatabase, type Db } from './core/db/database.ts';
+import { createLogger } from './core/ops/logging.ts';
 import { migrateToLatest, type MigrationOutcome } from './core/db/migrate.ts';
 import type { MigrationGate } from './core/ops/migration-gate.ts';
 import { migrationsOfModules } from './modules/index.ts';
@@ -63,5 +65,30 @@ export async function prepareDatabase(
   if (freshDatabase && config.DEMO_DATA) {
     await insertDemoData(db);
     log.info('Loaded the demo data set into the new database');
+  }
+}
+
+/**
+ * What a process does before it serves: every role migrates (a worker reads the tables); the administrator
+ * and the demo data are the API's (a worker's log is not where an operator looks for a generated password).
+ */
+export function prepareFor(config: Config, db: Db, log: Logger, gate?: MigrationGate): Promise<unknown> {
+  if (config.PROCESS_ROLE === 'worker') return migrateDatabase(db, log, gate);
+  return prepareDatabase(db, config, log, gate);
+}
+
+/**
+ * PostgreSQL in development without JWT_SECRET: the secret the database keeps (DECISIONS §1), read before
+ * the app is built with it. Its table is a migration's, so here the database is prepared (migrations, and the
+ * administrator and demo data of a new database) before the port opens; a production start, which has
+ * JWT_SECRET, still listens first.
+ */
+export async function withKeptSecret(config: Config): Promise<Config> {
+  const db = createDatabase(config.DATABASE_URL, { poolSize: 1 });
+  try {
+    await prepareFor(config, db, createLogger(config.LOG_LEVEL));
+    return await withDatabaseSecret(config, db);
+  } finally {
+    await db.destroy();
   }
 }

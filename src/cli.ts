@@ -2,7 +2,7 @@
 import { migrateDatabase } from './bootstrap.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
-import { withDevelopmentSecret } from './config/development-secret.ts';
+import { withDatabaseSecret, withDevelopmentSecret } from './config/development-secret.ts';
 import { EnvSchema } from './config/env-schema.ts';
 import { createTokenService } from './core/access/tokens.ts';
 import { createDatabase, type Db } from './core/db/database.ts';
@@ -79,17 +79,19 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { user: { type: 'string' } } });
       const id = Number(values.user);
       if (!Number.isSafeInteger(id) || id < 1) throw new UsageError('token needs --user ID (a positive integer)');
-      const config = withDevelopmentSecret(configOrExit());
-      if (config.jwtSecretGenerated && config.jwtSecretFile === undefined) {
+      const configured = withDevelopmentSecret(configOrExit());
+      // The secret the server uses on the same DATABASE_URL: JWT_SECRET, or the development secret kept
+      // beside the SQLite file or in the PostgreSQL database (DECISIONS §1).
+      const { config, user } = await withDatabase(configured, async (db) => {
+        await migrateToLatest(db, migrationsOfModules);
+        return { config: await withDatabaseSecret(configured, db), user: await findUserById(db, id) };
+      });
+      if (config.jwtSecretGenerated && config.jwtSecretFile === undefined && !config.jwtSecretInDatabase) {
         console.error(
           'JWT_SECRET is not set and this database keeps no development secret: no server would accept a token signed now. Set JWT_SECRET.',
         );
         process.exit(1);
       }
-      const user = await withDatabase(config, async (db) => {
-        await migrateToLatest(db, migrationsOfModules);
-        return findUserById(db, id);
-      });
       if (!user) throw new UsageError(`No user with id ${id}`);
       const tokens = createTokenService({
         secret: config.jwtSecret,

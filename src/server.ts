@@ -4,14 +4,14 @@ import { Server, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from './core/ops/logging.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
-import { developmentSecretWarning, withDevelopmentSecret } from './config/development-secret.ts';
+import { developmentSecretWarning, needsDatabaseSecret, withDevelopmentSecret } from './config/development-secret.ts';
 import { buildApp, type App } from './app.ts';
-import { migrateDatabase, prepareDatabase, type Logger } from './bootstrap.ts';
+import { prepareFor, withKeptSecret } from './bootstrap.ts';
 import { createDatabase, dialectOf, type Db } from './core/db/database.ts';
 import { DEMO_PASSWORD, demoAccountsIn } from './demo/demo-data.ts';
 import { graphqlSwitches } from './graphql/graphql.plugin.ts';
 import { markDraining } from './core/ops/health.ts';
-import { createMigrationGate, type MigrationGate } from './core/ops/migration-gate.ts';
+import { createMigrationGate } from './core/ops/migration-gate.ts';
 import { createMetricsServer } from './core/ops/metrics-server.ts';
 
 export interface RunningServer {
@@ -79,15 +79,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await db.destroy();
     throw error;
   }
-}
-
-/**
- * What a process does before it serves: every role migrates (a worker reads the tables); the administrator
- * and the demo data are the API's (a worker's log is not where an operator looks for a generated password).
- */
-function prepareFor(config: Config, db: Db, log: Logger, gate?: MigrationGate): Promise<unknown> {
-  if (config.PROCESS_ROLE === 'worker') return migrateDatabase(db, log, gate);
-  return prepareDatabase(db, config, log, gate);
 }
 
 /** The database a URL names, without its credentials: `postgres 127.0.0.1:5432/content`, `sqlite ./data/content.db`. */
@@ -233,6 +224,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     }
     throw error;
   }
+  if (needsDatabaseSecret(config)) config = await withKeptSecret(config);
   if (config.WORKERS > 1 && cluster.isPrimary) return runCluster(config);
   const started = handleSignals(config);
   started(await startServer(config, { prepare: !cluster.isWorker }));

@@ -11,6 +11,8 @@ import { freePort, moveToLoadCore, NODE } from './processes.ts';
 export interface OtlpSink {
   /** The base URL, for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   url: string;
+  /** The export requests and their bytes received so far. */
+  received(): Promise<{ requests: number; bytes: number }>;
   stop(): void;
 }
 
@@ -24,12 +26,20 @@ export async function startOtlpSink(): Promise<OtlpSink> {
     child.stdout!.once('data', () => resolve());
   });
   if (child.pid !== undefined) moveToLoadCore(child.pid);
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    received: async () => (await (await fetch(`${url}/received`)).json()) as { requests: number; bytes: number },
+    stop: () => child.kill(),
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const received = { requests: 0, bytes: 0 };
   const server = createServer((request, response) => {
-    request.resume();
+    if (request.method === 'GET') return void response.end(JSON.stringify(received));
+    received.requests += 1;
+    request.on('data', (chunk: Buffer) => (received.bytes += chunk.length));
     request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
   });
   server.listen(Number(process.argv[2]), '127.0.0.1', () => console.log('listening'));

@@ -8,10 +8,12 @@ export interface Config extends Omit<Env, 'DEMO_DATA'> {
   DEMO_DATA: boolean;
   /** Always set: taken from JWT_SECRET or generated for this process (development only). */
   jwtSecret: string;
-  /** JWT_SECRET is unset: the service chose `jwtSecret` (per process, or kept in `jwtSecretFile`). */
+  /** JWT_SECRET is unset: the service chose `jwtSecret` (per process, or kept in `jwtSecretFile` or the database). */
   jwtSecretGenerated: boolean;
   /** Where a development secret is kept beside the SQLite database (development-secret.ts); unset: per process. */
   jwtSecretFile?: string | undefined;
+  /** The development secret is kept in the PostgreSQL database (development-secret.ts, `withDatabaseSecret`). */
+  jwtSecretInDatabase?: boolean | undefined;
 }
 
 export class ConfigError extends Error {}

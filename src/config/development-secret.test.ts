@@ -6,8 +6,19 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkFetched } from '../../test/support/checked-answer.ts';
 import { spawnServer, type ChildServer } from '../../test/support/child-server.ts';
+import { randomBytes } from 'node:crypto';
+import { dialectNamed } from '../../test/support/dialects.ts';
+import { openPgSession } from '../../test/support/pg-session.ts';
+import { createDatabase } from '../core/db/database.ts';
+import { migrateToLatest } from '../core/db/migrate.ts';
+import { migrationsOfModules } from '../modules/index.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { developmentSecretFileOf, developmentSecretWarning, withDevelopmentSecret } from './development-secret.ts';
+import {
+  developmentSecretFileOf,
+  developmentSecretWarning,
+  withDatabaseSecret,
+  withDevelopmentSecret,
+} from './development-secret.ts';
 
 const directories: string[] = [];
 function freshDirectory(): string {
@@ -36,7 +47,7 @@ describe('the development JWT secret', () => {
     assert.match(developmentSecretWarning(second)!, /kept in .*content\.db\.jwt-secret/);
   });
 
-  it('is random per process for sqlite::memory: and PostgreSQL, with a warning that says so', () => {
+  it('is random per process for sqlite::memory: (and for PostgreSQL until its database is read), with a warning that says so', () => {
     for (const url of ['sqlite::memory:', 'postgres://postgres@127.0.0.1:5432/content']) {
       const a = withDevelopmentSecret(loadConfig({ DATABASE_URL: url }));
       const b = withDevelopmentSecret(loadConfig({ DATABASE_URL: url }));
@@ -130,5 +141,49 @@ describe('the server process without JWT_SECRET', () => {
     const read = await fetch(`${second.url}/api/v2/users/1`, { headers: { authorization: `Bearer ${minted.trim()}` } });
     assert.equal(read.status, 200);
     await stop(second);
+  });
+});
+
+describe('the development JWT secret on PostgreSQL', { skip: dialectNamed('postgres').skip }, () => {
+  it('is kept in the database: every process of one DATABASE_URL signs alike, and a role without grants cannot read it', async () => {
+    const database = await dialectNamed('postgres').createDatabase();
+    const db = createDatabase(database.url, { poolSize: 2 });
+    const stranger = `cs_stranger_${process.pid}_${randomBytes(3).toString('hex')}`;
+    const admin = await openPgSession(database.url);
+    try {
+      await migrateToLatest(db, migrationsOfModules);
+      // Two processes starting together, each with its own per-process candidate: one secret wins for both.
+      const [a, b] = await Promise.all([
+        withDatabaseSecret(loadConfig({ DATABASE_URL: database.url }), db),
+        withDatabaseSecret(loadConfig({ DATABASE_URL: database.url }), db),
+      ]);
+      assert.equal(a.jwtSecret, b.jwtSecret);
+      assert.equal(a.jwtSecretInDatabase, true);
+      assert.match(developmentSecretWarning(a)!, /kept in the database/);
+      // A restart reads it back.
+      assert.equal((await withDatabaseSecret(loadConfig({ DATABASE_URL: database.url }), db)).jwtSecret, a.jwtSecret);
+      // JWT_SECRET wins, and production never keeps one.
+      const secret = 's'.repeat(40);
+      assert.equal(
+        (await withDatabaseSecret(loadConfig({ DATABASE_URL: database.url, JWT_SECRET: secret }), db)).jwtSecret,
+        secret,
+      );
+      await admin.query(`CREATE ROLE ${stranger} LOGIN`);
+      await admin.query(`GRANT CONNECT ON DATABASE ${new URL(database.url).pathname.slice(1)} TO ${stranger}`);
+      const url = new URL(database.url);
+      url.username = stranger;
+      const other = await openPgSession(url.toString());
+      try {
+        await assert.rejects(other.query('SELECT secret FROM development_secret'), /permission denied/);
+      } finally {
+        await other.end();
+      }
+    } finally {
+      await db.destroy();
+      await admin.end();
+      await database.drop();
+      const cleanup = await openPgSession(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+      await cleanup.query(`DROP ROLE IF EXISTS ${stranger}`).finally(() => cleanup.end());
+    }
   });
 });

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { keepDevelopmentSecret } from '../core/access/development-secret.repository.ts';
+import type { Db } from '../core/db/database.ts';
 import { ConfigError, type Config } from './config.ts';
 
 /**
  * The file beside a SQLite database that keeps its development secret (`data/content.db` →
  * `data/content.db.jwt-secret`), or undefined where there is no data directory to keep it in
- * (`sqlite::memory:`, PostgreSQL).
+ * (`sqlite::memory:`) or the database keeps it itself (PostgreSQL: `withDatabaseSecret`).
  */
 export function developmentSecretFileOf(databaseUrl: string): string | undefined {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return undefined;
@@ -35,9 +37,33 @@ export function withDevelopmentSecret(config: Config): Config {
   }
 }
 
+/** Whether the development secret is the PostgreSQL database's to keep (`withDatabaseSecret`, once it is migrated). */
+export function needsDatabaseSecret(config: Config): boolean {
+  return (
+    config.jwtSecretGenerated &&
+    config.NODE_ENV !== 'production' &&
+    config.jwtSecretFile === undefined &&
+    /^postgres(ql)?:\/\//.test(config.DATABASE_URL)
+  );
+}
+
+/**
+ * DECISIONS §1 on PostgreSQL: the development secret is kept in the database itself (table
+ * `development_secret`, migration 0006, readable by the owner and the service's role only), so the server,
+ * its cluster workers and `cli token` on the same DATABASE_URL sign alike, and tokens survive a restart.
+ * `db` must be migrated. Any other configuration is returned as it is.
+ */
+export async function withDatabaseSecret(config: Config, db: Db): Promise<Config> {
+  if (!needsDatabaseSecret(config)) return config;
+  return { ...config, jwtSecret: await keepDevelopmentSecret(db, config.jwtSecret), jwtSecretInDatabase: true };
+}
+
 /** The start-up warning of a secret the service chose itself, saying how long its tokens live; undefined for JWT_SECRET. */
 export function developmentSecretWarning(config: Config): string | undefined {
   if (!config.jwtSecretGenerated) return undefined;
+  if (config.jwtSecretInDatabase) {
+    return 'JWT_SECRET is not set: tokens are signed with the development secret kept in the database (table development_secret; tokens survive a restart); set JWT_SECRET in production';
+  }
   if (config.jwtSecretFile !== undefined) {
     return `JWT_SECRET is not set: tokens are signed with the development secret kept in ${config.jwtSecretFile} (owner-only file; tokens survive a restart); set JWT_SECRET in production`;
   }

@@ -22,6 +22,8 @@ export const EnvSchema = Type.Object({
       "PostgreSQL statement_timeout of the server's connections: a longer statement is cancelled (503); 0 sets none. Migrations run without it; SQLite has none",
   }),
   COUNT_EXACT_LIMIT: Type.Integer({ minimum: 0, maximum: 100000000, default: 10000 }),
+  /** A search's relevance order ranks at most this many of its matches (DECISIONS §14 "Cost"); 0 ranks them all. */
+  SEARCH_RANK_CANDIDATES: Type.Integer({ minimum: 0, maximum: 100000000, default: 1000 }),
   /** Unset: on in development and test, off in production (demo accounts have a published password). */
   DEMO_DATA: Type.Optional(Type.Boolean()),
   ADMIN_EMAIL: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@example.com' }),

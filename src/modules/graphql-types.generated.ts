@@ -627,6 +627,11 @@ export type CreatePostInput = {
   authorId: Scalars['ID']['input'];
 };
 
+export type UpdatePostInput = {
+  title?: InputMaybe<Scalars['String']['input']>;
+  content?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Comment = {
   __typename?: 'Comment';
   id: Scalars['ID']['output'];
@@ -815,6 +820,10 @@ export type Mutation = {
   deleteProduct: Scalars['Boolean']['output'];
   /** For the caller (or any author, for an admin). */
   createPost: Post;
+  /** The post's author or an admin; the fields given change. */
+  updatePost: Post;
+  /** The post's author or an admin. False when no such post exists. */
+  deletePost: Scalars['Boolean']['output'];
   /** Any signed-in user, as themselves. */
   addComment: Comment;
   /** The comment's author, the post's author or an admin. False when no such comment exists. */
@@ -884,6 +893,17 @@ export type MutationDeleteProductArgs = {
 
 export type MutationCreatePostArgs = {
   input: CreatePostInput;
+};
+
+
+export type MutationUpdatePostArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdatePostInput;
+};
+
+
+export type MutationDeletePostArgs = {
+  id: Scalars['ID']['input'];
 };
 
 

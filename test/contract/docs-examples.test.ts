@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { createDatabase } from '../../src/core/db/database.ts';
+import { dialectNamed } from '../support/dialects.ts';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -47,9 +52,20 @@ function describeBlock(page: string, block: DocBlock): string {
   return `${page}:${block.line} (\`\`\`${block.language})`;
 }
 
+/** Sections that run on their own, against a server they start themselves (the suite below). */
+const SEPARATE = [{ page: 'README.md', section: 'PostgreSQL', reason: 'run on PostgreSQL by its own test' }];
+
+/** A page's blocks, those of a separately run section marked as not run here. */
+function blocksOf(page: string): DocBlock[] {
+  return docBlocksOf(join(ROOT, page)).map((block) => {
+    const separate = SEPARATE.find((entry) => entry.page === page && entry.section === block.section);
+    return separate && !block.notRun ? { ...block, notRun: separate.reason } : block;
+  });
+}
+
 describe('the documentation examples run as written', { concurrency: true }, () => {
   for (const page of PAGES) {
-    const blocks = docBlocksOf(join(ROOT, page));
+    const blocks = blocksOf(page);
     const runnable = blocks.filter((block) => !block.notRun);
     const skipped = blocks.filter((block) => block.notRun);
     const notRun =
@@ -93,6 +109,92 @@ describe('the documentation examples run as written', { concurrency: true }, () 
     });
   }
 });
+
+const postgres = dialectNamed('postgres');
+const README_PG_URL = 'postgres://postgres@127.0.0.1:5432/content';
+const README_CREATEDB = 'createdb -h 127.0.0.1 -U postgres content';
+
+describe("the README's PostgreSQL section", { skip: postgres.skip }, () => {
+  it(
+    'runs as written on a database of its own: createdb, npm start, cli token on the same DATABASE_URL, the orders',
+    { timeout: 180_000 },
+    async () => {
+      const blocks = docBlocksOf(join(ROOT, 'README.md')).filter((block) => block.section === 'PostgreSQL');
+      const text = blocks.map((block) => block.text).join('\n');
+      assert.ok(text.includes(README_CREATEDB) && text.includes(README_PG_URL), text);
+      assert.ok(
+        blocks.some((block) => block.background && /npm start/.test(block.text)),
+        'the server block runs in the background',
+      );
+      // The same commands on the suite's server, under a database name of its own.
+      const admin = new URL(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+      const name = `cs_readme_${process.pid}_${randomBytes(4).toString('hex')}`;
+      const url = new URL(admin);
+      url.pathname = `/${name}`;
+      const createdb = `createdb -h ${admin.hostname} -p ${admin.port || 5432} -U ${admin.username || 'postgres'} ${name}`;
+      const ours = blocks.map((block) => ({
+        ...block,
+        text: block.text.replaceAll(README_PG_URL, url.toString()).replaceAll(README_CREATEDB, createdb),
+      }));
+      const dir = await mkdtemp(join(tmpdir(), 'docs-postgres-'));
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      // A fresh clone's shell: development, no JWT_SECRET, no DATABASE_URL but the README's.
+      const env = shellEnv({ NODE_ENV: 'development', PORT: String(port), TMPDIR: dir });
+      for (const unset of ['JWT_SECRET', 'DATABASE_URL', 'DEMO_DATA']) delete env[unset];
+      const run = await runPageScript(pageScript(ours, base), { cwd: ROOT, env, timeoutMs: 150_000 });
+      try {
+        if (!run.done || run.code !== 0) {
+          const block = run.failedBlock === null ? null : ours[run.failedBlock]!;
+          assert.fail(
+            `README.md:${block?.line ?? '?'} failed (exit ${run.code}):\n` +
+              (block ? `${block.text}\n---\n${blockOutput(run, run.failedBlock!)}` : `${run.stdout}\n${run.stderr}`),
+          );
+        }
+        // The admin's order list: the demo data's three orders, through the token the CLI signed.
+        assert.match(run.stdout, /"data":\[\{"id":/);
+      } finally {
+        await stopGroup(run.pid);
+        await dropDatabase(admin, name);
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+async function freePort(): Promise<number> {
+  const server = createNetServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** SIGTERM to what the script left running (the server), then SIGKILL if it is still there after 10 s. */
+async function stopGroup(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(-pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (alive()) process.kill(-pid, 'SIGKILL');
+}
+
+async function dropDatabase(admin: URL, name: string): Promise<void> {
+  const db = createDatabase(admin.toString(), { poolSize: 1 });
+  try {
+    await sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`.execute(db);
+  } finally {
+    await db.destroy();
+  }
+}
 
 describe('the examples harness', () => {
   it('reads shell and GraphQL blocks with their line and not-run marker, and only those', () => {

@@ -7,16 +7,16 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { serverArgs } from '../../bench/suite/server-command.ts';
-import { DIALECTS } from '../support/dialects.ts';
+import { DIALECTS, dialectNamed } from '../support/dialects.ts';
 import { untilMigrated } from '../support/child-server.ts';
 import { BASE_ENV, call, signUpUsers, slowPost, waitFor } from './harness.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SHUTDOWN_TIMEOUT_MS = 5000;
 
-/** `npm start` in a process group of its own, as a supervisor runs it; resolves once it listens. */
-async function npmStart(env: Record<string, string>) {
-  const npm = spawn('npm', ['start'], {
+/** A documented start command (`npm start` unless told) in a process group of its own, as a supervisor runs it; resolves once it listens. */
+async function npmStart(env: Record<string, string>, command: readonly string[] = ['start']) {
+  const npm = spawn('npm', command, {
     cwd: ROOT,
     detached: true,
     env: { ...process.env, ...BASE_ENV, PORT: '0', ...env },
@@ -106,17 +106,48 @@ for (const dialect of DIALECTS) {
   });
 }
 
+/** The other documented start commands (README "Command line"): each stops, whole tree, on SIGTERM to npm as `npm start` does. */
+const START_COMMANDS: ReadonlyArray<readonly string[]> = [
+  ['run', 'cli', '--', 'serve', '--role', 'api'],
+  ['run', 'cli', '--', 'serve'],
+  ['run', 'cli', '--', 'worker'],
+];
+describe('every documented start command under a supervisor (sqlite)', () => {
+  for (const command of START_COMMANDS) {
+    it(`\`npm ${command.join(' ')}\` stops, whole process tree, on SIGTERM to npm's pid alone`, async () => {
+      const database = await dialectNamed('sqlite').createDatabase();
+      const server = await npmStart(
+        { DATABASE_URL: database.url, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) },
+        command,
+      );
+      try {
+        assert.equal((await call(server.url, 'GET', '/healthz', { timeoutMs: 5000 })).status, 200);
+        process.kill(server.pid, 'SIGTERM');
+        await waitFor(() => !groupAlive(server.pid), SHUTDOWN_TIMEOUT_MS, 'every process of the command to exit');
+        assert.ok(
+          server.lines.some((line) => line.includes('Shutdown complete after SIGTERM')),
+          server.lines.slice(-5).join('\n'),
+        );
+      } finally {
+        if (groupAlive(server.pid)) process.kill(-server.pid, 'SIGKILL');
+        await database.drop();
+      }
+    });
+  }
+});
+
 describe('the command-line entry', () => {
   const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as {
     bin: Record<string, string>;
     scripts: Record<string, string>;
   };
 
-  it('is bin/content-service.js for `bin` and every script that runs the CLI; start execs node so signals reach it', () => {
+  it('is bin/content-service.js for `bin` and every script that runs the CLI; start and cli exec node so signals reach it', () => {
     assert.equal(pkg.bin['content-service'], 'bin/content-service.js');
     for (const name of ['start', 'dev', 'cli', 'db:migrate', 'seed'])
       assert.match(pkg.scripts[name]!, /\bbin\/content-service\.js\b/, name);
-    assert.match(pkg.scripts.start!, /^(?:[A-Z_][A-Z0-9_]*=\S+ )*exec node /);
+    for (const name of ['start', 'cli'])
+      assert.match(pkg.scripts[name]!, /^(?:[A-Z_][A-Z0-9_]*=\S+ )*exec node /, name);
     const usage = spawnSync(process.execPath, ['bin/content-service.js', 'help'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(usage.status, 0, usage.stderr);
     assert.match(usage.stdout, /^Usage: content-service/);

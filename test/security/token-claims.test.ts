@@ -70,6 +70,30 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('answers an expired token with a 401 whose message names the expiry and how to get a new token', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const exp = now - HOUR;
+      const expiredAt = new Date(exp * 1000).toISOString();
+      const cases = [
+        {
+          token: await ownToken({ sub: String(userId), iat: now - 2 * HOUR, exp }),
+          renew: /POST \/api\/v2\/auth\/token/,
+        },
+        {
+          token: await signIdpToken(rsa, { sub: String(userId), iat: now - 2 * HOUR, exp }),
+          renew: /identity provider/,
+        },
+      ];
+      for (const { token, renew } of cases) {
+        const res = await t.request('GET', `/api/users/${userId}`, { token });
+        assert.equal(res.status, 401, res.text);
+        assert.equal(res.body.error.code, 'UNAUTHORIZED');
+        assert.match(res.body.error.message, new RegExp(`expired at ${expiredAt.replace(/\./g, '\\.')}`));
+        assert.match(res.body.error.message, renew);
+        assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token".*the token has expired/);
+      }
+    });
+
     it('accepts an iat ahead by less than the clock tolerance', async () => {
       const now = Math.floor(Date.now() / 1000);
       for (const token of [

@@ -11,7 +11,12 @@ import { readFileSync } from 'node:fs';
  *
  *     <!-- not run: starts the server -->
  *
- * Everything else runs. A page's blocks share one `bash` (so `TOKEN=...` set by one block is there for the
+ * A block that starts a server the next blocks talk to (the README's PostgreSQL section) carries
+ *
+ *     <!-- in the background: starts the server -->
+ *
+ * and runs in the background (its output in a file), the script waiting for `$BASE/readyz` before the next
+ * block; the caller ends it with the script's process group. Everything else runs. A page's blocks share one `bash` (so `TOKEN=...` set by one block is there for the
  * next), with `set -Eeuo pipefail`: any failing command, unset variable or failing pipeline stage fails
  * its block. Each `curl` goes through a wrapper that keeps the command as written and adds what
  * `--fail-with-body` would check: an HTTP status of 400 or more, or an empty body where one is due (any
@@ -28,17 +33,25 @@ export interface DocBlock {
   text: string;
   /** The reason given by a `<!-- not run: ... -->` marker, or null when the block runs. */
   notRun: string | null;
+  /** Marked `<!-- in the background: ... -->`: a server the next blocks wait for. */
+  background?: boolean;
+  /** The title of the `##` section the block is in ('' before the first). */
+  section?: string;
 }
 
 export const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell']);
 export const RUN_LANGUAGES = new Set([...SHELL_LANGUAGES, 'graphql']);
 const NOT_RUN = /^<!--\s*not run:\s*(.+?)\s*-->$/;
+const BACKGROUND = /^<!--\s*in the background:\s*(.+?)\s*-->$/;
 
 /** The fenced blocks of the languages that run (shell and GraphQL), in page order. */
 export function docBlocks(markdown: string): DocBlock[] {
   const lines = markdown.split('\n');
   const blocks: DocBlock[] = [];
+  let section = '';
   for (let index = 0; index < lines.length; index += 1) {
+    const heading = /^## (.+?)\s*$/.exec(lines[index]!);
+    if (heading) section = heading[1]!;
     const open = /^ {0,3}(`{3,})\s*([\w-]*)/.exec(lines[index]!);
     if (!open) continue;
     const fence = open[1]!;
@@ -49,11 +62,14 @@ export function docBlocks(markdown: string): DocBlock[] {
       let before = index - 1;
       while (before >= 0 && lines[before]!.trim() === '') before -= 1;
       const marker = before >= 0 ? NOT_RUN.exec(lines[before]!.trim()) : null;
+      const background = before >= 0 && BACKGROUND.test(lines[before]!.trim());
       blocks.push({
         language,
         line: index + 1,
         text: lines.slice(index + 1, end).join('\n'),
         notRun: marker ? marker[1]! : null,
+        ...(background ? { background } : {}),
+        section,
       });
     }
     index = end;
@@ -109,6 +125,24 @@ curl() {
   fi
 }
 
+# A block marked "in the background" (a server): its output in a file, the next block once it is ready.
+__docs_wait_ready() {
+  local pid=$1 log=$2 tries=0
+  until command curl -sf "$__docs_base/readyz" >/dev/null 2>&1; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "@@docs-background-failed the server exited:" >&2
+      cat "$log" >&2
+      return 1
+    fi
+    tries=$((tries + 1))
+    if [ "$tries" -gt 900 ]; then
+      echo "@@docs-background-failed not ready after 90 s" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
 __docs_admin_token=''
 __docs_graphql() {
   local query body answer
@@ -133,7 +167,10 @@ export function pageScript(blocks: DocBlock[], base: string): string {
   blocks.forEach((block, index) => {
     if (block.notRun) return;
     parts.push(`__docs_block=${index}`, `echo "@@docs-block ${index}"`, `echo "@@docs-block ${index}" >&2`);
-    if (block.language === 'graphql') {
+    if (block.background) {
+      const log = `"\${TMPDIR:-/tmp}/docs-background-$$-${index}.log"`;
+      parts.push(`{\n${withBaseUrl(block.text, base)}\n} >${log} 2>&1 &`, `__docs_wait_ready $! ${log}`);
+    } else if (block.language === 'graphql') {
       parts.push(`__docs_graphql <<'__DOCS_GRAPHQL_EOF__'\n${block.text}\n__DOCS_GRAPHQL_EOF__`);
     } else {
       parts.push(withBaseUrl(block.text, base));
@@ -150,6 +187,8 @@ export interface PageRun {
   /** The index (into the page's blocks) of the block that failed, or null. */
   failedBlock: number | null;
   done: boolean;
+  /** The script's process group: what a block left in the background still runs in. */
+  pid: number;
 }
 
 /** Runs a page's script in `bash` (cwd: the repository, so `npm run cli` works), killed after `timeoutMs`. */
@@ -180,7 +219,7 @@ export async function runPageScript(
   const done = stdout.includes('@@docs-done');
   // The ERR trap names the block; an unset variable (`set -u`) exits without it: then the last block begun.
   const failed = /@@docs-failed block=(\d+)/.exec(stderr) ?? [...stderr.matchAll(/@@docs-block (\d+)/g)].at(-1);
-  return { code, stdout, stderr, failedBlock: !done && failed ? Number(failed[1]) : null, done };
+  return { code, stdout, stderr, failedBlock: !done && failed ? Number(failed[1]) : null, done, pid: child.pid! };
 }
 
 /** Waits until the server answers `/readyz` with 200 (migrations, bootstrap and demo data done), as a reader waits for the start-up line. */

@@ -7,6 +7,7 @@ import {
   describeTokenError,
   principalFromClaims,
   REQUIRED_CLAIMS,
+  tokenRefusal,
   type TokenVerifier,
 } from './tokens.ts';
 
@@ -85,7 +86,7 @@ export function createExternalTokenVerifier(settings: ExternalTokenSettings): To
         return principalFromClaims(payload, 'user');
       } catch (error) {
         if (error instanceof AppError) throw error;
-        throw AppError.unauthorized('Invalid access token', describeExternalError(error));
+        throw tokenRefusal(error, 'get a new one from the identity provider', describeExternalError);
       }
     },
   };

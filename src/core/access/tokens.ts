@@ -83,7 +83,7 @@ export function createTokenService(settings: TokenSettings) {
       return principalFromClaims(payload);
     } catch (error) {
       if (error instanceof AppError) throw error;
-      throw AppError.unauthorized('Invalid access token', describeTokenError(error));
+      throw tokenRefusal(error, RENEW_OWN_TOKEN);
     }
   }
 
@@ -91,6 +91,23 @@ export function createTokenService(settings: TokenSettings) {
 }
 
 export type TokenService = ReturnType<typeof createTokenService>;
+
+/** How a client of our own tokens gets a new one: signing in again (or, for a developer, the CLI). */
+const RENEW_OWN_TOKEN =
+  'sign in again with POST /api/v2/auth/token (or print one with `content-service token --user ID`)';
+
+/**
+ * The 401 of a token that failed verification. An expired one says so in its message, with when and how to
+ * get a new one: a client that only shows `error.message` would otherwise see "Invalid access token" for a
+ * token that was fine a minute ago. The challenge keeps `error="invalid_token"` (RFC 6750) either way.
+ */
+export function tokenRefusal(error: unknown, renew: string, describe = describeTokenError): AppError {
+  if (error instanceof joseErrors.JWTExpired) {
+    const exp = typeof error.payload.exp === 'number' ? ` at ${new Date(error.payload.exp * 1000).toISOString()}` : '';
+    return AppError.unauthorized(`The access token expired${exp}: ${renew}`, 'the token has expired');
+  }
+  return AppError.unauthorized('Invalid access token', describe(error));
+}
 
 export function describeTokenError(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'the token has expired';

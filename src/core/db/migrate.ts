@@ -8,6 +8,7 @@ import * as productsList from './migrations/0002-products-list.ts';
 import * as productPriceCounts from './migrations/0003-product-price-counts.ts';
 import * as counterStorage from './migrations/0004-counter-storage.ts';
 import * as orderHoldIndex from './migrations/0005-order-hold-index.ts';
+import * as developmentSecret from './migrations/0006-development-secret.ts';
 
 /**
  * The schema's history up to the module descriptors: versioned migrations, in order. Applied ones
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-product-price-counts': productPriceCounts,
   '0004-counter-storage': counterStorage,
   '0005-order-hold-index': orderHoldIndex,
+  '0006-development-secret': developmentSecret,
 };
 
 /**

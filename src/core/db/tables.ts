@@ -24,7 +24,14 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+/** The development JWT secret a PostgreSQL database keeps (DECISIONS §1; migration 0006): one row, id 1. */
+export interface DevelopmentSecretTable {
+  id: number;
+  secret: string;
+}
+
 /** Every table: core's here, each module's merged in by its `<resource>.table.ts`. */
 export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
+  development_secret: DevelopmentSecretTable;
 }

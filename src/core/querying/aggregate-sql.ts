@@ -1,4 +1,12 @@
-import { sql, type Expression, type Kysely, type OrderByItemBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import {
+  CompiledQuery,
+  sql,
+  type Expression,
+  type Kysely,
+  type OrderByItemBuilder,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import { dialectOf, type Db } from '../db/database.ts';
 import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import { directionSql } from '../db/sort-direction.ts';
@@ -7,6 +15,7 @@ import type { AggregateQuery, GroupKey, Measure } from './aggregate-parse.ts';
 import type { Condition } from './list-grammar.ts';
 import { paramsOf, shapeOf, whereOf } from './list-sql.ts';
 import { searchedRows, searchTextOf, type SearchSource } from '../search/search-source.ts';
+import { vocabularyEstimate } from '../search/vocabulary-estimate.ts';
 import { isEmptySearch, type SearchExpression } from '../search/web-search.ts';
 
 /**
@@ -166,6 +175,18 @@ export interface AggregateStatements {
     names: readonly string[],
     search?: SearchExpression,
   ): Promise<Record<string, FacetValue[]>>;
+  /**
+   * As `facets`, reading at most `exactUpTo` + 1 matching rows per facet: exact when no more match;
+   * else the counts of those rows scaled to the number of matches (PostgreSQL's planner's estimate,
+   * SQLite's count), and `estimated` (DECISIONS §14 "Cost": a facet over a large match set).
+   */
+  boundedFacets(
+    db: Db,
+    conditions: readonly Condition[],
+    names: readonly string[],
+    search: SearchExpression | undefined,
+    exactUpTo: number,
+  ): Promise<{ facets: Record<string, FacetValue[]>; estimated: boolean }>;
 }
 
 /**
@@ -275,5 +296,60 @@ export function createAggregateStatements(
       }
       return answer;
     },
+
+    async boundedFacets(db, conditions, names, search, exactUpTo) {
+      const postgres = dialectOf(db) === 'postgres';
+      const facets: Record<string, FacetValue[]> = {};
+      let estimated = false;
+      for (const name of names) {
+        const field = grammar.groups[name]!;
+        const others = conditions.filter((condition) => condition.field !== name);
+        check([...conditionColumns(others), field.column]);
+        const group = { name, column: field.column, type: field.type };
+        // The first matches the database finds, no more than one beyond the exact limit: `read` says how many.
+        const sample = filtered(db, others, search)
+          .select(sql.ref(field.column).as('value'))
+          .limit(exactUpTo + 1)
+          .as('sample');
+        const value = sql.ref('sample.value');
+        const rows = (await (db as unknown as AnyDb)
+          .selectFrom(sample)
+          .select([value.as('value'), sql`count(*)`.as('count'), sql`sum(count(*)) over ()`.as('read')])
+          .groupBy(value)
+          .orderBy(sql`count(*)`, (item) => item.desc())
+          .orderBy(groupOrderSql(postgres, group, value), (item) => item.asc())
+          .limit(MAX_FACET_VALUES)
+          .modifyEnd(PER_VALUES)
+          .execute()) as { value: unknown; count: unknown; read: unknown }[];
+        const read = Number(rows[0]?.read ?? 0);
+        // SQLite counts the matches, unless a search alone has its vocabulary's estimate (as the list's total).
+        const fromVocabulary = !postgres && search && searchSource && others.length === 0;
+        const matches = async () =>
+          fromVocabulary ? vocabularyEstimate(db, searchSource, search) : matchesOf(db, filtered(db, others, search));
+        const scale = read > exactUpTo ? (await matches()) / read : 1;
+        if (read > exactUpTo) estimated = true;
+        facets[name] = rows.map((row) => ({
+          value: keyValueOf(group, row.value),
+          count: Math.max(1, Math.round(Number(row.count) * Math.max(scale, 1))),
+        }));
+      }
+      return { facets, estimated };
+    },
   };
+}
+
+/** How many rows a statement matches: PostgreSQL's planner's estimate (no row read), SQLite's count. */
+async function matchesOf(db: Db, query: { selectAll(): { compile(): CompiledQuery } } & object): Promise<number> {
+  const statement = query.selectAll().compile();
+  if (dialectOf(db) === 'postgres') {
+    const result = await db.executeQuery(
+      CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),
+    );
+    const plans = (result.rows[0] as { 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] })['QUERY PLAN'];
+    return plans[0].Plan['Plan Rows'];
+  }
+  const result = await db.executeQuery(
+    CompiledQuery.raw(`select count(*) as n from (${statement.sql})`, [...statement.parameters]),
+  );
+  return Number((result.rows[0] as { n: number }).n);
 }

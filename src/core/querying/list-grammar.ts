@@ -122,13 +122,28 @@ export const DEFAULT_COUNT_EXACT_LIMIT = 10_000;
 export interface ListSettings {
   /** `COUNT_EXACT_LIMIT`: up to this many rows, `count=estimated` counts them exactly. */
   countExactLimit: number;
+  /**
+   * `SEARCH_RANK_CANDIDATES`: a search in relevance order ranks the first this many matches the
+   * database finds (those that pass the list's filters), not every match; 0 ranks every match.
+   */
+  searchRankCandidates: number;
 }
 
-export const DEFAULT_LIST_SETTINGS: ListSettings = { countExactLimit: DEFAULT_COUNT_EXACT_LIMIT };
+/** DECISIONS §14 "Cost": the default bound of a relevance order (docs/SEARCH-SCALE.md says what it gives up). */
+export const DEFAULT_SEARCH_RANK_CANDIDATES = 1000;
+
+export const DEFAULT_LIST_SETTINGS: ListSettings = {
+  countExactLimit: DEFAULT_COUNT_EXACT_LIMIT,
+  searchRankCandidates: DEFAULT_SEARCH_RANK_CANDIDATES,
+};
 
 /** The list settings of a configuration (src/config): what a module hands its services factory. */
-export const listSettingsOf = (config: { COUNT_EXACT_LIMIT: number }): ListSettings => ({
+export const listSettingsOf = (config: {
+  COUNT_EXACT_LIMIT: number;
+  SEARCH_RANK_CANDIDATES?: number;
+}): ListSettings => ({
   countExactLimit: config.COUNT_EXACT_LIMIT,
+  searchRankCandidates: config.SEARCH_RANK_CANDIDATES ?? DEFAULT_SEARCH_RANK_CANDIDATES,
 });
 
 export type FilterValue = string | number | boolean;

@@ -64,8 +64,17 @@ export async function readQueriedPage<Row>(
     };
   }
   const text = search && searchTextOf(search, dialectOf(db) === 'postgres');
-  const plan: ListPlan = { conditions: query.conditions, keys, after: position?.values, search: text };
-  const readsOneMore = position !== undefined || query.count !== 'exact';
+  const relevance = keys[0]?.column === SCORE_COLUMN;
+  const plan: ListPlan = {
+    conditions: query.conditions,
+    keys,
+    after: position?.values,
+    search: text,
+    ...(relevance ? { rankCandidates: query.rankCandidates } : {}),
+  };
+  // A bounded relevance page may end before the matches do: whether there is more is read, not counted.
+  const bounded = plan.rankCandidates !== undefined && plan.rankCandidates > 0 && text !== undefined;
+  const readsOneMore = position !== undefined || query.count !== 'exact' || bounded;
   const reading = statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset });
   const [rows, total] = await Promise.all([
     reading,
@@ -73,6 +82,8 @@ export async function readQueriedPage<Row>(
     totalOf(db, statements, plan, query, search ? undefined : countedTotal, async () => {
       // The list ends on this page (no row beyond it, and the page is not past the end): its total is known.
       const read = await reading;
+      // A bounded page ends where its candidates end; the matches end there only if fewer were found.
+      if (bounded && offset + read.length >= plan.rankCandidates!) return undefined;
       return read.length <= window.limit && (read.length > 0 || offset === 0) ? offset + read.length : undefined;
     }),
   ]);
@@ -141,9 +152,10 @@ async function totalOf<Row>(
   const counted = countedTotal?.(db, plan.conditions);
   if (counted !== undefined) return { value: await counted, estimated: false };
   if (query.count === 'exact') return { value: await statements.count(db, plan), estimated: false };
-  const estimate = await statements.estimate(db, plan);
-  // SQLite has no planner's estimate: it counts, unless the page ends the list (its one connection
-  // reads the page first anyway); all at once, as a capped count first would read the first matches twice.
+  const estimate = await statements.estimate(db, plan, query.search);
+  // SQLite has no planner's estimate (a search without other filters has its vocabulary's): it counts,
+  // unless the page ends the list (its one connection reads the page first anyway); all at once, as a
+  // capped count first would read the first matches twice.
   if (estimate === undefined)
     return { value: (await endOfList()) ?? (await statements.count(db, plan)), estimated: false };
   if (estimate > query.countExactLimit * ESTIMATE_TRUSTED_ABOVE) {

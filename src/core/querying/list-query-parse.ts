@@ -34,6 +34,8 @@ export interface ListQuery {
   count: CountMode;
   /** `COUNT_EXACT_LIMIT` of the configuration: with `count=estimated`, totals up to it are exact. */
   countExactLimit: number;
+  /** With a search in relevance order: how many of its matches are ranked (`ListSettings`); 0 all. */
+  rankCandidates: number;
   cursor: string | undefined;
   /** Names the filters and sort: a cursor is only good for the query whose fingerprint it carries. */
   fingerprint: string;
@@ -250,6 +252,7 @@ export function parseListQuery(grammar: ListGrammar, request: ListRequest, asker
     idDirection,
     count: parseCount(request.count),
     countExactLimit: asker.countExactLimit,
+    rankCandidates: asker.searchRankCandidates,
     cursor: request.cursor,
     fingerprint: fingerprintOf(grammar, conditions, sort, idDirection, search && toWebSearch(search)),
     ...(search ? { search } : {}),

@@ -6,6 +6,8 @@ import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import type { SortDirection } from '../db/sort-direction.ts';
 import { shapedStatement, type Bound, type BoundParams } from '../db/statement-cache.ts';
 import { SCORE_COLUMN, searchedRows, type SearchSource } from '../search/search-source.ts';
+import { vocabularyEstimate } from '../search/vocabulary-estimate.ts';
+import type { SearchExpression } from '../search/web-search.ts';
 import type { Condition, FieldRule, ListGrammar, Operator, SortKey } from './list-grammar.ts';
 import { keysetOf, orderOf, type OrderKey } from './list-keyset.ts';
 export type { OrderKey } from './list-keyset.ts';
@@ -35,6 +37,11 @@ export interface ListPlan {
   after?: readonly unknown[] | undefined;
   /** A full-text search's bound text in the database's dialect (search-source.ts `searchTextOf`). */
   search?: string | undefined;
+  /**
+   * With a search in relevance order: the page is ranked among the first this many matches that pass
+   * the conditions (bounded relevance, DECISIONS §14 "Cost"), not among every match. Counts ignore it.
+   */
+  rankCandidates?: number | undefined;
 }
 
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>; // any table: its module passes its name in
@@ -58,6 +65,7 @@ type Shape = {
   postgres: boolean;
   perValues: boolean; // whether PostgreSQL should plan each run for its values (PLANNED_PER_VALUES)
   searched: boolean;
+  bounded: boolean; // a page ranked among `rankCandidates` matches (the bound is a bound param)
 };
 
 type ListParams = Record<string, unknown>; // the values a list statement binds (paramsOf)
@@ -86,6 +94,7 @@ export function shapeOf(db: Db, plan: ListPlan): Shape {
     postgres,
     perValues: postgres && plan.conditions.some((c) => PLANNED_FOR_VALUES.has(c.operator)),
     searched: plan.search !== undefined,
+    bounded: plan.search !== undefined && (plan.rankCandidates ?? 0) > 0,
   };
 }
 
@@ -103,10 +112,12 @@ export function paramsOf(plan: ListPlan, window: { limit?: number; offset?: numb
   params.limit = window.limit;
   params.offset = window.offset;
   params.q = plan.search;
+  if (plan.search !== undefined && (plan.rankCandidates ?? 0) > 0) params.candidates = plan.rankCandidates;
   return params;
 }
 
-export function whereOf(shape: Shape, params: BoundListParams): Expression<SqlBool>[] {
+/** The conditions, then the cursor's keyset unless `keyset` is false. */
+export function whereOf(shape: Shape, params: BoundListParams, keyset = true): Expression<SqlBool>[] {
   const parts: Expression<SqlBool>[] = [];
   shape.conditions.forEach((condition, index) => {
     const column = sql.ref(condition.column);
@@ -150,7 +161,7 @@ export function whereOf(shape: Shape, params: BoundListParams): Expression<SqlBo
         break;
     }
   });
-  if (shape.afterNull) parts.push(...keysetOf(shape.keys, shape.afterNull, params));
+  if (keyset && shape.afterNull) parts.push(...keysetOf(shape.keys, shape.afterNull, params));
   return parts;
 }
 
@@ -162,8 +173,11 @@ export interface ListStatements<Row> {
   count(db: Db, plan: ListPlan): Promise<number>; // the exact number of rows the conditions match
   /** The number of matching rows, counting no further than `cap`. */
   countUpTo(db: Db, plan: ListPlan, cap: number): Promise<number>;
-  /** PostgreSQL's planner's estimate of the matching rows (undefined on SQLite). */
-  estimate(db: Db, plan: ListPlan): Promise<number | undefined>;
+  /**
+   * PostgreSQL's planner's estimate of the matching rows; on SQLite, a search's (without other
+   * conditions) from its vocabulary (vocabulary-estimate.ts); else undefined.
+   */
+  estimate(db: Db, plan: ListPlan, expression?: SearchExpression): Promise<number | undefined>;
 }
 
 /**
@@ -203,10 +217,26 @@ export function createListStatements<Row>(
     if (plan.search !== undefined && !search) throw new Error(`list of ${table}: no full-text search declared`);
     return plan;
   };
-  const filtered = (db: Db, shape: Shape, params: BoundListParams) => {
+  const filtered = (db: Db, shape: Shape, params: BoundListParams, keyset = true) => {
     const searched = shape.searched && search ? searchedRows(search, shape.postgres, params.q!) : undefined;
     let query = (db as unknown as AnyDb).selectFrom((searched ?? table) as string); // a table, or one aliased as it
-    for (const part of whereOf(shape, params)) query = query.where(part);
+    for (const part of whereOf(shape, params, keyset)) query = query.where(part);
+    return query;
+  };
+  /**
+   * A bounded relevance page's rows: the first `candidates` matches the database finds that pass the
+   * conditions (each ranked: the rank is computed for these rows only), then the cursor's keyset over
+   * them. The candidates are the same for every page of one query (the inner statement does not depend
+   * on the cursor), so pages by cursor neither repeat nor skip an item.
+   */
+  const candidatesOf = (db: Db, shape: Shape, params: BoundListParams) => {
+    let first = filtered(db, shape, params, false).selectAll();
+    // PostgreSQL: the lowest ids, whatever plan each page's statement gets (a common word's plan walks the
+    // ids anyway, a rarer word's sorts its few matches). SQLite's FTS5 reads its matches by rowid already.
+    if (shape.postgres) first = first.orderBy(sql.ref('id'));
+    const candidates = first.limit(params.candidates as Bound<number>).as(table);
+    let query = (db as unknown as AnyDb).selectFrom(candidates);
+    if (shape.afterNull) for (const part of keysetOf(shape.keys, shape.afterNull, params)) query = query.where(part);
     return query;
   };
   /** The statement's text ends with the mark when its plan should follow its values. */
@@ -215,7 +245,7 @@ export function createListStatements<Row>(
     shape.perValues ? query.modifyEnd(sql.raw(PLANNED_PER_VALUES)) : query;
   const page = shapedStatement({
     build: (db, shape: Shape, params: BoundListParams) => {
-      let query = filtered(db, shape, params).selectAll();
+      let query = (shape.bounded ? candidatesOf(db, shape, params) : filtered(db, shape, params)).selectAll();
       for (const [column, modifiers] of orderOf(shape.keys)) query = query.orderBy(column, modifiers);
       query = query.limit(params.limit as Bound<number>);
       return marked(shape, params.offset === undefined ? query : query.offset(params.offset as Bound<number>));
@@ -274,20 +304,23 @@ export function createListStatements<Row>(
     },
     async count(db, plan) {
       checked(plan);
-      const counted = { ...plan, after: undefined };
+      const counted = { ...plan, after: undefined, rankCandidates: undefined }; // a count reads every match
       const result = await readRows(db, count(db, shapeOf(db, counted), paramsOf(counted, {})));
       return Number(result[0]?.count ?? 0);
     },
     async countUpTo(db, plan, cap) {
       checked(plan);
-      const counted = { ...plan, after: undefined };
+      const counted = { ...plan, after: undefined, rankCandidates: undefined }; // a count reads every match
       const result = await readRows(db, countUpTo(db, shapeOf(db, counted), paramsOf(counted, { limit: cap })));
       return Number(result[0]?.count ?? 0);
     },
-    async estimate(db, plan) {
-      if (dialectOf(db) !== 'postgres') return undefined;
+    async estimate(db, plan, expression) {
+      if (dialectOf(db) !== 'postgres') {
+        const searchOnly = search && expression && plan.search !== undefined && plan.conditions.length === 0;
+        return searchOnly ? vocabularyEstimate(db, search, expression) : undefined;
+      }
       checked(plan);
-      const counted = { ...plan, after: undefined };
+      const counted = { ...plan, after: undefined, rankCandidates: undefined }; // a count reads every match
       const statement = rows(db, shapeOf(db, counted), paramsOf(counted, {}));
       const result = await db.executeQuery(
         CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),

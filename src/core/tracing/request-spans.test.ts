@@ -23,6 +23,7 @@ describe('tracing: the request span', () => {
   let activeInHandler: string | undefined;
   const activeById = new Map<string, string | undefined>();
   let slowStarted: () => void = () => {};
+  let probeSaw: string | undefined;
 
   before(async () => {
     context.setGlobalContextManager(contexts);
@@ -32,7 +33,7 @@ describe('tracing: the request span', () => {
       spanProcessors: [new SimpleSpanProcessor(exporter)],
     });
     app = Fastify();
-    registerRequestSpans(app, provider.getTracer('test'));
+    registerRequestSpans(app, provider.getTracer('test'), contexts);
     app.get('/fails/:id', async () => {
       throw new RangeError('out of range');
     });
@@ -41,7 +42,10 @@ describe('tracing: the request span', () => {
       activeById.set(request.params.id, activeInHandler);
       return { ok: true };
     });
-    app.get('/healthz', async () => ({ ok: true }));
+    app.get('/healthz', async () => {
+      probeSaw = trace.getSpan(context.active())?.spanContext().spanId;
+      return { ok: true };
+    });
     app.post('/body', async (request) => {
       activeInHandler = trace.getSpan(context.active())?.spanContext().spanId;
       return { size: JSON.stringify(request.body).length };
@@ -154,6 +158,26 @@ describe('tracing: the request span', () => {
     assert.equal(second.parentSpanContext, undefined);
     assert.equal(activeById.get('11'), first.spanContext().spanId);
     assert.equal(activeById.get('12'), second.spanContext().spanId);
+  });
+
+  it("runs a probe pipelined after a traced request outside that request's trace", async () => {
+    probeSaw = 'unset';
+    const { hostname, port } = new URL(url);
+    const answers = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `GET /sees/21 HTTP/1.1\r\nHost: x\r\ntraceparent: 00-${'e'.repeat(32)}-${'f'.repeat(16)}-01\r\n\r\n` +
+            'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        );
+      });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.equal(answers.match(/HTTP\/1\.1 200/g)?.length, 2, answers);
+    assert.equal(probeSaw, undefined, 'the probe ran in the root context');
   });
 
   it('starts a trace of its own for a malformed, zero, oversized or hostile traceparent, and answers', async () => {

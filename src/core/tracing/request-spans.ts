@@ -1,13 +1,5 @@
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -39,18 +31,28 @@ interface TracedRequest extends FastifyRequest {
  * `url.path` (never the query string: a GET GraphQL query's variables would be in it) and
  * `http.response.status_code`, ERROR with `error.type` on a 5xx answer only (a 4xx is the client's), or
  * when the caller left before its answer (`error.type` `aborted`). It continues an incoming `traceparent`
- * (the global propagator) and is the active span for the rest of the request, entered with `context.with`
- * by the first `onRequest` hook (registered before any other). A few hooks rather than @fastify/otel:
- * README.md here.
+ * (the global propagator) and is the active span for the rest of the request: the first `onRequest` hook
+ * (registered before any other) makes its context the current one with the context manager's `attach`
+ * (`AsyncLocalStorage.enterWith`), so the other hooks, the body's reading, the handler and all they start
+ * run in it. Not restored: what follows in the same turn is the server's own parsing, and the next
+ * request starts from the connection's context (tests pipeline requests in one packet). A few hooks
+ * rather than @fastify/otel: README.md here.
  */
-export function registerRequestSpans(app: FastifyInstance, tracer: Tracer): void {
+export function registerRequestSpans(
+  app: FastifyInstance,
+  tracer: Tracer,
+  contexts: Pick<AsyncLocalStorageContextManager, 'attach'>,
+): void {
+  // The headers the propagator reads: most requests carry none, and are not handed to it.
+  const fields = propagation.fields();
   app.decorateRequest(SPAN, undefined);
   app.decorateRequest(FAILURE, undefined);
 
   app.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.url;
     if (route !== undefined && UNTRACED.has(route)) return done();
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const headers = request.headers;
+    const parent = fields.some((field) => field in headers) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const url = request.url;
     const query = url.indexOf('?');
     const method = request.method;
@@ -65,8 +67,8 @@ export function registerRequestSpans(app: FastifyInstance, tracer: Tracer): void
     const name = route === undefined ? method : `${method} ${route}`;
     const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
     (request as TracedRequest)[SPAN] = span;
-    // The other hooks, the body's reading and the handler run from here: all of the request in its context.
-    context.with(trace.setSpan(parent, span), done);
+    contexts.attach(trace.setSpan(parent, span));
+    done();
   });
 
   app.addHook('onError', (request, _reply, error, done) => {

@@ -7,6 +7,7 @@ import {
   trace,
   type Span,
 } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
@@ -58,7 +59,8 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
     spanProcessors: [new BatchSpanProcessor(await exporterFor(settings))],
   });
   const propagators = propagatorsFromEnv();
-  provider.register({ propagator: propagators.propagator });
+  const contextManager = new AsyncLocalStorageContextManager();
+  provider.register({ contextManager, propagator: propagators.propagator });
   const tracer = trace.getTracer(TRACER_NAME);
 
   const tracing: Tracing = {
@@ -107,7 +109,7 @@ export async function createTracing(settings: SdkSettings): Promise<Tracing> {
           'OTEL_PROPAGATORS names propagators this service does not have: left out',
         );
       }
-      registerRequestSpans(app, tracer);
+      registerRequestSpans(app, tracer, contextManager);
       observeStatements(tracer, db);
       // What is pending goes out when the app closes (a stop), bounded: a collector that is down holds nothing up.
       app.addHook('onClose', () => tracing.flush(FLUSH_AT_CLOSE_MS));

@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'user.updated',
   'user.deleted',
   'post.created',
+  'post.updated',
+  'post.deleted',
   'comment.created',
   'comment.deleted',
   'like.created',

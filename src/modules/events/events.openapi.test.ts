@@ -62,6 +62,7 @@ for (const dialect of DIALECTS) {
       assert.equal(dataRef('user.created'), answerRef(v2, '/users/{userId}'));
       assert.equal(dataRef('user.updated'), answerRef(v2, '/users/{userId}'));
       assert.equal(dataRef('post.created'), answerRef(v2, '/posts/{postId}'));
+      assert.equal(dataRef('post.updated'), answerRef(v2, '/posts/{postId}'));
       assert.equal(dataRef('comment.created'), answerRef(v2, '/posts/{postId}/comments/{commentId}'));
       assert.equal(dataRef('like.created'), answerRef(v2, '/comments/{commentId}/likes/{userId}'));
       assert.equal(dataRef('product.created'), answerRef(v2, '/products/{productId}'));
@@ -98,6 +99,12 @@ for (const dialect of DIALECTS) {
         body: { title: 'T', content: 'C' },
       });
       ok(post);
+      ok(await t.request('PATCH', `/api/posts/${post.body.id}`, { token: user.token, body: { title: 'T2' } }));
+      const removed = await t.request('POST', `/api/users/${user.id}/posts`, {
+        token: user.token,
+        body: { title: 'Removed', content: 'C' },
+      });
+      ok(await t.request('DELETE', `/api/posts/${removed.body.id}`, { token: user.token }));
       const comment = await t.request('POST', `/api/posts/${post.body.id}/comments`, {
         token: user.token,
         body: { text: 'Hi' },
@@ -124,9 +131,10 @@ for (const dialect of DIALECTS) {
       const leaving = await t.createUser();
       ok(await t.request('DELETE', `/api/users/${leaving.id}`, admin));
 
-      // user.created ×2, user.updated ×2 (PATCH, avatar), product.created ×2, order.created ×2, one of each other type.
-      const events = await eventsAfter(t, start, 20);
-      assert.equal(events.length, 20);
+      // user.created ×2, user.updated ×2 (PATCH, avatar), post.created ×2, product.created ×2, order.created ×2,
+      // one of each other type.
+      const events = await eventsAfter(t, start, 23);
+      assert.equal(events.length, 23);
       assert.deepEqual([...new Set(events.map((event) => event.type))].sort(), [...EVENT_TYPES].sort());
       for (const document of [v2, v1]) {
         const validator = new OpenApiResponseValidator(

@@ -201,6 +201,16 @@ export function createEventsService(db: Db, options: EventsOptions) {
      * `handle` returned in the transaction that committed (undefined when it did not run). A `handle`
      * that throws leaves the position where it was (its events come again).
      */
+    /**
+     * The two halves of `consume` for a consumer that runs its own transaction (the webhook fan-out):
+     * the consumer's next events if this instance holds its lease (taking or renewing it; none when
+     * nothing is new or another instance holds it) ...
+     */
+    nextBatch: (consume: ConsumeOptions): Promise<FeedEvent[]> => leases.claimNextBatch(consume),
+    /** ... and the move past them, in the transaction that writes what they made (a lease lost meanwhile fails it). */
+    advance: (trx: Db, consume: ConsumeOptions, batch: FeedEvent[]): Promise<void> =>
+      leases.advance(trx, consume, batch),
+
     async consume<T>(
       consume: ConsumeOptions,
       handle: (trx: Db, batch: FeedEvent[]) => Promise<T>,

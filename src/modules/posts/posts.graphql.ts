@@ -36,6 +36,11 @@ export const postsTypeDefs = /* GraphQL */ `
     authorId: ID!
   }
 
+  input UpdatePostInput {
+    title: String
+    content: String
+  }
+
   extend type Query {
     """
     Null when no post has this id.
@@ -76,5 +81,13 @@ export const postsTypeDefs = /* GraphQL */ `
     For the caller (or any author, for an admin).
     """
     createPost(input: CreatePostInput!): Post!
+    """
+    The post's author or an admin; the fields given change.
+    """
+    updatePost(id: ID!, input: UpdatePostInput!): Post!
+    """
+    The post's author or an admin. False when no such post exists.
+    """
+    deletePost(id: ID!): Boolean!
   }
 `;

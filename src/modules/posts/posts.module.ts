@@ -9,7 +9,7 @@ import { postsTypeDefs } from './posts.graphql.ts';
 import { postsMigrations } from './posts.migrations.ts';
 import { postsResolvers } from './posts.resolvers.ts';
 import { postsRoutes } from './posts.routes.ts';
-import { PostView } from './posts.schemas.ts';
+import { DeletedPostPayload, PostView } from './posts.schemas.ts';
 import { createPostsService, type PostEvents } from './posts.service.ts';
 
 /** Posts: REST `/posts` and `/users/{id}/posts`, GraphQL `Post`, `post`, `posts` and `createPost`. */
@@ -18,12 +18,20 @@ export const postsModule = defineModule({
   createService: ({ db, config, services }: ModuleDeps<{ events: EventsService }>) =>
     createPostsService(
       db,
-      services.events.recorderFor<PostEvents>({ 'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX) }),
+      services.events.recorderFor<PostEvents>({
+        'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX),
+        'post.updated': (post) => toPostView(post, EVENT_LINK_PREFIX),
+        'post.deleted': (deleted) => deleted,
+      }),
       listSettingsOf(config),
     ),
   routes: restRoutes(postsRoutes, ({ posts, embedding }) => ({ posts, embedding })),
   embeds: postsEmbeds,
   graphql: { typeDefs: postsTypeDefs, resolvers: postsResolvers },
   migrations: postsMigrations,
-  eventPayloads: { 'post.created': PostView } satisfies EventPayloadsOf<PostEvents>,
+  eventPayloads: {
+    'post.created': PostView,
+    'post.updated': PostView,
+    'post.deleted': DeletedPostPayload,
+  } satisfies EventPayloadsOf<PostEvents>,
 });

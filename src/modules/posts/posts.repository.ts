@@ -1,7 +1,7 @@
 import { DESCENDING } from '../../core/db/sort-direction.ts';
 import { counterSum } from '../../core/db/counter-sums.ts';
 import type { Insertable, QueryCreator } from 'kysely';
-import type { Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { Condition } from '../../core/querying/list-grammar.ts';
@@ -25,6 +25,26 @@ export const findPostById = rowByIdReader<PostRow>('posts');
 /** The insert of a new post, built on `qc` (the outbox runs it with its `post.created` event: `recordInsert`). */
 export function postInsert(qc: QueryCreator<Tables>, row: Insertable<PostsTable>) {
   return qc.insertInto('posts').values(row).returningAll();
+}
+
+/** Reads a post inside a transaction, locking the row on PostgreSQL (SQLite serialises writers). */
+export function lockPostById(db: Db, id: number): Promise<PostRow | undefined> {
+  const query = db.selectFrom('posts').selectAll().where('id', '=', id);
+  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export function updatePostById(
+  db: Db,
+  id: number,
+  changes: Partial<Pick<PostRow, 'title' | 'content' | 'updated_at'>>,
+): Promise<PostRow | undefined> {
+  return db.updateTable('posts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** Removes the post for good; its comments and their likes go with it (foreign keys cascade). */
+export async function deletePostById(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('posts').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 /** With `columns`, only those are read (the rows' other properties are absent); in no particular order. */

@@ -2,12 +2,14 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../../core/resolving/context.ts';
 import type {
   MutationCreatePostArgs,
+  MutationDeletePostArgs,
+  MutationUpdatePostArgs,
   PostHighlightsArgs,
   QueryPostArgs,
   QueryPostsArgs,
   QueryPostsConnectionArgs,
 } from '../graphql-types.generated.ts';
-import { nullIfNotFound, pageOf, toId } from '../../core/resolving/context.ts';
+import { nullIfNotFound, pageOf, toId, withId } from '../../core/resolving/context.ts';
 import { highlightsOf, highlightsRequested } from '../../core/resolving/highlights.ts';
 import { byIdLoader, listLoader } from '../../core/resolving/loaders.ts';
 import { connectionOf, graphqlListParameters } from '../../core/querying/list-graphql.ts';
@@ -64,6 +66,11 @@ export function postsResolvers(services: { posts: PostsService; users: UsersServ
       Mutation: {
         createPost: (_: unknown, { input }: MutationCreatePostArgs, ctx: GraphQLContext) =>
           posts.createPost(ctx.principal, { ...input, authorId: toId(input.authorId) || input.authorId }),
+        updatePost: (_: unknown, args: MutationUpdatePostArgs, ctx: GraphQLContext) =>
+          withId(args.id, 'Post', (id) => posts.updatePost(ctx.principal, { id }, { ...args.input })),
+        // False for a post that does not exist, as deleteUser; the sign-in check still comes first.
+        deletePost: (_: unknown, args: MutationDeletePostArgs, ctx: GraphQLContext) =>
+          posts.deletePost(ctx.principal, { id: toId(args.id) }),
       },
     },
     batched: {

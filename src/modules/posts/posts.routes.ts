@@ -1,5 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { AppError } from '../../core/errors/app-error.ts';
+import { ifMatchPrecondition } from '../../core/http/caching.ts';
+import type { Precondition } from '../../core/precondition.ts';
+import type { Post } from './post.ts';
 import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
@@ -11,14 +16,28 @@ import {
   PostPage,
   PostReadQuery,
   PostView,
+  ReplacePostInput,
+  UpdatePostInput,
   UserPostsQuery,
 } from './posts.schemas.ts';
-import type { PostsService } from './posts.service.ts';
+import type { PostsService, PostTarget } from './posts.service.ts';
 
 const UserParams = Type.Object({ userId: Id });
 const UserPostParams = Type.Object({ userId: Id, postId: Id });
 const PostParams = Type.Object({ postId: Id });
 const tags = ['posts'];
+
+/** A write's `If-Match` precondition: compared with the post as `GET /posts/:postId` presents it. */
+const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<Post> | undefined =>
+  ifMatchPrecondition(request, reply, PostView, (post: Post) => toPostView(post, request.apiPrefix));
+
+/** The post a path names: `/posts/{postId}`, or `/users/{userId}/posts/{postId}` (404 unless it is that user's). */
+const targetOf = (params: { postId: number; userId?: number }): PostTarget => ({
+  id: params.postId,
+  authorId: params.userId,
+});
+
+const WRITE_CONFIG = { access: 'user', openapi: { ifMatch: true } } as const;
 
 /** REST adapter for posts: each handler is a thin call into the posts service. */
 export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embedding: Embedding }> = async (
@@ -126,4 +145,73 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embed
       return embed.one(toPostView(await posts.getUserPost(request.principal, userId, postId), request.apiPrefix));
     },
   );
+
+  for (const [path, params] of [
+    ['/posts/:postId', PostParams],
+    ['/users/:userId/posts/:postId', UserPostParams],
+  ] as const) {
+    app.put(
+      path,
+      {
+        config: WRITE_CONFIG,
+        schema: {
+          tags,
+          summary: 'Replace the title and content of a post (its author or an admin)',
+          params,
+          body: ReplacePostInput,
+          response: { 200: PostView },
+        },
+      },
+      async (request, reply) => {
+        const post = await posts.replacePost(
+          request.principal,
+          targetOf(request.params),
+          request.body,
+          ifMatchOf(request, reply),
+        );
+        return toPostView(post, request.apiPrefix);
+      },
+    );
+
+    app.patch(
+      path,
+      {
+        config: WRITE_CONFIG,
+        schema: {
+          tags,
+          summary: 'Update some fields of a post (its author or an admin)',
+          params,
+          body: UpdatePostInput,
+          response: { 200: PostView },
+        },
+      },
+      async (request, reply) => {
+        const post = await posts.updatePost(
+          request.principal,
+          targetOf(request.params),
+          request.body,
+          ifMatchOf(request, reply),
+        );
+        return toPostView(post, request.apiPrefix);
+      },
+    );
+
+    app.delete(
+      path,
+      {
+        config: WRITE_CONFIG,
+        schema: {
+          tags,
+          summary: 'Delete a post (its author or an admin)',
+          params,
+          response: { 204: Type.Null() },
+        },
+      },
+      async (request, reply) => {
+        const deleted = await posts.deletePost(request.principal, targetOf(request.params), ifMatchOf(request, reply));
+        if (!deleted) throw AppError.notFound(`Post ${request.params.postId}`);
+        return reply.code(204).send(null);
+      },
+    );
+  }
 };

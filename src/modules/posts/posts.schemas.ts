@@ -38,6 +38,26 @@ export const CreatePostInput = Type.Object(
 );
 export type CreatePostInput = Static<typeof CreatePostInput>;
 
+/** `PUT /posts/{id}`: title and content, both required (DECISIONS §19). */
+export const ReplacePostInput = Type.Object(
+  { title: PostTitle, content: PostContent },
+  { additionalProperties: false },
+);
+export type ReplacePostInput = Static<typeof ReplacePostInput>;
+
+/** `PATCH /posts/{id}` and GraphQL's `updatePost`: the fields sent change; `{}` changes nothing. */
+export const UpdatePostInput = Type.Object(
+  { title: Type.Optional(PostTitle), content: Type.Optional(PostContent) },
+  { additionalProperties: false },
+);
+export type UpdatePostInput = Static<typeof UpdatePostInput>;
+
+/** `post.deleted`'s data. */
+export const DeletedPostPayload = Named(
+  'DeletedPost',
+  Type.Object({ id: Type.Integer() }, { additionalProperties: false }),
+);
+
 /** What a post embeds (`include`): its author and its first comments, and their own relations. */
 const POST_EMBEDS = {
   author: embedOne(EmbeddableUser, { posts: embedMany(EmbeddablePost) }),

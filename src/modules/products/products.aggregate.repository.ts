@@ -45,13 +45,21 @@ export async function countProductFacets(
   grammar: AggregateGrammar,
   conditions: readonly Condition[],
   names: readonly string[],
-  search?: SearchExpression,
-): Promise<Record<string, FacetValue[]>> {
+  search: SearchExpression | undefined,
+  exactUpTo: number,
+): Promise<{ facets: Record<string, FacetValue[]>; estimated: boolean }> {
   // The counters count every product: a search's facets count its matches.
   const counted = names.includes('category') && !search ? await countedCategoryFacet(db, conditions) : undefined;
   const rest = counted ? names.filter((name) => name !== 'category') : names;
-  const counts = rest.length > 0 ? await statements.get(grammar)!.facets(db, conditions, rest, search) : {};
-  return Object.fromEntries(names.map((name) => [name, name === 'category' && counted ? counted : counts[name]!]));
+  // Over more than `exactUpTo` matching rows, from a sample of them (aggregate-sql.ts `boundedFacets`).
+  const { facets: counts, estimated } =
+    rest.length > 0
+      ? await statements.get(grammar)!.boundedFacets(db, conditions, rest, search, exactUpTo)
+      : { facets: {} as Record<string, FacetValue[]>, estimated: false };
+  return {
+    facets: Object.fromEntries(names.map((name) => [name, name === 'category' && counted ? counted : counts[name]!])),
+    estimated,
+  };
 }
 
 /** The category facet from `product_counts` when the other conditions are none or "in stock" only; else undefined. */

@@ -38,16 +38,17 @@ export function createProductAggregates(db: Db, lists: ListSettings) {
       );
     },
 
-    /** `facets=category` of the products list: undefined when none is asked for. */
+    /** `facets=category` of the products list (estimated over a large match set): undefined when none is asked for. */
     async facets(
       actor: Principal | null,
       options: ProductListRequest,
-    ): Promise<Record<string, FacetValue[]> | undefined> {
+    ): Promise<{ facets: Record<string, FacetValue[]>; estimated: boolean } | undefined> {
       const grammar = aggregatesOf(options);
       const names = parseFacets(grammar, options.parameters?.facets as string | readonly string[] | undefined);
       if (names.length === 0) return undefined;
       const query = productListQuery(actor, options, lists);
-      return countProductFacets(db, grammar, query.conditions, names, query.search);
+      // Exact up to COUNT_EXACT_LIMIT matching products, as a list's `count=estimated` (DECISIONS §12, §14).
+      return countProductFacets(db, grammar, query.conditions, names, query.search, lists.countExactLimit);
     },
   };
 }

@@ -105,7 +105,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
         })),
         pagination: queriedPaginationOf(page),
         ...(page.search && 'suggestion' in page.search ? { suggestion: page.search.suggestion } : {}),
-        ...(facets ? { facets } : {}),
+        ...(facets ? { facets: facets.facets, ...(facets.estimated ? { facetsEstimated: true } : {}) } : {}),
       };
     },
   );

@@ -127,6 +127,18 @@ const productPage = queriedPageOf(
   'ProductPage',
 );
 export const ProductList = withFacets(
-  Named('ProductPage', Type.Object({ ...productPage.properties, ...SuggestionProperty })),
+  Named(
+    'ProductPage',
+    Type.Object({
+      ...productPage.properties,
+      ...SuggestionProperty,
+      facetsEstimated: Type.Optional(
+        Type.Boolean({
+          description:
+            'Present (true) when the facets counted more than COUNT_EXACT_LIMIT matching products: counts from a sample of them, scaled to the estimated matches',
+        }),
+      ),
+    }),
+  ),
   PRODUCT_AGGREGATES_V1,
 );

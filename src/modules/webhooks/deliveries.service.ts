@@ -3,13 +3,12 @@ import { activeTracing } from '../../core/tracing/tracing.ts';
 import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
 import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
-import type { AttemptResult, DeliverySender } from './delivery-sender.ts';
-import { fanOutBatch, type ClaimedDelivery, type ClaimRoom, type FanOutDone } from './delivery-fan-out.ts';
-import { createSuccessLog } from './delivery-successes.ts';
-import { nextAttemptAt, parseRetryAfter } from './retry-schedule.ts';
-import { toSigningEndpoint } from './webhook.ts';
-import type { AttemptOutcomeLabel, WebhookMetrics } from './webhook-metrics.ts';
-import * as endpoints from './webhooks.repository.ts';
+import { claimDue } from './delivery-claim.ts';
+import { fanOutBatch, type ClaimedDelivery, type ClaimRoom } from './delivery-fan-out.ts';
+import { recordOutcome } from './delivery-record.ts';
+import type { DeliverySender } from './delivery-sender.ts';
+import { createSuccessLog, settling } from './delivery-successes.ts';
+import type { WebhookMetrics } from './webhook-metrics.ts';
 
 /** The outbox consumer that fans events out to endpoints (its name in `event_consumers`). */
 export const WEBHOOKS_CONSUMER = 'webhooks';
@@ -28,11 +27,12 @@ export interface DeliveryOptions {
 export type { ClaimedDelivery, ClaimRoom } from './delivery-fan-out.ts';
 export { toDeliveryRow } from './delivery-fan-out.ts';
 
-const ms = (iso: string) => Date.parse(iso);
-
-const NOTHING_MADE: FanOutDone = { made: 0, claimed: [], left: 0, targets: 0 };
-
-/** The fan-out (events → deliveries) and the attempts (deliveries → HTTP), for the two workers. */
+/**
+ * The delivery pipeline for the two workers, one stage a call: fan-out (events → deliveries, some claimed
+ * at once for this process's worker: delivery-fan-out.ts), claim (delivery-claim.ts), send
+ * (delivery-sender.ts) and record (delivery-record.ts). Pacing (what to claim, when to send) is the
+ * worker's (delivery-pacing.ts).
+ */
 export function createDeliveriesService(
   db: Db,
   events: EventsService,
@@ -43,84 +43,41 @@ export function createDeliveriesService(
   events.holdRetention(() => deliveries.findOldestPendingPosition(db));
 
   const successes = createSuccessLog((latency) => metrics.delivered(latency));
-
-  async function record(claimed: ClaimedDelivery, holder: string, result: AttemptResult): Promise<void> {
-    const { row, endpoint } = claimed;
-    const nowMs = Date.now();
-    const at = new Date(nowMs).toISOString();
-    if (result.kind === 'answered' && result.status >= 200 && result.status < 300) {
-      metrics.attempt('succeeded');
-      const committed = claimed.committed ?? ms((JSON.parse(row.payload) as { timestamp: string }).timestamp);
-      successes.add({ id: Number(row.id), committed, status: result.status, holder });
-      return;
-    }
-    if (result.kind === 'answered' && result.status === 410) {
-      // Gone: the endpoint is disabled; this delivery waits with the others and goes first once it is enabled again.
-      metrics.attempt('gone');
-      await backgroundTransaction(db, async (trx) => {
-        if (
-          await deliveries.recordAttempt(trx, Number(row.id), holder, {
-            status: 'pending',
-            at,
-            responseStatus: 410,
-            error: null,
-            nextAttemptAt: at,
-          })
-        )
-          await endpoints.disableEndpoint(trx, endpoint.id, at);
-      });
-      return;
-    }
-    const label: AttemptOutcomeLabel =
-      result.kind === 'refused'
-        ? 'refused'
-        : result.kind === 'failed' && result.error.startsWith('no answer')
-          ? 'timeout'
-          : 'failed';
-    metrics.attempt(label);
-    const status = result.kind === 'answered' ? result.status : null;
-    const retryAfter =
-      result.kind === 'answered' && (status === 429 || status === 503)
-        ? parseRetryAfter(result.retryAfter, nowMs)
-        : undefined;
-    const next = nextAttemptAt(options.schedule, row.attempts + 1, nowMs, retryAfter);
-    const recorded = await backgroundWrite(db, (writer) =>
-      deliveries.recordAttempt(writer, Number(row.id), holder, {
-        status: next === undefined ? 'dead' : 'pending',
-        at,
-        responseStatus: status,
-        error: result.kind === 'answered' ? null : result.error,
-        nextAttemptAt: next === undefined ? null : new Date(next).toISOString(),
-      }),
-    );
-    if (recorded && next === undefined) metrics.died();
-  }
+  const recordDeps = { db, metrics, successes, schedule: options.schedule };
+  const claimDeps = {
+    db,
+    successes,
+    leaseMs: options.leaseMs,
+    // With tracing on, each attempt joins its event's writer's trace: kept with the event (events are
+    // kept while a delivery of theirs is pending), looked up for the claimed ones in one statement.
+    tracesOf: async (eventIds: readonly string[]) => (activeTracing() ? events.traceContextsOf(eventIds) : undefined),
+  };
 
   return {
     /**
-     * Takes the webhook consumer's next events (if this instance holds its lease) and fans them out,
-     * recording the successes answered since the last background transaction in the same commit; with
-     * `claim`, the deliveries it may take are inserted claimed and returned (`fanOutBatch`). `left`:
-     * deliveries made and not claimed here.
+     * The fan-out stage: the webhook consumer's next events (if this instance holds its lease), their
+     * deliveries made and the consumer moved past them in one transaction, which also records the
+     * successes answered since the last one. With `claim`, the deliveries it may take are inserted
+     * claimed and returned (`fanOutBatch`); `left`: deliveries made and not claimed here.
      */
     async fanOut(
       holder: string,
       claim?: ClaimRoom,
     ): Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; left: number; targets: number }> {
-      // The successes answered since the last commit are recorded in the fan-out's transaction (one commit
-      // for both: delivery-successes.ts); the batch's deliveries are made there (delivery-fan-out.ts).
-      const step = await successes.within((recordSuccesses) =>
-        events.consume(
-          { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs },
-          async (trx, batch) => {
-            await recordSuccesses(trx);
-            return fanOutBatch(trx, batch, claim, options.leaseMs);
-          },
-        ),
+      const consume = { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs };
+      const batch = await events.nextBatch(consume);
+      if (batch.length === 0) return { events: 0, deliveries: 0, claimed: [], left: 0, targets: 0 };
+      const taken = successes.take();
+      const done = await settling(taken, () =>
+        backgroundTransaction(db, async (trx) => {
+          await taken.recordIn(trx);
+          const made = await fanOutBatch(trx, batch, claim, options.leaseMs);
+          await events.advance(trx, consume, batch);
+          return made;
+        }),
       );
-      const done = step.result ?? NOTHING_MADE;
       return {
-        events: step.handled,
+        events: batch.length,
         deliveries: done.made,
         claimed: done.claimed,
         left: done.left,
@@ -128,47 +85,10 @@ export function createDeliveriesService(
       };
     },
 
-    /** Claims due deliveries for `holder` (see deliveries.repository.ts), with the endpoints they go to. */
-    async claim(
-      holder: string,
-      limit: number,
-      room: ReadonlyMap<number, number>,
-      perEndpoint: number,
-    ): Promise<ClaimedDelivery[]> {
-      const nowMs = Date.now();
-      if (successes.size === 0 && !(await deliveries.anyDue(db, new Date(nowMs).toISOString()))) return [];
-      const rows = await successes.within((record) =>
-        deliveries.claimDueDeliveries(
-          db,
-          {
-            holder,
-            now: new Date(nowMs).toISOString(),
-            leaseUntil: new Date(nowMs + options.leaseMs).toISOString(),
-            limit,
-            room,
-            perEndpoint,
-          },
-          record,
-        ),
-      );
-      if (rows.length === 0) return [];
-      const at = new Date(nowMs).toISOString();
-      const byId = new Map(
-        (await endpoints.findEndpointsByIds(db, [...new Set(rows.map((row) => row.endpoint_id))])).map((row) => [
-          row.id,
-          toSigningEndpoint(row, at),
-        ]),
-      );
-      // With tracing on, each attempt joins its event's writer's trace: kept with the event (events are
-      // kept while a delivery of theirs is pending), looked up for the claimed ones in one statement.
-      const traces = activeTracing() ? await events.traceContextsOf(rows.map((row) => row.event_id)) : undefined;
-      return rows.flatMap((row) => {
-        const endpoint = byId.get(row.endpoint_id);
-        return endpoint ? [{ row, endpoint, trace: traces?.get(row.event_id) }] : [];
-      });
-    },
+    /** The claim stage: due deliveries for `room.holder`, with the endpoints they go to. */
+    claim: (room: ClaimRoom): Promise<ClaimedDelivery[]> => claimDue(claimDeps, room),
 
-    /** Sends one claimed delivery and records the outcome; a stop (`signal`) gives it back untried. */
+    /** The send and record stages for one claimed delivery; a stop (`signal`) gives it back untried. */
     async deliver(claimed: ClaimedDelivery, holder: string, signal?: AbortSignal): Promise<void> {
       const result = await sender.send(
         {
@@ -184,7 +104,7 @@ export function createDeliveriesService(
         await backgroundWrite(db, (writer) => deliveries.releaseDeliveries(writer, [Number(claimed.row.id)], holder));
         return;
       }
-      await record(claimed, holder, result);
+      await recordOutcome(recordDeps, claimed, holder, result);
     },
 
     /**
@@ -194,7 +114,7 @@ export function createDeliveriesService(
      * second, so a delivery sent right after its claim always is.
      */
     sendable: (claimed: ClaimedDelivery, nowMs = Date.now()): boolean =>
-      claimed.row.claimed_until !== null && ms(claimed.row.claimed_until) - nowMs > options.timeoutMs,
+      claimed.row.claimed_until !== null && Date.parse(claimed.row.claimed_until) - nowMs > options.timeoutMs,
 
     /** Gives claimed deliveries back unsent (see `sendable`, and at stop). */
     giveBack: (claimed: ClaimedDelivery[], holder: string) =>
@@ -209,7 +129,10 @@ export function createDeliveriesService(
     countPending: () => deliveries.countPending(db),
     countBehind: () => events.countBehind(WEBHOOKS_CONSUMER),
     /** Records the successes no claim has recorded yet (at stop). */
-    flushSuccesses: () => successes.within((record) => backgroundTransaction(db, record)),
+    async flushSuccesses(): Promise<void> {
+      const taken = successes.take();
+      await settling(taken, () => backgroundTransaction(db, (trx) => taken.recordIn(trx)));
+    },
     closeSender: () => sender.close(),
   };
 }

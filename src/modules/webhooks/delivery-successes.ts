@@ -53,25 +53,44 @@ export function createSuccessLog(onRecorded: (latencySeconds: number) => void) {
       return successes.length;
     },
     /**
-     * Runs `transaction`, handing it `record(writer)` to record the successes in it (again if the
-     * transaction runs again); they are kept for the next one if it fails or does not call `record`,
-     * and reported once it has committed.
+     * Takes the successes logged so far, to be recorded by one transaction: `recordIn(writer)` inside it
+     * (again if the transaction runs again), then `settle(committed)` after it. Committed and recorded,
+     * their latencies are reported; otherwise (the transaction failed, or never called `recordIn`) they
+     * go back to the log for the next one.
      */
-    async within<T>(transaction: (record: (writer: Db) => Promise<void>) => Promise<T>): Promise<T> {
+    take(): TakenSuccesses {
       const taken = successes;
       successes = [];
       let latencies: number[] | undefined;
-      try {
-        const result = await transaction(async (writer) => {
+      return {
+        async recordIn(writer) {
           latencies = taken.length > 0 ? await recordIn(writer, taken) : [];
-        });
-        if (latencies === undefined) successes = [...taken, ...successes];
-        else for (const latency of latencies) onRecorded(latency);
-        return result;
-      } catch (error) {
-        successes = [...taken, ...successes];
-        throw error;
-      }
+        },
+        settle(committed) {
+          if (committed && latencies !== undefined) for (const latency of latencies) onRecorded(latency);
+          else if (taken.length > 0) successes = [...taken, ...successes];
+        },
+      };
     },
   };
+}
+
+/** Successes taken from the log for one transaction (`SuccessLog.take`). */
+export interface TakenSuccesses {
+  recordIn(writer: Db): Promise<void>;
+  settle(committed: boolean): void;
+}
+
+export type SuccessLog = ReturnType<typeof createSuccessLog>;
+
+/** Runs `transaction` with `taken` recorded in it when it calls `recordIn`; settles them by how it ended. */
+export async function settling<T>(taken: TakenSuccesses, transaction: () => Promise<T>): Promise<T> {
+  try {
+    const result = await transaction();
+    taken.settle(true);
+    return result;
+  } catch (error) {
+    taken.settle(false);
+    throw error;
+  }
 }
