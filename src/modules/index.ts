@@ -5,6 +5,7 @@ import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
 import { eventsModule } from './events/events.module.ts';
 import { importsModule } from './imports/imports.module.ts';
+import { historyModule } from './history/history.module.ts';
 import { likesModule } from './likes/likes.module.ts';
 import { meModule } from './me/me.module.ts';
 import { ordersModule } from './orders/orders.module.ts';
@@ -39,6 +40,7 @@ export const modules = [
   avatarsModule,
   meModule,
   importsModule,
+  historyModule,
 ] as const;
 
 export type Modules = typeof modules;
