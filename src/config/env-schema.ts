@@ -82,7 +82,12 @@ export const EnvSchema = Type.Object({
     default: 1073741824,
     description: 'The largest import upload (DECISIONS §18); a larger one is 413 and nothing is stored',
   }),
-  IMPORT_POLL_MS: Type.Integer({ minimum: 10, maximum: 3600000, default: 1000, description: 'How often workers look for import chunks' }),
+  IMPORT_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3600000,
+    default: 1000,
+    description: 'How often workers look for import chunks',
+  }),
   IMPORT_LEASE_MS: Type.Integer({
     minimum: 1000,
     maximum: 3600000,
@@ -117,7 +122,8 @@ export const EnvSchema = Type.Object({
     exclusiveMinimum: 0,
     maximum: 36500,
     default: 30,
-    description: 'How long a deleted item stays in the trash before the workers remove it for good (DECISIONS §19); decimals allowed',
+    description:
+      'How long a deleted item stays in the trash before the workers remove it for good (DECISIONS §19); decimals allowed',
   }),
   TRASH_SWEEP_INTERVAL_MS: Type.Integer({
     minimum: 10,
