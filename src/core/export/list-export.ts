@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
@@ -45,7 +44,17 @@ function fileNameOf(url: string, format: ExportFormat): string {
 /** Writes one chunk, waiting for the reader when the stream's buffer is full (backpressure). */
 async function write(stream: Writable, chunk: unknown): Promise<void> {
   if (stream.destroyed) throw new Error('export stream closed');
-  if (!stream.write(chunk)) await Promise.race([once(stream, 'drain'), once(stream, 'close')]);
+  if (stream.write(chunk)) return;
+  // One listener pair per wait, both removed once either fires (a race of `once` calls left the loser behind).
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }
 
 function outputOf(
