@@ -39,7 +39,10 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(
       (violation) =>
-        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.html.slice(0, 160)).slice(0, 3).join(' | ')}`,
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes
+          .map((node) => node.html.slice(0, 160))
+          .slice(0, 3)
+          .join(' | ')}`,
     );
   assert.deepEqual(serious, [], `${screen}: axe-core found serious or critical violations`);
 }
