@@ -13,7 +13,7 @@ const PASSWORD = 'console-password-1';
 /** Waits until the list shows `count` rows. */
 const rows = (page: Page, count: number) =>
   page
-    .waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, count, { timeout: 15_000 })
+    .waitForFunction(`document.querySelectorAll('tbody tr').length === ${count}`, undefined, { timeout: 15_000 })
     .catch(async (error: Error) => {
       const shown = await page.locator('tbody tr').count();
       throw new Error(`${count} rows expected, ${shown} shown at ${page.url()}: ${error.message}`);
@@ -150,9 +150,7 @@ for (const dialect of DIALECTS) {
         await page.getByRole('spinbutton', { name: /^Price/ }).fill('12.5');
         await page.getByRole('button', { name: 'Save' }).click();
         await page.waitForURL(/#\/products\/\d+$/);
-        await page.waitForFunction(
-          () => document.querySelector<HTMLInputElement>('input[name="name"]')?.value === 'Console Lamp',
-        );
+        await page.waitForFunction(`document.querySelector('input[name="name"]')?.value === 'Console Lamp'`);
         const id = Number(/products\/(\d+)$/.exec(page.url())![1]);
         assert.equal((await t.request('GET', `/api/v2/products/${id}`)).body.price, 12.5);
 

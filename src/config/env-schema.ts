@@ -105,7 +105,8 @@ export const EnvSchema = Type.Object({
     exclusiveMinimum: 0,
     maximum: 36500,
     default: 30,
-    description: 'How long a deleted item stays in the trash before the workers remove it for good (DECISIONS §19); decimals allowed',
+    description:
+      'How long a deleted item stays in the trash before the workers remove it for good (DECISIONS §19); decimals allowed',
   }),
   TRASH_SWEEP_INTERVAL_MS: Type.Integer({
     minimum: 10,
