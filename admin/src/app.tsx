@@ -20,6 +20,7 @@ const theme: RaThemeOptions = {
     ...defaultTheme.palette,
     primary: { main: '#0d47a1', contrastText: '#ffffff' },
     secondary: { main: '#1c2a3a', contrastText: '#ffffff' },
+    error: { main: '#b71c1c', contrastText: '#ffffff' },
   },
 };
 

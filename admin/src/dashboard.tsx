@@ -5,7 +5,7 @@ import { api } from './http.ts';
 import type { Me } from './auth-provider.ts';
 
 interface Group {
-  key: { createdAt: string };
+  key: Record<string, string>;
   count: number;
   sum?: { amount?: number };
 }
@@ -57,7 +57,8 @@ export function Dashboard() {
       .then((response) => setGroups(response.body.data))
       .catch((failure: Error) => setError(failure.message));
   }, []);
-  const months = (groups ?? []).map((group) => String(group.key.createdAt).slice(0, 7));
+  // The group's one key (`createdAt:month`), its month's first instant or `YYYY-MM`: the month is its first 7 characters.
+  const months = (groups ?? []).map((group) => String(Object.values(group.key)[0] ?? '').slice(0, 7));
   return (
     <Card>
       <Title title="Dashboard" />

@@ -19,14 +19,22 @@ import { RESOURCES, type ResourceSpec } from './resources.ts';
 type Item = RaRecord & Record<string, unknown>;
 
 /** A 412 on save: the item changed meanwhile. The edit screen shows both sides and lets the person choose. */
-export class ConflictError extends HttpError {
-  constructor(
-    readonly server: Item,
-    readonly local: Record<string, unknown>,
-    readonly etag: string | null,
-  ) {
-    super('This item changed meanwhile', 412, {});
-  }
+export interface Conflict {
+  server: Item;
+  local: Record<string, unknown>;
+  etag: string | null;
+}
+
+/**
+ * The error a save rejects with on a 412: react-admin's HttpError (it resets its prototype, so a
+ * subclass would not be told apart by `instanceof`) carrying the conflict in its body.
+ */
+function conflictError(conflict: Conflict): HttpError {
+  return new HttpError('This item changed meanwhile', 412, { conflict });
+}
+
+export function conflictOf(error: unknown): Conflict | undefined {
+  return (error as { body?: { conflict?: Conflict } } | null)?.body?.conflict;
 }
 
 const etags = new Map<string, string>();
@@ -129,7 +137,8 @@ async function getOne(resource: string, id: Identifier, meta?: Record<string, un
   const suffix = meta?.trashed ? '?trashed=include' : '';
   const response = await api<Item>(`/api/v2${spec.item(id, record)}${suffix}`);
   remember(resource, id, response);
-  return response.body;
+  // The version's ETag travels with the record: a form saves with the ETag of what it shows.
+  return { ...response.body, _etag: response.headers.get('etag') };
 }
 
 function remember(resource: string, id: Identifier, response: ApiResponse<unknown>): void {
@@ -171,21 +180,30 @@ export const dataProvider = {
       method: 'POST',
       body: JSON.stringify(data),
     });
-    remember(resource, response.body.id, response);
-    return { data: response.body };
+    // The edit form that follows saves with this version's ETag: read it as a GET shows it.
+    if (!spec.item) return { data: response.body };
+    return { data: await getOne(resource, response.body.id) };
   },
   async update(resource: string, params: UpdateParams) {
     const spec = specOf(resource);
     const previous = params.previousData as Item;
     const writable = params.meta?.writable as string[] | undefined;
     const changes = changedFields(params.data as Record<string, unknown>, previous, writable);
-    const etag = (params.meta?.ifMatch as string | undefined) ?? etags.get(etagKey(resource, params.id));
+    const etag =
+      (params.meta?.ifMatch as string | undefined) ??
+      (previous._etag as string | undefined) ??
+      etags.get(etagKey(resource, params.id));
     const path = `/api/v2${spec.item!(params.id, previous)}`;
+    if (!etag) {
+      // No version known for what the form shows: never write blind; show what is there now.
+      const current = await api<Item>(path);
+      throw conflictError({ server: current.body, local: changes, etag: current.headers.get('etag') });
+    }
     try {
       const response = await api<Item>(path, {
         method: 'PATCH',
         body: JSON.stringify(changes),
-        headers: etag ? { 'if-match': etag } : {},
+        headers: { 'if-match': etag },
       });
       remember(resource, params.id, response);
       return { data: response.body };
@@ -194,7 +212,7 @@ export const dataProvider = {
       // Nothing was written: read what is there now, and let the person choose.
       const current = await api<Item>(path);
       remember(resource, params.id, current);
-      throw new ConflictError(current.body, changes, current.headers.get('etag'));
+      throw conflictError({ server: current.body, local: changes, etag: current.headers.get('etag') });
     }
   },
   async updateMany(resource: string, params: UpdateManyParams) {

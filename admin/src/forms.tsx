@@ -28,7 +28,7 @@ import {
   TableHead,
   TableRow,
 } from '@mui/material';
-import { ConflictError } from './data-provider.ts';
+import { conflictOf, type Conflict } from './data-provider.ts';
 import { SchemaInputs, useWritableFields } from './openapi-form.tsx';
 import { RESOURCES } from './resources.ts';
 import { HistoryButton } from './lists.tsx';
@@ -45,7 +45,7 @@ function ConflictDialog({
   onOverwrite,
   onDiscard,
 }: {
-  conflict: ConflictError;
+  conflict: Conflict;
   onOverwrite: () => void;
   onDiscard: () => void;
 }) {
@@ -97,12 +97,11 @@ function EditToolbar() {
   );
 }
 
-/** The form is made anew for each version of the item read (a Discard shows the server's values). */
 function EditForm() {
   const resource = useResourceContext()!;
   const { record } = useEditContext();
   return (
-    <SimpleForm toolbar={<EditToolbar />} record={record} key={String(record?.updatedAt ?? '')}>
+    <SimpleForm toolbar={<EditToolbar />} record={record}>
       <SchemaInputs path={RESOURCES[resource]!.updatePath} method="patch" />
     </SimpleForm>
   );
@@ -112,13 +111,13 @@ export function ResourceEdit() {
   const resource = useResourceContext()!;
   const spec = RESOURCES[resource]!;
   const writable = useWritableFields(spec.updatePath);
-  const [conflict, setConflict] = useState<{ error: ConflictError; id: RaRecord['id']; previous: RaRecord } | null>(
-    null,
-  );
+  const [conflict, setConflict] = useState<{ error: Conflict; id: RaRecord['id'] } | null>(null);
   const notify = useNotify();
   const refresh = useRefresh();
   const redirect = useRedirect();
   const [update] = useUpdate();
+  // Bumped by Discard: the form is made anew from the server's version, dropping the person's edits.
+  const [version, setVersion] = useState(0);
   return (
     <>
       <Edit
@@ -126,16 +125,19 @@ export function ResourceEdit() {
         mutationOptions={{
           meta: { writable },
           onError: (error: unknown, variables: { id?: RaRecord['id']; previousData?: RaRecord } | undefined) => {
-            if (error instanceof ConflictError && variables?.id !== undefined)
-              return setConflict({ error, id: variables.id, previous: variables.previousData as RaRecord });
+            const found = conflictOf(error);
+            if (found && variables?.id !== undefined) return setConflict({ error: found, id: variables.id });
             // A 422's details are on the fields (the form shows them); anything else is a notification.
             const status = (error as { status?: number }).status;
             if (status !== 422) notify((error as Error).message, { type: 'error' });
           },
         }}
         title={<span>Edit</span>}
+        // The form keeps the version it was opened with (a refetch under it would reset what is being
+        // typed); a change made meanwhile shows as a 412 and a choice on save.
+        queryOptions={{ refetchOnWindowFocus: false, refetchOnMount: false }}
       >
-        <EditForm />
+        <EditForm key={version} />
       </Edit>
       {conflict ? (
         <ConflictDialog
@@ -143,13 +145,19 @@ export function ResourceEdit() {
           onDiscard={() => {
             setConflict(null);
             refresh();
+            setVersion((current) => current + 1);
           }}
           onOverwrite={() => {
             const { error, id } = conflict;
             setConflict(null);
             update(
               resource,
-              { id, data: error.local, previousData: error.server, meta: { ifMatch: error.etag, writable } },
+              {
+                id,
+                data: { ...error.server, ...error.local },
+                previousData: error.server,
+                meta: { ifMatch: error.etag, writable },
+              },
               {
                 mutationMode: 'pessimistic',
                 onSuccess: () => {

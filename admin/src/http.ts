@@ -29,7 +29,9 @@ export async function api<T = unknown>(
     if (!headers.has('accept')) headers.set('accept', 'application/json');
     if (token) headers.set('authorization', `Bearer ${token}`);
     if (typeof init.body === 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    return fetch(path.startsWith('/') ? path : `${API}/${path}`, { ...init, headers });
+    // `no-cache`: product reads may be kept 60 s by a browser (DECISIONS §3); the console revalidates
+    // each read (a 304 costs little), so a refetch after a change shows the change.
+    return fetch(path.startsWith('/') ? path : `${API}/${path}`, { cache: 'no-cache', ...init, headers });
   };
   const token = session.token();
   let response = await send(token);

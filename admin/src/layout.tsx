@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { Layout, Menu, usePermissions } from 'react-admin';
+import { AppBar, Layout, Menu, RefreshIconButton, useLoading, usePermissions } from 'react-admin';
+import { CircularProgress } from '@mui/material';
 import type { Me } from './auth-provider.ts';
 import { LiveRefresh } from './live.tsx';
 import { ReauthDialog } from './reauth.tsx';
@@ -18,7 +19,11 @@ const LABELS: Record<string, string> = {
 /** DECISIONS §20's navigation, showing only what the caller's rights (`GET /api/v2/me`) let them read. */
 function Navigation() {
   const { permissions } = usePermissions<Me>();
-  const can = (name: string) => permissions?.rights[name]?.read !== 'none';
+  // Customers are listed for admins only; anyone else reads just their own customer record.
+  const can = (name: string) => {
+    const read = permissions?.rights[name]?.read ?? 'none';
+    return name === 'customers' ? read === 'all' : read !== 'none';
+  };
   return (
     <Menu>
       <Menu.DashboardItem primaryText="Dashboard" />
@@ -33,9 +38,21 @@ function Navigation() {
   );
 }
 
+/** react-admin's loading indicator, with the name its progress bar lacks (axe-core's aria-progressbar-name). */
+function LoadingOrRefresh() {
+  const loading = useLoading();
+  return loading ? (
+    <CircularProgress color="inherit" size={18} thickness={5} aria-label="Loading" sx={{ m: 1.5 }} />
+  ) : (
+    <RefreshIconButton />
+  );
+}
+
+const ConsoleAppBar = () => <AppBar toolbar={<LoadingOrRefresh />} />;
+
 export function ConsoleLayout({ children }: { children: ReactNode }) {
   return (
-    <Layout menu={Navigation}>
+    <Layout menu={Navigation} appBar={ConsoleAppBar}>
       {children}
       <LiveRefresh />
       <ReauthDialog />

@@ -25,7 +25,12 @@ export function LiveRefresh() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       timer = undefined;
-      for (const resource of pending) void queryClient.invalidateQueries({ queryKey: [resource] });
+      // Lists only: an item open in a form keeps the version it was read at (its save sends that
+      // version's ETag, so a change made meanwhile is a 412 and a choice, never overwritten).
+      for (const resource of pending)
+        void queryClient.invalidateQueries({
+          predicate: (query) => query.queryKey[0] === resource && query.queryKey[1] === 'getList',
+        });
       pending.clear();
     };
     const follow = async () => {

@@ -29,17 +29,15 @@ interface AxeResult {
  */
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate(() =>
-    (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<unknown> } }).axe.run(
-      document,
-      { resultTypes: ['violations'] },
-    ),
-  )) as AxeResult;
+  const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResult;
   const serious = result.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(
       (violation) =>
-        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.html.slice(0, 160)).slice(0, 3).join(' | ')}`,
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes
+          .map((node) => node.html.slice(0, 160))
+          .slice(0, 3)
+          .join(' | ')}`,
     );
   assert.deepEqual(serious, [], `${screen}: axe-core found serious or critical violations`);
 }
