@@ -59,3 +59,33 @@ for (const dialect of DATABASE_INDEPENDENT) {
     });
   });
 }
+
+describe('the README', () => {
+  it('has at most 150 words before its first command, and the newcomer path before operations and internals', () => {
+    const readme = readFileSync(new URL('README.md', ROOT), 'utf8');
+    const beforeCommand = readme.slice(0, readme.indexOf('```sh')).replace(/<!--[\s\S]*?-->/g, '');
+    const words = beforeCommand.split(/\s+/).filter(Boolean).length;
+    assert.ok(words <= 150, `${words} words before the first command`);
+    const headings = [...readme.matchAll(/^#{2,3} (.+)$/gm)].map((match) => match[1]!);
+    const at = (title: string) => {
+      const index = headings.indexOf(title);
+      assert.ok(index >= 0, `a section "${title}" in ${headings.join(' | ')}`);
+      return index;
+    };
+    const path = [
+      'Start it',
+      'A first REST request',
+      'A first GraphQL query',
+      'The reference and GraphiQL',
+      'On PostgreSQL',
+      'The worker',
+    ];
+    const indexes = path.map(at);
+    assert.deepEqual(
+      [...indexes].sort((a, b) => a - b),
+      indexes,
+      'the newcomer path in order',
+    );
+    for (const later of ['Command line', 'Tests', 'Documentation']) assert.ok(at(later) > indexes.at(-1)!, later);
+  });
+});

@@ -53,7 +53,7 @@ function describeBlock(page: string, block: DocBlock): string {
 }
 
 /** Sections that run on their own, against a server they start themselves (the suite below). */
-const SEPARATE = [{ page: 'README.md', section: 'PostgreSQL', reason: 'run on PostgreSQL by its own test' }];
+const SEPARATE = [{ page: 'README.md', section: 'On PostgreSQL', reason: 'run on PostgreSQL by its own test' }];
 
 /** A page's blocks, those of a separately run section marked as not run here. */
 function blocksOf(page: string): DocBlock[] {
@@ -119,7 +119,7 @@ describe("the README's PostgreSQL section", { skip: postgres.skip }, () => {
     'runs as written on a database of its own: createdb, npm start, cli token on the same DATABASE_URL, the orders',
     { timeout: 180_000 },
     async () => {
-      const blocks = docBlocksOf(join(ROOT, 'README.md')).filter((block) => block.section === 'PostgreSQL');
+      const blocks = docBlocksOf(join(ROOT, 'README.md')).filter((block) => block.section === 'On PostgreSQL');
       const text = blocks.map((block) => block.text).join('\n');
       assert.ok(text.includes(README_CREATEDB) && text.includes(README_PG_URL), text);
       assert.ok(

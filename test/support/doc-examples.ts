@@ -37,7 +37,7 @@ export interface DocBlock {
   background?: boolean;
   /** Marked `<!-- expect: empty ... -->`: the block's answers may be empty lists. */
   expectEmpty?: boolean;
-  /** The title of the `##` section the block is in ('' before the first). */
+  /** The title of the `##` or `###` section the block is in ('' before the first). */
   section?: string;
 }
 
@@ -53,7 +53,7 @@ export function docBlocks(markdown: string): DocBlock[] {
   const blocks: DocBlock[] = [];
   let section = '';
   for (let index = 0; index < lines.length; index += 1) {
-    const heading = /^## (.+?)\s*$/.exec(lines[index]!);
+    const heading = /^#{2,3} (.+?)\s*$/.exec(lines[index]!);
     if (heading) section = heading[1]!;
     const open = /^ {0,3}(`{3,})\s*([\w-]*)/.exec(lines[index]!);
     if (!open) continue;
