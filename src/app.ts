@@ -17,7 +17,9 @@ import { registerJsonBody } from './core/http/json-body.ts';
 import { registerLingeringClose } from './core/http/body-limit.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { clientErrorAnswer } from './core/http/client-errors.ts';
-import { createRouteIndex } from './core/http/route-index.ts';
+import { demoToken } from './graphql/graphiql-demo-token.ts';
+import { createRouteIndex, integerParamsOf } from './core/http/route-index.ts';
+import { registerMethodCheck } from './core/http/method-check.ts';
 import { registerVersionedApi } from './core/http/versioned-api.ts';
 import { registerHealth } from './core/ops/health.ts';
 import { createMetrics, metricsRouteFor, registerMetrics, type MetricsExporter } from './core/ops/metrics.ts';
@@ -94,7 +96,7 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
 
   const routes = createRouteIndex();
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.add(method, route.url);
+    for (const method of [route.method].flat()) routes.add(method, route.url, integerParamsOf(route.schema?.params));
   });
 
   const services = createServices(config, db);
@@ -110,6 +112,8 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
   registerMigrationGate(app, gate);
   // Before the access check: URL length, CORS, security headers and rate limits come first.
   const rateLimiter = await registerSecurity(app, config, services.tokens, { onRejected: metrics.rateLimited });
+  // Before the access check and the body: a method or path no route serves is 405 or 404 at once.
+  registerMethodCheck(app, routes);
   registerAccessControl(app, services.tokens, services.rights);
   registerHttpCaching(app);
   registerMetrics(app, metrics, metricsRouteFor(config));
@@ -152,6 +156,8 @@ async function registerApi(
       v1Sunset: config.API_V1_SUNSET,
       examples: loadOpenApiExamples(),
       webhooks: eventWebhooks(eventPayloadsOfModules),
+      // Development: /docs opens pre-authorised with a demo token, as GraphiQL does (never in production).
+      demoToken: config.NODE_ENV === 'production' ? undefined : demoToken(services.auth),
     },
   );
   let live: LiveStatus = { subscriptions: 0, sockets: 0, answering: 0 };

@@ -101,6 +101,9 @@ export const EnvSchema = Type.Object({
     default: 600000,
     description: 'How often each instance deletes events past their retention',
   }),
+  // DECISIONS §19: how long deleted items stay in the trash (decimals allowed), how often the workers sweep it.
+  TRASH_RETENTION_DAYS: Type.Number({ exclusiveMinimum: 0, maximum: 36500, default: 30 }),
+  TRASH_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 86400000, default: 60000 }),
   EVENT_STREAM_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 60000,

@@ -10,9 +10,11 @@ import {
   findMaxUserId,
   prepareBulkLoad,
   compactAfterBulkLoad,
+  hasSeedPostWords,
 } from './seed.repository.ts';
 import { commentRow, likeCreatedAt, likeUserIndex, postRow, productRow, userRow } from './seed-rows.ts';
 import { seedOrders } from './seed-orders.ts';
+import { POST_TEXT_WORDS } from './seed-vocabulary.ts';
 import { loadTable, type TableSummary } from './seed-batches.ts';
 
 export type { TableSummary } from './seed-batches.ts';
@@ -50,6 +52,7 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
   );
 
   const perUser = options.postsPerUser;
+  const vocabulary = (await hasSeedPostWords(db)) ? POST_TEXT_WORDS : undefined;
   const postCount = options.users * perUser;
   const postIds = new Int32Array(postCount);
   const postTimes = new Float64Array(postCount);
@@ -65,6 +68,7 @@ export async function seedDatabase(db: Db, options: SeedOptions, context: SeedCo
           await insertSeedPosts(
             trx,
             posts.map((p) => p.row),
+            vocabulary,
           ),
           first,
         );

@@ -7,6 +7,8 @@ import { ORDER_COUNTER_TABLES, type OrderItemsTable, type OrdersTable } from '..
 import type { PostsTable } from '../modules/posts/posts.table.ts';
 import { PRODUCT_COUNTER_TABLES, type ProductsTable } from '../modules/products/products.table.ts';
 import type { UsersTable } from '../modules/users/users.table.ts';
+import { POST_SEARCH } from '../modules/posts/posts.search.ts';
+import { SEED_FILLS_WORDS } from '../core/search/full-text.migration.ts';
 
 /**
  * The seed generator's SQL: one multi-row INSERT per batch. On PostgreSQL the rows travel as one
@@ -113,7 +115,35 @@ export async function insertSeedUsers(db: Db, rows: Insertable<UsersTable>[]): P
   return sortedIds(await query.returning('id').execute());
 }
 
-export async function insertSeedPosts(db: Db, rows: Insertable<PostsTable>[]): Promise<number[]> {
+/**
+ * PostgreSQL: the posts' search vocabulary (`post_search_words`) written set-based from the generator's
+ * own word list (`vocabulary`: every word its titles and contents hold, seed-vocabulary.test.ts), and
+ * the words trigger told to skip this transaction's posts (SEED_FILLS_WORDS), instead of tokenising each
+ * post's text a second time. A word of the list no post holds yet stays, as a word whose posts are gone.
+ */
+async function addSeedPostWords(db: Db, vocabulary: readonly string[]): Promise<void> {
+  await sql`select set_config(${SEED_FILLS_WORDS}, 'on', true)`.execute(db);
+  await sql`insert into ${sql.table(POST_SEARCH.wordsTable.postgres)} (word)
+    select word from unnest(${sql.val([...vocabulary])}::text[]) as word
+    where length(word) <= 40 and word !~ '[^[:alpha:]]'
+    on conflict do nothing`.execute(db);
+}
+
+/** Whether the posts' search vocabulary is there to fill (the posts module's migrations applied, PostgreSQL). */
+export async function hasSeedPostWords(db: Db): Promise<boolean> {
+  if (!isPostgres(db)) return false;
+  const { rows } = await sql<{
+    found: boolean;
+  }>`select to_regclass(${POST_SEARCH.wordsTable.postgres}) is not null as found`.execute(db);
+  return rows[0]?.found === true;
+}
+
+export async function insertSeedPosts(
+  db: Db,
+  rows: Insertable<PostsTable>[],
+  vocabulary?: readonly string[],
+): Promise<number[]> {
+  if (isPostgres(db) && vocabulary) await addSeedPostWords(db, vocabulary);
   const insert = db.insertInto('posts');
   const query = isPostgres(db)
     ? insert.columns(names(POST_COLUMNS)).expression(unnest(rows, POST_COLUMNS))

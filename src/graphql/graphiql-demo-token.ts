@@ -14,8 +14,14 @@ export interface DemoTokenIssuer {
  * empty and the query's comment says how to get a token. Never given in production (graphql.plugin.ts).
  */
 export function demoTokenHeaders(auth: DemoTokenIssuer): () => Promise<string | undefined> {
+  const token = demoToken(auth);
   return async () => {
-    const issued = await auth.issueTokenWithoutPassword(DEMO_EMAILS[0]!);
-    return issued && JSON.stringify({ Authorization: `Bearer ${issued.access_token}` }, null, 2);
+    const issued = await token();
+    return issued && JSON.stringify({ Authorization: `Bearer ${issued}` }, null, 2);
   };
+}
+
+/** The first demo account's bearer token, fresh on each call (GraphiQL's Headers tab, /docs in development). */
+export function demoToken(auth: DemoTokenIssuer): () => Promise<string | undefined> {
+  return async () => (await auth.issueTokenWithoutPassword(DEMO_EMAILS[0]!))?.access_token;
 }

@@ -4,6 +4,7 @@ import { brokerModule } from './broker/broker.module.ts';
 import { commentsModule } from './comments/comments.module.ts';
 import { customersModule } from './customers/customers.module.ts';
 import { eventsModule } from './events/events.module.ts';
+import { historyModule } from './history/history.module.ts';
 import { likesModule } from './likes/likes.module.ts';
 import { meModule } from './me/me.module.ts';
 import { ordersModule } from './orders/orders.module.ts';
@@ -37,6 +38,7 @@ export const modules = [
   likesModule,
   avatarsModule,
   meModule,
+  historyModule,
 ] as const;
 
 export type Modules = typeof modules;

@@ -348,6 +348,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the users who have orders (admin), with order count and money spent */
+        get: operations["getCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customerId}": {
         parameters: {
             query?: never;
@@ -480,12 +497,15 @@ export interface paths {
         };
         /** Read a post */
         get: operations["getPostsByPostId"];
-        put?: never;
+        /** Replace the title and content of a post (its author or an admin) */
+        put: operations["putPostsByPostId"];
         post?: never;
-        delete?: never;
+        /** Delete a post (its author or an admin) */
+        delete: operations["deletePostsByPostId"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update some fields of a post (its author or an admin) */
+        patch: operations["patchPostsByPostId"];
         trace?: never;
     };
     "/users/{userId}/posts": {
@@ -515,12 +535,15 @@ export interface paths {
         };
         /** Read one post of a user */
         get: operations["getUsersByUserIdPostsByPostId"];
-        put?: never;
+        /** Replace the title and content of a post (its author or an admin) */
+        put: operations["putUsersByUserIdPostsByPostId"];
         post?: never;
-        delete?: never;
+        /** Delete a post (its author or an admin) */
+        delete: operations["deleteUsersByUserIdPostsByPostId"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update some fields of a post (its author or an admin) */
+        patch: operations["patchUsersByUserIdPostsByPostId"];
         trace?: never;
     };
     "/posts/{postId}/comments": {
@@ -535,6 +558,23 @@ export interface paths {
         put?: never;
         /** Comment on a post as the caller */
         post: operations["postPostsByPostIdComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every comment, newest first */
+        get: operations["getComments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -606,6 +646,23 @@ export interface paths {
         get: operations["getUsersByUserIdAvatar"];
         /** Upload an avatar (PNG, JPEG or WebP, at most 1 MiB; the user or an admin) */
         put: operations["putUsersByUserIdAvatar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller and their rights */
+        get: operations["getMe"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -689,6 +746,46 @@ export interface webhooks {
          * @description Sent to each enabled webhook endpoint subscribed to `post.created` (`/api/webhooks`): the event as the feed shows it, signed.
          */
         post: operations["postCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.updated event
+         * @description Sent to each enabled webhook endpoint subscribed to `post.updated` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["postUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.deleted event
+         * @description Sent to each enabled webhook endpoint subscribed to `post.deleted` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["postDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -967,7 +1064,7 @@ export interface components {
              * @description `<resource>.<past tense>`
              * @enum {unknown}
              */
-            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
+            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "post.updated" | "post.deleted" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
             /**
              * Format: date-time
              * @description When the change was made (ISO 8601 UTC, milliseconds)
@@ -1412,6 +1509,11 @@ export interface components {
                 order: components["schemas"]["Link"];
             };
         };
+        CustomerPage: {
+            data: components["schemas"]["Customer"][];
+            /** @description The next page, or null on the last */
+            nextCursor: string | null;
+        };
         ReportJob: {
             id: number;
             /** @enum {unknown} */
@@ -1466,6 +1568,8 @@ export interface components {
             pagination: components["schemas"]["QueriedPagination"];
             /** @description With q matching nothing: the query with each word replaced by the closest indexed word (at most two edits), or null */
             suggestion?: string | null;
+            /** @description Present (true) when the facets counted more than COUNT_EXACT_LIMIT matching products: counts from a sample of them, scaled to the estimated matches */
+            facetsEstimated?: boolean;
             facets?: {
                 category?: components["schemas"]["FacetValue"][];
             };
@@ -1790,6 +1894,50 @@ export interface components {
                 user: components["schemas"]["Link"];
             };
         };
+        /** @description How far each right reaches: every item, the caller's own, or none */
+        ResourceRights: {
+            read: "all" | "own" | "none";
+            create: "all" | "own" | "none";
+            update: "all" | "own" | "none";
+            delete: "all" | "own" | "none";
+        };
+        Me: {
+            /** @description The caller as `GET /users/{id}` shows them (its links are `_links.user`) */
+            user: {
+                id: number;
+                name: string;
+                /** @description Shown to the user and to admins; null for anyone else */
+                email: string | null;
+                age: number | null;
+                /** @enum {unknown} */
+                role: "user" | "admin";
+                /** @enum {unknown} */
+                status: "active" | "inactive" | "suspended";
+                emailVerified: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            };
+            /** @description Whether the caller's role is admin now (the database's, not the token's) */
+            admin: boolean;
+            rights: {
+                users: components["schemas"]["ResourceRights"];
+                posts: components["schemas"]["ResourceRights"];
+                comments: components["schemas"]["ResourceRights"];
+                products: components["schemas"]["ResourceRights"];
+                orders: components["schemas"]["ResourceRights"];
+                customers: components["schemas"]["ResourceRights"];
+                webhooks: components["schemas"]["ResourceRights"];
+                events: components["schemas"]["ResourceRights"];
+                imports: components["schemas"]["ResourceRights"];
+                trash: components["schemas"]["ResourceRights"];
+            };
+            _links: {
+                self: components["schemas"]["Link"];
+                user: components["schemas"]["Link"];
+            };
+        };
         UserCreatedEvent: {
             /**
              * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
@@ -1852,6 +2000,39 @@ export interface components {
              */
             timestamp: string;
             data: components["schemas"]["Post"];
+        };
+        PostUpdatedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "post.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["Post"];
+        };
+        DeletedPost: {
+            id: number;
+        };
+        PostDeletedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "post.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["DeletedPost"];
         };
         CommentCreatedEvent: {
             /**
@@ -2047,8 +2228,6 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-        ApiVersion: "1" | "2";
         /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
         IfNoneMatch: string;
         /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
@@ -2090,8 +2269,6 @@ export interface operations {
                 types?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2337,8 +2514,6 @@ export interface operations {
             header?: {
                 /** @description Resume a stream right after this event (a cursor or an event id); wins over `after` */
                 "last-event-id"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2552,8 +2727,6 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2816,10 +2989,7 @@ export interface operations {
     postWebhooks: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3142,8 +3312,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3416,8 +3584,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -3663,8 +3829,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -4037,10 +4201,7 @@ export interface operations {
     postWebhooksByWebhookIdRotateSecret: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 webhookId: number;
             };
@@ -4325,8 +4486,6 @@ export interface operations {
                 status?: "pending" | "succeeded" | "dead";
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4597,10 +4756,7 @@ export interface operations {
     postWebhooksByWebhookIdDeliveriesByDeliveryIdRetry: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 webhookId: number;
                 deliveryId: number;
@@ -4892,10 +5048,7 @@ export interface operations {
     postWebhooksByWebhookIdReplay: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 webhookId: number;
             };
@@ -5188,10 +5341,7 @@ export interface operations {
     postAuthToken: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5587,8 +5737,6 @@ export interface operations {
                 "createdAt[in]"?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -5943,10 +6091,7 @@ export interface operations {
     postUsers: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -6291,8 +6436,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -6566,8 +6709,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -6947,8 +7088,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -7213,8 +7352,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -7591,10 +7728,7 @@ export interface operations {
     postUsersByUserIdVerifyEmail: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -7897,10 +8031,7 @@ export interface operations {
     postUsersByUserIdActionsPromoteToAdmin: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -8311,8 +8442,6 @@ export interface operations {
                 facets?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -8612,8 +8741,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -8958,8 +9085,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -9341,8 +9466,6 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -9600,8 +9723,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 orderId: number;
@@ -9930,8 +10051,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 orderId: number;
@@ -10256,8 +10375,6 @@ export interface operations {
             header?: {
                 /** @description Replays the first response for the same key and body within 24 hours */
                 "idempotency-key"?: string;
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 orderId: number;
@@ -10584,8 +10701,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -10869,12 +10984,260 @@ export interface operations {
             };
         };
     };
+    getCustomers: {
+        parameters: {
+            query?: {
+                /** @description Customers per page, default 20 */
+                limit?: number;
+                /** @description The previous page's `nextCursor` */
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "name",
+                     *           "email": "email",
+                     *           "orderCount": 1,
+                     *           "totalSpent": 9.99,
+                     *           "currency": "currency",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "orders": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "nextCursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["CustomerPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getCustomersByCustomerId: {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -11133,10 +11496,7 @@ export interface operations {
     postReportsGenerate: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -11427,8 +11787,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -11822,7 +12180,7 @@ export interface operations {
                 "createdAt[in]"?: string;
                 /**
                  * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
-                 * @example wooden chair -table
+                 * @example coffee or knife -skillet
                  */
                 q?: string;
                 /** @description With q: comma list of searched fields (name, category, description) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
@@ -11831,8 +12189,6 @@ export interface operations {
                 facets?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -12099,10 +12455,7 @@ export interface operations {
     postProducts: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -12498,7 +12851,7 @@ export interface operations {
                 "createdAt[in]"?: string;
                 /**
                  * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
-                 * @example wooden chair -table
+                 * @example coffee or knife -skillet
                  */
                 q?: string;
                 /**
@@ -12514,8 +12867,6 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -12773,8 +13124,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -13034,8 +13383,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -13390,8 +13737,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -13656,8 +14001,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -14084,15 +14427,13 @@ export interface operations {
                 include?: string;
                 /**
                  * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
-                 * @example wooden chair -table
+                 * @example caching or pagination -graphql
                  */
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -14364,8 +14705,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -14624,6 +14963,915 @@ export interface operations {
             };
         };
     };
+    putPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Hello, world",
+                 *       "content": "First post."
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Hello, world */
+                    title: string;
+                    /** @example First post. */
+                    content: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Hello, world */
+                    title: string;
+                    /** @example First post. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deletePostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Hello, world",
+                 *       "content": "First post."
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Hello, world */
+                    title?: string;
+                    /** @example First post. */
+                    content?: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Hello, world */
+                    title?: string;
+                    /** @example First post. */
+                    content?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getUsersByUserIdPosts: {
         parameters: {
             query?: {
@@ -14706,8 +15954,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -15001,10 +16247,7 @@ export interface operations {
     postUsersByUserIdPosts: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -15319,8 +16562,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -15580,6 +16821,918 @@ export interface operations {
             };
         };
     };
+    putUsersByUserIdPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Hello, world",
+                 *       "content": "First post."
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Hello, world */
+                    title: string;
+                    /** @example First post. */
+                    content: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Hello, world */
+                    title: string;
+                    /** @example First post. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteUsersByUserIdPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchUsersByUserIdPostsByPostId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Hello, world",
+                 *       "content": "First post."
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Hello, world */
+                    title?: string;
+                    /** @example First post. */
+                    content?: string;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Hello, world */
+                    title?: string;
+                    /** @example First post. */
+                    content?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getPostsByPostIdComments: {
         parameters: {
             query?: {
@@ -15640,8 +17793,6 @@ export interface operations {
                 "createdAt[in]"?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -15918,10 +18069,7 @@ export interface operations {
     postPostsByPostIdComments: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 postId: number;
             };
@@ -16223,6 +18371,331 @@ export interface operations {
             };
         };
     };
+    getComments: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, post, post.author, post.comments. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
+                /** @description Comma-separated fields (id, authorId, createdAt, postId); a leading `-` sorts that field descending; ties break by id, in the direction of the first field; default -id */
+                sort?: string;
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description id equal to the value */
+                id?: number;
+                /** @description id equal to the value */
+                "id[eq]"?: number;
+                /** @description id not equal to the value */
+                "id[ne]"?: number;
+                /** @description id greater than the value */
+                "id[gt]"?: number;
+                /** @description id greater than or equal to the value */
+                "id[gte]"?: number;
+                /** @description id less than the value */
+                "id[lt]"?: number;
+                /** @description id less than or equal to the value */
+                "id[lte]"?: number;
+                /** @description id one of (comma list) the value */
+                "id[in]"?: string;
+                /** @description authorId equal to the value */
+                authorId?: number;
+                /** @description authorId equal to the value */
+                "authorId[eq]"?: number;
+                /** @description authorId not equal to the value */
+                "authorId[ne]"?: number;
+                /** @description authorId one of (comma list) the value */
+                "authorId[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /** @description postId equal to the value */
+                postId?: number;
+                /** @description postId equal to the value */
+                "postId[eq]"?: number;
+                /** @description postId not equal to the value */
+                "postId[ne]"?: number;
+                /** @description postId one of (comma list) the value */
+                "postId[in]"?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "postId": 1,
+                     *           "authorId": 1,
+                     *           "text": "text",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "_links": {
+                     *             "self": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "post": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "author": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             },
+                     *             "likes": {
+                     *               "href": "/api/v2/users/1",
+                     *               "method": "GET"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "totalEstimated": true,
+                     *         "hasNext": true,
+                     *         "hasPrev": true,
+                     *         "nextCursor": "nextCursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommentPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["CommentPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getPostsByPostIdCommentsByCommentId: {
         parameters: {
             query?: {
@@ -16233,8 +18706,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -16499,10 +18970,7 @@ export interface operations {
     deletePostsByPostIdCommentsByCommentId: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 postId: number;
                 commentId: number;
@@ -16775,8 +19243,6 @@ export interface operations {
                 "createdAt[in]"?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -17045,10 +19511,7 @@ export interface operations {
     postCommentsByCommentIdLikes: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 commentId: number;
             };
@@ -17362,10 +19825,7 @@ export interface operations {
     deleteCommentsByCommentIdLikes: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 commentId: number;
             };
@@ -17595,8 +20055,6 @@ export interface operations {
                 include?: string;
             };
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -17854,8 +20312,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -18098,10 +20554,7 @@ export interface operations {
     putUsersByUserIdAvatar: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION` */
-                "API-Version"?: components["parameters"]["ApiVersion"];
-            };
+            header?: never;
             path: {
                 userId: number;
             };
@@ -18321,6 +20774,314 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
                      *         "message": "Send one of image/png, image/jpeg, image/webp"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": 1,
+                     *         "name": "name",
+                     *         "email": "email",
+                     *         "age": 1,
+                     *         "role": "user",
+                     *         "status": "active",
+                     *         "emailVerified": true,
+                     *         "createdAt": "2026-11-21T10:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *       },
+                     *       "admin": true,
+                     *       "rights": {
+                     *         "users": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "posts": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "comments": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "products": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "orders": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "customers": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "webhooks": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "events": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "imports": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         },
+                     *         "trash": {
+                     *           "read": "all",
+                     *           "create": "all",
+                     *           "update": "all",
+                     *           "delete": "all"
+                     *         }
+                     *       },
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "user": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Me"];
+                    "application/vnd.content.v2+json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
                      *       }
                      *     }
                      */
@@ -18681,6 +21442,131 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PostCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "post.updated",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "title": "title",
+                 *         "content": "content",
+                 *         "authorId": 1,
+                 *         "createdAt": "2026-11-21T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "_links": {
+                 *           "self": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "author": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           },
+                 *           "comments": {
+                 *             "href": "/api/v2/users/1",
+                 *             "method": "GET"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "post.deleted",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostDeletedEvent"];
             };
         };
         responses: {

@@ -53,7 +53,7 @@ function describeBlock(page: string, block: DocBlock): string {
 }
 
 /** Sections that run on their own, against a server they start themselves (the suite below). */
-const SEPARATE = [{ page: 'README.md', section: 'PostgreSQL', reason: 'run on PostgreSQL by its own test' }];
+const SEPARATE = [{ page: 'README.md', section: 'On PostgreSQL', reason: 'run on PostgreSQL by its own test' }];
 
 /** A page's blocks, those of a separately run section marked as not run here. */
 function blocksOf(page: string): DocBlock[] {
@@ -119,7 +119,7 @@ describe("the README's PostgreSQL section", { skip: postgres.skip }, () => {
     'runs as written on a database of its own: createdb, npm start, cli token on the same DATABASE_URL, the orders',
     { timeout: 180_000 },
     async () => {
-      const blocks = docBlocksOf(join(ROOT, 'README.md')).filter((block) => block.section === 'PostgreSQL');
+      const blocks = docBlocksOf(join(ROOT, 'README.md')).filter((block) => block.section === 'On PostgreSQL');
       const text = blocks.map((block) => block.text).join('\n');
       assert.ok(text.includes(README_CREATEDB) && text.includes(README_PG_URL), text);
       assert.ok(
@@ -234,14 +234,15 @@ describe('the examples harness', () => {
     );
   });
 
-  it('fails a block on a curl error (a bracket without -g), a status of 400 or more, an empty answer, a v1 answer or a GraphQL error; passes the rest', async () => {
+  it('fails a block on a curl error (a bracket without -g), a status of 400 or more, an empty answer or list, a v1 answer or a GraphQL error or empty field; passes the rest', async () => {
     const server = createServer(async (request, response) => {
       if (request.url === '/graphql') {
         let body = '';
         for await (const chunk of request) body += String(chunk);
         response.writeHead(200, { 'content-type': 'application/json' });
         const broken = body.includes('broken');
-        response.end(JSON.stringify(broken ? { errors: [{ message: 'no such field' }] } : { data: { ok: true } }));
+        const data = body.includes('nothing') ? { data: { posts: [] } } : { data: { ok: true } };
+        response.end(JSON.stringify(broken ? { errors: [{ message: 'no such field' }] } : data));
         return;
       }
       const status = Number(new URL(request.url!, 'http://x').searchParams.get('status') ?? 200);
@@ -249,16 +250,18 @@ describe('the examples harness', () => {
         'content-type': 'application/json',
         ...(request.url!.includes('/v1/') ? { deprecation: 'true' } : {}),
       });
-      response.end(request.url!.includes('empty') || status === 204 ? '' : '{"ok": true}');
+      const listBody = request.url!.includes('blanklist') ? '{"data": []}' : '{"data": [{"id": 1}]}';
+      const text = request.url!.includes('list') ? listBody : '{"ok": true}';
+      response.end(request.url!.includes('/empty') || status === 204 ? '' : text);
     }).listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
     const base = `http://127.0.0.1:${port}`;
-    const outcome = async (command: string, language = 'sh') => {
+    const outcome = async (command: string, language = 'sh', expectEmpty = false) => {
       // A GraphQL block's token is the harness's own variable, set here so no `cli token` runs.
       const blocks: DocBlock[] = [
         { language: 'sh', line: 1, text: '__docs_admin_token=stub', notRun: null },
-        { language, line: 2, text: command, notRun: null },
+        { language, line: 2, text: command, notRun: null, expectEmpty },
       ];
       const run = await runPageScript(pageScript(blocks, base), { cwd: ROOT, env: shellEnv({}), timeoutMs: 20_000 });
       if (run.done && run.code === 0) return 'passes';
@@ -283,6 +286,12 @@ describe('the examples harness', () => {
       assert.equal(await outcome('false | cat'), 'fails');
       assert.equal(await outcome('{ ok }', 'graphql'), 'passes');
       assert.match(await outcome('{ broken }', 'graphql'), /^fails: the answer has errors or no data/);
+      // Where the page promises data, an empty list fails; a block marked `expect: empty` may have one.
+      assert.equal(await outcome('curl -s localhost:3000/list'), 'passes');
+      assert.match(await outcome('curl -s localhost:3000/blanklist'), /^fails: an empty list \(HTTP 200\)/);
+      assert.equal(await outcome('curl -s localhost:3000/blanklist', 'sh', true), 'passes');
+      assert.match(await outcome('{ nothing }', 'graphql'), /^fails: an empty answer/);
+      assert.equal(await outcome('{ nothing }', 'graphql', true), 'passes');
     } finally {
       server.close();
     }

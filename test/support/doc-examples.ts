@@ -35,7 +35,9 @@ export interface DocBlock {
   notRun: string | null;
   /** Marked `<!-- in the background: ... -->`: a server the next blocks wait for. */
   background?: boolean;
-  /** The title of the `##` section the block is in ('' before the first). */
+  /** Marked `<!-- expect: empty ... -->`: the block's answers may be empty lists. */
+  expectEmpty?: boolean;
+  /** The title of the `##` or `###` section the block is in ('' before the first). */
   section?: string;
 }
 
@@ -43,6 +45,7 @@ export const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell']);
 export const RUN_LANGUAGES = new Set([...SHELL_LANGUAGES, 'graphql']);
 const NOT_RUN = /^<!--\s*not run:\s*(.+?)\s*-->$/;
 const BACKGROUND = /^<!--\s*in the background:\s*(.+?)\s*-->$/;
+const EXPECT_EMPTY = /^<!--\s*expect: empty\b.*-->$/;
 
 /** The fenced blocks of the languages that run (shell and GraphQL), in page order. */
 export function docBlocks(markdown: string): DocBlock[] {
@@ -50,7 +53,7 @@ export function docBlocks(markdown: string): DocBlock[] {
   const blocks: DocBlock[] = [];
   let section = '';
   for (let index = 0; index < lines.length; index += 1) {
-    const heading = /^## (.+?)\s*$/.exec(lines[index]!);
+    const heading = /^#{2,3} (.+?)\s*$/.exec(lines[index]!);
     if (heading) section = heading[1]!;
     const open = /^ {0,3}(`{3,})\s*([\w-]*)/.exec(lines[index]!);
     if (!open) continue;
@@ -63,12 +66,14 @@ export function docBlocks(markdown: string): DocBlock[] {
       while (before >= 0 && lines[before]!.trim() === '') before -= 1;
       const marker = before >= 0 ? NOT_RUN.exec(lines[before]!.trim()) : null;
       const background = before >= 0 && BACKGROUND.test(lines[before]!.trim());
+      const expectEmpty = before >= 0 && EXPECT_EMPTY.test(lines[before]!.trim());
       blocks.push({
         language,
         line: index + 1,
         text: lines.slice(index + 1, end).join('\n'),
         notRun: marker ? marker[1]! : null,
         ...(background ? { background } : {}),
+        ...(expectEmpty ? { expectEmpty } : {}),
         section,
       });
     }
@@ -96,21 +101,29 @@ __docs_block=0
 trap 'echo "@@docs-failed block=$__docs_block exit=$? command: $BASH_COMMAND" >&2' ERR
 
 curl() {
-  local err head rc=0 line code size method url deprecated=''
+  local err head body rc=0 line code size method url deprecated='' empty=''
   err=$(mktemp)
   head=$(mktemp)
+  body=$(mktemp)
   # The example's own --dump-header, if any, comes later and wins (it then goes unchecked for Deprecation).
   command curl --dump-header "$head" "$@" \
-    --write-out '%{stderr}\n@@docs-curl %{http_code} %{size_download} %{method} %{url_effective}\n' 2>"$err" || rc=$?
+    --write-out '%{stderr}\n@@docs-curl %{http_code} %{size_download} %{method} %{url_effective}\n' 2>"$err" >"$body" || rc=$?
+  cat "$body"
   grep -v '^@@docs-curl ' "$err" | sed '/^$/d' >&2 || true
   line=$(grep '^@@docs-curl ' "$err" | tail -n 1 || true)
   if grep -qi '^deprecation:' "$head"; then deprecated=yes; fi
-  rm -f "$err" "$head"
+  # A list whose data is empty, where the page promises data (no 'expect: empty' marker).
+  if [ -z "$__docs_expect_empty" ] && [ -s "$body" ] && jq -e 'type == "object" and (.data | type) == "array" and (.data | length) == 0' "$body" >/dev/null 2>&1; then empty=yes; fi
+  rm -f "$err" "$head" "$body"
   if [ "$rc" -ne 0 ]; then
     echo "@@docs-curl-failed curl exited $rc: curl $*" >&2
     return "$rc"
   fi
   read -r _ code size method url <<<"$line"
+  if [ -n "$empty" ]; then
+    echo "@@docs-curl-failed an empty list (HTTP $code) for $method $url: the example promises data (or mark it <!-- expect: empty -->)" >&2
+    return 22
+  fi
   if [ -n "$deprecated" ]; then
     echo "@@docs-curl-failed a deprecated API answered (Deprecation header) for $method $url: use /api/v2" >&2
     return 22
@@ -143,6 +156,7 @@ __docs_wait_ready() {
   done
 }
 
+__docs_expect_empty=''
 __docs_admin_token=''
 __docs_graphql() {
   local query body answer
@@ -158,6 +172,10 @@ __docs_graphql() {
     echo "@@docs-graphql-failed the answer has errors or no data" >&2
     return 1
   fi
+  if [ -z "$__docs_expect_empty" ] && jq -e '[.data[] | select(. == null or . == [])] | length > 0' >/dev/null <<<"$answer"; then
+    echo "@@docs-graphql-failed an empty answer (a field is null or an empty list): the example promises data (or mark it <!-- expect: empty -->)" >&2
+    return 1
+  fi
 }
 `;
 
@@ -167,6 +185,7 @@ export function pageScript(blocks: DocBlock[], base: string): string {
   blocks.forEach((block, index) => {
     if (block.notRun) return;
     parts.push(`__docs_block=${index}`, `echo "@@docs-block ${index}"`, `echo "@@docs-block ${index}" >&2`);
+    parts.push(`__docs_expect_empty=${block.expectEmpty ? 1 : "''"}`);
     if (block.background) {
       const log = `"\${TMPDIR:-/tmp}/docs-background-$$-${index}.log"`;
       parts.push(`{\n${withBaseUrl(block.text, base)}\n} >${log} 2>&1 &`, `__docs_wait_ready $! ${log}`);

@@ -1,9 +1,9 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, isStatementCancelled } from '../db/connection-errors.ts';
 import { isForeignKeyViolation } from '../db/db-errors.ts';
 import { AppError, codeForStatus } from '../errors/app-error.ts';
 import { toErrorDetails } from '../validation/ajv.ts';
-import type { createRouteIndex } from './route-index.ts';
+import type { RouteIndex } from './route-index.ts';
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: { field: string; message: string }[] };
@@ -76,8 +76,22 @@ function frameworkMessage(error: Partial<FastifyError>, status: number): string 
   }
 }
 
+/** 405 with `Allow` when the path is served by other methods, else 404: the answer to a request no route serves. */
+export function notServed(routes: RouteIndex, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const allowed = routes.allowedMethods(request.url);
+  if (allowed.length > 0 && !allowed.includes(request.method)) {
+    return sendError(
+      reply,
+      new AppError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`, {
+        headers: { Allow: allowed.join(', ') },
+      }),
+    );
+  }
+  return sendError(reply, AppError.notFound(`Route ${request.method} ${request.url.split('?')[0]}`));
+}
+
 /** Installs the error handler and the not-found handler (404, or 405 with `Allow`). */
-export function registerErrorHandling(app: FastifyInstance, routes: ReturnType<typeof createRouteIndex>): void {
+export function registerErrorHandling(app: FastifyInstance, routes: RouteIndex): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.status === 500) request.log.error({ err: error }, 'request failed');
@@ -85,16 +99,5 @@ export function registerErrorHandling(app: FastifyInstance, routes: ReturnType<t
     return sendError(reply, appError);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const allowed = routes.allowedMethods(request.url);
-    if (allowed.length > 0) {
-      return sendError(
-        reply,
-        new AppError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`, {
-          headers: { Allow: allowed.join(', ') },
-        }),
-      );
-    }
-    return sendError(reply, AppError.notFound(`Route ${request.method} ${request.url.split('?')[0]}`));
-  });
+  app.setNotFoundHandler((request, reply) => notServed(routes, request, reply));
 }

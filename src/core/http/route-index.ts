@@ -4,20 +4,36 @@ const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 
 /**
  * A second router holding only the route shapes, so that a request the app cannot serve can be
- * told apart: an unknown path (404) or a known path with another method (405 with `Allow`).
+ * told apart: an unknown path (404) or a known path with another method (405 with `Allow`). A path
+ * parameter declared an integer matches digits only here (`/reports/generate` is no `/reports/:reportId`),
+ * so `Allow` lists only the methods that can answer that path.
  */
 export function createRouteIndex() {
   const router = FindMyWay();
   return {
-    add(method: string, url: string): void {
+    add(method: string, url: string, integerParams: readonly string[] = []): void {
       // A catch-all (the CORS preflight route `OPTIONS *`) says nothing about which paths exist.
       if (url === '*' || url === '/*') return;
-      if (router.hasRoute(method as HTTPMethod, url)) return;
-      router.on(method as HTTPMethod, url, () => {});
+      const shape = url.replace(/:(\w+)/g, (whole, name: string) =>
+        integerParams.includes(name) ? `${whole}(^\\d+$)` : whole,
+      );
+      if (router.hasRoute(method as HTTPMethod, shape)) return;
+      router.on(method as HTTPMethod, shape, () => {});
     },
     allowedMethods(url: string): string[] {
       const path = url.split('?')[0] ?? url;
       return METHODS.filter((method) => router.find(method, path) !== null);
     },
   };
+}
+
+export type RouteIndex = ReturnType<typeof createRouteIndex>;
+
+/** The path parameters a route's params schema declares integers (ids): digits only. */
+export function integerParamsOf(params: unknown): string[] {
+  const properties = (params as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  if (!properties) return [];
+  return Object.entries(properties)
+    .filter(([, schema]) => schema.type === 'integer')
+    .map(([name]) => name);
 }

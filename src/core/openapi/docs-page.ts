@@ -27,30 +27,48 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const BundleQuery = Type.Object({ v: Type.Optional(Type.String({ maxLength: 40 })) });
 
-/** The page Scalar's plugin would render (its own renderer), loading the bundle from `js/scalar.js`. */
-export function docsPageHtml(version: string): string {
+/**
+ * The page Scalar's plugin would render (its own renderer), loading the bundle from `js/scalar.js`; with
+ * `token`, "Test Request" starts authorised with it (the documents' `bearerAuth` scheme).
+ */
+export function docsPageHtml(version: string, token?: string): string {
+  const config = token
+    ? {
+        ...SCALAR_CONFIGURATION,
+        authentication: { preferredSecurityScheme: 'bearerAuth', securitySchemes: { bearerAuth: { token } } },
+      }
+    : SCALAR_CONFIGURATION;
   return renderApiReference({
-    config: SCALAR_CONFIGURATION,
+    config,
     cdn: `js/scalar.js?v=${encodeURIComponent(version)}`,
     pageTitle: 'content-service API reference',
   });
 }
 
 /**
- * The interactive API reference (Scalar) at `/docs`, public, showing the v2 and v1 documents.
+ * The interactive API reference (Scalar) at `/docs`, public, showing the v2 and v1 documents (in
+ * development pre-authorised with `demoToken`).
  * Everything it needs is served from this process (no CDN): the page, its script and the documents.
  * The script is streamed from the installed plugin's file on each (uncached) request and never held in
  * memory (scalar-bundle.ts); the page is a few lines of HTML.
  */
-export function registerDocsPage(app: FastifyInstance): void {
+export function registerDocsPage(app: FastifyInstance, demoToken?: () => Promise<string | undefined>): void {
   const version = scalarPluginVersion();
   const html = docsPageHtml(version);
   let bundle: Promise<ScalarBundle> | undefined;
   const config = { access: 'public', cacheControl: 'no-cache' } as const;
   app.get('/docs', { schema: { hide: true }, config }, (_request, reply) => reply.redirect('/docs/', 301));
-  app.get('/docs/', { schema: { hide: true }, config }, (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(html),
-  );
+  // In development the page carries a demo account's token, fresh on each view (no-cache), as GraphiQL's
+  // Headers tab does; without one (production, no demo data) the same page as always.
+  app.get('/docs/', { schema: { hide: true }, config }, async (_request, reply) => {
+    const token = await demoToken?.().catch(() => undefined);
+    if (!token) return reply.type('text/html; charset=utf-8').send(html);
+    // A page holding a token is never cached.
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(docsPageHtml(version, token));
+  });
   app.get(
     '/docs/js/scalar.js',
     { schema: { hide: true, querystring: BundleQuery }, config },

@@ -51,10 +51,15 @@ export function versionHeaders(version: ApiVersion): Record<string, unknown> {
   return headers;
 }
 
-/** The request headers every operation, GETs and conditional writes take, as parameters. */
+/**
+ * The request headers GETs and conditional writes take, as parameters. Not `API-Version`: it decides only on
+ * plain `/api/...`, and every path of a document is under its version's prefix (`servers`), where the header
+ * is ignored; a reference that offered it would send it (as /docs sent `API-Version: 1` to v2). The
+ * description (`info`) tells how plain `/api` picks a version.
+ */
 export function requestParameters(operation: Operation, facts: OperationFacts, method: string): unknown[] {
   const given = (operation as { parameters?: unknown[] }).parameters ?? [];
-  const extra: unknown[] = [{ $ref: '#/components/parameters/ApiVersion' }];
+  const extra: unknown[] = [];
   if (method === 'get') extra.push({ $ref: '#/components/parameters/IfNoneMatch' });
   if (facts.docs.ifMatch) extra.push({ $ref: '#/components/parameters/IfMatch' });
   return [...given, ...extra];

@@ -26,8 +26,9 @@ export function describeVersion(version: ApiVersion, v1Sunset: string): string {
     '',
     `Paths below are relative to the server URL \`/api/v${version}\`. Versions: pin one by path (\`/api/v1/...\`, \`/api/v2/...\`), or on plain \`/api/...\` by the`,
     '`API-Version: N` header, then `Accept: application/vnd.content.vN+json` (echoed in `Content-Type`), then',
-    '`?version=N`; the default is 1. Every response says `API-Version`. v2 differs from v1 only in products:',
-    '`createdAt` (field, `fields` and `sort`, `-createdAt` too) instead of `created_at`.',
+    '`?version=N`; the default is 1. Every response says `API-Version`. v2 differs from v1 in two ways: products',
+    'say `createdAt` (field, `fields` and `sort`, `-createdAt` too) instead of `created_at`; and a query parameter',
+    'an operation does not declare is 422 `VALIDATION_ERROR` naming it (v1 drops it).',
     '',
     'Errors always use one envelope: `{"error": {"code", "message", "details"?}}`.',
   ];

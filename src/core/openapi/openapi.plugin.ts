@@ -19,6 +19,8 @@ export interface OpenApiOptions {
    * the document's version: give a fixed shape where a webhook's body does not follow the API version.
    */
   webhooks?: Readonly<Record<string, object>> | undefined;
+  /** Development: a demo account's bearer token, fresh per view, that /docs opens pre-authorised with (as GraphiQL does). */
+  demoToken?: (() => Promise<string | undefined>) | undefined;
 }
 
 const HEADERS = {
@@ -60,14 +62,6 @@ const HEADERS = {
 };
 
 const PARAMETERS = {
-  ApiVersion: {
-    name: 'API-Version',
-    in: 'header',
-    required: false,
-    description:
-      'On plain `/api/...`: the version to answer with (first of the signals; ignored on `/api/v1`, `/api/v2`). An unknown one is 400 `UNSUPPORTED_VERSION`',
-    schema: { type: 'string', enum: ['1', '2'] },
-  },
   IfNoneMatch: {
     name: 'If-None-Match',
     in: 'header',
@@ -148,5 +142,5 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     return documentOf(chooseVersion(`/api${query}`, request.headers)?.version ?? 1);
   });
 
-  registerDocsPage(app);
+  registerDocsPage(app, options.demoToken);
 }

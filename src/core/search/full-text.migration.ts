@@ -111,6 +111,40 @@ async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promi
   await run(db, onSearchedChange(`${documents}_update`, table, columns, `${documents}_update()`));
 }
 
+/**
+ * A bulk writer that adds the words of its rows itself, set-based (the seed: its generator's
+ * vocabulary), says so for its transaction (`set_config(SEED_FILLS_WORDS, 'on', true)`); the insert
+ * trigger then skips tokenising the rows a second time. Every other writer leaves it unset.
+ */
+export const SEED_FILLS_WORDS = 'content_service.seed_fills_words';
+
+/** The insert trigger's function of the words table, `guarded`: skipped while SEED_FILLS_WORDS is on. */
+function wordsAddFunction(source: SearchSource, words: string, guarded: boolean): string {
+  const guard = guarded ? `if current_setting('${SEED_FILLS_WORDS}', true) = 'on' then return null; end if;` : '';
+  return `create or replace function ${words}_add() returns trigger language plpgsql as $$
+     begin
+       ${guard}
+       insert into ${words} (word)
+       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme)
+       on conflict do nothing;
+       return null;
+     end $$`;
+}
+
+/** The migration that lets a bulk writer fill the words itself (SEED_FILLS_WORDS); PostgreSQL only. */
+export function wordsFilledByWriterMigration(declared: SearchSource): SchemaMigration {
+  const source = checked(declared);
+  const words = source.wordsTable.postgres;
+  return {
+    async up(db) {
+      if (dialectOf(db) === 'postgres') await run(db, wordsAddFunction(source, words, true));
+    },
+    async down(db) {
+      if (dialectOf(db) === 'postgres') await run(db, wordsAddFunction(source, words, false));
+    },
+  };
+}
+
 /** PostgreSQL: the table of the words indexed and its triggers; the rows there before are read online (`backfillsOf`). */
 async function createWords(db: Kysely<unknown>, source: SearchSource, words: string): Promise<void> {
   const { table } = source;
@@ -119,16 +153,7 @@ async function createWords(db: Kysely<unknown>, source: SearchSource, words: str
   // Once per statement over its rows (a transition table), not per row: a bulk insert of thousands of
   // rows looks its words up once. Only words not there yet are written, so writers sharing a common
   // word do not queue on its key.
-  await run(
-    db,
-    `create function ${words}_add() returns trigger language plpgsql as $$
-     begin
-       insert into ${words} (word)
-       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme)
-       on conflict do nothing;
-       return null;
-     end $$`,
-  );
+  await run(db, wordsAddFunction(source, words, false));
   await run(
     db,
     `create trigger ${words}_insert after insert on ${table} referencing new table as changed

@@ -34,7 +34,7 @@ export function searchParameters(source: SearchSource) {
         maxLength: MAX_SEARCH_TEXT,
         description:
           'Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order',
-        examples: ['wooden chair -table'],
+        examples: [source.example],
       }),
     ),
     highlight: Type.Optional(

@@ -19,6 +19,8 @@ export interface SearchSource {
   wordsTable: { postgres: string; sqlite: string };
   /** The searched fields as a client names them (`highlight=`), in the FTS5 table's column order, with weights. */
   fields: Readonly<Record<string, { column: string; weight: 'A' | 'B' | 'C' }>>;
+  /** The `q` the documents show (and /docs pre-fills): one that finds something in the demo data. */
+  example: string;
 }
 
 /** The column every searched row carries its relevance in: higher is a better match. */

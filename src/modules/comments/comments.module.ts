@@ -2,6 +2,8 @@ import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
+import { TRASH_EVENT_VIEWS, type TrashEvents } from '../history/trash.representation.ts';
+import { createTrash } from '../history/trash.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { commentsEmbeds } from './comments.embeds.ts';
 import { commentsMigrations } from './comments.migrations.ts';
@@ -21,8 +23,10 @@ export const commentsModule = defineModule({
       services.events.recorderFor<CommentEvents>({
         'comment.created': (comment) => toCommentView(comment, EVENT_LINK_PREFIX),
         'comment.deleted': (deleted) => deleted,
+        ...TRASH_EVENT_VIEWS,
       }),
       listSettingsOf(config),
+      createTrash({ retentionDays: config.TRASH_RETENTION_DAYS }),
     ),
   routes: restRoutes(commentsRoutes, ({ comments, embedding }) => ({ comments, embedding })),
   embeds: commentsEmbeds,
@@ -31,5 +35,5 @@ export const commentsModule = defineModule({
   eventPayloads: {
     'comment.created': CommentView,
     'comment.deleted': DeletedComment,
-  } satisfies EventPayloadsOf<CommentEvents>,
+  } satisfies EventPayloadsOf<Omit<CommentEvents, keyof TrashEvents>>,
 });

@@ -6,16 +6,19 @@ import type { Embedding } from '../../core/querying/embedding.ts';
 import { toCommentView } from './comments.presenter.ts';
 import {
   AllCommentsQuery,
+  CommentByIdQuery,
   CommentPage,
   CommentReadQuery,
   CommentsQuery,
   CommentView,
   CreateCommentInput,
 } from './comments.schemas.ts';
+import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
 import type { CommentsService } from './comments.service.ts';
 
 const PostParams = Type.Object({ postId: Id });
 const CommentParams = Type.Object({ postId: Id, commentId: Id });
+const CommentIdParams = Type.Object({ commentId: Id });
 const tags = ['comments'];
 
 /** REST adapter for comments: each handler is a thin call into the comments service. */
@@ -36,6 +39,19 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       },
     },
     async (request) => {
+      if (request.query.trashed === 'only') {
+        const trashed = await comments.listTrashedComments(request.principal, request.params.postId, request.query);
+        return {
+          data: trashed.items.map((comment) => toCommentView(comment, request.apiPrefix)),
+          pagination: {
+            page: 1,
+            limit: trashed.limit,
+            hasNext: trashed.nextCursor !== null,
+            hasPrev: false,
+            nextCursor: trashed.nextCursor,
+          },
+        };
+      }
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
       const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
@@ -108,14 +124,52 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       config: { access: 'user' },
       schema: {
         tags,
-        summary: "Delete a comment (its author, the post's author or an admin)",
+        summary:
+          "Move a comment to the trash (its author, the post's author or an admin), or remove it for good (`permanent=true`, admins)",
         params: CommentParams,
+        querystring: PermanentParameter,
         response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {
-      await comments.deleteComment(request.principal, request.params.postId, request.params.commentId);
+      await comments.deleteComment(request.principal, request.params.postId, request.params.commentId, {
+        permanent: request.query.permanent,
+      });
       return reply.code(204).send(null);
     },
+  );
+
+  app.get(
+    '/comments/:commentId',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Read a comment (`trashed=include`: in the trash too)',
+        params: CommentIdParams,
+        querystring: CommentByIdQuery,
+        response: { 200: CommentView },
+      },
+    },
+    async (request) => {
+      const embed = embedding.forRequest('comment', request);
+      const comment = await comments.getComment(request.principal, request.params.commentId, request.query);
+      return embed.one(toCommentView(comment, request.apiPrefix));
+    },
+  );
+
+  app.post(
+    '/comments/:commentId/restore',
+    {
+      config: { access: 'user', openapi: { errors: TRASH_RESTORE_ERRORS } },
+      schema: {
+        tags,
+        summary: 'Restore a comment from the trash, with its likes (an admin or its author)',
+        params: CommentIdParams,
+        response: { 200: CommentView },
+      },
+    },
+    async (request) =>
+      toCommentView(await comments.restoreComment(request.principal, request.params.commentId), request.apiPrefix),
   );
 };

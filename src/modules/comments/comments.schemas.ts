@@ -1,6 +1,7 @@
 import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { listQueryParameters } from '../../core/querying/list-query-schema.ts';
 import { ALL_COMMENTS_QUERY, COMMENT_QUERY } from './comments.query.ts';
+import { TrashedListParameter, TrashedReadParameter, trashProperties } from '../history/trash.representation.ts';
 import { Type, type Static } from 'typebox';
 import { Named, PageQuery } from '../../core/http/schemas.ts';
 import {
@@ -34,8 +35,13 @@ const COMMENT_EMBEDS = {
 };
 const CommentInclude = includeParameter(includePaths(COMMENT_EMBEDS));
 export const CommentReadQuery = Type.Object(CommentInclude);
+/** `GET /comments/{id}`: with `trashed=include`, a comment in the trash too (DECISIONS §19). */
+export const CommentByIdQuery = Type.Object({ ...CommentInclude, ...TrashedReadParameter });
 
-export const CommentView = Named('Comment', Type.Object({ ...commentProperties, ...embeddedProperty(COMMENT_EMBEDS) }));
+export const CommentView = Named(
+  'Comment',
+  Type.Object({ ...commentProperties, ...trashProperties, ...embeddedProperty(COMMENT_EMBEDS) }),
+);
 
 /** `data` of `comment.deleted`: the comment and the post it was on. */
 export const DeletedComment = Named(
@@ -45,7 +51,12 @@ export const DeletedComment = Named(
 
 export const CommentPage = queriedPageOf(CommentView, 'CommentPage');
 
-export const CommentsQuery = Type.Object({ ...PageQuery, ...CommentInclude, ...listQueryParameters(COMMENT_QUERY) });
+export const CommentsQuery = Type.Object({
+  ...PageQuery,
+  ...CommentInclude,
+  ...listQueryParameters(COMMENT_QUERY),
+  ...TrashedListParameter,
+});
 
 /** `GET /comments` (DECISIONS §20): every comment, with the §12 filters `postId`, `authorId`, `createdAt`. */
 export const AllCommentsQuery = Type.Object({

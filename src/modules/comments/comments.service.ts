@@ -34,6 +34,17 @@ import { COMMENT_COLUMN_OF, toComment, type Comment } from './comment.ts';
 import * as repo from './comments.repository.ts';
 import { ALL_COMMENTS_QUERY, COMMENT_QUERY } from './comments.query.ts';
 import { CreateCommentInput } from './comments.schemas.ts';
+import type { CommentRow } from './comments.table.ts';
+import type { TrashEvents } from '../history/trash.representation.ts';
+import {
+  actorOf,
+  assertMayPurge,
+  createTrash,
+  trashActions,
+  trashRecordOf,
+  type Trash,
+  type TrashFields,
+} from '../history/trash.ts';
 
 export const COMMENT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
@@ -41,13 +52,18 @@ const checkCreate = createChecker<CreateCommentInput>(CreateCommentInput);
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
 const commentNotFound = (id: number) => AppError.notFound(`Comment ${id}`);
 
-export type CommentEvents = { 'comment.created': Comment; 'comment.deleted': { id: number; postId: number } };
+export type CommentEvents = {
+  'comment.created': Comment;
+  'comment.deleted': { id: number; postId: number };
+} & TrashEvents;
 
 export function createCommentsService(
   db: Db,
   events: EventRecorder<CommentEvents> = noEvents(),
   lists: ListSettings = DEFAULT_LIST_SETTINGS,
+  trash: Trash = createTrash({ retentionDays: 30 }),
 ) {
+  const trashed = trashActions(trash, 'comment');
   async function assertPostExists(trx: Db, postId: number): Promise<void> {
     if (!(await findPostById(trx, postId))) throw postNotFound(postId);
   }
@@ -112,19 +128,75 @@ export function createCommentsService(
      * The comment's author, the post's author or an admin; 404 when the comment is not on that post
      * (any post when `postId` is undefined: GraphQL names a comment by its id alone).
      */
-    async deleteComment(actor: Principal | null, postId: number | undefined, commentId: number): Promise<void> {
+    async deleteComment(
+      actor: Principal | null,
+      postId: number | undefined,
+      commentId: number,
+      options: { permanent?: boolean | undefined } = {},
+    ): Promise<void> {
       const principal = requireSignedIn(actor);
+      assertMayPurge(principal, options.permanent);
       await events.transaction(db, async (trx) => {
         const comment = await repo.findCommentById(trx, commentId);
-        if (!comment || (postId !== undefined && comment.post_id !== postId)) throw commentNotFound(commentId);
+        if (!comment || (postId !== undefined && comment.post_id !== postId)) {
+          // An admin's permanent delete of a comment in the trash removes it from there.
+          const trashedComment = options.permanent ? await trash.findTrashed(trx, 'comment', commentId) : undefined;
+          if (trashedComment && (postId === undefined || trashedComment.row.post_id === postId)) {
+            await trashed.purge(trx, commentId, trashRecordOf(events, trx));
+            return;
+          }
+          throw commentNotFound(commentId);
+        }
         const post = await findPostById(trx, comment.post_id);
         const allowed =
           isAdmin(principal) || comment.author_id === principal.userId || post?.author_id === principal.userId;
         if (!allowed)
           throw AppError.forbidden("Only the comment's author, the post's author or an admin may delete it");
-        await repo.deleteCommentById(trx, commentId);
-        await events.record(trx, 'comment.deleted', { id: commentId, postId: comment.post_id });
+        if (options.permanent) await repo.deleteCommentById(trx, commentId);
+        else await trash.moveToTrash(trx, 'comment', commentId, actorOf(principal));
+        const deleted = { id: commentId, postId: comment.post_id };
+        await events.record(trx, 'comment.deleted', deleted);
+        if (options.permanent) await events.record(trx, 'comment.purged', deleted);
       });
+    },
+
+    /** `GET /comments/{id}` (`trashed=include`: in the trash too, for an admin or its author). */
+    async getComment(
+      actor: Principal | null,
+      id: number,
+      options: { trashed?: 'include' | undefined } = {},
+    ): Promise<Comment & Partial<TrashFields>> {
+      const principal = requireSignedIn(actor);
+      const row = await repo.findCommentById(db, id);
+      if (row) return toComment(row);
+      if (options.trashed !== 'include') throw commentNotFound(id);
+      const found = await trashed.read(db, principal, id);
+      return { ...toComment(found.row as CommentRow), ...found.trash };
+    },
+
+    /** `POST /comments/{id}/restore`: an admin or its author; back with its likes. */
+    async restoreComment(actor: Principal | null, id: number): Promise<Comment> {
+      const principal = requireSignedIn(actor);
+      return events.transaction(db, async (trx) => {
+        const live = (await repo.findCommentById(trx, id)) !== undefined;
+        return toComment((await trashed.restore(trx, principal, id, live, trashRecordOf(events, trx))) as CommentRow);
+      });
+    },
+
+    /** `GET /posts/{id}/comments?trashed=only`: the post's trashed comments (an author sees their own). */
+    async listTrashedComments(
+      actor: Principal | null,
+      postId: number,
+      options: { limit?: number | undefined; cursor?: string | undefined },
+    ) {
+      const principal = requireSignedIn(actor);
+      const { limit } = pageWindow({ limit: options.limit }, COMMENT_PAGE_RULES);
+      const page = await trashed.list(db, principal, { limit, cursor: options.cursor, parentId: postId });
+      return {
+        items: page.items.map((item) => ({ ...toComment(item.row as CommentRow), ...item.trash })),
+        nextCursor: page.nextCursor,
+        limit,
+      };
     },
 
     /** Comments by id in one statement (GraphQL's `comment(id)`): any signed-in user reads them, as REST. */

@@ -130,11 +130,22 @@ for (const dialect of DIALECTS) {
       await t.server.app.services.reports.runNextJob('test-worker');
       const leaving = await t.createUser();
       ok(await t.request('DELETE', `/api/users/${leaving.id}`, admin));
+      // The trash (DECISIONS §19): each kind deleted above comes back, then goes for good.
+      for (const path of [
+        `/api/posts/${post.body.id}/comments/${comment.body.id}`,
+        `/api/posts/${removed.body.id}`,
+        `/api/products/${gone.body.id}`,
+        `/api/users/${leaving.id}`,
+      ]) {
+        const restorePath = path.includes('/comments/') ? `/api/comments/${comment.body.id}` : path;
+        ok(await t.request('POST', `${restorePath}/restore`, admin));
+        ok(await t.request('DELETE', `${path}?permanent=true`, admin));
+      }
 
       // user.created ×2, user.updated ×2 (PATCH, avatar), post.created ×2, product.created ×2, order.created ×2,
-      // one of each other type.
-      const events = await eventsAfter(t, start, 23);
-      assert.equal(events.length, 23);
+      // one of each other type; then per trashed kind *.restored, *.deleted and *.purged.
+      const events = await eventsAfter(t, start, 35);
+      assert.equal(events.length, 35);
       assert.deepEqual([...new Set(events.map((event) => event.type))].sort(), [...EVENT_TYPES].sort());
       for (const document of [v2, v1]) {
         const validator = new OpenApiResponseValidator(

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
-import { fullTextMigration } from '../../core/search/full-text.migration.ts';
+import { fullTextMigration, wordsFilledByWriterMigration } from '../../core/search/full-text.migration.ts';
 import { postCountsMigration } from './posts.counters.migration.ts';
 import { POST_SEARCH } from './posts.search.ts';
 
@@ -105,4 +105,5 @@ export const postsMigrations = {
   },
   /** Full-text search of title and content (posts.search.ts, core/search). */
   '0016-posts-search': fullTextMigration(POST_SEARCH),
+  '0023-posts-search-words-by-seed': wordsFilledByWriterMigration(POST_SEARCH),
 };

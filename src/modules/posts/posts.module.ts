@@ -2,6 +2,8 @@ import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
+import { TRASH_EVENT_VIEWS, type TrashEvents } from '../history/trash.representation.ts';
+import { createTrash } from '../history/trash.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { postsEmbeds } from './posts.embeds.ts';
 import { toPostView } from './posts.presenter.ts';
@@ -22,8 +24,10 @@ export const postsModule = defineModule({
         'post.created': (post) => toPostView(post, EVENT_LINK_PREFIX),
         'post.updated': (post) => toPostView(post, EVENT_LINK_PREFIX),
         'post.deleted': (deleted) => deleted,
+        ...TRASH_EVENT_VIEWS,
       }),
       listSettingsOf(config),
+      createTrash({ retentionDays: config.TRASH_RETENTION_DAYS }),
     ),
   routes: restRoutes(postsRoutes, ({ posts, embedding }) => ({ posts, embedding })),
   embeds: postsEmbeds,
@@ -33,5 +37,5 @@ export const postsModule = defineModule({
     'post.created': PostView,
     'post.updated': PostView,
     'post.deleted': DeletedPostPayload,
-  } satisfies EventPayloadsOf<PostEvents>,
+  } satisfies EventPayloadsOf<Omit<PostEvents, keyof TrashEvents>>,
 });

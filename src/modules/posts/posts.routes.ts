@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Post } from './post.ts';
+import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
 import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
@@ -12,6 +13,7 @@ import { toPostView } from './posts.presenter.ts';
 import {
   CreatePostBody,
   PostCursorList,
+  PostByIdQuery,
   PostCursorQuery,
   PostPage,
   PostReadQuery,
@@ -56,6 +58,13 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embed
       },
     },
     async (request) => {
+      if (request.query.trashed === 'only') {
+        const trashed = await posts.listTrashedPosts(request.principal, request.query);
+        return {
+          data: trashed.items.map((post) => toPostView(post, request.apiPrefix)),
+          nextCursor: trashed.nextCursor,
+        };
+      }
       const embed = embedding.forRequest('post', request);
       const page = await posts.listPostsByCursor(request.principal, request.query);
       const pagination = request.query.count === undefined ? {} : { pagination: queriedPaginationOf(page) };
@@ -76,16 +85,35 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embed
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Read a post',
+        summary: 'Read a post (`trashed=include`: in the trash too)',
         params: PostParams,
-        querystring: PostReadQuery,
+        querystring: PostByIdQuery,
         response: { 200: PostView },
       },
     },
     async (request) => {
       const embed = embedding.forRequest('post', request);
-      return embed.one(toPostView(await posts.getPost(request.principal, request.params.postId), request.apiPrefix));
+      const { postId } = request.params;
+      const post =
+        request.query.trashed === 'include'
+          ? await posts.getPostOrTrashed(request.principal, postId)
+          : await posts.getPost(request.principal, postId);
+      return embed.one(toPostView(post, request.apiPrefix));
     },
+  );
+
+  app.post(
+    '/posts/:postId/restore',
+    {
+      config: { access: 'user', openapi: { errors: TRASH_RESTORE_ERRORS } },
+      schema: {
+        tags,
+        summary: 'Restore a post from the trash, with its comments (an admin or its author)',
+        params: PostParams,
+        response: { 200: PostView },
+      },
+    },
+    async (request) => toPostView(await posts.restorePost(request.principal, request.params.postId), request.apiPrefix),
   );
 
   app.get(
@@ -202,13 +230,17 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{ posts: PostsService; embed
         config: WRITE_CONFIG,
         schema: {
           tags,
-          summary: 'Delete a post (its author or an admin)',
+          summary:
+            'Move a post to the trash (its author or an admin), or remove it for good (`permanent=true`, admins)',
           params,
+          querystring: PermanentParameter,
           response: { 204: Type.Null() },
         },
       },
       async (request, reply) => {
-        const deleted = await posts.deletePost(request.principal, targetOf(request.params), ifMatchOf(request, reply));
+        const deleted = await posts.deletePost(request.principal, targetOf(request.params), ifMatchOf(request, reply), {
+          permanent: request.query.permanent,
+        });
         if (!deleted) throw AppError.notFound(`Post ${request.params.postId}`);
         return reply.code(204).send(null);
       },

@@ -14,6 +14,7 @@ import { searchHitProperty, searchParameters, SuggestionProperty } from '../../c
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
 import { EmbeddableComment } from '../comments/comments.representation.ts';
 import { EmbeddableUser } from '../users/users.representation.ts';
+import { TrashedListParameter, TrashedReadParameter, trashProperties } from '../history/trash.representation.ts';
 import { EmbeddablePost, postProperties } from './posts.representation.ts';
 import { POST_QUERY } from './posts.query.ts';
 import { POST_SEARCH } from './posts.search.ts';
@@ -65,8 +66,13 @@ const POST_EMBEDS = {
 };
 export const PostInclude = includeParameter(includePaths(POST_EMBEDS));
 export const PostReadQuery = Type.Object(PostInclude);
+/** `GET /posts/{id}`: with `trashed=include`, a post in the trash too (DECISIONS §19). */
+export const PostByIdQuery = Type.Object({ ...PostInclude, ...TrashedReadParameter });
 
-export const PostView = Named('Post', Type.Object({ ...postProperties, ...embeddedProperty(POST_EMBEDS) }));
+export const PostView = Named(
+  'Post',
+  Type.Object({ ...postProperties, ...trashProperties, ...embeddedProperty(POST_EMBEDS) }),
+);
 
 export const PostPage = queriedPageOf(PostView, 'PostPage');
 
@@ -91,6 +97,7 @@ export const PostCursorQuery = Type.Object({
   ),
   ...PostInclude,
   ...searchParameters(POST_SEARCH),
+  ...TrashedListParameter,
 });
 
 /** An item of `GET /posts`: a post, and with `q` its score and highlights. */

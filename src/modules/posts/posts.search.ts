@@ -14,4 +14,5 @@ export const POST_SEARCH: SearchSource = {
     title: { column: 'title', weight: 'A' },
     content: { column: 'content', weight: 'B' },
   },
+  example: 'caching or pagination -graphql',
 };

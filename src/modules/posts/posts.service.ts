@@ -41,8 +41,9 @@ import type { PostRow } from './posts.table.ts';
 import * as repo from './posts.repository.ts';
 import { POST_QUERY } from './posts.query.ts';
 import { POST_SEARCH } from './posts.search.ts';
-import { CreatePostInput, ReplacePostInput, UpdatePostInput } from './posts.schemas.ts';
-import type { Precondition } from '../../core/precondition.ts';
+import { CreatePostInput } from './posts.schemas.ts';
+import { createTrash, type Trash } from '../history/trash.ts';
+import { createPostChanges, type PostEvents } from './posts.changes.ts';
 
 /** Every post list: default 20, at most 100 (DECISIONS §3 and §6). */
 export const POST_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
@@ -65,31 +66,18 @@ export interface ListPostsOptions extends PageRequest {
 const POST_KEYS = ['id', 'author_id'] as const;
 
 const checkCreate = createChecker<CreatePostInput>(CreatePostInput);
-const checkReplace = createChecker<ReplacePostInput>(ReplacePostInput);
-const checkUpdate = createChecker<UpdatePostInput>(UpdatePostInput);
 const asker = (actor: Principal | null, lists: ListSettings) => ({ admin: isAdmin(actor), ...lists });
 const toPosts = (page: QueriedPage<PostRow>): QueriedPage<Post> => ({ ...page, items: page.items.map(toPost) });
 const postNotFound = (id: number) => AppError.notFound(`Post ${id}`);
 const userNotFound = (id: number) => AppError.notFound(`User ${id}`);
 
-export type PostEvents = { 'post.created': Post; 'post.updated': Post; 'post.deleted': { id: number } };
-
-/** Which post a write names: by its id, and (the nested REST paths) the author it must belong to. */
-export interface PostTarget {
-  id: number;
-  authorId?: number | undefined;
-}
-
-function assertAuthorOrAdmin(principal: Principal, post: PostRow, what: string): void {
-  if (!isAdmin(principal) && post.author_id !== principal.userId) {
-    throw AppError.forbidden(`Only the post's author or an admin may ${what} it`);
-  }
-}
+export type { PostEvents, PostTarget } from './posts.changes.ts';
 
 export function createPostsService(
   db: Db,
   events: EventRecorder<PostEvents> = noEvents(),
   lists: ListSettings = DEFAULT_LIST_SETTINGS,
+  trash: Trash = createTrash({ retentionDays: 30 }),
 ) {
   async function assertUserExists(userId: number): Promise<void> {
     if (!(await findUserById(db, userId))) throw userNotFound(userId);
@@ -124,60 +112,8 @@ export function createPostsService(
     }
   }
 
-  /** The post as it is (locked), 404 when it is not there or not the named author's, 403 unless the author or an admin. */
-  async function lockForWrite(trx: Db, principal: Principal, target: PostTarget, what: string): Promise<PostRow> {
-    const current = await repo.lockPostById(trx, target.id);
-    if (!current || (target.authorId !== undefined && current.author_id !== target.authorId)) {
-      throw postNotFound(target.id);
-    }
-    assertAuthorOrAdmin(principal, current, what);
-    return current;
-  }
-
-  async function change(
-    actor: Principal | null,
-    target: PostTarget,
-    changes: UpdatePostInput,
-    precondition?: Precondition<Post>,
-  ): Promise<Post> {
-    const principal = requireSignedIn(actor);
-    return events.transaction(db, async (trx) => {
-      const current = await lockForWrite(trx, principal, target, 'edit');
-      precondition?.(toPost(current));
-      const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      if (Object.keys(fields).length === 0) return toPost(current);
-      const row = (await repo.updatePostById(trx, target.id, { ...fields, updated_at: now() })) ?? current;
-      await events.record(trx, 'post.updated', toPost(row));
-      return toPost(row);
-    });
-  }
-
   return {
-    /** PUT: title and content both set. The author or an admin. */
-    replacePost(actor: Principal | null, target: PostTarget, raw: unknown, precondition?: Precondition<Post>) {
-      requireSignedIn(actor);
-      return change(actor, target, checkReplace(raw), precondition);
-    },
-
-    /** PATCH and GraphQL's `updatePost`: only the fields sent change; `{}` changes nothing. */
-    updatePost(actor: Principal | null, target: PostTarget, raw: unknown, precondition?: Precondition<Post>) {
-      requireSignedIn(actor);
-      return change(actor, target, checkUpdate(raw ?? {}), precondition);
-    },
-
-    /** The author or an admin; false when there is no such post (of that author, on the nested path). */
-    async deletePost(actor: Principal | null, target: PostTarget, precondition?: Precondition<Post>): Promise<boolean> {
-      const principal = requireSignedIn(actor);
-      return events.transaction(db, async (trx) => {
-        const current = await repo.lockPostById(trx, target.id);
-        if (!current || (target.authorId !== undefined && current.author_id !== target.authorId)) return false;
-        assertAuthorOrAdmin(principal, current, 'delete');
-        precondition?.(toPost(current));
-        const deleted = await repo.deletePostById(trx, target.id);
-        if (deleted) await events.record(trx, 'post.deleted', { id: target.id });
-        return deleted;
-      });
-    },
+    ...createPostChanges(db, events, trash),
 
     async getPost(actor: Principal | null, id: number): Promise<Post> {
       requireSignedIn(actor);

@@ -2,6 +2,8 @@ import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
+import { TRASH_EVENT_VIEWS, type TrashEvents } from '../history/trash.representation.ts';
+import { createTrash } from '../history/trash.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { productsEmbeds } from './products.embeds.ts';
 import { productsTypeDefs } from './products.graphql.ts';
@@ -22,8 +24,10 @@ export const productsModule = defineModule({
         'product.created': (product) => toProductView(product, EVENT_LINK_PREFIX, 2),
         'product.updated': (product) => toProductView(product, EVENT_LINK_PREFIX, 2),
         'product.deleted': (deleted) => deleted,
+        ...TRASH_EVENT_VIEWS,
       }),
       listSettingsOf(config),
+      createTrash({ retentionDays: config.TRASH_RETENTION_DAYS }),
     ),
   routes: restRoutes(productsRoutes, ({ products }) => ({ products })),
   migrations: productsMigrations,
@@ -34,5 +38,5 @@ export const productsModule = defineModule({
     'product.created': ProductViewV2,
     'product.updated': ProductViewV2,
     'product.deleted': DeletedProduct,
-  } satisfies EventPayloadsOf<ProductEvents>,
+  } satisfies EventPayloadsOf<Omit<ProductEvents, keyof TrashEvents>>,
 });

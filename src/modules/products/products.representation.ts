@@ -1,3 +1,4 @@
+import { trashProperties } from '../history/trash.representation.ts';
 import { Type, type TString } from 'typebox';
 import { Link, Named, Nullable } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
@@ -21,6 +22,7 @@ const productViewOf = <K extends string>(createdKey: K) =>
         description: Nullable(Type.String()),
         ...({ [createdKey]: Type.String({ format: 'date-time' }) } as Record<K, TString>),
         updatedAt: Type.String({ format: 'date-time' }),
+        ...trashProperties,
         _links: Type.Object({ self: Link }),
       },
       { additionalProperties: false },

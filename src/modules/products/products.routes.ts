@@ -20,6 +20,7 @@ import {
 import {
   CreateProductInput,
   ListProductsQuery,
+  ProductByIdQuery,
   ProductList,
   ProductView,
   ReplaceProductInput,
@@ -28,9 +29,12 @@ import {
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
 import { registerProductsAggregateRoute } from './products.aggregate.routes.ts';
+import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
 import { listWeightWithFacets } from '../../core/querying/aggregate-grammar.ts';
 
 const ProductParams = Type.Object({ productId: Id });
+/** What an admin sees of the trash is theirs alone: never kept by a shared cache. */
+const TRASH_CACHE_CONTROL = 'private, no-store';
 const tags = ['products'];
 
 /** A write's `If-Match` precondition: compared with the product as `GET /products/:productId` presents it in the request's version. */
@@ -90,8 +94,22 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
         response: { 200: ProductList },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const version = request.apiVersion;
+      if (request.query.trashed === 'only') {
+        const trashed = await products.listTrashedProducts(request.principal, request.query);
+        reply.header('cache-control', TRASH_CACHE_CONTROL);
+        return {
+          data: trashed.items.map((p) => toProductView(p, request.apiPrefix, version)),
+          pagination: {
+            page: 1,
+            limit: trashed.limit,
+            hasNext: trashed.nextCursor !== null,
+            hasPrev: false,
+            nextCursor: trashed.nextCursor,
+          },
+        };
+      }
       const fields = parseFields(request.query.fields, productFields(version));
       const options = listOptionsOf(request.query, version);
       const [page, facets] = await Promise.all([
@@ -119,14 +137,37 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       onSend: varyWithoutAuthorization,
       schema: {
         tags,
-        summary: 'Read a product (conditional requests supported)',
+        summary: 'Read a product (conditional requests supported; `trashed=include`: in the trash too, admins)',
+        params: ProductParams,
+        querystring: ProductByIdQuery,
+        response: { 200: ProductView },
+      },
+    },
+    async (request, reply) => {
+      const { productId } = request.params;
+      if (request.query.trashed === 'include') reply.header('cache-control', TRASH_CACHE_CONTROL);
+      const product =
+        request.query.trashed === 'include'
+          ? await products.getProductOrTrashed(request.principal, productId)
+          : await products.getProduct(request.principal, productId);
+      return toProductView(product, request.apiPrefix, request.apiVersion);
+    },
+  );
+
+  app.post(
+    '/products/:productId/restore',
+    {
+      config: { access: 'admin', openapi: { errors: TRASH_RESTORE_ERRORS } },
+      schema: {
+        tags,
+        summary: 'Restore a product from the trash (admin)',
         params: ProductParams,
         response: { 200: ProductView },
       },
     },
     async (request) =>
       toProductView(
-        await products.getProduct(request.principal, request.params.productId),
+        await products.restoreProduct(request.principal, request.params.productId),
         request.apiPrefix,
         request.apiVersion,
       ),
@@ -212,8 +253,10 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       },
       schema: {
         tags,
-        summary: 'Delete a product that no order refers to (admin)',
+        summary:
+          'Move a product that no order refers to to the trash, or remove it for good (`permanent=true`) (admin)',
         params: ProductParams,
+        querystring: PermanentParameter,
         response: { 204: Type.Null() },
       },
     },
@@ -222,6 +265,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
         request.principal,
         request.params.productId,
         ifMatchOf(request, reply),
+        { permanent: request.query.permanent },
       );
       if (!deleted) throw AppError.notFound(`Product ${request.params.productId}`);
       return reply.code(204).send(null);

@@ -1,3 +1,4 @@
+import { TrashedListParameter, TrashedReadParameter } from '../history/trash.representation.ts';
 import { Type, type Static } from 'typebox';
 import { Nullable, OffsetQuery, PageQuery, Named } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
@@ -98,7 +99,11 @@ export const listProductsQueryOf = (grammar: ProductQuery, sorts: string) =>
     ...filterParameters(grammar),
     ...searchParameters(PRODUCT_SEARCH),
     ...facetsParameter(PRODUCT_AGGREGATES_V1),
+    ...TrashedListParameter,
   });
+
+/** `GET /products/{id}`: with `trashed=include`, a product in the trash too (admins; DECISIONS §19). */
+export const ProductByIdQuery = Type.Object(TrashedReadParameter);
 
 /** v1 filters by `created_at[...]` and sorts by `created_at`; v2 says `createdAt` (DECISIONS §7). */
 export const ListProductsQuery = Versioned(

@@ -15,4 +15,5 @@ export const PRODUCT_SEARCH: SearchSource = {
     category: { column: 'category', weight: 'B' },
     description: { column: 'description', weight: 'C' },
   },
+  example: 'coffee or knife -skillet',
 };

@@ -20,7 +20,17 @@ import { PRODUCT_QUERY_V1 } from './products.query.ts';
 import * as repo from './products.repository.ts';
 import { PRODUCT_SEARCH } from './products.search.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
-import type { ProductRowUpdate } from './products.table.ts';
+import type { ProductRow, ProductRowUpdate } from './products.table.ts';
+import type { TrashEvents } from '../history/trash.representation.ts';
+import {
+  actorOf,
+  assertMayPurge,
+  createTrash,
+  trashActions,
+  trashRecordOf,
+  type Trash,
+  type TrashFields,
+} from '../history/trash.ts';
 
 /** A products list request (products.list-request.ts) with its page and the fields to highlight. */
 export interface ListProductsOptions extends PageRequest, ProductListRequest {
@@ -62,13 +72,15 @@ export type ProductEvents = {
   'product.created': Product;
   'product.updated': Product;
   'product.deleted': { id: number };
-};
+} & TrashEvents;
 
 export function createProductsService(
   db: Db,
   events: EventRecorder<ProductEvents> = noEvents(),
   lists: ListSettings = DEFAULT_LIST_SETTINGS,
+  trash: Trash = createTrash({ retentionDays: 30 }),
 ) {
+  const trashed = trashActions(trash, 'product');
   async function change(
     actor: Principal | null,
     id: number,
@@ -168,22 +180,66 @@ export function createProductsService(
       return change(actor, id, assertPriceHasCents(checkUpdate(raw ?? {})), precondition);
     },
 
-    /** Refused with 409 while order items refer to the product (orders are financial records). */
-    async deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean> {
-      requireAdmin(actor);
+    /**
+     * Moves the product to the trash, or with `permanent` removes it at once, live or trashed (DECISIONS
+     * §19). Refused with 409 while order items refer to it (orders are financial records).
+     */
+    async deleteProduct(
+      actor: Principal | null,
+      id: number,
+      precondition?: Precondition<Product>,
+      options: { permanent?: boolean | undefined } = {},
+    ): Promise<boolean> {
+      const principal = requireAdmin(actor);
+      assertMayPurge(principal, options.permanent);
       try {
         return await events.transaction(db, async (trx) => {
           const current = await repo.lockProductById(trx, id);
-          if (!current) return false;
+          if (!current) return options.permanent ? trashed.purge(trx, id, trashRecordOf(events, trx)) : false;
           precondition?.(toProduct(current));
-          const deleted = await repo.deleteProductById(trx, id);
-          if (deleted) await events.record(trx, 'product.deleted', { id });
-          return deleted;
+          if (options.permanent) await repo.deleteProductById(trx, id);
+          else await trash.moveToTrash(trx, 'product', id, actorOf(principal));
+          await events.record(trx, 'product.deleted', { id });
+          if (options.permanent) await events.record(trx, 'product.purged', { id });
+          return true;
         });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw AppError.conflict('A product that appears in orders cannot be deleted');
         throw error;
       }
+    },
+
+    /** `POST /products/{id}/restore` (admins). */
+    async restoreProduct(actor: Principal | null, id: number): Promise<Product> {
+      const principal = requireAdmin(actor);
+      return events.transaction(db, async (trx) => {
+        const live = (await repo.lockProductById(trx, id)) !== undefined;
+        return toProduct((await trashed.restore(trx, principal, id, live, trashRecordOf(events, trx))) as ProductRow);
+      });
+    },
+
+    /** `GET /products/{id}?trashed=include` (admins): the product, live or in the trash. */
+    async getProductOrTrashed(actor: Principal | null, id: number): Promise<Product & Partial<TrashFields>> {
+      const principal = requireAdmin(actor);
+      const row = await repo.findProductById(db, id);
+      if (row) return toProduct(row);
+      const found = await trashed.read(db, principal, id);
+      return { ...toProduct(found.row as ProductRow), ...found.trash };
+    },
+
+    /** `GET /products?trashed=only` (admins): the trash of products, most recently deleted first. */
+    async listTrashedProducts(
+      actor: Principal | null,
+      options: { limit?: number | undefined; cursor?: string | undefined },
+    ) {
+      const principal = requireAdmin(actor);
+      const { limit } = pageWindow({ limit: options.limit }, PRODUCT_PAGE_RULES);
+      const page = await trashed.list(db, principal, { limit, cursor: options.cursor });
+      return {
+        items: page.items.map((item) => ({ ...toProduct(item.row as ProductRow), ...item.trash })),
+        nextCursor: page.nextCursor,
+        limit,
+      };
     },
   };
 }

@@ -2,6 +2,8 @@ import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { EVENT_LINK_PREFIX, EVENT_VIEWER } from '../events/event-recorder.ts';
 import type { EventPayloadsOf } from '../events/event-payloads.ts';
+import { TRASH_EVENT_VIEWS, type TrashEvents } from '../history/trash.representation.ts';
+import { createTrash } from '../history/trash.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
 import { usersEmbeds } from './users.embeds.ts';
 import { usersMigrations } from './users.migrations.ts';
@@ -22,8 +24,10 @@ export const usersModule = defineModule({
         'user.created': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
         'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
         'user.deleted': (deleted) => deleted,
+        ...TRASH_EVENT_VIEWS,
       }),
       listSettingsOf(config),
+      createTrash({ retentionDays: config.TRASH_RETENTION_DAYS }),
     ),
   routes: restRoutes(usersRoutes, ({ users, embedding }) => ({ users, embedding })),
   embeds: usersEmbeds,
@@ -33,5 +37,5 @@ export const usersModule = defineModule({
     'user.created': UserView,
     'user.updated': UserView,
     'user.deleted': DeletedUser,
-  } satisfies EventPayloadsOf<UserEvents>,
+  } satisfies EventPayloadsOf<Omit<UserEvents, keyof TrashEvents>>,
 });

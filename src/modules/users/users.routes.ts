@@ -16,9 +16,10 @@ import {
   ReplaceUserInput,
   UpdateUserInput,
   UserList,
-  UserReadQuery,
+  UserByIdQuery,
   UserView,
 } from './users.schemas.ts';
+import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
 import type { UsersService } from './users.service.ts';
 
 const UserParams = Type.Object({ userId: Id });
@@ -49,6 +50,19 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
       schema: { tags, summary: 'List users', querystring: ListUsersQuery, response: { 200: UserList } },
     },
     async (request) => {
+      if (request.query.trashed === 'only') {
+        const trashed = await users.listTrashedUsers(request.principal, request.query);
+        return {
+          data: trashed.items.map((user) => toUserView(user, request.apiPrefix, request.principal)),
+          pagination: {
+            page: 1,
+            limit: trashed.limit,
+            hasNext: trashed.nextCursor !== null,
+            hasPrev: false,
+            nextCursor: trashed.nextCursor,
+          },
+        };
+      }
       const fields = parseFields(request.query.fields, USER_FIELDS);
       const embed = embedding.forRequest('user', request);
       const page = await users.listUsers(request.principal, request.query);
@@ -79,18 +93,40 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Read a user',
+        summary: 'Read a user (`trashed=include`: in the trash too, admins)',
         params: UserParams,
-        querystring: UserReadQuery,
+        querystring: UserByIdQuery,
         response: { 200: UserView },
       },
     },
     async (request) => {
       const embed = embedding.forRequest('user', request);
-      return embed.one(
-        toUserView(await users.getUser(request.principal, request.params.userId), request.apiPrefix, request.principal),
-      );
+      const { userId } = request.params;
+      const user =
+        request.query.trashed === 'include'
+          ? await users.getUserOrTrashed(request.principal, userId)
+          : await users.getUser(request.principal, userId);
+      return embed.one(toUserView(user, request.apiPrefix, request.principal));
     },
+  );
+
+  app.post(
+    '/users/:userId/restore',
+    {
+      config: { access: 'admin', openapi: { errors: TRASH_RESTORE_ERRORS } },
+      schema: {
+        tags,
+        summary: 'Restore a user from the trash with exactly what their deletion took (admin)',
+        params: UserParams,
+        response: { 200: UserView },
+      },
+    },
+    async (request) =>
+      toUserView(
+        await users.restoreUser(request.principal, request.params.userId),
+        request.apiPrefix,
+        request.principal,
+      ),
   );
 
   app.put(
@@ -157,13 +193,17 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; embed
       },
       schema: {
         tags,
-        summary: 'Delete a user with their posts, comments and likes',
+        summary:
+          'Move a user to the trash with their posts, comments and likes, or remove them for good (`permanent=true`, admins)',
         params: UserParams,
+        querystring: PermanentParameter,
         response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {
-      const deleted = await users.deleteUser(request.principal, request.params.userId, ifMatchOf(request, reply));
+      const deleted = await users.deleteUser(request.principal, request.params.userId, ifMatchOf(request, reply), {
+        permanent: request.query.permanent,
+      });
       if (!deleted) throw AppError.notFound(`User ${request.params.userId}`);
       return reply.code(204).send(null);
     },

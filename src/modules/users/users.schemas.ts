@@ -1,3 +1,4 @@
+import { TrashedListParameter, TrashedReadParameter, trashProperties } from '../history/trash.representation.ts';
 import { Type, type Static } from 'typebox';
 import { Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
 import {
@@ -63,6 +64,8 @@ const USER_EMBEDS = {
 
 /** `include` of a user's reads. */
 export const UserReadQuery = Type.Object(includeParameter(includePaths(USER_EMBEDS)));
+/** `GET /users/{id}`: with `trashed=include`, a user in the trash too (admins; DECISIONS §19). */
+export const UserByIdQuery = Type.Object({ ...includeParameter(includePaths(USER_EMBEDS)), ...TrashedReadParameter });
 
 export const ListUsersQuery = Type.Object({
   ...PageQuery,
@@ -80,11 +83,15 @@ export const ListUsersQuery = Type.Object({
   ...CountAndCursorParameters,
   ...includeParameter(includePaths(USER_EMBEDS)),
   ...filterParameters(USER_QUERY),
+  ...TrashedListParameter,
 });
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
 /** The user as their reads answer it; `_embedded` with `include` only (their posts). */
-export const UserView = Named('User', Type.Object({ ...userProperties, ...embeddedProperty(USER_EMBEDS) }));
+export const UserView = Named(
+  'User',
+  Type.Object({ ...userProperties, ...trashProperties, ...embeddedProperty(USER_EMBEDS) }),
+);
 
 /** `data` of `user.deleted` (their posts, comments and likes went with them, with no events of their own). */
 export const DeletedUser = Named('DeletedUser', Type.Object({ id: Type.Integer() }, { additionalProperties: false }));

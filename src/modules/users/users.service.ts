@@ -19,6 +19,9 @@ import { toUser, USER_COLUMN_OF, visibleTo, type User } from './user.ts';
 import * as repo from './users.repository.ts';
 import { USER_QUERY } from './users.query.ts';
 import { CreateUserInput, ReplaceUserInput, UpdateUserInput } from './users.schemas.ts';
+import { createUsersTrash } from './users.trash.ts';
+import type { TrashEvents } from '../history/trash.representation.ts';
+import { actorOf, assertMayPurge, createTrash, trashActions, trashRecordOf, type Trash } from '../history/trash.ts';
 
 /** The list's page, sort, count and cursor; its filters are every other parameter the grammar names (users.query.ts). */
 export type ListUsersOptions = ListOptions;
@@ -53,13 +56,16 @@ async function rowChanges(input: UpdateUserInput): Promise<UserRowUpdate> {
 }
 
 /** The events users emit, by the value their data is built from. */
-export type UserEvents = { 'user.created': User; 'user.updated': User; 'user.deleted': { id: number } };
+export type UserEvents = { 'user.created': User; 'user.updated': User; 'user.deleted': { id: number } } & TrashEvents;
 
 export function createUsersService(
   db: Db,
   events: EventRecorder<UserEvents> = noEvents(),
   lists: ListSettings = DEFAULT_LIST_SETTINGS,
+  trash: Trash = createTrash({ retentionDays: 30 }),
 ) {
+  const trashed = trashActions(trash, 'user');
+  const trashReads = createUsersTrash(db, events, trash);
   /** Runs a write that may take an email already taken (409). */
   async function unique<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -97,6 +103,8 @@ export function createUsersService(
   }
 
   return {
+    ...trashReads,
+
     /** The caller's current role and status, for the rights check of writes and admin tokens. */
     currentRights(id: number) {
       return repo.findUserRights(db, id);
@@ -197,18 +205,31 @@ export function createUsersService(
     },
 
     /** Removes the user with their posts, comments and likes; refused while they have orders. */
-    async deleteUser(actor: Principal | null, id: number, precondition?: Precondition<User>): Promise<boolean> {
-      requireSelfOrAdmin(actor, id);
+    /**
+     * Moves the user to the trash with their avatar, posts, comments and likes (one deletion; DECISIONS
+     * §19), or with `permanent` (admins) removes them at once, live or trashed. A user with orders
+     * cannot be deleted (§2).
+     */
+    async deleteUser(
+      actor: Principal | null,
+      id: number,
+      precondition?: Precondition<User>,
+      options: { permanent?: boolean | undefined } = {},
+    ): Promise<boolean> {
+      const principal = requireSelfOrAdmin(actor, id);
+      assertMayPurge(principal, options.permanent);
       const hasOrders = () => AppError.conflict('A user who has orders cannot be deleted');
       try {
         return await events.transaction(db, async (trx) => {
           const current = await repo.lockUserById(trx, id);
-          if (!current) return false;
+          if (!current) return options.permanent ? trashed.purge(trx, id, trashRecordOf(events, trx)) : false;
           precondition?.(toUser(current));
           if (await repo.userHasOrders(trx, id)) throw hasOrders();
-          const deleted = await repo.deleteUserById(trx, id);
-          if (deleted) await events.record(trx, 'user.deleted', { id });
-          return deleted;
+          if (options.permanent) await repo.deleteUserById(trx, id);
+          else await trash.moveToTrash(trx, 'user', id, actorOf(principal));
+          await events.record(trx, 'user.deleted', { id });
+          if (options.permanent) await events.record(trx, 'user.purged', { id });
+          return true;
         });
       } catch (error) {
         // An order placed between the check and the delete still blocks it, through the foreign key.

@@ -9,7 +9,7 @@ export const CLAIM_AHEAD = 8;
 /**
  * How many requests may be in flight at once to a fast endpoint, in multiples of `perEndpoint`: a busy
  * process reads answers once per turn of its event loop, so `perEndpoint` in flight carried fewer
- * deliveries a second than a busy server writes events (bench/RESULTS.md, "Changes", 61).
+ * deliveries a second than a busy server writes events, and its deliveries fell seconds behind.
  */
 export const FAST_IN_FLIGHT = 4;
 /** An endpoint whose answers take longer than this on average is slow: nothing claimed ahead, no more in flight. */

@@ -58,7 +58,8 @@ export function createDeliveryWorker(service: DeliveriesService, options: Delive
 
   const track = (work: Promise<void>) => {
     sendingAll.add(work);
-    void work.finally(() => sendingAll.delete(work));
+    const done = () => sendingAll.delete(work);
+    void work.then(done, done);
   };
 
   /** Sends one delivery (the send and record stages, deliveries.service.ts); its answer frees its slot. */

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { notServed } from './error-envelope.ts';
+import { integerParamsOf, type RouteIndex } from './route-index.ts';
+
+const DIGITS = /^\d+$/;
+
+/**
+ * The method and the path are checked before anything reads the request (its token, its body):
+ *
+ * - a request no route serves is answered before its body is parsed (Fastify would parse it for the
+ *   not-found handler first, so a bodiless `QUERY` got 400 "not valid JSON" instead of 405);
+ * - a route whose integer path parameter is not digits names nothing of it (`GET /reports/generate`
+ *   reaches `GET /reports/:reportId` in Fastify's router): 405 with the path's real `Allow` (`POST`), or 404.
+ *
+ * Registered after the URL-length limit, CORS and rate limits, before the access check.
+ */
+export function registerMethodCheck(app: FastifyInstance, routes: RouteIndex): void {
+  const integerParams = new Map<string, string[]>();
+  app.addHook('onRoute', (route) => {
+    const names = integerParamsOf(route.schema?.params);
+    if (names.length > 0) integerParams.set(route.url, names);
+  });
+  // Callback style, as every per-request hook that need not wait.
+  app.addHook('onRequest', (request, reply, done) => {
+    const names = request.is404 ? undefined : integerParams.get(request.routeOptions.url ?? '');
+    if (names === undefined) return done();
+    const params = request.params as Record<string, string | undefined>;
+    if (names.every((name) => DIGITS.test(params[name] ?? ''))) return done();
+    notServed(routes, request, reply);
+  });
+  // After every onRequest hook (the API version's refusal comes first), before the body is read.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!request.is404) return done(null, payload);
+    notServed(routes, request, reply);
+  });
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../../core/db/database.ts';
+
+/**
+ * The trash (trash.table.ts). Its reads: an item by its key (the primary key), a deletion's rows
+ * (`deletion_id`), a resource's trash newest first and an owner's (`?trashed=only`), and the sweep of
+ * items past retention (`deleted_at`).
+ */
+export const historyMigrations = {
+  '0022-trash': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const timestamp = dialectOf(db) === 'postgres' ? 'timestamptz' : 'text';
+      await db.schema
+        .createTable('trash_items')
+        .addColumn('resource', 'varchar(16)', (c) => c.notNull())
+        .addColumn('item_key', 'varchar(64)', (c) => c.notNull())
+        .addColumn('item_id', 'integer')
+        .addColumn('owner_id', 'integer')
+        .addColumn('parent_id', 'integer')
+        .addColumn('deletion_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('rank', 'integer', (c) => c.notNull())
+        .addColumn('deleted_at', timestamp, (c) => c.notNull())
+        .addColumn('deleted_by_type', 'varchar(8)', (c) => c.notNull())
+        .addColumn('deleted_by_id', 'integer')
+        .addColumn('row_data', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('trash_items_pk', ['resource', 'item_key'])
+        .execute();
+      await db.schema.createIndex('trash_items_deletion_idx').on('trash_items').columns(['deletion_id']).execute();
+      await db.schema
+        .createIndex('trash_items_resource_idx')
+        .on('trash_items')
+        .columns(['resource', 'deleted_at', 'item_key'])
+        .execute();
+      await db.schema
+        .createIndex('trash_items_owner_idx')
+        .on('trash_items')
+        .columns(['resource', 'owner_id', 'deleted_at', 'item_key'])
+        .execute();
+      await db.schema
+        .createIndex('trash_items_parent_idx')
+        .on('trash_items')
+        .columns(['resource', 'parent_id', 'deleted_at', 'item_key'])
+        .execute();
+      await db.schema.createIndex('trash_items_deleted_at_idx').on('trash_items').columns(['deleted_at']).execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('trash_items').ifExists().execute();
+    },
+  },
+};
