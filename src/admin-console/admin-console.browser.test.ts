@@ -10,10 +10,18 @@ import { assertAccessible, ensureAdminBuilt, signIn } from './admin-browser.test
 
 const PASSWORD = 'console-password-1';
 
+/** The page's document, as a function playwright runs in the page sees it (the server's program has no DOM types). */
+type PageGlobal = { document: { querySelectorAll(selector: string): { length: number } } };
+type InputGlobal = { document: { querySelector(selector: string): { value: string } | null } };
+
 /** Waits until the list shows `count` rows. */
 const rows = (page: Page, count: number) =>
   page
-    .waitForFunction(`document.querySelectorAll('tbody tr').length === ${count}`, undefined, { timeout: 15_000 })
+    .waitForFunction(
+      (n) => (globalThis as unknown as PageGlobal).document.querySelectorAll('tbody tr').length === n,
+      count,
+      { timeout: 15_000 },
+    )
     .catch(async (error: Error) => {
       const shown = await page.locator('tbody tr').count();
       throw new Error(`${count} rows expected, ${shown} shown at ${page.url()}: ${error.message}`);
@@ -150,7 +158,11 @@ for (const dialect of DIALECTS) {
         await page.getByRole('spinbutton', { name: /^Price/ }).fill('12.5');
         await page.getByRole('button', { name: 'Save' }).click();
         await page.waitForURL(/#\/products\/\d+$/);
-        await page.waitForFunction(`document.querySelector('input[name="name"]')?.value === 'Console Lamp'`);
+        await page.waitForFunction(
+          () =>
+            (globalThis as unknown as InputGlobal).document.querySelector('input[name="name"]')?.value ===
+            'Console Lamp',
+        );
         const id = Number(/products\/(\d+)$/.exec(page.url())![1]);
         assert.equal((await t.request('GET', `/api/v2/products/${id}`)).body.price, 12.5);
 
