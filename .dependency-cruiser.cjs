@@ -27,6 +27,7 @@ const TEST_ONLY = [
   '\\.test-support\\.ts$',
   '\\.fixture\\.ts$',
   '^scripts/(soak|hostile-run|graphql-abuse-figures)\\.ts$',
+  '^bench/bulk\\.ts$',
 ];
 
 /** A module's SQL files: its repository and its compiled statements, private to the module. */

@@ -1,3 +1,5 @@
+// The reply type imported under its own name: the augmentation below does not bring it into scope in every program.
+import type { FastifyReply as Reply } from 'fastify';
 import type { Principal } from '../access/principal.ts';
 
 /** Who may call a route. Every route declares one; the app refuses to start otherwise. */
@@ -48,7 +50,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** Counts `weight` more units against the request's rate-limit budget (a batch's operations); 429 when spent. */
-    chargeRateLimit?: (request: FastifyRequest, reply: FastifyReply, weight: number) => Promise<void>;
+    chargeRateLimit?: (request: FastifyRequest, reply: Reply, weight: number) => Promise<void>;
   }
   /** Documentation-only keys read by the OpenAPI generator. */
   interface FastifySchema {
