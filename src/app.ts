@@ -42,7 +42,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  * The routes `http_request_duration_seconds` times (patterns without the version prefix): the REST
  * API and GraphQL. Probes, the scrape, the API documents, /docs and GraphiQL are counted, not timed;
  * so is the administration of webhook endpoints (an operator's rare calls: the deliveries have their
- * own families), which would take the series past the 300 the metrics issue set.
+ * own families), which would take the series past the bound metrics-families.test.ts keeps.
  */
 export function isTimedRoute(route: string): boolean {
   if (route.startsWith('/api/webhooks')) return false;

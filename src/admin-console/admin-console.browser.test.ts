@@ -6,7 +6,7 @@ import { CHROMIUM_SKIP, launchChromium } from '../../test/support/chromium.ts';
 import { DIALECTS } from '../../test/support/dialects.ts';
 import { createProduct, placeOrder, QUIET_ENV } from '../../test/support/orders.ts';
 import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
-import { assertAccessible, ensureAdminBuilt, signIn } from './admin-browser.test-support.ts';
+import { assertAccessible, ensureAdminBuilt, signIn } from '../../test/support/admin-browser.ts';
 
 const PASSWORD = 'console-password-1';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DATABASE_INDEPENDENT } from '../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
-import { ensureAdminBuilt } from './admin-browser.test-support.ts';
+import { ensureAdminBuilt } from '../../test/support/admin-browser.ts';
 
 for (const dialect of DATABASE_INDEPENDENT) {
   describe(`serving the admin console (${dialect.name})`, { skip: dialect.skip }, () => {

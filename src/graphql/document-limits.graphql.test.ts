@@ -132,7 +132,7 @@ for (const dialect of DIALECTS) {
       assert.match(page.text, /graphiql/i);
     });
 
-    it('declares exactly the seed schema plus limit/offset, Comment.post, the lists’ filters, orders and connections, the posts’ and products’ search, §14’s aggregates and §15’s resources', async () => {
+    it('declares exactly the seed schema plus limit/offset, Comment.post, the lists’ filters, orders and connections, the posts’ and products’ search, §14’s aggregates, §15’s resources and §19’s post updates and deletes', async () => {
       const res = await gql(
         t,
         '{ __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } c: __type(name: "Comment") { fields { name } } }',
@@ -168,6 +168,7 @@ for (const dialect of DIALECTS) {
           ...['createOrder', 'payOrder', 'cancelOrder', 'refundOrder'],
           ...['createProduct', 'updateProduct', 'deleteProduct'],
           'createPost',
+          ...['updatePost', 'deletePost'], // DECISIONS §19: posts are updated and deleted like the other resources
           ...['addComment', 'deleteComment', 'likeComment', 'unlikeComment'],
         ],
       );

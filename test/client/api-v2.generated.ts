@@ -156,6 +156,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create, update, upsert or delete users in one request (v2) */
+        post: operations["postUsersBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -181,17 +198,34 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a user */
+        /** Read a user (`trashed=include`: in the trash too, admins) */
         get: operations["getUsersByUserId"];
         /** Replace a user */
         put: operations["putUsersByUserId"];
         post?: never;
-        /** Delete a user with their posts, comments and likes */
+        /** Move a user to the trash with their posts, comments and likes, or remove them for good (`permanent=true`, admins) */
         delete: operations["deleteUsersByUserId"];
         options?: never;
         head?: never;
         /** Update some fields of a user */
         patch: operations["patchUsersByUserId"];
+        trace?: never;
+    };
+    "/users/{userId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a user from the trash with exactly what their deletion took (admin) */
+        post: operations["postUsersByUserIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/users/{userId}/verify-email": {
@@ -416,6 +450,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/products/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create, update, upsert or delete products in one request (v2) */
+        post: operations["postProductsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products": {
         parameters: {
             query?: never;
@@ -428,10 +479,12 @@ export interface paths {
         put?: never;
         /** Create a product (admin) */
         post: operations["postProducts"];
-        delete?: never;
+        /** Delete every product the filters match (admin, v2; `Prefer: max-affected=N`) */
+        delete: operations["deleteProducts"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update every product the filters match (admin, v2; `Prefer: max-affected=N`) */
+        patch: operations["patchProducts"];
         trace?: never;
     };
     "/products/aggregate": {
@@ -458,17 +511,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a product (conditional requests supported) */
+        /** Read a product (conditional requests supported; `trashed=include`: in the trash too, admins) */
         get: operations["getProductsByProductId"];
         /** Replace a product (admin) */
         put: operations["putProductsByProductId"];
         post?: never;
-        /** Delete a product that no order refers to (admin) */
+        /** Move a product that no order refers to to the trash, or remove it for good (`permanent=true`) (admin) */
         delete: operations["deleteProductsByProductId"];
         options?: never;
         head?: never;
         /** Update some fields of a product (admin) */
         patch: operations["patchProductsByProductId"];
+        trace?: never;
+    };
+    "/products/{productId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a product from the trash (admin) */
+        post: operations["postProductsByProductIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create, update, upsert or delete posts in one request (v2) */
+        post: operations["postPostsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/posts": {
@@ -495,17 +582,34 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a post */
+        /** Read a post (`trashed=include`: in the trash too) */
         get: operations["getPostsByPostId"];
         /** Replace the title and content of a post (its author or an admin) */
         put: operations["putPostsByPostId"];
         post?: never;
-        /** Delete a post (its author or an admin) */
+        /** Move a post to the trash (its author or an admin), or remove it for good (`permanent=true`, admins) */
         delete: operations["deletePostsByPostId"];
         options?: never;
         head?: never;
         /** Update some fields of a post (its author or an admin) */
         patch: operations["patchPostsByPostId"];
+        trace?: never;
+    };
+    "/posts/{postId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a post from the trash, with its comments (an admin or its author) */
+        post: operations["postPostsByPostIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/users/{userId}/posts": {
@@ -538,7 +642,7 @@ export interface paths {
         /** Replace the title and content of a post (its author or an admin) */
         put: operations["putUsersByUserIdPostsByPostId"];
         post?: never;
-        /** Delete a post (its author or an admin) */
+        /** Move a post to the trash (its author or an admin), or remove it for good (`permanent=true`, admins) */
         delete: operations["deleteUsersByUserIdPostsByPostId"];
         options?: never;
         head?: never;
@@ -592,8 +696,42 @@ export interface paths {
         get: operations["getPostsByPostIdCommentsByCommentId"];
         put?: never;
         post?: never;
-        /** Delete a comment (its author, the post's author or an admin) */
+        /** Move a comment to the trash (its author, the post's author or an admin), or remove it for good (`permanent=true`, admins) */
         delete: operations["deletePostsByPostIdCommentsByCommentId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a comment (`trashed=include`: in the trash too) */
+        get: operations["getCommentsByCommentId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a comment from the trash, with its likes (an admin or its author) */
+        post: operations["postCommentsByCommentIdRestore"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -664,6 +802,74 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import rows from a CSV or NDJSON upload as a background job (v2) */
+        post: operations["postImports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import job and its counts (v2) */
+        get: operations["getImportsByImportId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import's error report: NDJSON {line, field, message} (v2) */
+        get: operations["getImportsByImportIdErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an import between chunks (v2) */
+        post: operations["postImportsByImportIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -932,6 +1138,166 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "user.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.restored event
+         * @description Sent to each enabled webhook endpoint subscribed to `user.restored` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["userRestoredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.purged event
+         * @description Sent to each enabled webhook endpoint subscribed to `user.purged` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["userPurgedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.restored event
+         * @description Sent to each enabled webhook endpoint subscribed to `post.restored` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["postRestoredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.purged event
+         * @description Sent to each enabled webhook endpoint subscribed to `post.purged` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["postPurgedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.restored event
+         * @description Sent to each enabled webhook endpoint subscribed to `comment.restored` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["commentRestoredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.purged event
+         * @description Sent to each enabled webhook endpoint subscribed to `comment.purged` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["commentPurgedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.restored event
+         * @description Sent to each enabled webhook endpoint subscribed to `product.restored` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["productRestoredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.purged event
+         * @description Sent to each enabled webhook endpoint subscribed to `product.purged` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["productPurgedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.created": {
         parameters: {
             query?: never;
@@ -1064,7 +1430,7 @@ export interface components {
              * @description `<resource>.<past tense>`
              * @enum {unknown}
              */
-            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "post.updated" | "post.deleted" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
+            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "post.updated" | "post.deleted" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "user.restored" | "user.purged" | "post.restored" | "post.purged" | "comment.restored" | "comment.purged" | "product.restored" | "product.purged" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
             /**
              * Format: date-time
              * @description When the change was made (ISO 8601 UTC, milliseconds)
@@ -1191,6 +1557,43 @@ export interface components {
             /** @description Seconds until the token expires */
             expires_in: number;
         };
+        BatchRequest: {
+            /**
+             * @description One transaction (default), or each operation alone
+             * @default true
+             */
+            atomic: boolean;
+            /** @description At most 1000 operations (else 413) */
+            operations: {
+                /** @description upsert matches on the natural key: products `sku`, users `email` */
+                op: "create" | "update" | "upsert" | "delete";
+                id?: number;
+                /** @description The ETag the GET of the target answers */
+                ifMatch?: string;
+                /** @description The single write body */
+                data?: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        BatchResponse: {
+            results: {
+                index: number;
+                status: number;
+                id?: number;
+                etag?: string;
+                error?: {
+                    code: string;
+                    message: string;
+                    details?: {
+                        field: string;
+                        message: string;
+                    }[];
+                };
+            }[];
+            succeeded?: number;
+            failed?: number;
+        };
         /** @description `update` and `delete` are present only for the user themself and administrators */
         UserLinks: {
             self: components["schemas"]["Link"];
@@ -1198,6 +1601,11 @@ export interface components {
             avatar: components["schemas"]["Link"];
             update?: components["schemas"]["Link"];
             delete?: components["schemas"]["Link"];
+        };
+        TrashActor: {
+            /** @enum {unknown} */
+            type: "user" | "system";
+            id: number | null;
         };
         PostLinks: {
             self: components["schemas"]["Link"];
@@ -1251,6 +1659,19 @@ export interface components {
             /** Format: date-time */
             updatedAt?: string;
             _links?: components["schemas"]["UserLinks"];
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
             _embedded?: {
                 posts?: {
@@ -1305,6 +1726,19 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["UserLinks"];
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
             _embedded?: {
                 posts?: {
@@ -1333,10 +1767,25 @@ export interface components {
             stock: number;
             image: string | null;
             description: string | null;
+            /** @description A stock-keeping unit: unique when present, the natural key of upserts */
+            sku: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             _links: {
                 self: components["schemas"]["Link"];
             };
@@ -1554,10 +2003,25 @@ export interface components {
             stock?: number;
             image?: string | null;
             description?: string | null;
+            /** @description A stock-keeping unit: unique when present, the natural key of upserts */
+            sku?: string | null;
             /** Format: date-time */
             createdAt?: string;
             /** Format: date-time */
             updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             _links?: {
                 self: components["schemas"]["Link"];
             };
@@ -1675,6 +2139,19 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["PostLinks"];
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
             _embedded?: {
                 author?: {
@@ -1738,6 +2215,19 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["PostLinks"];
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
             _embedded?: {
                 author?: {
@@ -1799,6 +2289,19 @@ export interface components {
                 author: components["schemas"]["Link"];
                 likes: components["schemas"]["Link"];
             };
+            /**
+             * Format: date-time
+             * @description In the trash since (trashed items only)
+             */
+            deletedAt?: string;
+            deletedBy?: components["schemas"]["TrashActor"];
+            /** @description The deletion it went with (a user’s cascade shares one) */
+            deletionId?: string;
+            /**
+             * Format: date-time
+             * @description When the workers remove it for good
+             */
+            purgeAt?: string;
             /** @description The related resources `include` asked for, each as its own read presents it (with `_links`) */
             _embedded?: {
                 author?: {
@@ -2149,6 +2652,133 @@ export interface components {
              */
             timestamp: string;
             data: components["schemas"]["DeletedProduct"];
+        };
+        PurgedProduct: {
+            id: number;
+        };
+        UserRestoredEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "user.restored";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedProduct"];
+        };
+        UserPurgedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "user.purged";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedProduct"];
+        };
+        PostRestoredEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "post.restored";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedProduct"];
+        };
+        PostPurgedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "post.purged";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedProduct"];
+        };
+        PurgedComment: {
+            id: number;
+            postId: number;
+        };
+        CommentRestoredEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "comment.restored";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedComment"];
+        };
+        CommentPurgedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "comment.purged";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedComment"];
+        };
+        ProductRestoredEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "product.restored";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedProduct"];
+        };
+        ProductPurgedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "product.purged";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            data: components["schemas"]["PurgedProduct"];
         };
         OrderCreatedEvent: {
             /**
@@ -5375,7 +6005,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU1Njc1NTcsImV4cCI6MTc5NTU2ODQ1N30.IQMCfbfw1T5gf5-WV7tboyQkiTxgFMLoxVjIVRdpNzw",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4NzU3MjYsImV4cCI6MTc5NTg3NjYyNn0.5H6pe9OaQHJPIZ0U5PGniQ1-gdeqfFahaWJ0aXdyRy0",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -5455,6 +6085,347 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUsersBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "op": "create"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchRequest"];
+                "application/vnd.content.v2+json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 1,
+                     *           "status": 1,
+                     *           "id": 1,
+                     *           "etag": "etag",
+                     *           "error": {
+                     *             "code": "code",
+                     *             "message": "message",
+                     *             "details": [
+                     *               {
+                     *                 "field": "field",
+                     *                 "message": "message"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "succeeded": 1,
+                     *       "failed": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchResponse"];
+                    "application/vnd.content.v2+json": components["schemas"]["BatchResponse"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation names no such item */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "products 7 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation conflicts (a taken `sku` or email, an item in orders), or the `Idempotency-Key` is in use */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation's `ifMatch` does not match */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed since it was read (ifMatch does not match)"
                      *       }
                      *     }
                      */
@@ -5735,6 +6706,10 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -5765,8 +6740,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T00:45:53.776Z",
-                     *           "updatedAt": "2026-11-25T00:45:53.776Z",
+                     *           "createdAt": "2026-11-28T14:22:05.491Z",
+                     *           "updatedAt": "2026-11-28T14:22:05.491Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -5776,14 +6751,6 @@ export interface operations {
                      *             },
                      *             "avatar": {
                      *               "href": "/api/v2/users/1/avatar"
-                     *             },
-                     *             "update": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "PATCH"
-                     *             },
-                     *             "delete": {
-                     *               "href": "/api/v2/users/1",
-                     *               "method": "DELETE"
                      *             }
                      *           }
                      *         },
@@ -5795,8 +6762,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-21T13:25:53.892Z",
-                     *           "updatedAt": "2026-11-21T13:25:53.892Z",
+                     *           "createdAt": "2026-11-25T03:02:05.854Z",
+                     *           "updatedAt": "2026-11-25T03:02:05.854Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -5825,8 +6792,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-21T13:26:53.892Z",
-                     *           "updatedAt": "2026-11-21T13:26:53.892Z",
+                     *           "createdAt": "2026-11-25T03:03:05.854Z",
+                     *           "updatedAt": "2026-11-25T03:03:05.854Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -5836,14 +6803,6 @@ export interface operations {
                      *             },
                      *             "avatar": {
                      *               "href": "/api/v2/users/3/avatar"
-                     *             },
-                     *             "update": {
-                     *               "href": "/api/v2/users/3",
-                     *               "method": "PATCH"
-                     *             },
-                     *             "delete": {
-                     *               "href": "/api/v2/users/3",
-                     *               "method": "DELETE"
                      *             }
                      *           }
                      *         },
@@ -5855,8 +6814,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-21T13:27:53.892Z",
-                     *           "updatedAt": "2026-11-21T13:27:53.892Z",
+                     *           "createdAt": "2026-11-25T03:04:05.854Z",
+                     *           "updatedAt": "2026-11-25T03:04:05.854Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -5866,14 +6825,6 @@ export interface operations {
                      *             },
                      *             "avatar": {
                      *               "href": "/api/v2/users/4/avatar"
-                     *             },
-                     *             "update": {
-                     *               "href": "/api/v2/users/4",
-                     *               "method": "PATCH"
-                     *             },
-                     *             "delete": {
-                     *               "href": "/api/v2/users/4",
-                     *               "method": "DELETE"
                      *             }
                      *           }
                      *         }
@@ -6157,8 +7108,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-25T00:45:57.287Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.287Z",
+                     *       "createdAt": "2026-11-28T14:22:07.956Z",
+                     *       "updatedAt": "2026-11-28T14:22:07.956Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -6168,14 +7119,6 @@ export interface operations {
                      *         },
                      *         "avatar": {
                      *           "href": "/api/v2/users/5/avatar"
-                     *         },
-                     *         "update": {
-                     *           "href": "/api/v2/users/5",
-                     *           "method": "PATCH"
-                     *         },
-                     *         "delete": {
-                     *           "href": "/api/v2/users/5",
-                     *           "method": "DELETE"
                      *         }
                      *       }
                      *     }
@@ -6434,6 +7377,8 @@ export interface operations {
                  * @example posts,posts.author
                  */
                 include?: string;
+                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: "include";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -6464,8 +7409,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-21T13:25:53.892Z",
-                     *       "updatedAt": "2026-11-21T13:25:53.892Z",
+                     *       "createdAt": "2026-11-25T03:02:05.854Z",
+                     *       "updatedAt": "2026-11-25T03:02:05.854Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -6777,8 +7722,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-25T00:45:57.287Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.410Z",
+                     *       "createdAt": "2026-11-28T14:22:07.956Z",
+                     *       "updatedAt": "2026-11-28T14:22:09.371Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7086,7 +8031,10 @@ export interface operations {
     };
     deleteUsersByUserId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove at once, not to the trash (admins) */
+                permanent?: boolean;
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7418,8 +8366,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-25T00:45:57.287Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.412Z",
+                     *       "createdAt": "2026-11-28T14:22:07.956Z",
+                     *       "updatedAt": "2026-11-28T14:22:09.964Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7725,6 +8673,338 @@ export interface operations {
             };
         };
     };
+    postUsersByUserIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The item is not in the trash (`NOT_DELETED`), or a live item took its unique key (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_DELETED",
+                     *         "message": "post 7 is not in the trash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postUsersByUserIdVerifyEmail: {
         parameters: {
             query?: never;
@@ -7759,8 +9039,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T00:45:57.287Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.413Z",
+                     *       "createdAt": "2026-11-28T14:22:07.956Z",
+                     *       "updatedAt": "2026-11-28T14:22:10.113Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8062,8 +9342,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T00:45:57.287Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.415Z",
+                     *       "createdAt": "2026-11-28T14:22:07.956Z",
+                     *       "updatedAt": "2026-11-28T14:22:10.182Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8440,6 +9720,8 @@ export interface operations {
                 "customerId[in]"?: string;
                 /** @description Comma list of status, currency: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -8476,10 +9758,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-25T00:45:57.439Z",
-                     *           "updatedAt": "2026-11-25T00:45:57.440Z",
+                     *           "createdAt": "2026-11-28T14:22:12.724Z",
+                     *           "updatedAt": "2026-11-28T14:22:12.797Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-25T00:45:57.440Z",
+                     *           "cancelledAt": "2026-11-28T14:22:12.797Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -8505,11 +9787,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-25T00:45:57.430Z",
-                     *           "updatedAt": "2026-11-25T00:45:57.437Z",
-                     *           "paidAt": "2026-11-25T00:45:57.434Z",
+                     *           "createdAt": "2026-11-28T14:22:11.695Z",
+                     *           "updatedAt": "2026-11-28T14:22:12.455Z",
+                     *           "paidAt": "2026-11-28T14:22:12.192Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-25T00:45:57.437Z",
+                     *           "refundedAt": "2026-11-28T14:22:12.455Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -8530,7 +9812,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yNVQwMDo0NTo1Ny40MzBaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNDoyMjoxMS42OTVaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -8805,8 +10087,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-25T00:45:57.430Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.430Z",
+                     *       "createdAt": "2026-11-28T14:22:11.695Z",
+                     *       "updatedAt": "2026-11-28T14:22:11.695Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -9119,8 +10401,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-25T00:45:57.430Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.430Z",
+                     *       "createdAt": "2026-11-28T14:22:11.695Z",
+                     *       "updatedAt": "2026-11-28T14:22:11.695Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -9760,9 +11042,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-25T00:45:57.430Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.434Z",
-                     *       "paidAt": "2026-11-25T00:45:57.434Z",
+                     *       "createdAt": "2026-11-28T14:22:11.695Z",
+                     *       "updatedAt": "2026-11-28T14:22:12.192Z",
+                     *       "paidAt": "2026-11-28T14:22:12.192Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -10088,10 +11370,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-25T00:45:57.439Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.440Z",
+                     *       "createdAt": "2026-11-28T14:22:12.724Z",
+                     *       "updatedAt": "2026-11-28T14:22:12.797Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-25T00:45:57.440Z",
+                     *       "cancelledAt": "2026-11-28T14:22:12.797Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -10412,11 +11694,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-25T00:45:57.430Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.437Z",
-                     *       "paidAt": "2026-11-25T00:45:57.434Z",
+                     *       "createdAt": "2026-11-28T14:22:11.695Z",
+                     *       "updatedAt": "2026-11-28T14:22:12.455Z",
+                     *       "paidAt": "2026-11-28T14:22:12.192Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-25T00:45:57.437Z",
+                     *       "refundedAt": "2026-11-28T14:22:12.455Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -10722,7 +12004,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "receiptNumber": "R-20261125-00000004",
+                     *       "receiptNumber": "R-20261128-00000004",
                      *       "orderId": 4,
                      *       "customerId": 2,
                      *       "items": [
@@ -10735,7 +12017,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-25T00:45:57.434Z",
+                     *       "paidAt": "2026-11-28T14:22:12.192Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -11546,8 +12828,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-25T00:45:57.483Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.483Z",
+                     *       "createdAt": "2026-11-28T14:22:14.237Z",
+                     *       "updatedAt": "2026-11-28T14:22:14.237Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -11848,9 +13130,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-25T00:45:57.483Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.495Z",
-                     *       "finishedAt": "2026-11-25T00:45:57.495Z",
+                     *       "createdAt": "2026-11-28T14:22:14.237Z",
+                     *       "updatedAt": "2026-11-28T14:22:14.299Z",
+                     *       "finishedAt": "2026-11-28T14:22:14.299Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -12076,6 +13358,347 @@ export interface operations {
             };
         };
     };
+    postProductsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "op": "create"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchRequest"];
+                "application/vnd.content.v2+json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 1,
+                     *           "status": 1,
+                     *           "id": 1,
+                     *           "etag": "etag",
+                     *           "error": {
+                     *             "code": "code",
+                     *             "message": "message",
+                     *             "details": [
+                     *               {
+                     *                 "field": "field",
+                     *                 "message": "message"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "succeeded": 1,
+                     *       "failed": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchResponse"];
+                    "application/vnd.content.v2+json": components["schemas"]["BatchResponse"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation names no such item */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "products 7 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation conflicts (a taken `sku` or email, an item in orders), or the `Idempotency-Key` is in use */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation's `ifMatch` does not match */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed since it was read (ifMatch does not match)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getProducts: {
         parameters: {
             query?: {
@@ -12187,6 +13810,10 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -12217,8 +13844,9 @@ export interface operations {
                      *           "stock": 18,
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
-                     *           "createdAt": "2026-11-20T22:01:30.289Z",
-                     *           "updatedAt": "2026-11-20T22:01:30.289Z",
+                     *           "sku": null,
+                     *           "createdAt": "2026-11-24T11:12:05.856Z",
+                     *           "updatedAt": "2026-11-24T11:12:05.856Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -12233,8 +13861,9 @@ export interface operations {
                      *           "stock": 0,
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
-                     *           "createdAt": "2026-11-20T22:11:30.289Z",
-                     *           "updatedAt": "2026-11-20T22:11:30.289Z",
+                     *           "sku": null,
+                     *           "createdAt": "2026-11-24T11:22:05.856Z",
+                     *           "updatedAt": "2026-11-24T11:22:05.856Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -12459,7 +14088,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A new product; image and description default to null */
+        /** @description A new product; image, description and sku default to null */
         requestBody: {
             content: {
                 /**
@@ -12488,6 +14117,11 @@ export interface operations {
                      */
                     image?: string | null;
                     description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
                 };
                 "application/vnd.content.v2+json": {
                     /** @example Mechanical Keyboard */
@@ -12506,6 +14140,11 @@ export interface operations {
                      */
                     image?: string | null;
                     description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
                 };
             };
         };
@@ -12528,13 +14167,14 @@ export interface operations {
                      *       "stock": 12,
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
-                     *       "updatedAt": "2026-11-25T00:45:57.424Z",
+                     *       "sku": null,
+                     *       "updatedAt": "2026-11-28T14:22:11.547Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-25T00:45:57.424Z"
+                     *       "createdAt": "2026-11-28T14:22:11.547Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -12764,6 +14404,832 @@ export interface operations {
             };
         };
     };
+    deleteProducts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+                /** @description Zero-based count of skipped items; overrides page */
+                offset?: number;
+                /** @description Equality filter */
+                category?: string;
+                /** @description Price greater than or equal to the value */
+                min_price?: number;
+                /** @description Price less than or equal to the value */
+                max_price?: number;
+                /** @description Only `true` has an effect (stock > 0); any other value is ignored */
+                in_stock?: boolean | string;
+                /** @description Case-insensitive substring of the name, matched literally */
+                search?: string;
+                /**
+                 * @description Comma-separated: ignored; a leading `-` is descending; ties break by ascending id; any other value gives ascending id (with q: best match first, relevance)
+                 * @example -price,name
+                 */
+                sort?: string;
+                /** @description Comma-separated field names; id is always included */
+                fields?: string;
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description price (in currency units) equal to the value */
+                price?: number;
+                /** @description price (in currency units) equal to the value */
+                "price[eq]"?: number;
+                /** @description price (in currency units) not equal to the value */
+                "price[ne]"?: number;
+                /** @description price (in currency units) greater than the value */
+                "price[gt]"?: number;
+                /** @description price (in currency units) greater than or equal to the value */
+                "price[gte]"?: number;
+                /** @description price (in currency units) less than the value */
+                "price[lt]"?: number;
+                /** @description price (in currency units) less than or equal to the value */
+                "price[lte]"?: number;
+                /** @description price (in currency units) one of (comma list) the value */
+                "price[in]"?: string;
+                /** @description stock equal to the value */
+                stock?: number;
+                /** @description stock equal to the value */
+                "stock[eq]"?: number;
+                /** @description stock not equal to the value */
+                "stock[ne]"?: number;
+                /** @description stock greater than the value */
+                "stock[gt]"?: number;
+                /** @description stock greater than or equal to the value */
+                "stock[gte]"?: number;
+                /** @description stock less than the value */
+                "stock[lt]"?: number;
+                /** @description stock less than or equal to the value */
+                "stock[lte]"?: number;
+                /** @description stock one of (comma list) the value */
+                "stock[in]"?: string;
+                /** @description name equal to the value */
+                name?: string;
+                /** @description name equal to the value */
+                "name[eq]"?: string;
+                /** @description name not equal to the value */
+                "name[ne]"?: string;
+                /** @description name greater than the value */
+                "name[gt]"?: string;
+                /** @description name greater than or equal to the value */
+                "name[gte]"?: string;
+                /** @description name less than the value */
+                "name[lt]"?: string;
+                /** @description name less than or equal to the value */
+                "name[lte]"?: string;
+                /** @description name one of (comma list) the value */
+                "name[in]"?: string;
+                /** @description name containing, case-insensitively, the value */
+                "name[contains]"?: string;
+                /** @description category equal to the value */
+                "category[eq]"?: string;
+                /** @description category not equal to the value */
+                "category[ne]"?: string;
+                /** @description category one of (comma list) the value */
+                "category[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /**
+                 * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
+                 * @example coffee or knife -skillet
+                 */
+                q?: string;
+                /** @description With q: comma list of searched fields (name, category, description) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
+                highlight?: string;
+                /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
+                facets?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
+                /** @description Answers `{"affected": N}` and changes nothing */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "affected": 1
+                     *     }
+                     */
+                    "application/json": {
+                        affected: number;
+                    };
+                    "application/vnd.content.v2+json": {
+                        affected: number;
+                    };
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description More rows match than `max-affected` (`CONFLICT`, with the count), or a product is in orders */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "More rows match than max-affected allows; nothing changed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `Prefer: max-affected=N` (`PRECONDITION_REQUIRED`) */
+            428: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_REQUIRED",
+                     *         "message": "A write by filter needs `Prefer: max-affected=N`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchProducts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (lower values are raised to 1; above 2147483647 is 422) */
+                page?: number;
+                /** @description Page size (clamped between 1 and the maximum) */
+                limit?: number;
+                /** @description Zero-based count of skipped items; overrides page */
+                offset?: number;
+                /** @description Equality filter */
+                category?: string;
+                /** @description Price greater than or equal to the value */
+                min_price?: number;
+                /** @description Price less than or equal to the value */
+                max_price?: number;
+                /** @description Only `true` has an effect (stock > 0); any other value is ignored */
+                in_stock?: boolean | string;
+                /** @description Case-insensitive substring of the name, matched literally */
+                search?: string;
+                /**
+                 * @description Comma-separated: ignored; a leading `-` is descending; ties break by ascending id; any other value gives ascending id (with q: best match first, relevance)
+                 * @example -price,name
+                 */
+                sort?: string;
+                /** @description Comma-separated field names; id is always included */
+                fields?: string;
+                /** @description exact (default): the total; estimated: exact up to COUNT_EXACT_LIMIT (default 10,000), an estimate above; none: no total */
+                count?: "exact" | "estimated" | "none";
+                /** @description A previous page's `nextCursor`, with the same filters and sort: the page right after it */
+                cursor?: string;
+                /** @description price (in currency units) equal to the value */
+                price?: number;
+                /** @description price (in currency units) equal to the value */
+                "price[eq]"?: number;
+                /** @description price (in currency units) not equal to the value */
+                "price[ne]"?: number;
+                /** @description price (in currency units) greater than the value */
+                "price[gt]"?: number;
+                /** @description price (in currency units) greater than or equal to the value */
+                "price[gte]"?: number;
+                /** @description price (in currency units) less than the value */
+                "price[lt]"?: number;
+                /** @description price (in currency units) less than or equal to the value */
+                "price[lte]"?: number;
+                /** @description price (in currency units) one of (comma list) the value */
+                "price[in]"?: string;
+                /** @description stock equal to the value */
+                stock?: number;
+                /** @description stock equal to the value */
+                "stock[eq]"?: number;
+                /** @description stock not equal to the value */
+                "stock[ne]"?: number;
+                /** @description stock greater than the value */
+                "stock[gt]"?: number;
+                /** @description stock greater than or equal to the value */
+                "stock[gte]"?: number;
+                /** @description stock less than the value */
+                "stock[lt]"?: number;
+                /** @description stock less than or equal to the value */
+                "stock[lte]"?: number;
+                /** @description stock one of (comma list) the value */
+                "stock[in]"?: string;
+                /** @description name equal to the value */
+                name?: string;
+                /** @description name equal to the value */
+                "name[eq]"?: string;
+                /** @description name not equal to the value */
+                "name[ne]"?: string;
+                /** @description name greater than the value */
+                "name[gt]"?: string;
+                /** @description name greater than or equal to the value */
+                "name[gte]"?: string;
+                /** @description name less than the value */
+                "name[lt]"?: string;
+                /** @description name less than or equal to the value */
+                "name[lte]"?: string;
+                /** @description name one of (comma list) the value */
+                "name[in]"?: string;
+                /** @description name containing, case-insensitively, the value */
+                "name[contains]"?: string;
+                /** @description category equal to the value */
+                "category[eq]"?: string;
+                /** @description category not equal to the value */
+                "category[ne]"?: string;
+                /** @description category one of (comma list) the value */
+                "category[in]"?: string;
+                /** @description createdAt equal to the value */
+                createdAt?: string;
+                /** @description createdAt equal to the value */
+                "createdAt[eq]"?: string;
+                /** @description createdAt not equal to the value */
+                "createdAt[ne]"?: string;
+                /** @description createdAt greater than the value */
+                "createdAt[gt]"?: string;
+                /** @description createdAt greater than or equal to the value */
+                "createdAt[gte]"?: string;
+                /** @description createdAt less than the value */
+                "createdAt[lt]"?: string;
+                /** @description createdAt less than or equal to the value */
+                "createdAt[lte]"?: string;
+                /** @description createdAt one of (comma list) the value */
+                "createdAt[in]"?: string;
+                /**
+                 * @description Full-text search: words (all must match, English stemming), "a phrase", word* (prefix), -word (exclude), `or` between alternatives. Sorted by relevance unless `sort` names another order
+                 * @example coffee or knife -skillet
+                 */
+                q?: string;
+                /** @description With q: comma list of searched fields (name, category, description) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
+                highlight?: string;
+                /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
+                facets?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
+                /** @description Answers `{"affected": N}` and changes nothing */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Partial update: only the fields sent change */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mechanical Keyboard",
+                 *       "category": "electronics",
+                 *       "price": 89.99,
+                 *       "sku": "KB-MECH-001"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Mechanical Keyboard */
+                    name?: string;
+                    /** @example electronics */
+                    category?: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price?: number;
+                    stock?: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
+                };
+                "application/vnd.content.v2+json": {
+                    /** @example Mechanical Keyboard */
+                    name?: string;
+                    /** @example electronics */
+                    category?: string;
+                    /**
+                     * @description At most two decimals
+                     * @example 89.99
+                     */
+                    price?: number;
+                    stock?: number;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL
+                     */
+                    image?: string | null;
+                    description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "affected": 1
+                     *     }
+                     */
+                    "application/json": {
+                        affected: number;
+                    };
+                    "application/vnd.content.v2+json": {
+                        affected: number;
+                    };
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description More rows match than `max-affected` (`CONFLICT`, with the count), or a product is in orders */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "More rows match than max-affected allows; nothing changed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `Prefer: max-affected=N` (`PRECONDITION_REQUIRED`) */
+            428: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_REQUIRED",
+                     *         "message": "A write by filter needs `Prefer: max-affected=N`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getProductsAggregate: {
         parameters: {
             query?: {
@@ -12854,6 +15320,8 @@ export interface operations {
                  * @example coffee or knife -skillet
                  */
                 q?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
                 /**
                  * @description Comma list of count, sum(f), avg(f), min(f), max(f) over price, stock; count is always given
                  * @example count,sum(price)
@@ -13122,7 +15590,10 @@ export interface operations {
     };
     getProductsByProductId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: "include";
+            };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -13152,13 +15623,14 @@ export interface operations {
                      *       "stock": 18,
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
-                     *       "updatedAt": "2026-11-20T21:35:53.893Z",
+                     *       "sku": null,
+                     *       "updatedAt": "2026-11-24T11:12:05.856Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-20T21:35:53.893Z"
+                     *       "createdAt": "2026-11-24T11:12:05.856Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -13420,6 +15892,11 @@ export interface operations {
                      */
                     image?: string | null;
                     description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
                 };
                 "application/vnd.content.v2+json": {
                     /** @example Mechanical Keyboard */
@@ -13438,6 +15915,11 @@ export interface operations {
                      */
                     image?: string | null;
                     description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
                 };
             };
         };
@@ -13459,13 +15941,14 @@ export interface operations {
                      *       "stock": 12,
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
-                     *       "updatedAt": "2026-11-25T00:45:57.426Z",
+                     *       "sku": null,
+                     *       "updatedAt": "2026-11-28T14:22:11.573Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-25T00:45:57.424Z"
+                     *       "createdAt": "2026-11-28T14:22:11.547Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -13735,7 +16218,10 @@ export interface operations {
     };
     deleteProductsByProductId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove at once, not to the trash (admins) */
+                permanent?: boolean;
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14034,6 +16520,11 @@ export interface operations {
                      */
                     image?: string | null;
                     description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
                 };
                 "application/vnd.content.v2+json": {
                     /** @example Mechanical Keyboard */
@@ -14052,6 +16543,11 @@ export interface operations {
                      */
                     image?: string | null;
                     description?: string | null;
+                    /**
+                     * @description Unique when present
+                     * @example KB-MECH-001
+                     */
+                    sku?: string | null;
                 };
             };
         };
@@ -14073,13 +16569,14 @@ export interface operations {
                      *       "stock": 10,
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
-                     *       "updatedAt": "2026-11-25T00:45:57.428Z",
+                     *       "sku": null,
+                     *       "updatedAt": "2026-11-28T14:22:11.643Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-25T00:45:57.424Z"
+                     *       "createdAt": "2026-11-28T14:22:11.547Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -14347,6 +16844,664 @@ export interface operations {
             };
         };
     };
+    postProductsByProductIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "category": "category",
+                     *       "price": 9.99,
+                     *       "stock": 1,
+                     *       "image": "image",
+                     *       "description": "description",
+                     *       "sku": "sku",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                    "application/vnd.content.v2+json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The item is not in the trash (`NOT_DELETED`), or a live item took its unique key (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_DELETED",
+                     *         "message": "post 7 is not in the trash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPostsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and body within 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "op": "create"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchRequest"];
+                "application/vnd.content.v2+json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 1,
+                     *           "status": 1,
+                     *           "id": 1,
+                     *           "etag": "etag",
+                     *           "error": {
+                     *             "code": "code",
+                     *             "message": "message",
+                     *             "details": [
+                     *               {
+                     *                 "field": "field",
+                     *                 "message": "message"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "succeeded": 1,
+                     *       "failed": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchResponse"];
+                    "application/vnd.content.v2+json": components["schemas"]["BatchResponse"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation names no such item */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "products 7 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation conflicts (a taken `sku` or email, an item in orders), or the `Idempotency-Key` is in use */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An atomic batch: an operation's `ifMatch` does not match */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed since it was read (ifMatch does not match)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getPosts: {
         parameters: {
             query?: {
@@ -14432,6 +17587,10 @@ export interface operations {
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -14459,8 +17618,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-24T08:05:53.893Z",
-                     *           "updatedAt": "2026-11-24T08:05:53.893Z",
+                     *           "createdAt": "2026-11-27T21:42:05.855Z",
+                     *           "updatedAt": "2026-11-27T21:42:05.855Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -14478,8 +17637,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-23T15:25:53.893Z",
-                     *           "updatedAt": "2026-11-23T15:25:53.893Z",
+                     *           "createdAt": "2026-11-27T05:02:05.855Z",
+                     *           "updatedAt": "2026-11-27T05:02:05.855Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -14703,6 +17862,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
+                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: "include";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -14730,8 +17891,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-25T00:45:57.530Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.530Z",
+                     *       "createdAt": "2026-11-28T14:22:15.718Z",
+                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -15027,7 +18188,14 @@ export interface operations {
                      *           "href": "/api/v2/users/1",
                      *           "method": "GET"
                      *         }
-                     *       }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Post"];
@@ -15297,7 +18465,10 @@ export interface operations {
     };
     deletePostsByPostId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove at once, not to the trash (admins) */
+                permanent?: boolean;
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15604,7 +18775,14 @@ export interface operations {
                      *           "href": "/api/v2/users/1",
                      *           "method": "GET"
                      *         }
-                     *       }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Post"];
@@ -15872,6 +19050,327 @@ export interface operations {
             };
         };
     };
+    postPostsByPostIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "title": "title",
+                     *       "content": "content",
+                     *       "authorId": 1,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "comments": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Post"];
+                    "application/vnd.content.v2+json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The item is not in the trash (`NOT_DELETED`), or a live item took its unique key (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_DELETED",
+                     *         "message": "post 7 is not in the trash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getUsersByUserIdPosts: {
         parameters: {
             query?: {
@@ -15952,6 +19451,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -15981,8 +19482,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-25T00:45:57.530Z",
-                     *           "updatedAt": "2026-11-25T00:45:57.530Z",
+                     *           "createdAt": "2026-11-28T14:22:15.718Z",
+                     *           "updatedAt": "2026-11-28T14:22:15.718Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -16000,8 +19501,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-22T22:45:53.893Z",
-                     *           "updatedAt": "2026-11-22T22:45:53.893Z",
+                     *           "createdAt": "2026-11-26T12:22:05.855Z",
+                     *           "updatedAt": "2026-11-26T12:22:05.855Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -16291,8 +19792,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-25T00:45:57.530Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.530Z",
+                     *       "createdAt": "2026-11-28T14:22:15.718Z",
+                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -16588,8 +20089,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-25T00:45:57.530Z",
-                     *       "updatedAt": "2026-11-25T00:45:57.530Z",
+                     *       "createdAt": "2026-11-28T14:22:15.718Z",
+                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -16886,7 +20387,14 @@ export interface operations {
                      *           "href": "/api/v2/users/1",
                      *           "method": "GET"
                      *         }
-                     *       }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Post"];
@@ -17156,7 +20664,10 @@ export interface operations {
     };
     deleteUsersByUserIdPostsByPostId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove at once, not to the trash (admins) */
+                permanent?: boolean;
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17465,7 +20976,14 @@ export interface operations {
                      *           "href": "/api/v2/users/1",
                      *           "method": "GET"
                      *         }
-                     *       }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Post"];
@@ -17791,6 +21309,10 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
+                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: "only";
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -17820,7 +21342,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-25T00:45:57.580Z",
+                     *           "createdAt": "2026-11-28T14:22:16.919Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -18108,7 +21630,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-25T00:45:57.580Z",
+                     *       "createdAt": "2026-11-28T14:22:16.919Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -18437,6 +21959,8 @@ export interface operations {
                 "postId[ne]"?: number;
                 /** @description postId one of (comma list) the value */
                 "postId[in]"?: string;
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -18482,7 +22006,14 @@ export interface operations {
                      *               "href": "/api/v2/users/1",
                      *               "method": "GET"
                      *             }
-                     *           }
+                     *           },
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedBy": {
+                     *             "type": "user",
+                     *             "id": 1
+                     *           },
+                     *           "deletionId": "deletionId",
+                     *           "purgeAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -18732,7 +22263,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-25T00:45:57.580Z",
+                     *       "createdAt": "2026-11-28T14:22:16.919Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -18969,7 +22500,10 @@ export interface operations {
     };
     deletePostsByPostIdCommentsByCommentId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove at once, not to the trash (admins) */
+                permanent?: boolean;
+            };
             header?: never;
             path: {
                 postId: number;
@@ -19191,6 +22725,613 @@ export interface operations {
             };
         };
     };
+    getCommentsByCommentId: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Related resources to embed under `_embedded`, a comma list of: author, author.posts, post, post.author, post.comments. At most 2 levels; an embedded list holds the first 20. Anything else is 422 naming `include`.
+                 * @example author,author.posts
+                 */
+                include?: string;
+                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: "include";
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "postId": 1,
+                     *       "authorId": 1,
+                     *       "text": "text",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "post": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "likes": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comment"];
+                    "application/vnd.content.v2+json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postCommentsByCommentIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "postId": 1,
+                     *       "authorId": 1,
+                     *       "text": "text",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "post": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "author": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "likes": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comment"];
+                    "application/vnd.content.v2+json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The item is not in the trash (`NOT_DELETED`), or a live item took its unique key (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_DELETED",
+                     *         "message": "post 7 is not in the trash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getCommentsByCommentIdLikes: {
         parameters: {
             query?: {
@@ -19241,6 +23382,8 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -19268,7 +23411,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-25T00:45:57.606Z",
+                     *           "createdAt": "2026-11-28T14:22:17.344Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -19537,7 +23680,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-25T00:45:57.606Z",
+                     *       "createdAt": "2026-11-28T14:22:17.344Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -19565,7 +23708,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-25T00:45:57.606Z",
+                     *       "createdAt": "2026-11-28T14:22:17.344Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -20079,7 +24222,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-25T00:45:57.606Z",
+                     *       "createdAt": "2026-11-28T14:22:17.344Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -20612,7 +24755,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-25T00:45:57.417Z",
+                     *       "updatedAt": "2026-11-28T14:22:10.247Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
@@ -21177,6 +25320,1254 @@ export interface operations {
             };
         };
     };
+    postImports: {
+        parameters: {
+            query: {
+                resource: "products" | "users" | "posts";
+                mode?: "create" | "upsert";
+                dryRun?: boolean;
+            };
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The image, as one of text/csv, application/x-ndjson */
+        requestBody: {
+            content: {
+                "text/csv": string;
+                /** @example text */
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Accepted; `Location` names the job to poll */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "resource": "resource",
+                     *       "mode": "mode",
+                     *       "dryRun": true,
+                     *       "status": "status",
+                     *       "rows": {
+                     *         "read": 1,
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "failed": 1
+                     *       },
+                     *       "createdAt": "createdAt",
+                     *       "startedAt": "startedAt",
+                     *       "finishedAt": "finishedAt",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1"
+                     *         },
+                     *         "errors": {
+                     *           "href": "/api/v2/users/1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        resource: string;
+                        mode: string;
+                        dryRun: boolean;
+                        status: string;
+                        rows: {
+                            read: number;
+                            created: number;
+                            updated: number;
+                            failed: number;
+                        };
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        _links: {
+                            self: {
+                                href: string;
+                            };
+                            errors: {
+                                href: string;
+                            };
+                        };
+                    };
+                    "application/vnd.content.v2+json": {
+                        id: number;
+                        resource: string;
+                        mode: string;
+                        dryRun: boolean;
+                        status: string;
+                        rows: {
+                            read: number;
+                            created: number;
+                            updated: number;
+                            failed: number;
+                        };
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        _links: {
+                            self: {
+                                href: string;
+                            };
+                            errors: {
+                                href: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not one of text/csv, application/x-ndjson */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send one of text/csv, application/x-ndjson"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getImportsByImportId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                importId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "resource": "resource",
+                     *       "mode": "mode",
+                     *       "dryRun": true,
+                     *       "status": "status",
+                     *       "rows": {
+                     *         "read": 1,
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "failed": 1
+                     *       },
+                     *       "createdAt": "createdAt",
+                     *       "startedAt": "startedAt",
+                     *       "finishedAt": "finishedAt",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1"
+                     *         },
+                     *         "errors": {
+                     *           "href": "/api/v2/users/1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        resource: string;
+                        mode: string;
+                        dryRun: boolean;
+                        status: string;
+                        rows: {
+                            read: number;
+                            created: number;
+                            updated: number;
+                            failed: number;
+                        };
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        _links: {
+                            self: {
+                                href: string;
+                            };
+                            errors: {
+                                href: string;
+                            };
+                        };
+                    };
+                    "application/vnd.content.v2+json": {
+                        id: number;
+                        resource: string;
+                        mode: string;
+                        dryRun: boolean;
+                        status: string;
+                        rows: {
+                            read: number;
+                            created: number;
+                            updated: number;
+                            failed: number;
+                        };
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        _links: {
+                            self: {
+                                href: string;
+                            };
+                            errors: {
+                                href: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getImportsByImportIdErrors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                importId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postImportsByImportIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                importId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description Accepted; `Location` names the job to poll */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Where the created resource lives */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "resource": "resource",
+                     *       "mode": "mode",
+                     *       "dryRun": true,
+                     *       "status": "status",
+                     *       "rows": {
+                     *         "read": 1,
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "failed": 1
+                     *       },
+                     *       "createdAt": "createdAt",
+                     *       "startedAt": "startedAt",
+                     *       "finishedAt": "finishedAt",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1"
+                     *         },
+                     *         "errors": {
+                     *           "href": "/api/v2/users/1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        resource: string;
+                        mode: string;
+                        dryRun: boolean;
+                        status: string;
+                        rows: {
+                            read: number;
+                            created: number;
+                            updated: number;
+                            failed: number;
+                        };
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        _links: {
+                            self: {
+                                href: string;
+                            };
+                            errors: {
+                                href: string;
+                            };
+                        };
+                    };
+                    "application/vnd.content.v2+json": {
+                        id: number;
+                        resource: string;
+                        mode: string;
+                        dryRun: boolean;
+                        status: string;
+                        rows: {
+                            read: number;
+                            created: number;
+                            updated: number;
+                            failed: number;
+                        };
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        _links: {
+                            self: {
+                                href: string;
+                            };
+                            errors: {
+                                href: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The job has finished (`INVALID_STATE`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_STATE",
+                     *         "message": "Import 7 is done and cannot be cancelled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     userCreatedWebhook: {
         parameters: {
             query?: never;
@@ -21229,7 +26620,14 @@ export interface operations {
                  *             "href": "/api/v2/users/1",
                  *             "method": "GET"
                  *           }
-                 *         }
+                 *         },
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -21312,7 +26710,14 @@ export interface operations {
                  *             "href": "/api/v2/users/1",
                  *             "method": "GET"
                  *           }
-                 *         }
+                 *         },
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -21437,7 +26842,14 @@ export interface operations {
                  *             "href": "/api/v2/users/1",
                  *             "method": "GET"
                  *           }
-                 *         }
+                 *         },
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -21509,7 +26921,14 @@ export interface operations {
                  *             "href": "/api/v2/users/1",
                  *             "method": "GET"
                  *           }
-                 *         }
+                 *         },
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -21637,7 +27056,14 @@ export interface operations {
                  *             "href": "/api/v2/users/1",
                  *             "method": "GET"
                  *           }
-                 *         }
+                 *         },
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -21870,8 +27296,16 @@ export interface operations {
                  *         "stock": 1,
                  *         "image": "image",
                  *         "description": "description",
+                 *         "sku": "sku",
                  *         "createdAt": "2026-11-21T10:00:00.000Z",
                  *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z",
                  *         "_links": {
                  *           "self": {
                  *             "href": "/api/v2/users/1",
@@ -21937,8 +27371,16 @@ export interface operations {
                  *         "stock": 1,
                  *         "image": "image",
                  *         "description": "description",
+                 *         "sku": "sku",
                  *         "createdAt": "2026-11-21T10:00:00.000Z",
                  *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedAt": "2026-11-21T10:00:00.000Z",
+                 *         "deletedBy": {
+                 *           "type": "user",
+                 *           "id": 1
+                 *         },
+                 *         "deletionId": "deletionId",
+                 *         "purgeAt": "2026-11-21T10:00:00.000Z",
                  *         "_links": {
                  *           "self": {
                  *             "href": "/api/v2/users/1",
@@ -22002,6 +27444,432 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ProductDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userRestoredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "user.restored",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userPurgedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "user.purged",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserPurgedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postRestoredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "post.restored",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postPurgedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "post.purged",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostPurgedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentRestoredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "comment.restored",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "postId": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CommentRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentPurgedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "comment.purged",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "postId": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CommentPurgedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productRestoredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "product.restored",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productPurgedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "product.purged",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductPurgedEvent"];
             };
         };
         responses: {

@@ -44,7 +44,8 @@ for (const dialect of DIALECTS) {
         for (const [template, item] of Object.entries(document.paths)) {
           for (const [method, operation] of Object.entries(item)) {
             const name = `${method.toUpperCase()} ${template}`;
-            if (STREAMS.has(name) || !operation.parameters) continue;
+            // Reads only: a write's query examples (a write by filter's, an import's) need a body and would change the demo data.
+            if (method !== 'get' || STREAMS.has(name) || !operation.parameters) continue;
             const path = template.replace(/\{(\w+)\}/g, (_, param: string) => DEMO_IDS[param] ?? '1');
             for (const parameter of operation.parameters) {
               if (parameter.in !== 'query') continue;

@@ -31,7 +31,7 @@ function withFormat(query: ObjectSchema): ObjectSchema {
   } as ObjectSchema;
 }
 
-/** The download's name: the list's last fixed path segment (`posts` of `/users/:userId/posts`). */
+/** The download's name: the list's last fixed path segment (`entries` of `/accounts/:accountId/entries`). */
 function fileNameOf(url: string, format: ExportFormat): string {
   const segment =
     url

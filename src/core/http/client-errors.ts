@@ -1,10 +1,16 @@
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError } from '../errors/app-error.ts';
 import { errorBody } from './error-envelope.ts';
 
 /** How long a refused connection may keep sending what it had started before it is cut. */
 const DRAIN_MS = 2000;
+
+/**
+ * node:http's status texts, taken with `process.getBuiltinModule`, not an ESM import: an import builds the
+ * module's namespace from every export, and its lazy `WebSocket` loads Node's copy of undici (the app's
+ * footprint test; metrics-server.ts does the same).
+ */
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (the `clientError` event): a request line

@@ -76,8 +76,16 @@ function frameworkMessage(error: Partial<FastifyError>, status: number): string 
   }
 }
 
-/** 405 with `Allow` when the path is served by other methods, else 404: the answer to a request no route serves. */
-export function notServed(routes: RouteIndex, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/**
+ * 405 with `Allow` when the path is served by other methods, else 404: the answer to a request no route serves.
+ * `what` names the missing thing; the default names the route (an id that is not one names nothing: `Resource`).
+ */
+export function notServed(
+  routes: RouteIndex,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  what = `Route ${request.method} ${request.url.split('?')[0]}`,
+): FastifyReply {
   const allowed = routes.allowedMethods(request.url);
   if (allowed.length > 0 && !allowed.includes(request.method)) {
     return sendError(
@@ -87,7 +95,7 @@ export function notServed(routes: RouteIndex, request: FastifyRequest, reply: Fa
       }),
     );
   }
-  return sendError(reply, AppError.notFound(`Route ${request.method} ${request.url.split('?')[0]}`));
+  return sendError(reply, AppError.notFound(what));
 }
 
 /** Installs the error handler and the not-found handler (404, or 405 with `Allow`). */

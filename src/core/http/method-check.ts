@@ -26,7 +26,8 @@ export function registerMethodCheck(app: FastifyInstance, routes: RouteIndex): v
     if (names === undefined) return done();
     const params = request.params as Record<string, string | undefined>;
     if (names.every((name) => DIGITS.test(params[name] ?? ''))) return done();
-    notServed(routes, request, reply);
+    // 404 as for any id that names no row (core/validation/input-rules.ts): the text sent is not echoed.
+    notServed(routes, request, reply, 'Resource');
   });
   // After every onRequest hook (the API version's refusal comes first), before the body is read.
   app.addHook('preParsing', (request, reply, payload, done) => {

@@ -225,7 +225,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('keeps HTTP durations under 300 series after every served route under every prefix', async (context) => {
+    it('keeps HTTP durations under 480 series, one set per served route pattern, after every served route under every prefix', async (context) => {
       const t = await startTestServer(dialect, { REPORT_WORKER: 'false' });
       try {
         const routes = servedRoutes(t.server.app.http);
@@ -253,8 +253,19 @@ for (const dialect of DIALECTS) {
         context.diagnostic(
           `${routes.length} served routes; ${durations.length} duration series over ${timedRoutes.size} timed routes; ${counted.size} route labels in http_requests_total`,
         );
+        // No unbounded label: every timed label is a pattern of the route table (the version prefix
+        // dropped), never a raw URL, and each costs exactly its buckets, +Inf, sum and count.
+        const patterns = new Set(routes.map((route) => route.replace(/ \/api\/v\d+(?=\/|$)/, ' /api')));
+        const unknown = [...timedRoutes].filter((route) => !patterns.has(route));
+        assert.deepEqual(unknown, [], 'timed labels that are no served route pattern');
+        assert.equal(durations.length, timedRoutes.size * (HTTP_DURATION_BUCKETS.length + 3));
+        // The ceiling: the metrics issue set 300 (44 timed routes, 264 series). DECISIONS §18 and §19 added
+        // legitimate routes (batches, writes by filter, imports, restores, post updates and deletes,
+        // GET /comments, /customers, /me): 69 timed method and pattern pairs, 414 series, still bounded by
+        // the route table (asserted above). 480 leaves room for 11 more routes; past it, decide which
+        // routes are timed (app.ts isTimedRoute) rather than raise it again.
         assert.ok(
-          durations.length < 300,
+          durations.length < 480,
           `${durations.length} duration series (${timedRoutes.size} routes × ${HTTP_DURATION_BUCKETS.length + 3})`,
         );
         assert.ok(![...counted].some((route) => /^\/api\/v\d/.test(route ?? '')), 'no version prefix in route labels');

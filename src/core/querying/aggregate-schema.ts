@@ -8,7 +8,7 @@ import {
   TIME_BUCKETS,
   type AggregateGrammar,
 } from './aggregate-grammar.ts';
-import type { AggregateResult, FacetValue } from './aggregate-sql.ts';
+import type { AggregateResult, FacetValue } from './aggregate-answer.ts';
 
 /** The TypeBox schemas of an aggregate route and of `facets` on a list (validation and the OpenAPI documents). */
 

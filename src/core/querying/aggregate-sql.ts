@@ -11,18 +11,20 @@ import { dialectOf, type Db } from '../db/database.ts';
 import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import { directionSql } from '../db/sort-direction.ts';
 import { MAX_FACET_VALUES, type AggregateGrammar, type TimeBucket } from './aggregate-grammar.ts';
+import { groupOf, keyValueOf, type AggregateResult, type FacetValue } from './aggregate-answer.ts';
 import type { AggregateQuery, GroupKey, Measure } from './aggregate-parse.ts';
 import type { Condition } from './list-grammar.ts';
-import { paramsOf, shapeOf, whereOf } from './list-sql.ts';
+import { paramsOf, shapeOf, whereOf } from './list-shape.ts';
 import { searchedRows, searchTextOf, type SearchSource } from '../search/search-source.ts';
 import { vocabularyEstimate } from '../search/vocabulary-estimate.ts';
 import { isEmptySearch, type SearchExpression } from '../search/web-search.ts';
 
 /**
  * The statements of aggregates and facets over one table its module names (DECISIONS §14): the
- * WHERE of the list's own conditions (list-sql.ts, so they filter exactly as the page does, a
+ * WHERE of the list's own conditions (list-shape.ts, so they filter exactly as the page does, a
  * customer's scope included), group keys, measures and order from the grammar's columns and closed
- * sets of SQL text, every value bound. Money is summed in integer cents and averaged here, half-even.
+ * sets of SQL text, every value bound. Money is summed in integer cents; the rows become the answer in
+ * aggregate-answer.ts.
  */
 
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
@@ -36,7 +38,7 @@ type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
 // eslint-disable-next-line no-restricted-syntax -- a comment constant of pg-named-statements.ts, no client text
 const PER_VALUES = sql.raw(PLANNED_PER_VALUES);
 
-/** The WHERE parts of list conditions, every value bound: the list statements' own (list-sql.ts). */
+/** The WHERE parts of list conditions, every value bound: the list statements' own (list-shape.ts). */
 export function conditionsWhere(db: Db, conditions: readonly Condition[]): Expression<SqlBool>[] {
   const plan = { conditions, keys: [] };
   const bound: Record<string, unknown> = {};
@@ -83,81 +85,6 @@ const measureSql = (measure: Measure) =>
 /** Text keys order by their bytes on both databases (PostgreSQL's default collation would not). */
 function groupOrderSql(postgres: boolean, group: GroupKey, expression: RawBuilder<unknown>): RawBuilder<unknown> {
   return postgres && group.type === 'text' ? sql`${expression} collate "C"` : expression;
-}
-
-export type KeyValue = string | number | null;
-
-/** One group of an aggregate's answer: money in currency units, averages rounded half-even. */
-export interface AggregateGroup {
-  key: Record<string, KeyValue>;
-  count: number;
-  sum?: Record<string, number>;
-  avg?: Record<string, number | null>;
-  min?: Record<string, number | null>;
-  max?: Record<string, number | null>;
-}
-
-export interface AggregateResult {
-  data: AggregateGroup[];
-  /** How many groups the conditions make (`data` holds the first `limit` of them). */
-  groups: number;
-}
-
-export interface FacetValue {
-  value: KeyValue;
-  count: number;
-}
-
-/** `numerator / denominator` rounded to the nearest integer, a half to the even one (banker's rounding). */
-export function divideHalfEven(numerator: bigint, denominator: bigint): bigint {
-  const negative = numerator < 0n !== denominator < 0n;
-  const n = numerator < 0n ? -numerator : numerator;
-  const d = denominator < 0n ? -denominator : denominator;
-  const quotient = n / d;
-  const twice = (n - quotient * d) * 2n;
-  const rounded = twice > d || (twice === d && quotient % 2n === 1n) ? quotient + 1n : quotient;
-  return negative ? -rounded : rounded;
-}
-
-/** A database's integer (a number, a bigint, or PostgreSQL's numeric/int8 text) as a bigint. */
-const bigintOf = (value: unknown): bigint => (typeof value === 'bigint' ? value : BigInt(String(value ?? 0)));
-
-function keyValueOf(group: GroupKey, value: unknown): KeyValue {
-  if (value === null || value === undefined) return null;
-  return group.type === 'integer' ? Number(value) : String(value);
-}
-
-function present(measure: Exclude<Measure, { fn: 'count' }>, value: unknown, count: unknown): number | null {
-  const money = measure.fromCents;
-  switch (measure.fn) {
-    case 'sum':
-      return money ? money(Number(bigintOf(value))) : Number(bigintOf(value));
-    case 'avg': {
-      const n = bigintOf(count);
-      if (n === 0n) return null;
-      // Cents to the nearest cent; plain integers to the nearest hundredth: exact, then half-even.
-      return money
-        ? money(Number(divideHalfEven(bigintOf(value), n)))
-        : Number(divideHalfEven(bigintOf(value) * 100n, n)) / 100;
-    }
-    case 'min':
-    case 'max':
-      if (value === null || value === undefined) return null;
-      return money ? money(Number(value)) : Number(value);
-  }
-}
-
-function groupOf(row: Record<string, unknown>, query: AggregateQuery): AggregateGroup {
-  const key: Record<string, KeyValue> = {};
-  query.groups.forEach((group, index) => (key[group.name] = keyValueOf(group, row[`g${index}`])));
-  const answer: AggregateGroup = { key, count: Number(row.n) };
-  query.measures.forEach((measure, index) => {
-    if (measure.fn === 'count') return;
-    const value = present(measure, row[`m${index}`], row[`c${index}`]);
-    const bucket = (answer[measure.fn] ??= {}) as Record<string, number | null>;
-    bucket[measure.field] = value;
-  });
-  return answer;
 }
 
 export interface AggregateStatements {

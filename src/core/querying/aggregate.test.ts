@@ -6,7 +6,8 @@ import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import { AppError } from '../errors/app-error.ts';
 import { defineAggregateGrammar, listWeightWithFacets } from './aggregate-grammar.ts';
 import { parseAggregate, parseFacets } from './aggregate-parse.ts';
-import { createAggregateStatements, divideHalfEven } from './aggregate-sql.ts';
+import { divideHalfEven } from './aggregate-answer.ts';
+import { createAggregateStatements } from './aggregate-sql.ts';
 
 /** The aggregate grammar, parser and statements in isolation (the routes' behaviour: orders/products *.aggregate.test.ts). */
 

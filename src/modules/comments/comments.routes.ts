@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import { toCommentView } from './comments.presenter.ts';
@@ -166,6 +166,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
         tags,
         summary: 'Restore a comment from the trash, with its likes (an admin or its author)',
         params: CommentIdParams,
+        body: EmptyBody,
         response: { 200: CommentView },
       },
     },

@@ -13,8 +13,11 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
  */
 const MARK = 'zzqtrashmark';
 
-/** Path parameters that name no trashable item (their routes are still tried, with an id that exists or not). */
-const OTHER_PARAMETERS = new Set(['orderId', 'reportId', 'webhookId', 'deliveryId']);
+/**
+ * Path parameters that name no trashable item (their routes are still tried, with an id that exists or not).
+ * An import (DECISIONS §18) is a job, not an item of the trash: its status, errors and cancel are tried too.
+ */
+const OTHER_PARAMETERS = new Set(['orderId', 'reportId', 'webhookId', 'deliveryId', 'importId']);
 
 const QUERY_VARIANTS = [
   '',

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import type { ImportsService } from './imports.service.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -150,6 +150,7 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
         tags: ['imports'],
         summary: 'Cancel an import between chunks (v2)',
         params: ImportParams,
+        body: EmptyBody,
         response: { 202: ImportView },
       },
     },

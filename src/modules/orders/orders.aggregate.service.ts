@@ -2,7 +2,7 @@ import { requireSignedIn } from '../../core/access/guards.ts';
 import { isAdmin, type Principal } from '../../core/access/principal.ts';
 import type { Db } from '../../core/db/database.ts';
 import { parseAggregate, parseFacets, type AggregateRequest } from '../../core/querying/aggregate-parse.ts';
-import type { AggregateResult, FacetValue } from '../../core/querying/aggregate-sql.ts';
+import type { AggregateResult, FacetValue } from '../../core/querying/aggregate-answer.ts';
 import type { ListOptions, ListQuery } from '../../core/querying/list-query-parse.ts';
 import { ORDER_AGGREGATES } from './orders.aggregate.ts';
 import * as repo from './orders.repository.ts';

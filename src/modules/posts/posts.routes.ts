@@ -8,7 +8,7 @@ import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Post } from './post.ts';
 import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import { toPostView } from './posts.presenter.ts';
@@ -122,6 +122,7 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Restore a post from the trash, with its comments (an admin or its author)',
         params: PostParams,
+        body: EmptyBody,
         response: { 200: PostView },
       },
     },

@@ -1,7 +1,7 @@
 import type { Principal } from '../../core/access/principal.ts';
 import type { Db } from '../../core/db/database.ts';
 import { parseAggregate, parseFacets, type AggregateRequest } from '../../core/querying/aggregate-parse.ts';
-import type { AggregateResult, FacetValue } from '../../core/querying/aggregate-sql.ts';
+import type { AggregateResult, FacetValue } from '../../core/querying/aggregate-answer.ts';
 import type { ListSettings } from '../../core/querying/list-grammar.ts';
 import { PRODUCT_AGGREGATES_V1, PRODUCT_AGGREGATES_V2 } from './products.aggregate.ts';
 import { aggregateProducts, countProductFacets } from './products.aggregate.repository.ts';

@@ -44,6 +44,9 @@ const ERRORS = {
   },
 };
 
+/** What `/api/v1/products` serves (the route index lists every version's methods of the path). */
+const V1_COLLECTION_METHODS = 'GET, HEAD, POST';
+
 /**
  * `PATCH` and `DELETE /products?<filters>` (DECISIONS §18, v2, admin): thin handlers over the service's
  * writes by filter, the filters read as the list reads them (`optionsOf`).
@@ -51,7 +54,12 @@ const ERRORS = {
 export function registerProductFilterWrites(app: FastifyInstance, products: ProductsService, optionsOf: OptionsOf) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const readOf = (request: FastifyRequest) => {
-    if (request.apiVersion !== 2) throw AppError.notFound('Route');
+    // v1 serves `/products` too (GET, POST), without writes by filter: 405 naming v1's methods, as for any
+    // method a path does not serve (the OpenAPI document's v1 has this path, not these operations).
+    if (request.apiVersion !== 2)
+      throw new AppError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`, {
+        headers: { Allow: V1_COLLECTION_METHODS },
+      });
     const query = request.query as ListProductsQuery & { dryRun?: boolean };
     return {
       filters: optionsOf(query, request.apiVersion),

@@ -321,6 +321,8 @@ for (const dialect of DIALECTS) {
           'image',
           'name',
           'price',
+          // DECISIONS §18: products gain the optional natural key `sku` (null when unset), in v1 as an addition.
+          'sku',
           'stock',
           'updatedAt',
         ]);

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
 import { parseFields } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -178,6 +178,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Restore a product from the trash (admin)',
         params: ProductParams,
+        body: EmptyBody,
         response: { 200: ProductView },
       },
     },

@@ -130,6 +130,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Restore a user from the trash with exactly what their deletion took (admin)',
         params: UserParams,
+        body: EmptyBody,
         response: { 200: UserView },
       },
     },

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ADMIN_BUILD_DIR } from './admin-console.ts';
+import { ADMIN_BUILD_DIR } from '../../src/admin-console/admin-console.ts';
 
 const ADMIN_SOURCES = new URL('../../admin/src/', import.meta.url);
 
