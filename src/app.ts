@@ -99,7 +99,9 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
 
   const routes = createRouteIndex();
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.add(method, route.url, integerParamsOf(route.schema?.params));
+    const versions = route.config?.openapi?.versions;
+    for (const method of [route.method].flat())
+      routes.add(method, route.url, integerParamsOf(route.schema?.params), versions);
   });
 
   const services = createServices(config, db);

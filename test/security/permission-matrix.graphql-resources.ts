@@ -115,6 +115,22 @@ export const GRAPHQL_RESOURCE_RULES: Record<string, GraphQLRule> = {
       variables: { p: String(await w.postId()) },
     }),
   },
+  'mutation updatePost': {
+    expect: g('UNAUTHENTICATED', 'FORBIDDEN', 'ok', 'ok'),
+    writes: true,
+    operation: async (w) => ({
+      query: 'mutation ($id: ID!) { updatePost(id: $id, input: { title: "Edited" }) { id } }',
+      variables: { id: String(await w.postId()) },
+    }),
+  },
+  'mutation deletePost': {
+    expect: g('UNAUTHENTICATED', 'FORBIDDEN', 'ok', 'ok'),
+    writes: true,
+    operation: async (w) => ({
+      query: 'mutation ($id: ID!) { deletePost(id: $id) }',
+      variables: { id: String(await w.postId()) },
+    }),
+  },
   'mutation deleteComment': {
     expect: g('UNAUTHENTICATED', 'FORBIDDEN', 'ok', 'ok'),
     writes: true,

@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_BUILD_DIR } from '../../src/admin-console/admin-console.ts';
 import { GRAPHIQL_ASSETS_PREFIX, graphiqlFiles } from '../../src/graphql/graphiql-assets.ts';
 import { PNG_1X1, type Role, type World } from './permission-world.test-support.ts';
 import { GRAPHQL_RESOURCE_RULES } from './permission-matrix.graphql-resources.ts';
@@ -43,6 +46,25 @@ const orderPath =
   (which: 'pendingOrderId' | 'paidOrderId', suffix = '') =>
   async (w: World) => ({ path: `/api/orders/${await w[which]()}${suffix}` });
 
+/** v2's operations (batches, writes by filter, imports) are asked for v2 under `/api`. */
+const V2 = { 'api-version': '2' };
+const batch = (resource: string, data: (w: World) => Promise<unknown>) => async (w: World) => ({
+  path: `/api/${resource}/batch`,
+  headers: V2,
+  body: { operations: [{ op: 'create', data: await data(w) }] },
+});
+/** The path of a resource the admin moved to the trash first (DECISIONS §19), to restore. */
+const trashed = (resource: (w: World) => Promise<string>) => async (w: World) => {
+  const target = await resource(w);
+  await w.trash(target);
+  return { path: `${target}/restore` };
+};
+const filterWrite = (body?: unknown) => async (w: World) => ({
+  path: `/api/products?category=matrix-${await w.productCategory()}`,
+  headers: { ...V2, prefer: 'max-affected=10' },
+  ...(body === undefined ? {} : { body }),
+});
+
 const webhookPath =
   (suffix = '') =>
   async (w: World) => ({ path: `/api/webhooks/${await w.webhookId()}${suffix}` });
@@ -59,6 +81,14 @@ export const REST_RULES: Record<string, RestRule> = {
   'GET /graphiql/assets/:file': {
     expect: e(200, 200, 200, 200),
     request: async () => ({ path: `${GRAPHIQL_ASSETS_PREFIX}${graphiqlFiles().scripts[0]}` }),
+  },
+  // The admin console (DECISIONS §20): its page and scripts are public; what it shows is the API's answer.
+  // `/admin` redirects (301) to `/admin/`; the test client follows it.
+  'GET /admin': { expect: e(200, 200, 200, 200), request: path('/admin') },
+  'GET /admin/': { expect: e(200, 200, 200, 200), request: path('/admin/') },
+  'GET /admin/assets/:file': {
+    expect: e(200, 200, 200, 200),
+    request: async () => ({ path: `/admin/assets/${readdirSync(join(ADMIN_BUILD_DIR, 'assets'))[0]}` }),
   },
   // The API reference (Scalar) and the generated OpenAPI documents: public.
   'GET /docs': { expect: e(200, 200, 200, 200), request: path('/docs') },
@@ -139,6 +169,108 @@ export const REST_RULES: Record<string, RestRule> = {
     expect: e(401, 200, 200, 200),
     request: async (w) => ({ path: `/api/users/${(await w.owner()).id}/posts/${await w.postId()}` }),
   },
+  // Post edits (DECISIONS §19): the author or an admin, under either path.
+  'PUT /api/users/:userId/posts/:postId': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: async (w) => ({
+      path: `/api/users/${(await w.owner()).id}/posts/${await w.postId()}`,
+      body: { title: 'Replaced', content: 'Replaced' },
+    }),
+  },
+  'PATCH /api/users/:userId/posts/:postId': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: async (w) => ({
+      path: `/api/users/${(await w.owner()).id}/posts/${await w.postId()}`,
+      body: { title: 'Patched' },
+    }),
+  },
+  'DELETE /api/users/:userId/posts/:postId': {
+    expect: e(401, 403, 204, 204),
+    writes: true,
+    request: async (w) => ({ path: `/api/users/${(await w.owner()).id}/posts/${await w.postId()}` }),
+  },
+  'PUT /api/posts/:postId': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: async (w) => ({ ...(await postPath()(w)), body: { title: 'Replaced', content: 'Replaced' } }),
+  },
+  'PATCH /api/posts/:postId': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: async (w) => ({ ...(await postPath()(w)), body: { title: 'Patched' } }),
+  },
+  'DELETE /api/posts/:postId': { expect: e(401, 403, 204, 204), writes: true, request: postPath() },
+  // The trash (DECISIONS §19): who may delete a thing may restore it; users are restored by admins.
+  // A trashed user's own token no longer signs anyone in.
+  'POST /api/users/:userId/restore': {
+    expect: e(401, 403, 401, 200),
+    writes: true,
+    request: trashed(async (w) => `/api/users/${(await w.owner()).id}`),
+  },
+  'POST /api/posts/:postId/restore': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: trashed(async (w) => `/api/posts/${await w.postId()}`),
+  },
+  'POST /api/comments/:commentId/restore': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: async (w) => {
+      const commentId = await w.commentId();
+      await w.trash(`/api/posts/${await w.postId()}/comments/${commentId}`);
+      return { path: `/api/comments/${commentId}/restore` };
+    },
+  },
+  'POST /api/products/:productId/restore': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: trashed(async (w) => `/api/products/${await w.productId()}`),
+  },
+  // Batches (DECISIONS §18, v2): each as its single writes are.
+  'POST /api/users/batch': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: batch('users', async (w) => ({ name: 'Batched', email: `batch-${w.unique()}@example.com` })),
+  },
+  'POST /api/posts/batch': {
+    expect: e(401, 200, 200, 200),
+    writes: true,
+    request: batch('posts', async () => ({ title: 'Batched', content: 'Body' })),
+  },
+  'POST /api/products/batch': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: batch('products', async () => ({ name: 'Batched', category: 'matrix', price: 1, stock: 1 })),
+  },
+  // Writes by filter (DECISIONS §18, v2): admins.
+  'PATCH /api/products': { expect: e(401, 403, 403, 200), writes: true, request: filterWrite({ price: 4 }) },
+  'DELETE /api/products': { expect: e(401, 403, 403, 200), writes: true, request: filterWrite() },
+  // Imports (DECISIONS §18, v2): anyone signed in imports posts (as themselves); a job is its owner's or an
+  // admin's (someone else's reads as 404); a finished job is not cancelled (409, after the access check).
+  'POST /api/imports': {
+    expect: e(401, 202, 202, 202),
+    writes: true,
+    request: async () => ({
+      path: '/api/imports?resource=posts',
+      headers: { ...V2, 'content-type': 'text/csv' },
+      raw: new TextEncoder().encode('title,content\nImported,Body\n'),
+    }),
+  },
+  'GET /api/imports/:importId': {
+    expect: e(401, 404, 200, 200),
+    request: async (w) => ({ path: `/api/imports/${await w.importId()}`, headers: V2 }),
+  },
+  'GET /api/imports/:importId/errors': {
+    expect: e(401, 404, 200, 200),
+    request: async (w) => ({ path: `/api/imports/${await w.importId()}/errors`, headers: V2 }),
+  },
+  'POST /api/imports/:importId/cancel': {
+    expect: e(401, 404, 409, 409),
+    writes: true,
+    request: async (w) => ({ path: `/api/imports/${await w.importId()}/cancel`, headers: V2 }),
+  },
 
   // Posts and comments: reads for any signed-in user; a comment is deleted by its author, the post's author or an admin.
   'GET /api/posts': { expect: e(401, 200, 200, 200), request: path('/api/posts') },
@@ -149,6 +281,12 @@ export const REST_RULES: Record<string, RestRule> = {
     writes: true,
     request: async (w) => ({ ...(await postPath('/comments')(w)), body: { text: 'Hello' } }),
   },
+  'GET /api/comments': { expect: e(401, 200, 200, 200), request: path('/api/comments') },
+  'GET /api/comments/:commentId': {
+    expect: e(401, 200, 200, 200),
+    request: async (w) => ({ path: `/api/comments/${await w.commentId()}` }),
+  },
+  'GET /api/me': { expect: e(401, 200, 200, 200), request: path('/api/me') },
   'GET /api/posts/:postId/comments/:commentId': {
     expect: e(401, 200, 200, 200),
     request: async (w) => ({ path: `/api/posts/${await w.postId()}/comments/${await w.commentId()}` }),
@@ -204,6 +342,7 @@ export const REST_RULES: Record<string, RestRule> = {
     request: orderPath('paidOrderId', '/refund'),
   },
   'GET /api/orders/:orderId/receipt': { expect: e(401, 404, 200, 200), request: orderPath('paidOrderId', '/receipt') },
+  'GET /api/customers': { expect: e(401, 403, 403, 200), request: path('/api/customers') },
   'GET /api/customers/:customerId': {
     expect: e(401, 403, 200, 200),
     request: async (w) => ({ path: `/api/customers/${(await w.owner()).id}` }),

@@ -97,6 +97,37 @@ export function createWorld(t: TestServer) {
         const body = { url: `https://example.com/world-${n}`, events: ['report.completed'] };
         return (await ok(t.request('POST', '/api/webhooks', { token: t.adminToken, body }), 'webhook')).id as number;
       }),
+    /** A category only this world's product has (writes by filter match it alone). */
+    productCategory: async () => {
+      const id = await world.productId();
+      await ok(
+        t.request('PATCH', `/api/products/${id}`, { token: t.adminToken, body: { category: `matrix-${n}` } }),
+        'category',
+      );
+      return String(n);
+    },
+    /** Moves the resource at `path` (`/api/posts/7`) to the trash, as an admin. */
+    async trash(path: string): Promise<void> {
+      const res = await t.request('DELETE', path, { token: t.adminToken });
+      if (res.status !== 204) throw new Error(`trash ${path} failed: ${res.status} ${res.text}`);
+    },
+    /** The owner's import of one post, finished (so a cancel is refused after the access check). */
+    importId: () =>
+      once('import', async () => {
+        const owner = await world.owner();
+        const res = await t.request('POST', '/api/v2/imports?resource=posts', {
+          token: owner.token,
+          raw: new TextEncoder().encode('title,content\nImported,Body\n'),
+          headers: { 'content-type': 'text/csv' },
+        });
+        if (res.status !== 202) throw new Error(`import failed: ${res.status} ${res.text}`);
+        for (let tries = 0; tries < 200; tries += 1) {
+          const job = await t.request('GET', `/api/v2/imports/${res.body.id}`, { token: owner.token });
+          if (job.body.status === 'done' || job.body.status === 'failed') return res.body.id as number;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error('the import did not finish in 10 s');
+      }),
     unique: () => `${n}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
   };
   return world;

@@ -241,6 +241,12 @@ async function hit(t: TestServer, sent: Sent): Promise<Answer> {
 const refused = (probe: Probe, answer: Answer): boolean =>
   answer.status >= 400 || (probe.graphql === true && ((answer.body?.errors ?? []) as unknown[]).length > 0);
 
+const conflict = (answer: Answer): boolean =>
+  answer.status === 409 ||
+  ((answer.body?.errors ?? []) as { extensions?: { code?: string } }[]).some(
+    (error) => error.extensions?.code === 'CONFLICT',
+  );
+
 const accepted = (probe: Probe, answer: Answer): boolean =>
   answer.status >= 200 && answer.status < 300 && !refused(probe, answer);
 
@@ -314,7 +320,9 @@ class Checker {
   finish(): Findings {
     for (const group of this.groups.values()) {
       const junk = group.find(([probe]) => probe.shape === 'junk');
-      if (!junk || junk[0].commaList || junk[1].lost || !refused(...junk)) continue;
+      // Junk refused as taken (409 on a unique key: a product's `sku` an earlier probe stored) was read as
+      // data and compared, not refused for its shape: no contrast to hold an expression to.
+      if (!junk || junk[0].commaList || junk[1].lost || !refused(...junk) || conflict(junk[1])) continue;
       for (const [probe, answer] of group)
         if ((probe.shape === 'expression' || probe.shape === 'time') && accepted(probe, answer))
           this.findings.add(
@@ -446,6 +454,13 @@ for (const dialect of DIALECTS) {
           url: 'https://shop.example.com/hooks/injection',
           events: ['user.deleted'], // nothing here deletes a user: no delivery leaves the machine
         });
+        const upload = await fetch(`${t.url}/api/v2/imports?resource=posts&dryRun=true`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'text/csv' },
+          body: 'title,content\nProbe,Probe\n',
+        });
+        assert.equal(upload.status, 202, await upload.clone().text());
+        const importId = ((await upload.json()) as Json).id;
         fixtures = Object.fromEntries(
           Object.entries({
             userId: owner.id,
@@ -456,6 +471,7 @@ for (const dialect of DIALECTS) {
             orderId: order.body.id,
             reportId: report.headers.get('location')!.split('/').pop(),
             webhookId: webhook.body.id,
+            importId,
           }).map(([key, value]) => [key, String(value)]),
         );
 
@@ -478,11 +494,14 @@ for (const dialect of DIALECTS) {
               !url.endsWith('/openapi.json') &&
               !API_PREFIXES.some(({ prefix }) => url === prefix),
           )
-          .map(([, url]): GetRoute => {
+          .flatMap(([, url]): GetRoute[] => {
             const { prefix, version } = prefixes.find((p) => url.startsWith(`${p.prefix}/`))!;
             const document = documents.get(prefix)!;
             const template = url.slice(prefix.length).replace(/:(\w+)/g, '{$1}');
             const operation = document.paths?.[template]?.get as Json | undefined;
+            // A v2-only route is in `/api`'s table for a negotiated v2, not in its (v1) document: it is
+            // probed under /api/v2, whose document has it (and `/api` refuses it in v1, tested in core/http).
+            if (!operation && prefix === '/api' && documents.get('/api/v2')!.paths?.[template]?.get) return [];
             assert.ok(operation, `GET ${url} is served but not in ${prefix}/openapi.json, so it cannot be probed`);
             const parameters = ((operation.parameters ?? []) as Json[]).map((p) => resolveParameter(document, p));
             const pathParams = [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
@@ -491,19 +510,21 @@ for (const dialect of DIALECTS) {
             const query = new Map(
               parameters.filter((p) => p.in === 'query').map((p) => [p.name as string, (p.schema ?? {}) as Json]),
             );
-            return {
-              prefix,
-              // The negotiated `/api` answers as v1 without a version signal.
-              version: version ?? 1,
-              url,
-              template,
-              path: pathParams.reduce((path, name) => path.replace(`:${name}`, fixtures[name]!), url),
-              pathParams,
-              query,
-              headers: parameters.filter((p) => p.in === 'header').map((p) => String(p.name).toLowerCase()),
-              list: query.has('limit'),
-              sortField: sortFieldOf(query),
-            };
+            return [
+              {
+                prefix,
+                // The negotiated `/api` answers as v1 without a version signal.
+                version: version ?? 1,
+                url,
+                template,
+                path: pathParams.reduce((path, name) => path.replace(`:${name}`, fixtures[name]!), url),
+                pathParams,
+                query,
+                headers: parameters.filter((p) => p.in === 'header').map((p) => String(p.name).toLowerCase()),
+                list: query.has('limit'),
+                sortField: sortFieldOf(query),
+              },
+            ];
           });
         assert.ok(routes.length >= 30, `only ${routes.length} GET routes found`);
 
@@ -737,10 +758,7 @@ for (const dialect of DIALECTS) {
         const same = (payload: string) => payload;
         for (const route of routes) {
           for (const header of route.headers) {
-            // A versioned path decides the version: `API-Version` is read on the negotiated `/api`.
-            if (header === 'api-version' && route.prefix === '/api')
-              add(`${route.url} ${header}`, onGet(route, header, same), 'admin', PAYLOADS.full);
-            else if (header === 'if-none-match' && route.prefix === '/api/v2')
+            if (header === 'if-none-match' && route.prefix === '/api/v2')
               add(`${route.url} ${header}`, onGet(route, header, same), 'admin', PAYLOADS.core, true);
             else if (header !== 'api-version' && header !== 'if-none-match') {
               // Any other header a GET route declares (Last-Event-ID): every prefix, both callers.
@@ -749,8 +767,11 @@ for (const dialect of DIALECTS) {
             } else continue;
             names.add(header);
           }
-          // `Accept` is declared nowhere and read everywhere under `/api` (a vendor media type names a version).
+          // `API-Version` and `Accept` are declared nowhere (the documents' paths are under a version's own
+          // prefix, where they decide nothing) and read everywhere under the negotiated `/api`.
           if (route.prefix === '/api') {
+            add(`${route.url} api-version`, onGet(route, 'api-version', same), 'admin', PAYLOADS.full);
+            names.add('api-version');
             add(`${route.url} accept`, onGet(route, 'accept', same), 'admin', PAYLOADS.core, true);
             add(
               `${route.url} accept (vendor)`,

@@ -28,6 +28,16 @@ interface AxeResult {
  * in through the debugging protocol (as a browser extension would be), so the page's CSP stays in force.
  */
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
+  // Once the screen has settled: a button fading from disabled to its colour is measured at its end, not mid-way.
+  await page.waitForFunction(() =>
+    (
+      globalThis as unknown as {
+        document: { getAnimations(): { playState: string; effect: { getTiming(): { iterations?: number } } | null }[] };
+      }
+    ).document
+      .getAnimations()
+      .every((animation) => animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity),
+  );
   await page.evaluate(AXE_SOURCE);
   const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResult;
   const serious = result.violations

@@ -55,6 +55,20 @@ function pointer(...segments: string[]): string {
   return segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 }
 
+type Parameter = { in?: string; name?: string; schema?: { type?: unknown } };
+
+/** The names of a path item's path parameters its operations declare integers. */
+function integerPathParameters(item: Record<string, unknown>): Set<string> {
+  const names = new Set<string>();
+  const lists = [item.parameters, ...METHODS.map((method) => (item[method] as { parameters?: unknown })?.parameters)];
+  for (const list of lists) {
+    for (const parameter of (list as Parameter[] | undefined) ?? []) {
+      if (parameter.in === 'path' && parameter.name && parameter.schema?.type === 'integer') names.add(parameter.name);
+    }
+  }
+  return names;
+}
+
 export class OpenApiResponseValidator {
   private readonly ajv: Ajv2020;
   /** Every documented path and method under every prefix; its store is the path's template. */
@@ -70,7 +84,12 @@ export class OpenApiResponseValidator {
     this.ajv.addFormat('binary', true);
     this.ajv.addSchema(document as object, DOCUMENT_ID);
     for (const [template, item] of Object.entries(document.paths)) {
-      const route = template.replace(/\{([^}]+)\}/g, ':$1');
+      // An integer path parameter (an id) matches digits only, as the service's own route index has it:
+      // `/comments/a` names no comment, so it is the path no operation has (404), not a 405.
+      const integers = integerPathParameters(item as Record<string, unknown>);
+      const route = template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+        integers.has(name) ? `:${name}(^\\d+$)` : `:${name}`,
+      );
       for (const method of METHODS.filter((name) => name in item)) {
         for (const prefix of PREFIXES)
           this.router.on(method.toUpperCase() as HTTPMethod, `${prefix}${route}`, () => {}, { template });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { AppError } from '../errors/app-error.ts';
+import { servesVersions } from '../http/versioning.ts';
 import { ifMatchMatches, strongEtag } from '../http/caching.ts';
 import { errorBody } from '../http/error-envelope.ts';
 import { IdempotencyHeaders, sendIdempotent } from '../idempotency/idempotency.http.ts';
@@ -48,6 +49,9 @@ function bodyOf<T>(
 
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
+/** Batches are v2's (DECISIONS §18). */
+const VERSIONS = [2] as const;
+
 const ERRORS = {
   404: {
     description: 'An atomic batch: an operation names no such item',
@@ -77,11 +81,13 @@ const ERRORS = {
  * under the request's `Idempotency-Key`, each operation counted against the rate limit.
  */
 export function registerBatchRoute<T>(app: FastifyInstance, route: BatchRoute<T>): void {
+  // Batches are v2's: not in v1's route table, refused in a negotiated v1 (core/http/versioned-api.ts).
+  if (!servesVersions(app, VERSIONS)) return;
   app.post<{ Body: BatchRequestBody }>(
     `/${route.resource}/batch`,
     {
       bodyLimit: BATCH_BODY_LIMIT,
-      config: { access: route.access, openapi: { errors: ERRORS, versions: [2] } },
+      config: { access: route.access, openapi: { errors: ERRORS, versions: VERSIONS } },
       schema: {
         tags: [route.resource],
         summary: `Create, update, upsert or delete ${route.resource} in one request (v2)`,
@@ -91,8 +97,6 @@ export function registerBatchRoute<T>(app: FastifyInstance, route: BatchRoute<T>
       },
     },
     async (request, reply) => {
-      // One route table serves every version; batches are v2's.
-      if (request.apiVersion !== 2) throw AppError.notFound('Route');
       // The rate limit counts each operation (the request itself counted one), before any write; a batch
       // over the size limit is refused by the service with 413 and charges nothing more.
       const count = request.body.operations.length;

@@ -86,7 +86,7 @@ export function notServed(
   reply: FastifyReply,
   what = `Route ${request.method} ${request.url.split('?')[0]}`,
 ): FastifyReply {
-  const allowed = routes.allowedMethods(request.url);
+  const allowed = routes.allowedMethods(request.url, request.apiVersion);
   if (allowed.length > 0 && !allowed.includes(request.method)) {
     return sendError(
       reply,

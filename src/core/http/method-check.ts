@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { notServed } from './error-envelope.ts';
 import { integerParamsOf, type RouteIndex } from './route-index.ts';
+import { chooseVersion, type ApiVersion } from './versioning.ts';
 
 const DIGITS = /^\d+$/;
 
@@ -28,6 +29,22 @@ export function registerMethodCheck(app: FastifyInstance, routes: RouteIndex): v
     if (names.every((name) => DIGITS.test(params[name] ?? ''))) return done();
     // 404 as for any id that names no row (core/validation/input-rules.ts): the text sent is not echoed.
     notServed(routes, request, reply, 'Resource');
+  });
+  // A route of some API versions only (`config.openapi.versions`) is not served in another version `/api`
+  // negotiated: 405 with that version's `Allow`, or 404, as under that version's own prefix, which lacks
+  // the route; before the access check, as for any route the request has not got.
+  app.addHook('onRequest', (request, reply, done) => {
+    const versions = request.is404 ? undefined : request.routeOptions.config.openapi?.versions;
+    if (!versions) return done();
+    let version: ApiVersion | undefined;
+    try {
+      version = chooseVersion(request.url, request.headers)?.version;
+    } catch {
+      return done(); // a version refused: the versioning hook answers it
+    }
+    if (version === undefined || versions.includes(version)) return done();
+    request.apiVersion = version;
+    notServed(routes, request, reply);
   });
   // After every onRequest hook (the API version's refusal comes first), before the body is read.
   app.addHook('preParsing', (request, reply, payload, done) => {

@@ -11,18 +11,24 @@ const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 export function createRouteIndex() {
   const router = FindMyWay();
   return {
-    add(method: string, url: string, integerParams: readonly string[] = []): void {
+    /** `versions`: the API versions the route answers in (all when absent), for `/api` whose version is negotiated. */
+    add(method: string, url: string, integerParams: readonly string[] = [], versions?: readonly number[]): void {
       // A catch-all (the CORS preflight route `OPTIONS *`) says nothing about which paths exist.
       if (url === '*' || url === '/*') return;
       const shape = url.replace(/:(\w+)/g, (whole, name: string) =>
         integerParams.includes(name) ? `${whole}(^\\d+$)` : whole,
       );
       if (router.hasRoute(method as HTTPMethod, shape)) return;
-      router.on(method as HTTPMethod, shape, () => {});
+      router.on(method as HTTPMethod, shape, () => {}, { versions });
     },
-    allowedMethods(url: string): string[] {
+    /** The methods that answer `url` in API `version` (a route of other versions only does not count). */
+    allowedMethods(url: string, version?: number): string[] {
       const path = url.split('?')[0] ?? url;
-      return METHODS.filter((method) => router.find(method, path) !== null);
+      return METHODS.filter((method) => {
+        const found = router.find(method, path);
+        const versions = (found?.store as { versions?: readonly number[] } | undefined)?.versions;
+        return found !== null && (!versions || version === undefined || versions.includes(version));
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { registerOpenApi, type OpenApiOptions } from '../openapi/openapi.plugin.ts';
-import { API_PREFIXES, registerApiVersioning, type VersioningOptions } from './versioning.ts';
+import { API_PREFIXES, registerApiVersioning, setTableVersion, type VersioningOptions } from './versioning.ts';
 
 /*
  * API registration, apart from version choice (versioning.ts) and the OpenAPI document
@@ -9,7 +9,8 @@ import { API_PREFIXES, registerApiVersioning, type VersioningOptions } from './v
 
 /**
  * Registers one route table under every version prefix. `registerApi` is the single place where
- * modules add their routes; it runs once per prefix, in its own encapsulated context.
+ * modules add their routes; it runs once per prefix, in its own encapsulated context, which knows its
+ * version (`/api`, negotiated, none) so that a route of some versions only is left out of the others.
  */
 export async function registerVersionedApi(
   app: FastifyInstance,
@@ -18,7 +19,13 @@ export async function registerVersionedApi(
 ): Promise<void> {
   registerApiVersioning(app, options);
   await registerOpenApi(app, options);
-  for (const { prefix } of API_PREFIXES) {
-    await app.register(async (api) => registerApi(api), { prefix });
+  for (const { prefix, version } of API_PREFIXES) {
+    await app.register(
+      async (api) => {
+        setTableVersion(api, version);
+        await registerApi(api);
+      },
+      { prefix },
+    );
   }
 }

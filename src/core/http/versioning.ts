@@ -251,3 +251,21 @@ export function Versioned<V1 extends TSchema, V2 extends TSchema>(v1: V1, v2: V2
     [VERSIONS_KEYWORD]: { 1: { ...v1 }, 2: { ...v2 } },
   });
 }
+
+const TABLE_VERSION = Symbol('the API version of a prefix context');
+
+/** Marks a prefix context (and its children) with the version its prefix fixes (`null`: `/api`, negotiated). */
+export function setTableVersion(app: FastifyInstance, version: ApiVersion | null): void {
+  (app as unknown as Record<symbol, ApiVersion | null>)[TABLE_VERSION] = version;
+}
+
+/**
+ * Whether routes of these API versions only (their `config.openapi.versions`) belong in the route
+ * table `app` registers: not under another version's own prefix (`/api/v1` has no v2-only route, so
+ * it answers 404, or 405 with v1's `Allow`, as for any route it lacks); under `/api`, whose version is
+ * negotiated per request, yes (the method check refuses the request in another version).
+ */
+export function servesVersions(app: FastifyInstance, versions: readonly ApiVersion[]): boolean {
+  const version = (app as unknown as Record<symbol, ApiVersion | null | undefined>)[TABLE_VERSION];
+  return version == null || versions.includes(version);
+}

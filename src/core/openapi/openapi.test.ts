@@ -7,22 +7,6 @@ import { startTestServer, type TestServer } from '../../../test/support/test-ser
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
-/**
- * v2-only operations (`config.openapi.versions: [2]`): one route table serves every prefix, so Fastify
- * holds them under /api/v1 too, where they answer 404; only the v2 document shows them.
- */
-const V2_ONLY = new Set([
-  'DELETE /products',
-  'GET /imports/{importId}',
-  'GET /imports/{importId}/errors',
-  'PATCH /products',
-  'POST /imports',
-  'POST /imports/{importId}/cancel',
-  'POST /posts/batch',
-  'POST /products/batch',
-  'POST /users/batch',
-]);
-
 /** `GET /api/v2/users/:userId` for every versioned REST route the app serves (HEAD/OPTIONS aside). */
 function servedOperations(t: TestServer, version: number): string[] {
   const prefix = `/api/v${version}/`;
@@ -31,7 +15,6 @@ function servedOperations(t: TestServer, version: number): string[] {
     .map((route) => route.split(' ') as [string, string])
     .filter(([, url]) => url.startsWith(prefix) && !url.endsWith('/openapi.json'))
     .map(([method, url]) => `${method} ${url.slice(prefix.length - 1).replace(/:(\w+)/g, '{$1}')}`)
-    .filter((operation) => version !== 1 || !V2_ONLY.has(operation))
     .sort();
 }
 
@@ -73,7 +56,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(documentedOperations(v1), servedOperations(t, 1));
       assert.deepEqual(documentedOperations(v2), servedOperations(t, 2));
       assert.ok(documentedOperations(v2).includes('GET /users/{userId}'));
-      for (const operation of V2_ONLY) assert.ok(documentedOperations(v2).includes(operation), operation);
+      // A v2-only operation (`config.openapi.versions: [2]`) is in v2's route table and document, not in v1's.
+      for (const operation of ['POST /imports', 'POST /products/batch', 'PATCH /products']) {
+        assert.ok(documentedOperations(v2).includes(operation), operation);
+        assert.ok(!servedOperations(t, 1).includes(operation), operation);
+      }
     });
 
     it('picks the document like any REST call: /openapi.json is v1, ?version=2 and API-Version pick v2', async () => {

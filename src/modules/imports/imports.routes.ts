@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
+import { servesVersions } from '../../core/http/versioning.ts';
 import type { ImportsService } from './imports.service.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -42,12 +43,12 @@ function viewOf(job: ImportRow, prefix: string) {
   };
 }
 
-const v2Only = (version: number) => {
-  if (version !== 2) throw AppError.notFound('Route');
-};
+/** Imports are v2's: not in v1's route table, refused in a negotiated v1 (core/http/versioned-api.ts). */
+const VERSIONS = [2] as const;
 
 /** REST adapter of imports (DECISIONS §18, v2): the upload streams into a stored job the workers run. */
 export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService }> = async (app, { imports }) => {
+  if (!servesVersions(app, VERSIONS)) return;
   const { maxBytes } = imports.settings;
   // The body is the upload itself, read as a stream by the service (never held whole).
   app.addContentTypeParser(Object.keys(MEDIA), (_request, payload, done) => done(null, payload));
@@ -56,7 +57,7 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
     {
       config: {
         access: 'user',
-        openapi: { versions: [2], requestMedia: Object.keys(MEDIA) },
+        openapi: { versions: VERSIONS, requestMedia: Object.keys(MEDIA) },
       },
       schema: {
         tags: ['imports'],
@@ -69,7 +70,6 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       },
     },
     async (request, reply) => {
-      v2Only(request.apiVersion);
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const format = MEDIA[type as keyof typeof MEDIA];
       if (!format) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send text/csv or application/x-ndjson');
@@ -92,7 +92,7 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
   app.get(
     '/imports/:importId',
     {
-      config: { access: 'user', openapi: { versions: [2] } },
+      config: { access: 'user', openapi: { versions: VERSIONS } },
       schema: {
         tags: ['imports'],
         summary: 'An import job and its counts (v2)',
@@ -101,7 +101,6 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       },
     },
     async (request) => {
-      v2Only(request.apiVersion);
       return viewOf(await imports.getImport(request.principal, request.params.importId), request.apiPrefix);
     },
   );
@@ -109,7 +108,7 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
   app.get(
     '/imports/:importId/errors',
     {
-      config: { access: 'user', openapi: { versions: [2], responseMedia: { 200: ['application/x-ndjson'] } } },
+      config: { access: 'user', openapi: { versions: VERSIONS, responseMedia: { 200: ['application/x-ndjson'] } } },
       schema: {
         tags: ['imports'],
         summary: "An import's error report: NDJSON {line, field, message} (v2)",
@@ -117,7 +116,6 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       },
     },
     async (request, reply) => {
-      v2Only(request.apiVersion);
       const lines: string[] = [];
       let after = 0;
       for (;;) {
@@ -136,7 +134,7 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       config: {
         access: 'user',
         openapi: {
-          versions: [2],
+          versions: VERSIONS,
           errors: {
             409: {
               description: 'The job has finished (`INVALID_STATE`)',
@@ -155,7 +153,6 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       },
     },
     async (request, reply) => {
-      v2Only(request.apiVersion);
       const job = await imports.cancelImport(request.principal, request.params.importId);
       return reply.code(202).send(viewOf(job, request.apiPrefix));
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
-import { Versioned, type ApiVersion } from '../../core/http/versioning.ts';
+import { servesVersions, Versioned, type ApiVersion } from '../../core/http/versioning.ts';
 import { listProductsQueryOf, UpdateProductInput, type ListProductsQuery } from './products.schemas.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
@@ -44,22 +44,17 @@ const ERRORS = {
   },
 };
 
-/** What `/api/v1/products` serves (the route index lists every version's methods of the path). */
-const V1_COLLECTION_METHODS = 'GET, HEAD, POST';
+/** Writes by filter are v2's: not in v1's route table, 405 in a negotiated v1 (core/http/versioned-api.ts). */
+const VERSIONS = [2] as const;
 
 /**
  * `PATCH` and `DELETE /products?<filters>` (DECISIONS §18, v2, admin): thin handlers over the service's
  * writes by filter, the filters read as the list reads them (`optionsOf`).
  */
 export function registerProductFilterWrites(app: FastifyInstance, products: ProductsService, optionsOf: OptionsOf) {
+  if (!servesVersions(app, VERSIONS)) return;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const readOf = (request: FastifyRequest) => {
-    // v1 serves `/products` too (GET, POST), without writes by filter: 405 naming v1's methods, as for any
-    // method a path does not serve (the OpenAPI document's v1 has this path, not these operations).
-    if (request.apiVersion !== 2)
-      throw new AppError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`, {
-        headers: { Allow: V1_COLLECTION_METHODS },
-      });
     const query = request.query as ListProductsQuery & { dryRun?: boolean };
     return {
       filters: optionsOf(query, request.apiVersion),
@@ -69,7 +64,7 @@ export function registerProductFilterWrites(app: FastifyInstance, products: Prod
   typed.patch(
     '/products',
     {
-      config: { access: 'admin', openapi: { errors: ERRORS, versions: [2] } },
+      config: { access: 'admin', openapi: { errors: ERRORS, versions: VERSIONS } },
       schema: {
         tags: ['products'],
         summary: 'Update every product the filters match (admin, v2; `Prefer: max-affected=N`)',
@@ -86,7 +81,7 @@ export function registerProductFilterWrites(app: FastifyInstance, products: Prod
   typed.delete(
     '/products',
     {
-      config: { access: 'admin', openapi: { errors: ERRORS, versions: [2] } },
+      config: { access: 'admin', openapi: { errors: ERRORS, versions: VERSIONS } },
       schema: {
         tags: ['products'],
         summary: 'Delete every product the filters match (admin, v2; `Prefer: max-affected=N`)',
