@@ -100,8 +100,13 @@ function EditToolbar() {
 function EditForm() {
   const resource = useResourceContext()!;
   const { record } = useEditContext();
+  // The version the form was opened with, kept: a list refetched meanwhile (live events) writes its rows
+  // into react-admin's item cache, and a new record would reset the form under the person's typing.
+  // Discard remounts the form (its `key`), which then opens the server's version.
+  const [opened, setOpened] = useState(record);
+  if (opened === undefined && record !== undefined) setOpened(record);
   return (
-    <SimpleForm toolbar={<EditToolbar />} record={record}>
+    <SimpleForm toolbar={<EditToolbar />} record={opened ?? record}>
       <SchemaInputs path={RESOURCES[resource]!.updatePath} method="patch" />
     </SimpleForm>
   );
