@@ -48,17 +48,17 @@ const orderPath =
 
 /** v2's operations (batches, writes by filter, imports) are asked for v2 under `/api`. */
 const V2 = { 'api-version': '2' };
+/** A request of v2's alone: /api/v1 has no such route (404, or 405 naming v1's methods). */
+export const v2Only = (request: RestRequest): boolean => request.headers?.['api-version'] === '2';
 const batch = (resource: string, data: (w: World) => Promise<unknown>) => async (w: World) => ({
   path: `/api/${resource}/batch`,
   headers: V2,
   body: { operations: [{ op: 'create', data: await data(w) }] },
 });
-/** The path of a resource the admin moved to the trash first (DECISIONS §19), to restore. */
-const trashed = (resource: (w: World) => Promise<string>) => async (w: World) => {
-  const target = await resource(w);
-  await w.trash(target);
-  return { path: `${target}/restore` };
-};
+/** The restore of an item of its own the admin moved to the trash first (DECISIONS §19). */
+const restore = (kind: 'users' | 'posts' | 'comments' | 'products') => async (w: World) => ({
+  path: `${await w.trashed(kind)}/restore`,
+});
 const filterWrite = (body?: unknown) => async (w: World) => ({
   path: `/api/products?category=matrix-${await w.productCategory()}`,
   headers: { ...V2, prefer: 'max-affected=10' },
@@ -202,31 +202,19 @@ export const REST_RULES: Record<string, RestRule> = {
     request: async (w) => ({ ...(await postPath()(w)), body: { title: 'Patched' } }),
   },
   'DELETE /api/posts/:postId': { expect: e(401, 403, 204, 204), writes: true, request: postPath() },
-  // The trash (DECISIONS §19): who may delete a thing may restore it; users are restored by admins.
-  // A trashed user's own token no longer signs anyone in.
-  'POST /api/users/:userId/restore': {
-    expect: e(401, 403, 401, 200),
-    writes: true,
-    request: trashed(async (w) => `/api/users/${(await w.owner()).id}`),
-  },
-  'POST /api/posts/:postId/restore': {
-    expect: e(401, 403, 200, 200),
-    writes: true,
-    request: trashed(async (w) => `/api/posts/${await w.postId()}`),
-  },
+  // The trash (DECISIONS §19): who may delete a thing may restore it (an author their post or comment);
+  // users and products are restored by admins.
+  'POST /api/users/:userId/restore': { expect: e(401, 403, 403, 200), writes: true, request: restore('users') },
+  'POST /api/posts/:postId/restore': { expect: e(401, 403, 200, 200), writes: true, request: restore('posts') },
   'POST /api/comments/:commentId/restore': {
     expect: e(401, 403, 200, 200),
     writes: true,
-    request: async (w) => {
-      const commentId = await w.commentId();
-      await w.trash(`/api/posts/${await w.postId()}/comments/${commentId}`);
-      return { path: `/api/comments/${commentId}/restore` };
-    },
+    request: restore('comments'),
   },
   'POST /api/products/:productId/restore': {
     expect: e(401, 403, 403, 200),
     writes: true,
-    request: trashed(async (w) => `/api/products/${await w.productId()}`),
+    request: restore('products'),
   },
   // Batches (DECISIONS §18, v2): each as its single writes are.
   'POST /api/users/batch': {

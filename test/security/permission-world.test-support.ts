@@ -106,10 +106,35 @@ export function createWorld(t: TestServer) {
       );
       return String(n);
     },
-    /** Moves the resource at `path` (`/api/posts/7`) to the trash, as an admin. */
-    async trash(path: string): Promise<void> {
-      const res = await t.request('DELETE', path, { token: t.adminToken });
-      if (res.status !== 204) throw new Error(`trash ${path} failed: ${res.status} ${res.text}`);
+    /**
+     * The path of a user, post, comment or product of its own (not the world's, which other rows read),
+     * the owner's where it has an author, moved to the trash by an admin: a restore's target.
+     */
+    async trashed(kind: 'users' | 'posts' | 'comments' | 'products'): Promise<string> {
+      const owner = await world.owner();
+      const admin = { token: t.adminToken };
+      const made = async (path: string, token: string, body: unknown) =>
+        (await ok(t.request('POST', path, { token, body }), kind)).id as number;
+      let live: string;
+      let item: string;
+      if (kind === 'users') {
+        live =
+          item = `/api/users/${(await t.createUser({ name: 'Trashed', email: `trashed-${world.unique()}@example.com` })).id}`;
+      } else if (kind === 'posts') {
+        live =
+          item = `/api/posts/${await made(`/api/users/${owner.id}/posts`, owner.token, { title: 'T', content: 'C' })}`;
+      } else if (kind === 'comments') {
+        const postId = await world.postId();
+        const id = await made(`/api/posts/${postId}/comments`, owner.token, { text: 'Trashed' });
+        live = `/api/posts/${postId}/comments/${id}`;
+        item = `/api/comments/${id}`;
+      } else {
+        const body = { name: 'Trashed', category: 'matrix', price: 1, stock: 1 };
+        live = item = `/api/products/${await made('/api/products', t.adminToken, body)}`;
+      }
+      const res = await t.request('DELETE', live, admin);
+      if (res.status !== 204) throw new Error(`trash ${live} failed: ${res.status} ${res.text}`);
+      return item;
     },
     /** The owner's import of one post, finished (so a cancel is refused after the access check). */
     importId: () =>
