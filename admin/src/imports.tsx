@@ -66,9 +66,13 @@ export function ImportsPage() {
         current = (await api<ImportJob>(location)).body;
         setJob(current);
       }
-      const lines = await api<string>(`${location}/errors`, { headers: { accept: 'application/x-ndjson' } });
+      // NDJSON read as text: one error line alone is valid JSON too, and must not be parsed as the whole body.
+      const report = await api<Response>(`${location}/errors`, {
+        headers: { accept: 'application/x-ndjson' },
+        raw: true,
+      });
       setErrors(
-        String(lines.body)
+        (await report.body.text())
           .split('\n')
           .filter((line) => line.trim())
           .map((line) => JSON.parse(line) as ErrorLine),
