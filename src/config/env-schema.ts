@@ -95,6 +95,19 @@ export const EnvSchema = Type.Object({
     default: 60000,
     description: 'How long a worker holds an import between chunks; after it another worker resumes the job',
   }),
+  IMPORT_CHUNK_ROWS: Type.Integer({
+    minimum: 1,
+    maximum: 10000,
+    default: 1000,
+    description: 'Rows an import writes per transaction, its position committed with them (DECISIONS §18)',
+  }),
+  IMPORT_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 5,
+    description:
+      'Attempts at an import chunk whose writing fails with an internal error (not a row refused by validation) before the job fails',
+  }),
   REPORT_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 3600000,

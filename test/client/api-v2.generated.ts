@@ -1436,6 +1436,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             /** @description The resource as an admin's `GET /api/v2/...` shows it right after the change (`_links` included); for `*.deleted`, its id (and a comment's post, a like's comment and user) */
             data: {
                 [key: string]: unknown;
@@ -2454,6 +2456,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["User"];
         };
         UserUpdatedEvent: {
@@ -2469,6 +2473,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["User"];
         };
         DeletedUser: {
@@ -2487,6 +2493,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["DeletedUser"];
         };
         PostCreatedEvent: {
@@ -2502,6 +2510,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Post"];
         };
         PostUpdatedEvent: {
@@ -2517,6 +2527,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Post"];
         };
         DeletedPost: {
@@ -2535,6 +2547,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["DeletedPost"];
         };
         CommentCreatedEvent: {
@@ -2550,6 +2564,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Comment"];
         };
         DeletedComment: {
@@ -2569,6 +2585,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["DeletedComment"];
         };
         LikeCreatedEvent: {
@@ -2584,6 +2602,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Like"];
         };
         DeletedLike: {
@@ -2603,6 +2623,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["DeletedLike"];
         };
         ProductCreatedEvent: {
@@ -2618,6 +2640,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Product"];
         };
         ProductUpdatedEvent: {
@@ -2633,6 +2657,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Product"];
         };
         DeletedProduct: {
@@ -2651,6 +2677,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["DeletedProduct"];
         };
         PurgedProduct: {
@@ -2669,6 +2697,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedProduct"];
         };
         UserPurgedEvent: {
@@ -2684,6 +2714,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedProduct"];
         };
         PostRestoredEvent: {
@@ -2699,6 +2731,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedProduct"];
         };
         PostPurgedEvent: {
@@ -2714,6 +2748,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedProduct"];
         };
         PurgedComment: {
@@ -2733,6 +2769,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedComment"];
         };
         CommentPurgedEvent: {
@@ -2748,6 +2786,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedComment"];
         };
         ProductRestoredEvent: {
@@ -2763,6 +2803,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedProduct"];
         };
         ProductPurgedEvent: {
@@ -2778,6 +2820,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["PurgedProduct"];
         };
         OrderCreatedEvent: {
@@ -2793,6 +2837,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Order"];
         };
         OrderPaidEvent: {
@@ -2808,6 +2854,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Order"];
         };
         OrderCancelledEvent: {
@@ -2823,6 +2871,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Order"];
         };
         OrderRefundedEvent: {
@@ -2838,6 +2888,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["Order"];
         };
         ReportCompletedEvent: {
@@ -2853,6 +2905,8 @@ export interface components {
              * @description When the change was made (ISO 8601 UTC, milliseconds)
              */
             timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
             data: components["schemas"]["ReportJob"];
         };
     };
@@ -2923,6 +2977,7 @@ export interface operations {
                      *           "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                      *           "type": "user.created",
                      *           "timestamp": "2026-11-21T10:00:00.000Z",
+                     *           "importId": 1,
                      *           "data": {}
                      *         }
                      *       ],
@@ -26589,6 +26644,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "user.created",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "name": "name",
@@ -26679,6 +26735,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "user.updated",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "name": "name",
@@ -26769,6 +26826,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "user.deleted",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -26822,6 +26880,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "post.created",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "title": "title",
@@ -26901,6 +26960,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "post.updated",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "title": "title",
@@ -26980,6 +27040,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "post.deleted",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27033,6 +27094,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "comment.created",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "postId": 1,
@@ -27115,6 +27177,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "comment.deleted",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "postId": 1
@@ -27169,6 +27232,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "like.created",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "commentId": 1,
                  *         "userId": 1,
@@ -27234,6 +27298,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "like.deleted",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "commentId": 1,
                  *         "userId": 1
@@ -27288,6 +27353,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "product.created",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "name": "name",
@@ -27363,6 +27429,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "product.updated",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "name": "name",
@@ -27438,6 +27505,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "product.deleted",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27491,6 +27559,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "user.restored",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27544,6 +27613,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "user.purged",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27597,6 +27667,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "post.restored",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27650,6 +27721,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "post.purged",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27703,6 +27775,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "comment.restored",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "postId": 1
@@ -27757,6 +27830,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "comment.purged",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "postId": 1
@@ -27811,6 +27885,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "product.restored",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27864,6 +27939,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "product.purged",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1
                  *       }
@@ -27917,6 +27993,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "order.created",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "customerId": 1,
@@ -28013,6 +28090,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "order.paid",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "customerId": 1,
@@ -28109,6 +28187,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "order.cancelled",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "customerId": 1,
@@ -28205,6 +28284,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "order.refunded",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "customerId": 1,
@@ -28301,6 +28381,7 @@ export interface operations {
                  *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
                  *       "type": "report.completed",
                  *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
                  *       "data": {
                  *         "id": 1,
                  *         "type": "sales",

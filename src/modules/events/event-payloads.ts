@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { Named } from '../../core/http/schemas.ts';
 import { EVENT_TYPES, type EventType } from './event.ts';
-import { EventId, EventTimestamp } from './events.schemas.ts';
+import { EventId, EventImportId, EventTimestamp } from './events.schemas.ts';
 
 /**
  * The schema of `data` for event types, as a module declares them in its descriptor (`eventPayloads`):
@@ -46,7 +46,7 @@ export const pascalCaseOf = (type: EventType) =>
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join('');
 
-/** One type's event: `{id, type, timestamp, data}` with that type's own `data`, named `<Type>Event`. */
+/** One type's event: `{id, type, timestamp, importId?, data}` with that type's own `data`, named `<Type>Event`. */
 export function EventOfType(type: EventType, data: TSchema) {
   return Named(
     `${pascalCaseOf(type)}Event`,
@@ -54,6 +54,7 @@ export function EventOfType(type: EventType, data: TSchema) {
       id: EventId,
       type: Type.Literal(type),
       timestamp: EventTimestamp,
+      importId: EventImportId,
       data,
     }),
   );

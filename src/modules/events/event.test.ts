@@ -20,24 +20,32 @@ describe('events: a new event id', () => {
     }
   });
 
-  it("is sent as exactly JSON.stringify of the event, made from the stored data's text without parsing it", () => {
+  it("is sent as exactly JSON.stringify of the event, made from the stored data's text without parsing it, with an import's id when it has one", () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), (data, text) => {
-        const stored = JSON.stringify({ ...data, text });
-        const item = toFeedEvent({
-          seq: 7,
-          tx: 3,
-          event_id: newEventId(),
-          type: 'post.created',
-          resource: 'post:1',
-          data: stored,
-          created_at: '2026-11-25T20:00:00.000Z',
-          traceparent: null,
-          tracestate: null,
-        });
-        assert.equal(item.json, JSON.stringify(item.event));
-        assert.deepEqual(JSON.parse(item.json).data, JSON.parse(stored));
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.string(),
+        fc.option(fc.nat()),
+        (data, text, importId) => {
+          const stored = JSON.stringify({ ...data, text });
+          const item = toFeedEvent({
+            seq: 7,
+            tx: 3,
+            event_id: newEventId(),
+            type: 'post.created',
+            resource: 'post:1',
+            data: stored,
+            created_at: '2026-11-25T20:00:00.000Z',
+            traceparent: null,
+            tracestate: null,
+            import_id: importId,
+          });
+          assert.equal(item.json, JSON.stringify(item.event));
+          assert.deepEqual(JSON.parse(item.json).data, JSON.parse(stored));
+          // An imported row's event carries `importId` beside `data` (DECISIONS §18); any other has no such key.
+          assert.equal(JSON.parse(item.json).importId, importId ?? undefined);
+        },
+      ),
     );
   });
 });

@@ -42,6 +42,8 @@ export interface DomainEvent {
   id: string;
   type: EventType;
   timestamp: string;
+  /** The import that wrote the row (DECISIONS §18); absent for any other write. */
+  importId?: number;
   data: Record<string, unknown>;
 }
 
@@ -76,16 +78,18 @@ export function toFeedEvent(row: EventRow): FeedEvent {
     id: row.event_id,
     type: row.type as EventType,
     timestamp: row.created_at,
+    ...(row.import_id === null || row.import_id === undefined ? {} : { importId: Number(row.import_id) }),
     get data() {
       return (data ??= JSON.parse(row.data) as Record<string, unknown>);
     },
   };
+  const imported = event.importId === undefined ? '' : `"importId":${event.importId},`;
   let json: string | undefined;
   return {
     event,
     // Put together on first use: the REST feed and the subscriptions never read it.
     get json() {
-      return (json ??= `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`);
+      return (json ??= `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},${imported}"data":${row.data}}`);
     },
     cursor: encodeEventCursor({ tx: row.tx, seq: row.seq }),
     position: { tx: row.tx, seq: row.seq },

@@ -101,4 +101,16 @@ export const eventsMigrations = {
       await db.schema.alterTable('events').dropColumn('traceparent').execute();
     },
   },
+  /**
+   * The import that wrote an event's row (DECISIONS §18: `importId` beside `data`), null for every other
+   * write. Nullable with no default: adding it rewrites no row on either database.
+   */
+  '0024-events-import-id': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('events').addColumn('import_id', 'integer').execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('events').dropColumn('import_id').execute();
+    },
+  },
 };

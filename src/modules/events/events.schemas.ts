@@ -34,6 +34,12 @@ export const EventTimestamp = Type.String({
   format: 'date-time',
   description: 'When the change was made (ISO 8601 UTC, milliseconds)',
 });
+export const EventImportId = Type.Optional(
+  Type.Integer({
+    description:
+      "Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id",
+  }),
+);
 
 export const EventView = Named(
   'Event',
@@ -41,6 +47,7 @@ export const EventView = Named(
     id: EventId,
     type: Type.Enum([...EVENT_TYPES], { description: '`<resource>.<past tense>`' }),
     timestamp: EventTimestamp,
+    importId: EventImportId,
     data: Type.Object(
       {},
       {

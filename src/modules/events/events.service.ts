@@ -23,6 +23,7 @@ import { createConsumerLeases, type ConsumeOptions } from './consumer-leases.ts'
 import { createRowIdReserve } from './row-ids.ts';
 import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
+import { currentImportId } from './import-origin.ts';
 
 /** New rows' ids reserved at a time on PostgreSQL (`row-ids.ts`): one statement per this many inserts. */
 const ROW_ID_BLOCK = 16;
@@ -89,7 +90,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
     // The writer's trace (DECISIONS §17), for the webhook attempts and the NATS message to join; with
     // tracing off, two nulls.
     const trace = activeTracing()?.activeContext();
-    return {
+    const row = {
       event_id: newEventId(),
       type,
       resource: resourceOf(type, data),
@@ -98,6 +99,9 @@ export function createEventsService(db: Db, options: EventsOptions) {
       traceparent: trace?.traceparent ?? null,
       tracestate: trace?.tracestate ?? null,
     };
+    // A row written by an import (DECISIONS §18); only then the column, so every other write's statement stays as it was.
+    const importId = currentImportId();
+    return importId === undefined ? row : { ...row, import_id: importId };
   };
 
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {

@@ -20,6 +20,8 @@ export interface EventsTable {
   /** The writer's W3C trace context (DECISIONS §17); null when tracing was off or nothing was traced. */
   traceparent: string | null;
   tracestate: string | null;
+  /** The import that wrote the row this event is of (DECISIONS §18), null for any other write. */
+  import_id: number | null;
 }
 
 /**

@@ -64,4 +64,19 @@ export const importsMigrations = {
       await db.schema.dropTable('imports').execute();
     },
   },
+  /**
+   * A chunk whose writing throws (not a row's validation error, which is reported per line) is tried at
+   * most IMPORT_MAX_ATTEMPTS times, then the job fails: the failed attempts at the current chunk.
+   */
+  '0024-imports-attempts': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable('imports')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('imports').dropColumn('attempts').execute();
+    },
+  },
 };

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Insertable } from 'kysely';
+import type { Expression, ExpressionBuilder, Insertable, SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import type { ImportErrorsTable, ImportRow, ImportRowsTable, ImportsTable } from './imports.table.ts';
@@ -69,22 +69,34 @@ export function lockImport(db: Db, id: number): Promise<ImportRow | undefined> {
   return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
-/** Queued jobs, and running ones whose lease ran out (their worker died). */
-const claimable = (at: string) => (eb: ExpressionBuilder<Tables, 'imports'>) =>
-  eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)])]);
+type Condition = (eb: ExpressionBuilder<Tables, 'imports'>) => Expression<SqlBool>;
 
-/** Claims a job for `workerId` until `leaseUntil`, the claimable condition repeated in the UPDATE (one winner). */
-export async function claimImport(db: Db, workerId: string, at: string, leaseUntil: string, heldId?: number) {
-  const pick = db.selectFrom('imports').select('id').where(claimable(at)).orderBy('id').limit(1).executeTakeFirst();
-  const candidate = heldId ?? (await pick)?.id;
+/** Queued jobs, and running ones whose lease ran out (their worker died, or a failed chunk waits for its retry). */
+const claimable =
+  (at: string): Condition =>
+  (eb) =>
+    eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)])]);
+
+/** The running job `workerId` holds (it goes on with it chunk after chunk), if any. */
+const heldBy =
+  (workerId: string): Condition =>
+  (eb) =>
+    eb.and([eb('status', '=', 'running'), eb('locked_by', '=', workerId)]);
+
+/**
+ * Claims a job for `workerId` until `leaseUntil`: the one it holds first, else a claimable one; the
+ * condition repeated in the UPDATE (one winner).
+ */
+export async function claimImport(db: Db, workerId: string, at: string, leaseUntil: string) {
+  const pick = (where: Condition) =>
+    db.selectFrom('imports').select('id').where(where).orderBy('id').limit(1).executeTakeFirst();
+  const candidate = (await pick(heldBy(workerId)))?.id ?? (await pick(claimable(at)))?.id;
   if (candidate === undefined) return undefined;
   return db
     .updateTable('imports')
     .set({ status: 'running', locked_by: workerId, locked_until: leaseUntil })
     .where('id', '=', candidate)
-    .where((eb) =>
-      heldId !== undefined ? eb.and([eb('status', '=', 'running'), eb('locked_by', '=', workerId)]) : claimable(at)(eb),
-    )
+    .where((eb) => eb.or([heldBy(workerId)(eb), claimable(at)(eb)]))
     .returningAll()
     .executeTakeFirst();
 }

@@ -1,28 +1,21 @@
 import type { Readable } from 'node:stream';
 import { requireSignedIn } from '../../core/access/guards.ts';
 import { isAdmin, type Principal } from '../../core/access/principal.ts';
-import { runOperation, type BatchTarget } from '../../core/bulk/batch.ts';
+import type { BatchTarget } from '../../core/bulk/batch.ts';
 import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { isUniqueViolation } from '../../core/db/db-errors.ts';
 import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
-import { inTransaction } from '../../core/db/transaction.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import * as repo from './imports.repository.ts';
 import type { ImportRow } from './imports.table.ts';
 import { readUpload, type UploadFormat } from './imports.upload.ts';
+import { createChunkRunner, IMPORT_RESOURCES, type ImportResource, type ImportsSettings } from './imports.chunks.ts';
 
-export const IMPORT_RESOURCES = ['products', 'users', 'posts'] as const;
-export type ImportResource = (typeof IMPORT_RESOURCES)[number];
-/** Each chunk is written all or nothing, its position committed with it (DECISIONS §18). */
-export const IMPORT_CHUNK_ROWS = 1000;
+export { IMPORT_RESOURCES, type ImportResource, type ImportsSettings };
+
 const STORE_BATCH = 500;
 const FINISHED = new Set(['done', 'failed', 'cancelled']);
-
-export interface ImportsSettings {
-  maxBytes: number;
-  leaseMs: number;
-}
 
 export interface NewImport {
   resource: ImportResource;
@@ -31,22 +24,6 @@ export interface NewImport {
   format: UploadFormat;
   body: Readable;
   idempotencyKey?: string | undefined;
-}
-
-/** Rolls a dry run's chunk back once its outcome is known. */
-class DryRun extends Error {
-  readonly outcome: ChunkOutcome;
-  constructor(outcome: ChunkOutcome) {
-    super('dry run');
-    this.outcome = outcome;
-  }
-}
-
-interface ChunkOutcome {
-  created: number;
-  updated: number;
-  errors: { import_id: number; line: number; field: string | null; message: string }[];
-  last: number;
 }
 
 export function createImportsService(
@@ -86,72 +63,6 @@ export function createImportsService(
     }
     await flush();
     return { read, failed };
-  }
-
-  /** One chunk of a claimed job, in one transaction with its position; each row in a savepoint of its own. */
-  async function runChunk(job: ImportRow, workerId: string): Promise<boolean> {
-    const target = targets[job.resource as ImportResource];
-    const actor: Principal = { userId: job.owner_id, role: job.owner_role as Principal['role'] };
-    const op = job.mode === 'upsert' ? 'upsert' : 'create';
-    const chunk = async (): Promise<ChunkOutcome | undefined> => {
-      const current = await repo.lockImport(db, job.id);
-      if (!current || current.status !== 'running' || current.locked_by !== workerId) return undefined;
-      const rows = await repo.readRowsAfter(db, job.id, current.position, IMPORT_CHUNK_ROWS);
-      const outcome: ChunkOutcome = { created: 0, updated: 0, errors: [], last: current.position };
-      for (const row of rows) {
-        outcome.last = row.line;
-        const data = JSON.parse(row.data) as Record<string, unknown>;
-        const key = target.naturalKey?.field;
-        if (op === 'upsert' && key && typeof data[key] !== 'string') {
-          outcome.errors.push({ import_id: job.id, line: row.line, field: key, message: 'is required for an upsert' });
-          continue;
-        }
-        try {
-          const result = await inTransaction(db, () =>
-            runOperation(actor, target, { op, data }, 0, () => () => undefined),
-          );
-          if (result.status === 201) outcome.created += 1;
-          else outcome.updated += 1;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          const detail = error.details?.[0];
-          outcome.errors.push({
-            import_id: job.id,
-            line: row.line,
-            field: detail?.field || null,
-            message: detail ? detail.message : error.message,
-          });
-        }
-      }
-      if (job.dry_run) throw new DryRun(outcome);
-      await record(outcome, rows.length < IMPORT_CHUNK_ROWS);
-      return outcome;
-    };
-    const record = async (outcome: ChunkOutcome, finished: boolean) => {
-      await repo.insertImportErrors(db, outcome.errors);
-      const current = (await repo.findImportById(db, job.id))!;
-      await repo.updateImport(db, job.id, {
-        position: outcome.last,
-        rows_created: current.rows_created + outcome.created,
-        rows_updated: current.rows_updated + outcome.updated,
-        rows_failed: current.rows_failed + outcome.errors.length,
-        locked_until: new Date(Date.now() + settings.leaseMs).toISOString(),
-        ...(finished ? { status: 'done' as const, finished_at: now(), locked_by: null, locked_until: null } : {}),
-      });
-    };
-    let outcome: ChunkOutcome | undefined;
-    try {
-      outcome = await inOuterTransaction(db, chunk);
-    } catch (error) {
-      if (!(error instanceof DryRun)) throw error;
-      // A dry run writes no row: only what a real run would have reported.
-      const { outcome: seen } = error;
-      const more = (await repo.readRowsAfter(db, job.id, seen.last, 1)).length > 0;
-      await inOuterTransaction(db, () => record(seen, !more));
-      return more;
-    }
-    if (!outcome) return false;
-    return (await repo.findImportById(db, job.id))?.status === 'running';
   }
 
   return {
@@ -232,14 +143,7 @@ export function createImportsService(
     },
 
     /** A worker's step: claims a job (or keeps its own) and runs one chunk; true when there is more. */
-    async runNextChunk(workerId: string): Promise<boolean> {
-      const at = now();
-      const job = await repo.claimImport(db, workerId, at, new Date(Date.now() + settings.leaseMs).toISOString());
-      if (!job) return false;
-      if (!job.started_at) await repo.updateImport(db, job.id, { started_at: at });
-      await runChunk(job, workerId);
-      return true;
-    },
+    runNextChunk: createChunkRunner(db, targets, settings),
   };
 }
 

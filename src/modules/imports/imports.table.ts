@@ -20,6 +20,8 @@ export interface ImportsTable {
   rows_created: number;
   rows_updated: number;
   rows_failed: number;
+  /** Failed attempts at the chunk after `position` (back to 0 when a chunk commits); at IMPORT_MAX_ATTEMPTS the job fails. */
+  attempts: Generated<number>;
   locked_by: string | null;
   locked_until: Timestamp | null;
   created_at: Timestamp;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
@@ -140,6 +141,74 @@ for (const dialect of DIALECTS) {
       assert.equal(cancel.body.error.code, 'INVALID_STATE');
       const rows = await t.server.db.selectFrom('products').select('id').where('category', '=', 'idem').execute();
       assert.equal(rows.length, 1);
+    });
+
+    it("emits each imported row's normal event with the import's id beside data; a single write's event has none", async () => {
+      const res = await upload('resource=products', 'name,category,price,stock\nEv A,imp-ev,1,1\nEv B,imp-ev,2,2\n');
+      const location = res.headers.get('location')!;
+      const job = await settled(location);
+      assert.deepEqual(job.rows, { read: 2, created: 2, updated: 0, failed: 0 });
+      const single = await t.request('POST', '/api/v2/products', {
+        token: t.adminToken,
+        body: { name: 'Ev single', category: 'imp-ev', price: 3, stock: 3 },
+      });
+      assert.equal(single.status, 201, single.text);
+      const feed = await t.request('GET', '/api/events?types=product.created&limit=1000', { token: t.adminToken });
+      assert.equal(feed.status, 200, feed.text);
+      const ours = (feed.body.data as { importId?: number; data: { name: string; category: string } }[]).filter(
+        (event) => event.data.category === 'imp-ev',
+      );
+      assert.deepEqual(
+        ours.map((event) => [event.data.name, event.importId]),
+        [
+          ['Ev A', job.id],
+          ['Ev B', job.id],
+          ['Ev single', undefined],
+        ],
+      );
+      assert.ok(!('importId' in ours[2]!), 'no importId key on a single write');
+    });
+
+    it('fails the job after IMPORT_MAX_ATTEMPTS when a chunk keeps throwing (not a validation error), nothing of it written', async () => {
+      // A row the database refuses in a way no check of the service foresees: a trigger raises on it.
+      const postgres = dialect.name === 'postgres';
+      const db = t.server.db;
+      if (postgres) {
+        await sql`create function imports_poison() returns trigger language plpgsql as $$
+          begin if new.name = 'Poison' then raise exception 'poisoned row'; end if; return new; end $$`.execute(db);
+        await sql`create trigger imports_poison before insert on products for each row execute function imports_poison()`.execute(
+          db,
+        );
+      } else {
+        await sql`create trigger imports_poison before insert on products when new.name = 'Poison'
+          begin select raise(abort, 'poisoned row'); end`.execute(db);
+      }
+      try {
+        const res = await upload(
+          'resource=products',
+          'name,category,price,stock\nGood 1,poison,1,1\nPoison,poison,1,1\n',
+        );
+        const location = res.headers.get('location')!;
+        const job = await settled(location);
+        assert.equal(job.status, 'failed');
+        assert.deepEqual(job.rows, { read: 2, created: 0, updated: 0, failed: 1 });
+        const errors = await errorsOf(location);
+        assert.equal(errors.length, 1);
+        assert.equal(errors[0].line, 3);
+        assert.match(errors[0].message, /5 attempts failed with an internal error/);
+        assert.doesNotMatch(errors[0].message, /poisoned/, 'no internals in the report');
+        const stored = await db
+          .selectFrom('imports')
+          .select('attempts')
+          .where('id', '=', job.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(stored.attempts, t.config.IMPORT_MAX_ATTEMPTS);
+        const written = await db.selectFrom('products').select('id').where('category', '=', 'poison').execute();
+        assert.equal(written.length, 0, 'each attempt rolled its chunk back');
+      } finally {
+        await sql`drop trigger imports_poison${postgres ? sql` on products` : sql``}`.execute(db);
+        if (postgres) await sql`drop function imports_poison()`.execute(db);
+      }
     });
   });
 }
