@@ -1,3 +1,4 @@
+import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { isStorableText } from '../../src/core/validation/input-rules.ts';
 
@@ -19,6 +20,7 @@ export interface ValueSchema {
   multipleOf?: number;
   minLength?: number;
   maxLength?: number;
+  format?: string;
   items?: ValueSchema;
   anyOf?: ValueSchema[];
 }
@@ -64,6 +66,18 @@ export function withoutLookaheads(pattern: string): string {
 
 const lengthOf = (text: string) => [...text].length;
 
+type Format = RegExp | ((text: string) => boolean) | { validate: RegExp | ((text: string) => boolean) };
+const formats = addFormatsModule as unknown as { get(name: string): Format | undefined };
+
+/** Whether a text has a format as ajv-formats (the validators of the documents' readers too) reads it. */
+function hasFormat(name: string | undefined, text: string): boolean {
+  if (name === undefined) return true;
+  const format = formats.get(name);
+  const check = format && typeof format === 'object' && 'validate' in format ? format.validate : format;
+  if (check instanceof RegExp) return check.test(text);
+  return typeof check === 'function' ? check(text) : true;
+}
+
 /** Text a JSON Schema validator would call valid: enum, const, pattern and lengths; storable text (a rule of every field). */
 function validText(schema: ValueSchema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...schema.enum.map(String));
@@ -75,7 +89,12 @@ function validText(schema: ValueSchema): fc.Arbitrary<string> {
     : fc.string({ minLength: min, maxLength: Math.max(min, Math.min(max, 12)) });
   const whole = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined;
   return base.filter(
-    (text) => isStorableText(text) && lengthOf(text) >= min && lengthOf(text) <= max && (!whole || whole.test(text)),
+    (text) =>
+      isStorableText(text) &&
+      lengthOf(text) >= min &&
+      lengthOf(text) <= max &&
+      (!whole || whole.test(text)) &&
+      hasFormat(schema.format, text),
   );
 }
 
@@ -95,6 +114,20 @@ function validNumber(schema: ValueSchema): fc.Arbitrary<number> {
   }
   if (integer) return fc.integer({ min: Math.max(lo, -(2 ** 31)), max: Math.min(hi, 2 ** 31 - 1) });
   return fc.double({ min: lo, max: hi, noNaN: true, noDefaultInfinity: true });
+}
+
+/**
+ * The valid values a random draw rarely hits: a number's bounds, and for a step the multiples whose
+ * quotient by it is a float a hair off an integer (0.07 / 0.01 = 7.000000000000001; 19.99).
+ */
+export function edgeValues(schema: ValueSchema): unknown[] {
+  if (!isNumeric(schema) || schema.enum) return [];
+  const bounds = [schema.minimum, schema.maximum].filter((bound): bound is number => bound !== undefined);
+  const step = schema.multipleOf;
+  const multiples = step === undefined ? [] : [7, 29, 57, 115, 1999].map((k) => stepped(k, step));
+  return [...bounds, ...multiples].filter(
+    (value) => value >= (schema.minimum ?? -Infinity) && value <= (schema.maximum ?? Infinity),
+  );
 }
 
 /** Values the schema calls valid, as JSON values (a query string sends their text). */

@@ -62,8 +62,8 @@ function emailPatternOf(format: RegExp | { validate: RegExp }): string {
 /** The pattern that marks a text field as "not blank" (at least one non-space character). */
 export const NOT_BLANK = '\\S';
 
-/** The pattern of an http(s) URL: its scheme, in any case (RFC 3986 §3.1). */
-export const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://';
+/** The pattern of an http(s) URL: its scheme, in any case (RFC 3986 §3.1), then a host without credentials (`user:pw@`). */
+export const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+(?:[/?#]|$)';
 
 /** What a date-time must look like, with an example to copy: one message for bodies, query strings and filters. */
 export const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T10:00:00Z';

@@ -12,6 +12,8 @@ export const MAX_DESCRIPTION_LENGTH = 500;
 export const WebhookUrl = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
+  // What the service's URL check holds (webhooks.service.ts): a URL, http(s), a host, no credentials.
+  format: 'uri',
   pattern: HTTP_URL,
   description: 'An http(s) URL, at most 2048 characters; in production not on a private network',
   examples: ['https://shop.example.com/hooks/content'],
