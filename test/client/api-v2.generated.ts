@@ -3637,6 +3637,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -3653,6 +3654,7 @@ export interface operations {
                 };
                 "application/vnd.content.v2+json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -4481,6 +4483,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -4502,6 +4505,7 @@ export interface operations {
                 };
                 "application/vnd.content.v2+json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -6005,7 +6009,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4NzU3MjYsImV4cCI6MTc5NTg3NjYyNn0.5H6pe9OaQHJPIZ0U5PGniQ1-gdeqfFahaWJ0aXdyRy0",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4ODIyNjksImV4cCI6MTc5NTg4MzE2OX0.mJnEdQ9P8_u_G_dHB6AK9AEf9_Q3pqkP_5SSO6YIzoc",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -6706,8 +6710,8 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -6740,8 +6744,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T14:22:05.491Z",
-                     *           "updatedAt": "2026-11-28T14:22:05.491Z",
+                     *           "createdAt": "2026-11-28T16:11:09.659Z",
+                     *           "updatedAt": "2026-11-28T16:11:09.659Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -6762,8 +6766,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T03:02:05.854Z",
-                     *           "updatedAt": "2026-11-25T03:02:05.854Z",
+                     *           "createdAt": "2026-11-25T04:51:09.734Z",
+                     *           "updatedAt": "2026-11-25T04:51:09.734Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -6792,8 +6796,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T03:03:05.854Z",
-                     *           "updatedAt": "2026-11-25T03:03:05.854Z",
+                     *           "createdAt": "2026-11-25T04:52:09.734Z",
+                     *           "updatedAt": "2026-11-25T04:52:09.734Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -6814,8 +6818,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T03:04:05.854Z",
-                     *           "updatedAt": "2026-11-25T03:04:05.854Z",
+                     *           "createdAt": "2026-11-25T04:53:09.734Z",
+                     *           "updatedAt": "2026-11-25T04:53:09.734Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7108,8 +7112,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:07.956Z",
+                     *       "createdAt": "2026-11-28T16:11:09.931Z",
+                     *       "updatedAt": "2026-11-28T16:11:09.931Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7377,8 +7381,8 @@ export interface operations {
                  * @example posts,posts.author
                  */
                 include?: string;
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -7409,8 +7413,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T03:02:05.854Z",
-                     *       "updatedAt": "2026-11-25T03:02:05.854Z",
+                     *       "createdAt": "2026-11-25T04:51:09.734Z",
+                     *       "updatedAt": "2026-11-25T04:51:09.734Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -7722,8 +7726,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:09.371Z",
+                     *       "createdAt": "2026-11-28T16:11:09.931Z",
+                     *       "updatedAt": "2026-11-28T16:11:09.981Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8366,8 +8370,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:09.964Z",
+                     *       "createdAt": "2026-11-28T16:11:09.931Z",
+                     *       "updatedAt": "2026-11-28T16:11:09.985Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9039,8 +9043,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:10.113Z",
+                     *       "createdAt": "2026-11-28T16:11:09.931Z",
+                     *       "updatedAt": "2026-11-28T16:11:09.990Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9342,8 +9346,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:10.182Z",
+                     *       "createdAt": "2026-11-28T16:11:09.931Z",
+                     *       "updatedAt": "2026-11-28T16:11:09.992Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9758,10 +9762,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T14:22:12.724Z",
-                     *           "updatedAt": "2026-11-28T14:22:12.797Z",
+                     *           "createdAt": "2026-11-28T16:11:10.137Z",
+                     *           "updatedAt": "2026-11-28T16:11:10.140Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T14:22:12.797Z",
+                     *           "cancelledAt": "2026-11-28T16:11:10.140Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -9787,11 +9791,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T14:22:11.695Z",
-                     *           "updatedAt": "2026-11-28T14:22:12.455Z",
-                     *           "paidAt": "2026-11-28T14:22:12.192Z",
+                     *           "createdAt": "2026-11-28T16:11:10.112Z",
+                     *           "updatedAt": "2026-11-28T16:11:10.134Z",
+                     *           "paidAt": "2026-11-28T16:11:10.124Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T14:22:12.455Z",
+                     *           "refundedAt": "2026-11-28T16:11:10.134Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -9812,7 +9816,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNDoyMjoxMS42OTVaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNjoxMToxMC4xMTJaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10045,8 +10049,11 @@ export interface operations {
                         productId: number;
                         quantity: number;
                     }[];
-                    /** @description Must be the store currency when given */
-                    currency?: string;
+                    /**
+                     * @description The store currency (STORE_CURRENCY), when given
+                     * @enum {unknown}
+                     */
+                    currency?: "USD";
                     /** @description Admins only: place the order for this user */
                     customerId?: number;
                 };
@@ -10055,8 +10062,11 @@ export interface operations {
                         productId: number;
                         quantity: number;
                     }[];
-                    /** @description Must be the store currency when given */
-                    currency?: string;
+                    /**
+                     * @description The store currency (STORE_CURRENCY), when given
+                     * @enum {unknown}
+                     */
+                    currency?: "USD";
                     /** @description Admins only: place the order for this user */
                     customerId?: number;
                 };
@@ -10087,8 +10097,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:11.695Z",
+                     *       "createdAt": "2026-11-28T16:11:10.112Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.112Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -10401,8 +10411,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:11.695Z",
+                     *       "createdAt": "2026-11-28T16:11:10.112Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.112Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11042,9 +11052,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:12.192Z",
-                     *       "paidAt": "2026-11-28T14:22:12.192Z",
+                     *       "createdAt": "2026-11-28T16:11:10.112Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.124Z",
+                     *       "paidAt": "2026-11-28T16:11:10.124Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -11370,10 +11380,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:12.724Z",
-                     *       "updatedAt": "2026-11-28T14:22:12.797Z",
+                     *       "createdAt": "2026-11-28T16:11:10.137Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.140Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T14:22:12.797Z",
+                     *       "cancelledAt": "2026-11-28T16:11:10.140Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -11694,11 +11704,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:12.455Z",
-                     *       "paidAt": "2026-11-28T14:22:12.192Z",
+                     *       "createdAt": "2026-11-28T16:11:10.112Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.134Z",
+                     *       "paidAt": "2026-11-28T16:11:10.124Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T14:22:12.455Z",
+                     *       "refundedAt": "2026-11-28T16:11:10.134Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12017,7 +12027,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T14:22:12.192Z",
+                     *       "paidAt": "2026-11-28T16:11:10.124Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12828,8 +12838,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T14:22:14.237Z",
-                     *       "updatedAt": "2026-11-28T14:22:14.237Z",
+                     *       "createdAt": "2026-11-28T16:11:10.211Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.211Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13130,9 +13140,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T14:22:14.237Z",
-                     *       "updatedAt": "2026-11-28T14:22:14.299Z",
-                     *       "finishedAt": "2026-11-28T14:22:14.299Z",
+                     *       "createdAt": "2026-11-28T16:11:10.211Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.221Z",
+                     *       "finishedAt": "2026-11-28T16:11:10.221Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -13810,8 +13820,8 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -13845,8 +13855,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T11:12:05.856Z",
-                     *           "updatedAt": "2026-11-24T11:12:05.856Z",
+                     *           "createdAt": "2026-11-24T13:01:09.736Z",
+                     *           "updatedAt": "2026-11-24T13:01:09.736Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -13862,8 +13872,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T11:22:05.856Z",
-                     *           "updatedAt": "2026-11-24T11:22:05.856Z",
+                     *           "createdAt": "2026-11-24T13:11:09.736Z",
+                     *           "updatedAt": "2026-11-24T13:11:09.736Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14168,13 +14178,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T14:22:11.547Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.093Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T14:22:11.547Z"
+                     *       "createdAt": "2026-11-28T16:11:10.093Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -14252,6 +14262,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another product has this `sku` (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
                      *       }
                      *     }
                      */
@@ -14515,8 +14544,8 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
             };
@@ -14880,8 +14909,8 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
             };
@@ -15320,8 +15349,8 @@ export interface operations {
                  * @example coffee or knife -skillet
                  */
                 q?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /**
                  * @description Comma list of count, sum(f), avg(f), min(f), max(f) over price, stock; count is always given
                  * @example count,sum(price)
@@ -15591,8 +15620,8 @@ export interface operations {
     getProductsByProductId: {
         parameters: {
             query?: {
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -15624,13 +15653,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T11:12:05.856Z",
+                     *       "updatedAt": "2026-11-24T13:01:09.736Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T11:12:05.856Z"
+                     *       "createdAt": "2026-11-24T13:01:09.736Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -15942,13 +15971,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T14:22:11.573Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.098Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T14:22:11.547Z"
+                     *       "createdAt": "2026-11-28T16:11:10.093Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16045,6 +16074,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another product has this `sku` (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
                      *       }
                      *     }
                      */
@@ -16570,13 +16618,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T14:22:11.643Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.103Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T14:22:11.547Z"
+                     *       "createdAt": "2026-11-28T16:11:10.093Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16673,6 +16721,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another product has this `sku` (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
                      *       }
                      *     }
                      */
@@ -17587,8 +17654,8 @@ export interface operations {
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -17618,8 +17685,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-27T21:42:05.855Z",
-                     *           "updatedAt": "2026-11-27T21:42:05.855Z",
+                     *           "createdAt": "2026-11-27T23:31:09.735Z",
+                     *           "updatedAt": "2026-11-27T23:31:09.735Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -17637,8 +17704,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T05:02:05.855Z",
-                     *           "updatedAt": "2026-11-27T05:02:05.855Z",
+                     *           "createdAt": "2026-11-27T06:51:09.735Z",
+                     *           "updatedAt": "2026-11-27T06:51:09.735Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -17862,8 +17929,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -17891,8 +17958,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T14:22:15.718Z",
-                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *       "createdAt": "2026-11-28T16:11:10.363Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.363Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -19482,8 +19549,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T14:22:15.718Z",
-                     *           "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *           "createdAt": "2026-11-28T16:11:10.363Z",
+                     *           "updatedAt": "2026-11-28T16:11:10.363Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -19501,8 +19568,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T12:22:05.855Z",
-                     *           "updatedAt": "2026-11-26T12:22:05.855Z",
+                     *           "createdAt": "2026-11-26T14:11:09.735Z",
+                     *           "updatedAt": "2026-11-26T14:11:09.735Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -19792,8 +19859,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T14:22:15.718Z",
-                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *       "createdAt": "2026-11-28T16:11:10.363Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.363Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20089,8 +20156,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T14:22:15.718Z",
-                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *       "createdAt": "2026-11-28T16:11:10.363Z",
+                     *       "updatedAt": "2026-11-28T16:11:10.363Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -21309,8 +21376,8 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -21342,7 +21409,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T14:22:16.919Z",
+                     *           "createdAt": "2026-11-28T16:11:10.440Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -21630,7 +21697,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T14:22:16.919Z",
+                     *       "createdAt": "2026-11-28T16:11:10.440Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22263,7 +22330,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T14:22:16.919Z",
+                     *       "createdAt": "2026-11-28T16:11:10.440Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22733,8 +22800,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -23411,7 +23478,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T14:22:17.344Z",
+                     *           "createdAt": "2026-11-28T16:11:10.511Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -23680,7 +23747,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T14:22:17.344Z",
+                     *       "createdAt": "2026-11-28T16:11:10.511Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -23708,7 +23775,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T14:22:17.344Z",
+                     *       "createdAt": "2026-11-28T16:11:10.511Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24222,7 +24289,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T14:22:17.344Z",
+                     *       "createdAt": "2026-11-28T16:11:10.511Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24755,7 +24822,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T14:22:10.247Z",
+                     *       "updatedAt": "2026-11-28T16:11:09.997Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
