@@ -6009,7 +6009,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4ODIyNjksImV4cCI6MTc5NTg4MzE2OX0.mJnEdQ9P8_u_G_dHB6AK9AEf9_Q3pqkP_5SSO6YIzoc",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4ODI1MTIsImV4cCI6MTc5NTg4MzQxMn0.DQhRxnLlvyv6tYMoYcOzL0MVLgm5UWIsBiaxx71s_pc",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -6744,8 +6744,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T16:11:09.659Z",
-                     *           "updatedAt": "2026-11-28T16:11:09.659Z",
+                     *           "createdAt": "2026-11-28T16:15:12.483Z",
+                     *           "updatedAt": "2026-11-28T16:15:12.483Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -6766,8 +6766,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T04:51:09.734Z",
-                     *           "updatedAt": "2026-11-25T04:51:09.734Z",
+                     *           "createdAt": "2026-11-25T04:55:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:55:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -6796,8 +6796,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T04:52:09.734Z",
-                     *           "updatedAt": "2026-11-25T04:52:09.734Z",
+                     *           "createdAt": "2026-11-25T04:56:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:56:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -6818,8 +6818,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T04:53:09.734Z",
-                     *           "updatedAt": "2026-11-25T04:53:09.734Z",
+                     *           "createdAt": "2026-11-25T04:57:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:57:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7112,8 +7112,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T16:11:09.931Z",
-                     *       "updatedAt": "2026-11-28T16:11:09.931Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.102Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7413,8 +7413,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T04:51:09.734Z",
-                     *       "updatedAt": "2026-11-25T04:51:09.734Z",
+                     *       "createdAt": "2026-11-25T04:55:12.610Z",
+                     *       "updatedAt": "2026-11-25T04:55:12.610Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -7726,8 +7726,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T16:11:09.931Z",
-                     *       "updatedAt": "2026-11-28T16:11:09.981Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.162Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8370,8 +8370,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T16:11:09.931Z",
-                     *       "updatedAt": "2026-11-28T16:11:09.985Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.167Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9043,8 +9043,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T16:11:09.931Z",
-                     *       "updatedAt": "2026-11-28T16:11:09.990Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.170Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9346,8 +9346,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T16:11:09.931Z",
-                     *       "updatedAt": "2026-11-28T16:11:09.992Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.173Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9762,10 +9762,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T16:11:10.137Z",
-                     *           "updatedAt": "2026-11-28T16:11:10.140Z",
+                     *           "createdAt": "2026-11-28T16:15:13.397Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.407Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T16:11:10.140Z",
+                     *           "cancelledAt": "2026-11-28T16:15:13.407Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -9791,11 +9791,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T16:11:10.112Z",
-                     *           "updatedAt": "2026-11-28T16:11:10.134Z",
-                     *           "paidAt": "2026-11-28T16:11:10.124Z",
+                     *           "createdAt": "2026-11-28T16:15:13.334Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.389Z",
+                     *           "paidAt": "2026-11-28T16:15:13.368Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T16:11:10.134Z",
+                     *           "refundedAt": "2026-11-28T16:15:13.389Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -9816,7 +9816,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNjoxMToxMC4xMTJaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNjoxNToxMy4zMzRaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10051,7 +10051,7 @@ export interface operations {
                     }[];
                     /**
                      * @description The store currency (STORE_CURRENCY), when given
-                     * @enum {unknown}
+                     * @enum {string}
                      */
                     currency?: "USD";
                     /** @description Admins only: place the order for this user */
@@ -10064,7 +10064,7 @@ export interface operations {
                     }[];
                     /**
                      * @description The store currency (STORE_CURRENCY), when given
-                     * @enum {unknown}
+                     * @enum {string}
                      */
                     currency?: "USD";
                     /** @description Admins only: place the order for this user */
@@ -10097,8 +10097,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:11:10.112Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.112Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -10411,8 +10411,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:11:10.112Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.112Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11052,9 +11052,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:11:10.112Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.124Z",
-                     *       "paidAt": "2026-11-28T16:11:10.124Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.368Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -11380,10 +11380,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:11:10.137Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.140Z",
+                     *       "createdAt": "2026-11-28T16:15:13.397Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.407Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T16:11:10.140Z",
+                     *       "cancelledAt": "2026-11-28T16:15:13.407Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -11704,11 +11704,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:11:10.112Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.134Z",
-                     *       "paidAt": "2026-11-28T16:11:10.124Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.389Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T16:11:10.134Z",
+                     *       "refundedAt": "2026-11-28T16:15:13.389Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12027,7 +12027,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T16:11:10.124Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12838,8 +12838,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T16:11:10.211Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.211Z",
+                     *       "createdAt": "2026-11-28T16:15:13.553Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.553Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13140,9 +13140,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T16:11:10.211Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.221Z",
-                     *       "finishedAt": "2026-11-28T16:11:10.221Z",
+                     *       "createdAt": "2026-11-28T16:15:13.553Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.573Z",
+                     *       "finishedAt": "2026-11-28T16:15:13.573Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -13855,8 +13855,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T13:01:09.736Z",
-                     *           "updatedAt": "2026-11-24T13:01:09.736Z",
+                     *           "createdAt": "2026-11-24T13:05:12.611Z",
+                     *           "updatedAt": "2026-11-24T13:05:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -13872,8 +13872,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T13:11:09.736Z",
-                     *           "updatedAt": "2026-11-24T13:11:09.736Z",
+                     *           "createdAt": "2026-11-24T13:15:12.611Z",
+                     *           "updatedAt": "2026-11-24T13:15:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14178,13 +14178,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T16:11:10.093Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.310Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T16:11:10.093Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -15653,13 +15653,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T13:01:09.736Z",
+                     *       "updatedAt": "2026-11-24T13:05:12.611Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T13:01:09.736Z"
+                     *       "createdAt": "2026-11-24T13:05:12.611Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -15971,13 +15971,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T16:11:10.098Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.314Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T16:11:10.093Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16618,13 +16618,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T16:11:10.103Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.319Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T16:11:10.093Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -17685,8 +17685,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-27T23:31:09.735Z",
-                     *           "updatedAt": "2026-11-27T23:31:09.735Z",
+                     *           "createdAt": "2026-11-27T23:35:12.611Z",
+                     *           "updatedAt": "2026-11-27T23:35:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -17704,8 +17704,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T06:51:09.735Z",
-                     *           "updatedAt": "2026-11-27T06:51:09.735Z",
+                     *           "createdAt": "2026-11-27T06:55:12.611Z",
+                     *           "updatedAt": "2026-11-27T06:55:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -17958,8 +17958,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T16:11:10.363Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.363Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -19549,8 +19549,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T16:11:10.363Z",
-                     *           "updatedAt": "2026-11-28T16:11:10.363Z",
+                     *           "createdAt": "2026-11-28T16:15:13.659Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.659Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -19568,8 +19568,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T14:11:09.735Z",
-                     *           "updatedAt": "2026-11-26T14:11:09.735Z",
+                     *           "createdAt": "2026-11-26T14:15:12.611Z",
+                     *           "updatedAt": "2026-11-26T14:15:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -19859,8 +19859,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T16:11:10.363Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.363Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20156,8 +20156,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T16:11:10.363Z",
-                     *       "updatedAt": "2026-11-28T16:11:10.363Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -21409,7 +21409,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T16:11:10.440Z",
+                     *           "createdAt": "2026-11-28T16:15:13.741Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -21697,7 +21697,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T16:11:10.440Z",
+                     *       "createdAt": "2026-11-28T16:15:13.741Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22330,7 +22330,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T16:11:10.440Z",
+                     *       "createdAt": "2026-11-28T16:15:13.741Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -23478,7 +23478,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T16:11:10.511Z",
+                     *           "createdAt": "2026-11-28T16:15:13.951Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -23747,7 +23747,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T16:11:10.511Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -23775,7 +23775,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T16:11:10.511Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24289,7 +24289,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T16:11:10.511Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24822,7 +24822,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T16:11:09.997Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.177Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
