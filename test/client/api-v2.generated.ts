@@ -3692,6 +3692,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -3708,6 +3709,7 @@ export interface operations {
                 };
                 "application/vnd.content.v2+json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -4536,6 +4538,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -4557,6 +4560,7 @@ export interface operations {
                 };
                 "application/vnd.content.v2+json": {
                     /**
+                     * Format: uri
                      * @description An http(s) URL, at most 2048 characters; in production not on a private network
                      * @example https://shop.example.com/hooks/content
                      */
@@ -6060,7 +6064,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4NzU3MjYsImV4cCI6MTc5NTg3NjYyNn0.5H6pe9OaQHJPIZ0U5PGniQ1-gdeqfFahaWJ0aXdyRy0",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4ODI1MTIsImV4cCI6MTc5NTg4MzQxMn0.DQhRxnLlvyv6tYMoYcOzL0MVLgm5UWIsBiaxx71s_pc",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -6761,8 +6765,8 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -6795,8 +6799,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T14:22:05.491Z",
-                     *           "updatedAt": "2026-11-28T14:22:05.491Z",
+                     *           "createdAt": "2026-11-28T16:15:12.483Z",
+                     *           "updatedAt": "2026-11-28T16:15:12.483Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -6817,8 +6821,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T03:02:05.854Z",
-                     *           "updatedAt": "2026-11-25T03:02:05.854Z",
+                     *           "createdAt": "2026-11-25T04:55:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:55:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -6847,8 +6851,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T03:03:05.854Z",
-                     *           "updatedAt": "2026-11-25T03:03:05.854Z",
+                     *           "createdAt": "2026-11-25T04:56:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:56:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -6869,8 +6873,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T03:04:05.854Z",
-                     *           "updatedAt": "2026-11-25T03:04:05.854Z",
+                     *           "createdAt": "2026-11-25T04:57:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:57:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7163,8 +7167,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:07.956Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.102Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7432,8 +7436,8 @@ export interface operations {
                  * @example posts,posts.author
                  */
                 include?: string;
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -7464,8 +7468,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T03:02:05.854Z",
-                     *       "updatedAt": "2026-11-25T03:02:05.854Z",
+                     *       "createdAt": "2026-11-25T04:55:12.610Z",
+                     *       "updatedAt": "2026-11-25T04:55:12.610Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -7777,8 +7781,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:09.371Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.162Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8421,8 +8425,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:09.964Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.167Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9094,8 +9098,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:10.113Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.170Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9397,8 +9401,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T14:22:07.956Z",
-                     *       "updatedAt": "2026-11-28T14:22:10.182Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.173Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9813,10 +9817,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T14:22:12.724Z",
-                     *           "updatedAt": "2026-11-28T14:22:12.797Z",
+                     *           "createdAt": "2026-11-28T16:15:13.397Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.407Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T14:22:12.797Z",
+                     *           "cancelledAt": "2026-11-28T16:15:13.407Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -9842,11 +9846,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T14:22:11.695Z",
-                     *           "updatedAt": "2026-11-28T14:22:12.455Z",
-                     *           "paidAt": "2026-11-28T14:22:12.192Z",
+                     *           "createdAt": "2026-11-28T16:15:13.334Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.389Z",
+                     *           "paidAt": "2026-11-28T16:15:13.368Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T14:22:12.455Z",
+                     *           "refundedAt": "2026-11-28T16:15:13.389Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -9867,7 +9871,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNDoyMjoxMS42OTVaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNjoxNToxMy4zMzRaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10100,8 +10104,11 @@ export interface operations {
                         productId: number;
                         quantity: number;
                     }[];
-                    /** @description Must be the store currency when given */
-                    currency?: string;
+                    /**
+                     * @description The store currency (STORE_CURRENCY), when given
+                     * @enum {string}
+                     */
+                    currency?: "USD";
                     /** @description Admins only: place the order for this user */
                     customerId?: number;
                 };
@@ -10110,8 +10117,11 @@ export interface operations {
                         productId: number;
                         quantity: number;
                     }[];
-                    /** @description Must be the store currency when given */
-                    currency?: string;
+                    /**
+                     * @description The store currency (STORE_CURRENCY), when given
+                     * @enum {string}
+                     */
+                    currency?: "USD";
                     /** @description Admins only: place the order for this user */
                     customerId?: number;
                 };
@@ -10142,8 +10152,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:11.695Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -10456,8 +10466,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:11.695Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11097,9 +11107,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:12.192Z",
-                     *       "paidAt": "2026-11-28T14:22:12.192Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.368Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -11425,10 +11435,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:12.724Z",
-                     *       "updatedAt": "2026-11-28T14:22:12.797Z",
+                     *       "createdAt": "2026-11-28T16:15:13.397Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.407Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T14:22:12.797Z",
+                     *       "cancelledAt": "2026-11-28T16:15:13.407Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -11749,11 +11759,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T14:22:11.695Z",
-                     *       "updatedAt": "2026-11-28T14:22:12.455Z",
-                     *       "paidAt": "2026-11-28T14:22:12.192Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.389Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T14:22:12.455Z",
+                     *       "refundedAt": "2026-11-28T16:15:13.389Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12072,7 +12082,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T14:22:12.192Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12883,8 +12893,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T14:22:14.237Z",
-                     *       "updatedAt": "2026-11-28T14:22:14.237Z",
+                     *       "createdAt": "2026-11-28T16:15:13.553Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.553Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13185,9 +13195,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T14:22:14.237Z",
-                     *       "updatedAt": "2026-11-28T14:22:14.299Z",
-                     *       "finishedAt": "2026-11-28T14:22:14.299Z",
+                     *       "createdAt": "2026-11-28T16:15:13.553Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.573Z",
+                     *       "finishedAt": "2026-11-28T16:15:13.573Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -13865,8 +13875,8 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -13900,8 +13910,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T11:12:05.856Z",
-                     *           "updatedAt": "2026-11-24T11:12:05.856Z",
+                     *           "createdAt": "2026-11-24T13:05:12.611Z",
+                     *           "updatedAt": "2026-11-24T13:05:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -13917,8 +13927,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T11:22:05.856Z",
-                     *           "updatedAt": "2026-11-24T11:22:05.856Z",
+                     *           "createdAt": "2026-11-24T13:15:12.611Z",
+                     *           "updatedAt": "2026-11-24T13:15:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14223,13 +14233,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T14:22:11.547Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.310Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T14:22:11.547Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -14307,6 +14317,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another product has this `sku` (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
                      *       }
                      *     }
                      */
@@ -14570,8 +14599,8 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
             };
@@ -14935,8 +14964,8 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
             };
@@ -15375,8 +15404,8 @@ export interface operations {
                  * @example coffee or knife -skillet
                  */
                 q?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /**
                  * @description Comma list of count, sum(f), avg(f), min(f), max(f) over price, stock; count is always given
                  * @example count,sum(price)
@@ -15646,8 +15675,8 @@ export interface operations {
     getProductsByProductId: {
         parameters: {
             query?: {
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -15679,13 +15708,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T11:12:05.856Z",
+                     *       "updatedAt": "2026-11-24T13:05:12.611Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T11:12:05.856Z"
+                     *       "createdAt": "2026-11-24T13:05:12.611Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -15997,13 +16026,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T14:22:11.573Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.314Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T14:22:11.547Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16100,6 +16129,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another product has this `sku` (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
                      *       }
                      *     }
                      */
@@ -16625,13 +16673,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T14:22:11.643Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.319Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T14:22:11.547Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16728,6 +16776,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_ACCEPTABLE",
                      *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another product has this `sku` (`CONFLICT`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Another product has this sku"
                      *       }
                      *     }
                      */
@@ -17642,8 +17709,8 @@ export interface operations {
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -17673,8 +17740,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-27T21:42:05.855Z",
-                     *           "updatedAt": "2026-11-27T21:42:05.855Z",
+                     *           "createdAt": "2026-11-27T23:35:12.611Z",
+                     *           "updatedAt": "2026-11-27T23:35:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -17692,8 +17759,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T05:02:05.855Z",
-                     *           "updatedAt": "2026-11-27T05:02:05.855Z",
+                     *           "createdAt": "2026-11-27T06:55:12.611Z",
+                     *           "updatedAt": "2026-11-27T06:55:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -17917,8 +17984,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -17946,8 +18013,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T14:22:15.718Z",
-                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -19537,8 +19604,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T14:22:15.718Z",
-                     *           "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *           "createdAt": "2026-11-28T16:15:13.659Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.659Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -19556,8 +19623,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T12:22:05.855Z",
-                     *           "updatedAt": "2026-11-26T12:22:05.855Z",
+                     *           "createdAt": "2026-11-26T14:15:12.611Z",
+                     *           "updatedAt": "2026-11-26T14:15:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -19847,8 +19914,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T14:22:15.718Z",
-                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20144,8 +20211,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T14:22:15.718Z",
-                     *       "updatedAt": "2026-11-28T14:22:15.718Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -21364,8 +21431,8 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description List the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
-                trashed?: "only";
+                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -21397,7 +21464,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T14:22:16.919Z",
+                     *           "createdAt": "2026-11-28T16:15:13.741Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -21685,7 +21752,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T14:22:16.919Z",
+                     *       "createdAt": "2026-11-28T16:15:13.741Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22318,7 +22385,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T14:22:16.919Z",
+                     *       "createdAt": "2026-11-28T16:15:13.741Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22788,8 +22855,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
-                /** @description Also find the item in the trash (admins; authors for their own posts and comments) */
-                trashed?: "include";
+                /** @description `include`: also find the item in the trash (admins; authors for their own posts and comments) */
+                trashed?: string;
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
@@ -23466,7 +23533,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T14:22:17.344Z",
+                     *           "createdAt": "2026-11-28T16:15:13.951Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -23735,7 +23802,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T14:22:17.344Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -23763,7 +23830,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T14:22:17.344Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24277,7 +24344,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T14:22:17.344Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24810,7 +24877,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T14:22:10.247Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.177Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
+import { commaListPattern, oneOfPattern } from '../validation/comma-list-patterns.ts';
 
 /** Schemas shared by every REST resource: links, pagination, ids and the error envelope. */
 
@@ -71,6 +72,19 @@ export function PageOf<T extends TSchema>(item: T, name?: string) {
 }
 
 /** The optional page parameters every page-based list accepts (normalised by `pageWindow`). */
+/**
+ * `fields` of a resource whose representation has `names`: a comma list of them (pagination.ts's
+ * `parseFields` reads it: items trimmed, empty ones skipped, a repeat counts once), so the pattern the
+ * document states is the rule the route holds.
+ */
+export const FieldsQuery = (names: readonly string[]) =>
+  Type.Optional(
+    Type.String({
+      description: 'Comma-separated field names; id is always included',
+      pattern: commaListPattern(oneOfPattern(names), { empty: true, emptyItems: true }),
+    }),
+  );
+
 export const PageQuery = {
   // Above the integer range no page can hold data; refusing it keeps the offset exact and small for the databases.
   page: Type.Optional(

@@ -232,6 +232,20 @@ function mergedKeys(first: string[], second: string[]): string[] {
   return keys;
 }
 
+/** What a documentation keyword changes: nothing a value is checked against. */
+const validated = (schema: TSchema) => JSON.stringify({ ...schema, description: undefined, examples: undefined });
+
+/**
+ * A property both versions have: the one schema, or when their rules differ (`fields` naming `created_at`
+ * in v1 and `createdAt` in v2) either of them at run time; the version's parser then holds its own.
+ */
+function eitherOf(first: TSchema | undefined, second: TSchema | undefined): TSchema {
+  if (!first || !second || validated(first) === validated(second)) return (first ?? second)!;
+  const optional = (schema: TSchema) => (schema as Record<string, unknown>)['~optional'] === true;
+  const union = Type.Union([first, second]);
+  return optional(first) || optional(second) ? Type.Optional(union) : union;
+}
+
 /**
  * An object schema that differs by version, for the rare field that v2 renamed. One route table
  * serves both versions, so at run time the schema is the union of both shapes (a property only
@@ -242,7 +256,7 @@ export function Versioned<V1 extends TSchema, V2 extends TSchema>(v1: V1, v2: V2
   const a = v1 as unknown as ObjectSchema;
   const b = v2 as unknown as ObjectSchema;
   const keys = mergedKeys(Object.keys(a.properties), Object.keys(b.properties));
-  const properties = Object.fromEntries(keys.map((key) => [key, a.properties[key] ?? b.properties[key]]));
+  const properties = Object.fromEntries(keys.map((key) => [key, eitherOf(a.properties[key], b.properties[key])]));
   const required = (a.required ?? []).filter((key) => (b.required ?? []).includes(key));
   return Type.Unsafe<Static<V1> | Static<V2>>({
     ...a,

@@ -1,10 +1,13 @@
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import { Named, Nullable } from '../http/schemas.ts';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
+import { commaListPattern, distinctListPattern, oneOfPattern } from '../validation/comma-list-patterns.ts';
 import {
   AGGREGATE_LIMITS,
   MAX_FACET_VALUES,
   MAX_GROUP_KEYS,
+  MAX_MEASURES,
+  MEASURE_FUNCTIONS,
   TIME_BUCKETS,
   type AggregateGrammar,
 } from './aggregate-grammar.ts';
@@ -19,6 +22,12 @@ const groupNames = (grammar: AggregateGrammar) => [
   ...Object.keys(grammar.timeFields).flatMap((field) => TIME_BUCKETS.map((bucket) => `${field}:${bucket}`)),
 ];
 
+/** Every measure `measures` names: `count` and each function of each measured field (aggregate-parse.ts). */
+const measureCalls = (grammar: AggregateGrammar) => [
+  'count',
+  ...MEASURE_FUNCTIONS.flatMap((fn) => Object.keys(grammar.measures).map((field) => `${fn}(${field})`)),
+];
+
 /** `measures`, `groupBy`, `sort` and `limit` of an aggregate route (its filters are the list's, added by the module). */
 export function aggregateParameters(grammar: AggregateGrammar) {
   const admins = Object.entries(grammar.groups)
@@ -28,6 +37,8 @@ export function aggregateParameters(grammar: AggregateGrammar) {
     measures: Type.Optional(
       Type.String({
         maxLength: 500,
+        // As parseAggregate reads it: items trimmed, empty ones skipped, a repeat counted once.
+        pattern: commaListPattern(oneOfPattern(measureCalls(grammar)), { emptyItems: true, maxItems: MAX_MEASURES }),
         description: `Comma list of count, sum(f), avg(f), min(f), max(f) over ${measureNames(grammar)}; count is always given`,
         examples: [`count,sum(${Object.keys(grammar.measures)[0]})`],
       }),
@@ -35,6 +46,8 @@ export function aggregateParameters(grammar: AggregateGrammar) {
     groupBy: Type.Optional(
       Type.String({
         maxLength: 200,
+        // As parseAggregate reads it: items trimmed, empty ones skipped, none twice.
+        pattern: distinctListPattern(groupNames(grammar), '', { emptyItems: true, maxItems: MAX_GROUP_KEYS }),
         description: `Comma list (at most ${MAX_GROUP_KEYS}) of ${groupNames(grammar).join(', ')}; time buckets in UTC, weeks from Monday${admins.length > 0 ? `; ${admins.join(', ')}: administrators only` : ''}`,
       }),
     ),
@@ -106,6 +119,8 @@ export function facetsParameter(grammar: AggregateGrammar): Record<string, TSche
     facets: Type.Optional(
       Type.String({
         maxLength: 200,
+        // As parseFacets reads it: items trimmed, empty ones skipped, a repeat counted once.
+        pattern: commaListPattern(oneOfPattern(grammar.facets), { emptyItems: true }),
         description: `Comma list of ${grammar.facets.join(', ')}: each adds its values' counts over every match of the other filters (its own filter left out), at most ${MAX_FACET_VALUES}, most frequent first, ties by value`,
       }),
     ),

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { commaListPattern, oneOfPattern } from '../validation/comma-list-patterns.ts';
 import { EMBEDDED_LIST_LIMIT, MAX_INCLUDE_DEPTH } from './embedding.ts';
 
 /**
@@ -69,12 +70,16 @@ export function includePaths(relations: Readonly<Record<string, EmbeddedShape>>)
   ]);
 }
 
-/** The `include` query parameter of a read or list whose items embed `paths`. */
+/**
+ * The `include` query parameter of a read or list whose items embed `paths`: a comma list of them (the
+ * embedding's parser trims each, reads an empty value as nothing, and refuses an empty item).
+ */
 export function includeParameter(paths: readonly string[]) {
   return {
     include: Type.Optional(
       Type.String({
         maxLength: 200,
+        pattern: commaListPattern(oneOfPattern(paths), { empty: true }),
         description:
           `Related resources to embed under \`_embedded\`, a comma list of: ${paths.join(', ')}. ` +
           `At most ${MAX_INCLUDE_DEPTH} levels; an embedded list holds the first ${EMBEDDED_LIST_LIMIT}. ` +

@@ -26,6 +26,11 @@ export interface FieldRule {
   type: FieldType;
   /** The allowed values of an `enum` field. */
   values?: readonly string[];
+  /**
+   * The values a `number` field's column can hold (a price: 0 to its largest, whole cents): stated in
+   * the documents (`minimum`, `maximum`, `multipleOf`) and checked for every transport (`checkValue`).
+   */
+  bounds?: NumberBounds;
   /** Whether the column holds nulls: such a field takes `null` and sorts its nulls last. */
   nullable?: boolean;
   /** Operators other than the type's defaults (`operatorsOf`). */
@@ -43,6 +48,13 @@ export interface FieldRule {
   encode?: (value: FilterValue) => FilterValue | undefined;
   /** What the 422 says of a value `encode` has no column value for: the fix ("at most two decimals"). */
   encodeError?: (value: FilterValue) => string;
+}
+
+export interface NumberBounds {
+  minimum: number;
+  maximum: number;
+  /** A step (0.01: whole cents); REST's ajv checks it (multipleOfPrecision), `encode` again exactly. */
+  multipleOf?: number;
 }
 
 export interface ListGrammar<F extends string = string> {

@@ -149,7 +149,7 @@ function valueOf(rule: FieldRule, operator: Operator, raw: unknown, parameter: s
  * text of storable length. Anything else is a 422 naming the parameter.
  */
 export function checkValue(
-  rule: Pick<FieldRule, 'type' | 'values' | 'column'>,
+  rule: Pick<FieldRule, 'type' | 'values' | 'column' | 'bounds'>,
   raw: unknown,
   parameter: string,
 ): FilterValue {
@@ -166,6 +166,10 @@ export function checkValue(
     case 'number': {
       const value = typeof raw === 'number' ? raw : text !== undefined && text.trim() !== '' ? Number(text) : NaN;
       if (!Number.isFinite(value)) throw invalid(parameter, 'must be a number');
+      const { bounds } = rule;
+      if (bounds && (value < bounds.minimum || value > bounds.maximum)) {
+        throw invalid(parameter, `must be between ${bounds.minimum} and ${bounds.maximum}`);
+      }
       return value;
     }
     case 'timestamp': {

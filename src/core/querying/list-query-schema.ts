@@ -1,7 +1,9 @@
 import { Type, type TSchema } from 'typebox';
 import { MAX_DB_INTEGER } from '../validation/input-rules.ts';
+import { commaListPattern, distinctListPattern, oneOfPattern } from '../validation/comma-list-patterns.ts';
 import {
   COUNT_MODES,
+  MAX_IN_VALUES,
   isSortable,
   operatorsOf,
   type FieldRule,
@@ -30,7 +32,7 @@ export function valueSchemaOf(rule: FieldRule): TSchema {
     case 'integer':
       return Type.Integer({ minimum: -MAX_DB_INTEGER - 1, maximum: MAX_DB_INTEGER });
     case 'number':
-      return Type.Number();
+      return Type.Number({ ...rule.bounds });
     case 'timestamp':
       return Type.String({ format: 'date-time' });
     case 'boolean':
@@ -48,16 +50,34 @@ function parameterSchema(name: string, rule: FieldRule, operator: Operator, brac
   const description = `${name}${about} ${WORDS[operator]}${operator === 'null' ? '' : ' the value'}${who}`;
   if (operator === 'null') return Type.Boolean({ description });
   if (operator === 'in') {
-    return Type.String({ description, maxLength: 4096 });
+    const item = IN_ITEMS[rule.type]?.(rule);
+    return Type.String({ description, maxLength: 4096, ...(item ? { pattern: commaListPattern(item, IN_LIST) } : {}) });
   }
-  // An enum's bracketed operators are text here (the parser checks the value): an API console such as
-  // the /docs page fills every enum parameter with its first value, and `role[ne]=user` beside
-  // `role=user` would empty the list it sends.
+  // An enum's bracketed operators are text with a pattern of its values (what the parser accepts), not
+  // an `enum`: an API console such as the /docs page fills every enum parameter with its first value, and
+  // `role[ne]=user` beside `role=user` would empty the list it sends.
   if (rule.type === 'enum' && bracketed) {
-    return Type.String({ description: `${description}: one of ${rule.values!.join(', ')}`, maxLength: 100 });
+    return Type.String({
+      description: `${description}: one of ${rule.values!.join(', ')}`,
+      maxLength: 100,
+      pattern: `^${oneOfPattern(rule.values!)}$`,
+    });
   }
+  // `contains` with nothing to contain is a 422 (list-query-parse.ts): the document says so.
+  if (operator === 'contains') return Type.String({ maxLength: MAX_FILTER_TEXT, minLength: 1, description });
   return { ...valueSchemaOf(rule), description };
 }
+
+/** An `in` list: at most MAX_IN_VALUES items, each trimmed by the parser (a repeated value counts once). */
+const IN_LIST = { maxItems: MAX_IN_VALUES };
+
+/**
+ * The pattern of one item of an `in` list, for the types whose items a pattern says exactly (an
+ * integer's range or a timestamp's calendar would not be: those lists are checked by the parser alone).
+ */
+const IN_ITEMS: Partial<Record<FieldRule['type'], (rule: FieldRule) => string>> = {
+  enum: (rule) => oneOfPattern(rule.values!),
+};
 
 /**
  * The query parameters of a grammar's filters, to spread into the list's query schema: `field`
@@ -91,14 +111,22 @@ export const CountAndCursorParameters = {
   ),
 };
 
-/** `sort` of a grammar: a comma list of its sortable fields, each with an optional leading `-`. */
-export function sortParameter(grammar: ListGrammar) {
-  const fields = Object.entries<FieldRule>(grammar.fields)
+const sortableFields = (grammar: ListGrammar) =>
+  Object.entries<FieldRule>(grammar.fields)
     .filter(([, rule]) => isSortable(rule))
     .map(([name]) => name);
+
+/** What `parseSort` accepts: the sortable fields, each at most once, optionally with `-`; empty is no sort. */
+export const sortPattern = (grammar: ListGrammar) =>
+  distinctListPattern(sortableFields(grammar), '-?', { empty: true });
+
+/** `sort` of a grammar: a comma list of its sortable fields, each with an optional leading `-`. */
+export function sortParameter(grammar: ListGrammar) {
+  const fields = sortableFields(grammar);
   return Type.Optional(
     Type.String({
       maxLength: 200,
+      pattern: sortPattern(grammar),
       description: `Comma-separated fields (${fields.join(', ')}); a leading \`-\` sorts that field descending; ties break by ${grammar.tieField ?? 'id'}, ${grammar.tieBreak === 'asc' ? 'ascending' : 'in the direction of the first field'}${grammar.defaultSort ? `; default ${grammar.defaultSort}` : ''}`,
     }),
   );

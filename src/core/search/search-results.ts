@@ -1,3 +1,4 @@
+import { commaListPattern, oneOfPattern } from '../validation/comma-list-patterns.ts';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -40,6 +41,8 @@ export function searchParameters(source: SearchSource) {
     highlight: Type.Optional(
       Type.String({
         maxLength: 200,
+        // As readSearchParameters reads it: each item trimmed and a searched field (a repeat counts once).
+        pattern: commaListPattern(oneOfPattern(Object.keys(source.fields))),
         description: `With q: comma list of searched fields (${fields}) whose text comes back in \`_search.highlights\`, HTML-escaped, matches in <mark>`,
       }),
     ),

@@ -7,7 +7,21 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './input-rules.ts';
 // ajv-formats ships CommonJS; its default export is the plugin function.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const BASE: Options = { allErrors: true, strict: false, useDefaults: true, removeAdditional: false };
+/**
+ * `multipleOfPrecision`: `multipleOf: 0.01` (whole cents) holds for 0.07 or 19.99, whose quotient by
+ * 0.01 is a float a hair off an integer (7.000000000000001); without it ajv refuses them. 5 decimals:
+ * over every price up to MAX_PRICE (1e8) the quotient of a two-decimal value is within 1e-6 of its
+ * integer, and 10.123 or 1.005 are 0.3 and 0.5 off. The service still checks cents exactly
+ * (products/money.ts), so a value within 1e-5 of a cent but not on it (19.99000001) is refused there.
+ * docs/REST.md ("Constraints") says why and what was measured.
+ */
+const BASE: Options = {
+  allErrors: true,
+  strict: false,
+  useDefaults: true,
+  removeAdditional: false,
+  multipleOfPrecision: 5,
+};
 
 /** Bodies are JSON: no coercion, so `"age": "42"` is a type error rather than silently a number. */
 export const bodyAjv = addFormats(new Ajv({ ...BASE, coerceTypes: false }));
@@ -29,11 +43,27 @@ for (const ajv of [bodyAjv, textAjv]) {
   });
 }
 
+/**
+ * ajv-formats' `email` (its full mode, which the instances above use) as a JSON Schema `pattern`: the
+ * format alone lets a reader (or a generator) assume RFC 5321, which admits `d1@example` or a quoted
+ * local part, and ajv refuses both. Beside `format: 'email'`, the pattern states the very rule ajv holds;
+ * a pattern has no flags, so the format's case-insensitive `a-z` is written `A-Za-z`.
+ */
+export const EMAIL_PATTERN = emailPatternOf(
+  (addFormatsModule as unknown as { get(name: string): RegExp | { validate: RegExp } }).get('email'),
+);
+
+function emailPatternOf(format: RegExp | { validate: RegExp }): string {
+  const regex = format instanceof RegExp ? format : format.validate;
+  if (regex.flags !== 'i') throw new Error(`ajv-formats' email format changed its flags (${regex.flags})`);
+  return regex.source.replaceAll('a-z', 'A-Za-z');
+}
+
 /** The pattern that marks a text field as "not blank" (at least one non-space character). */
 export const NOT_BLANK = '\\S';
 
-/** The pattern of an http(s) URL: its scheme, in any case (RFC 3986 §3.1). */
-export const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://';
+/** The pattern of an http(s) URL: its scheme, in any case (RFC 3986 §3.1), then a host without credentials (`user:pw@`). */
+export const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+(?:[/?#]|$)';
 
 /** What a date-time must look like, with an example to copy: one message for bodies, query strings and filters. */
 export const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T10:00:00Z';
@@ -41,8 +71,14 @@ export const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time with a time zone
 /** Messages that name the fix, for the patterns a reader cannot be expected to decode. */
 const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
   [NOT_BLANK, 'must not be blank'],
+  [EMAIL_PATTERN, 'must be an e-mail address, e.g. ada@example.com'],
   [HTTP_URL, 'must be an http(s) URL'],
   ['^https?://', 'must be an http(s) URL'],
+]);
+
+/** The steps a reader knows by another name. */
+const MULTIPLE_OF_MESSAGES: ReadonlyMap<number, string> = new Map([
+  [0.01, 'must have at most two decimals (whole cents), e.g. 19.99'],
 ]);
 
 const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
@@ -86,6 +122,8 @@ export function toErrorDetails(errors: ErrorObject[] | null | undefined, prefix 
       details.push({ field: join(''), message: PATTERN_MESSAGES.get(String(error.params.pattern))! });
     } else if (error.keyword === 'format' && Object.hasOwn(FORMAT_MESSAGES, String(error.params.format))) {
       details.push({ field: join(''), message: FORMAT_MESSAGES[String(error.params.format)]! });
+    } else if (error.keyword === 'multipleOf' && MULTIPLE_OF_MESSAGES.has(Number(error.params.multipleOf))) {
+      details.push({ field: join(''), message: MULTIPLE_OF_MESSAGES.get(Number(error.params.multipleOf))! });
     } else if (error.keyword === 'type') {
       details.push({ field: join('') || prefix || 'body', message: typeMessage(error.params.type) });
     } else {

@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { bodyAjv, STORABLE_TEXT, textAjv } from './ajv.ts';
+import { PARSED_LIST_PATTERNS } from './comma-list-patterns.ts';
 import { parseId } from './input-rules.ts';
 import { validatorOnFirstUse } from './on-first-use.ts';
 import { oncePerSchema } from './once-per-schema.ts';
@@ -35,7 +36,25 @@ export const compileRequestValidator = oncePerSchema(
 function compileValidator({ schema, httpPart }: RouteSchemaPart): Validator {
   if (httpPart === 'params') return withCanonicalIds(schema as Schema, textAjv.compile(schema as Schema));
   const checked = withStorableText(schema) as Schema;
-  return (httpPart === 'body' ? bodyAjv : textAjv).compile(checked);
+  if (httpPart === 'body') return bodyAjv.compile(checked);
+  return textAjv.compile(withoutParsedLists(checked) as Schema);
+}
+
+/**
+ * A query schema without the comma-list patterns its parsers hold (comma-list-patterns.ts): the parser
+ * refuses the same values with a 422 that names the wrong item. Its parameters and their unions only.
+ */
+function withoutParsedLists(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const copy: Schema = { ...(schema as Schema) };
+  if (typeof copy.pattern === 'string' && PARSED_LIST_PATTERNS.has(copy.pattern)) delete copy.pattern;
+  if (Array.isArray(copy.anyOf)) copy.anyOf = copy.anyOf.map(withoutParsedLists);
+  if (copy.properties && typeof copy.properties === 'object') {
+    copy.properties = Object.fromEntries(
+      Object.entries(copy.properties as Schema).map(([name, sub]) => [name, withoutParsedLists(sub)]),
+    );
+  }
+  return copy;
 }
 
 const SUBSCHEMA = new Set([

@@ -37,6 +37,12 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** The resources of the catalogue, for `order.*` filters. */
 const RESOURCES = new Set(EVENT_TYPES.map((type) => type.split('.')[0]!));
 
+/**
+ * Every selector `types` and a webhook's `events` take: `*`, a resource's prefix (`order.*`) or a type.
+ * The documents' patterns are made of this list, and `parseTypeFilter` checks against the same sets.
+ */
+export const EVENT_SELECTORS: readonly string[] = ['*', ...[...RESOURCES].map((name) => `${name}.*`), ...EVENT_TYPES];
+
 /** The event as every consumer sees it (feed, stream, and later webhooks and the broker). */
 export interface DomainEvent {
   id: string;
@@ -155,10 +161,12 @@ export interface TypeFilter {
 export function parseTypeFilter(text: string | undefined, field = 'types'): TypeFilter | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const filter: TypeFilter = { types: [], prefixes: [] };
+  let everyType = false;
+  // Every item is checked, `*` too, so `*,foo` is refused as `foo,*` is (the documents' pattern says so).
   for (const raw of text.split(',')) {
     const item = raw.trim();
-    if (item === '*') return undefined;
-    if (item.endsWith('.*') && RESOURCES.has(item.slice(0, -2))) filter.prefixes.push(item.slice(0, -1));
+    if (item === '*') everyType = true;
+    else if (item.endsWith('.*') && RESOURCES.has(item.slice(0, -2))) filter.prefixes.push(item.slice(0, -1));
     else if ((EVENT_TYPES as readonly string[]).includes(item)) filter.types.push(item);
     else
       throw AppError.validation([
@@ -168,7 +176,7 @@ export function parseTypeFilter(text: string | undefined, field = 'types'): Type
         },
       ]);
   }
-  return filter;
+  return everyType ? undefined : filter;
 }
 
 export function matchesFilter(type: string, filter: TypeFilter | undefined): boolean {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Named, Nullable } from '../../core/http/schemas.ts';
-import { EVENT_TYPES } from './event.ts';
+import { commaListPattern, oneOfPattern } from '../../core/validation/comma-list-patterns.ts';
+import { EVENT_SELECTORS, EVENT_TYPES } from './event.ts';
 
 const After = Type.String({
   maxLength: 200,
@@ -15,6 +16,7 @@ const Limit = Type.Integer({
 const Types = Type.String({
   maxLength: 2000,
   description: 'Comma-separated event types or prefixes (`order.*`); `*` or absent: every type',
+  pattern: commaListPattern(oneOfPattern(EVENT_SELECTORS), { empty: true }),
   examples: ['order.*,user.created'],
 });
 

@@ -12,7 +12,7 @@ import { ORDER_ACTIONS } from './order-state-machine.ts';
 import { registerOrdersAggregateRoute } from './orders.aggregate.routes.ts';
 import { toOrderView, toReceiptView } from './orders.presenter.ts';
 import {
-  CreateOrderInput,
+  createOrderBodyIn,
   ListOrdersQuery,
   OrderList,
   OrderReadQuery,
@@ -56,7 +56,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Place an order',
         headers: IdempotencyHeaders,
-        body: CreateOrderInput,
+        body: createOrderBodyIn(orders.storeCurrency),
         response: { 201: OrderView },
       },
     },

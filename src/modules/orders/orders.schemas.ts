@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { IdField, Link, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
 import { embeddedProperty, embedOne, includeParameter, includePaths } from '../../core/querying/embedding-schema.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
@@ -34,17 +34,37 @@ export const OrderLineInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreateOrderInput = Type.Object(
-  {
-    items: Type.Array(OrderLineInput, { minItems: 1, maxItems: MAX_ORDER_LINES }),
-    currency: Type.Optional(Type.String({ description: 'Must be the store currency when given' })),
-    customerId: Type.Optional(IdField({ description: 'Admins only: place the order for this user' })),
-  },
-  {
-    additionalProperties: false,
-    description: 'Each product at most once per order; the amount is computed from current prices',
-  },
+const createOrderInputOf = (currency: TSchema) =>
+  Type.Object(
+    {
+      items: Type.Array(OrderLineInput, { minItems: 1, maxItems: MAX_ORDER_LINES }),
+      currency: Type.Optional(currency),
+      customerId: Type.Optional(IdField({ description: 'Admins only: place the order for this user' })),
+    },
+    {
+      additionalProperties: false,
+      description: 'Each product at most once per order; the amount is computed from current prices',
+    },
+  );
+
+/** The service's check of a new order (GraphQL's and REST's): any text as currency, which the service compares. */
+export const CreateOrderInput = createOrderInputOf(
+  Type.String({ description: 'Must be the store currency when given' }),
 );
+
+/**
+ * REST's body of `POST /orders` in a service whose store currency is `currency` (STORE_CURRENCY): the
+ * one value the service accepts, so the documents say it (an order in another currency is a 422).
+ */
+export const createOrderBodyIn = (currency: string) =>
+  createOrderInputOf(
+    // Typed text as well as an enum, so the storable-text rule of every string applies to it too.
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: [currency],
+      description: 'The store currency (STORE_CURRENCY), when given',
+    }),
+  );
 export type CreateOrderInput = Static<typeof CreateOrderInput>;
 
 export const ListOrdersQuery = Type.Object({

@@ -172,6 +172,9 @@ export function createOrdersService(
   return {
     ...createOrderAggregates(db, listQueryFor),
 
+    /** STORE_CURRENCY: the only `currency` an order may name (REST's body states it). */
+    storeCurrency: options.currency,
+
     async createOrder(actor: Principal | null, raw: unknown): Promise<Order> {
       const principal = requireSignedIn(actor);
       const input = checkCreate(raw);

@@ -6,6 +6,9 @@
 /** The highest price accepted on write: far below the point where cents stop being exact integers. */
 export const MAX_PRICE = 100_000_000;
 
+/** The range and the cents of a price, as the body, the list's filters and the documents all state them. */
+export const PRICE_BOUNDS = { minimum: 0, maximum: MAX_PRICE, multipleOf: 0.01 } as const;
+
 /**
  * True when a price has at most two decimals. `multipleOf: 0.01` fails on floats (0.07 % 0.01 ≠ 0);
  * instead, the nearest cent divided by 100 must give back the very same double, which holds

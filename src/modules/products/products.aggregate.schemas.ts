@@ -11,7 +11,8 @@ const NOT_FILTERS = ['page', 'limit', 'offset', 'sort', 'fields', 'count', 'curs
 /** `GET /products/aggregate`: the list's filters in a version (the seed's too), then the aggregate's parameters. */
 const aggregateQueryOf = (version: 1 | 2) =>
   Type.Object({
-    ...Type.Omit(listProductsQueryOf(version === 1 ? PRODUCT_QUERY_V1 : PRODUCT_QUERY_V2, ''), NOT_FILTERS).properties,
+    ...Type.Omit(listProductsQueryOf(version === 1 ? PRODUCT_QUERY_V1 : PRODUCT_QUERY_V2, '', []), NOT_FILTERS)
+      .properties,
     ...aggregateParameters(version === 1 ? PRODUCT_AGGREGATES_V1 : PRODUCT_AGGREGATES_V2),
   });
 

@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { servesVersions, Versioned, type ApiVersion } from '../../core/http/versioning.ts';
 import { listProductsQueryOf, UpdateProductInput, type ListProductsQuery } from './products.schemas.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
+import { PRODUCT_FIELDS, PRODUCT_FIELDS_V2 } from './products.presenter.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
 
 type OptionsOf = (query: ListProductsQuery, version: ApiVersion) => ListProductsOptions;
@@ -14,8 +15,8 @@ const DryRun = {
 };
 const withDryRun = (schema: ReturnType<typeof listProductsQueryOf>) => Type.Object({ ...schema.properties, ...DryRun });
 const FilterWriteQuery = Versioned(
-  withDryRun(listProductsQueryOf(PRODUCT_QUERY_V1, 'ignored')),
-  withDryRun(listProductsQueryOf(PRODUCT_QUERY_V2, 'ignored')),
+  withDryRun(listProductsQueryOf(PRODUCT_QUERY_V1, 'ignored', PRODUCT_FIELDS)),
+  withDryRun(listProductsQueryOf(PRODUCT_QUERY_V2, 'ignored', PRODUCT_FIELDS_V2)),
 );
 const Affected = Type.Object({ affected: Type.Integer() }, { additionalProperties: false });
 

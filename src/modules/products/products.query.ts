@@ -5,7 +5,7 @@ import {
   type FilterValue,
   type SortKey,
 } from '../../core/querying/list-grammar.ts';
-import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, upperBoundCents } from './money.ts';
+import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, PRICE_BOUNDS, upperBoundCents } from './money.ts';
 import type { ProductSort, ProductSortKey } from './product.ts';
 
 /** A price in currency units as the cents it is stored in; none for a fraction of a cent or beyond exact cents. */
@@ -37,6 +37,7 @@ function productQuery<K extends 'created_at' | 'createdAt'>(createdKey: K) {
     price: {
       column: 'price_cents',
       type: 'number',
+      bounds: PRICE_BOUNDS,
       encode: toCents,
       encodeError: centsError,
       description: 'in currency units',

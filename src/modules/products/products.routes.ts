@@ -39,6 +39,14 @@ const ProductParams = Type.Object({ productId: Id });
 /** What an admin sees of the trash is theirs alone: never kept by a shared cache. */
 const TRASH_CACHE_CONTROL = 'private, no-store';
 const tags = ['products'];
+/** A write that gives a product the `sku` another has (DECISIONS §18), in the documents of the writes that can. */
+const SKU_TAKEN = {
+  409: {
+    description: 'Another product has this `sku` (`CONFLICT`)',
+    code: 'CONFLICT',
+    message: 'Another product has this sku',
+  },
+};
 
 /** A write's `If-Match` precondition: compared with the product as `GET /products/:productId` presents it in the request's version. */
 const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<Product> | undefined =>
@@ -193,7 +201,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/products',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', openapi: { errors: SKU_TAKEN } },
       schema: { tags, summary: 'Create a product (admin)', body: CreateProductInput, response: { 201: ProductView } },
     },
     async (request, reply) => {
@@ -209,7 +217,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
   app.put(
     '/products/:productId',
     {
-      config: { access: 'admin', openapi: { ifMatch: true } },
+      config: { access: 'admin', openapi: { ifMatch: true, errors: SKU_TAKEN } },
       schema: {
         tags,
         summary: 'Replace a product (admin)',
@@ -232,7 +240,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
   app.patch(
     '/products/:productId',
     {
-      config: { access: 'admin', openapi: { ifMatch: true } },
+      config: { access: 'admin', openapi: { ifMatch: true, errors: SKU_TAKEN } },
       schema: {
         tags,
         summary: 'Update some fields of a product (admin)',

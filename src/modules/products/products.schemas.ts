@@ -1,6 +1,6 @@
 import { TrashedListParameter, TrashedReadParameter } from '../history/trash.representation.ts';
 import { Type, type Static } from 'typebox';
-import { Nullable, OffsetQuery, PageQuery, Named } from '../../core/http/schemas.ts';
+import { FieldsQuery, Nullable, OffsetQuery, PageQuery, Named } from '../../core/http/schemas.ts';
 import { Versioned } from '../../core/http/versioning.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
 import { CountAndCursorParameters, filterParameters } from '../../core/querying/list-query-schema.ts';
@@ -8,10 +8,11 @@ import { searchHitProperty, searchParameters, SuggestionProperty } from '../../c
 import { facetsParameter, withFacets } from '../../core/querying/aggregate-schema.ts';
 import { PRODUCT_AGGREGATES_V1 } from './products.aggregate.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
-import { MAX_PRICE } from './money.ts';
+import { PRICE_BOUNDS } from './money.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2, type ProductQuery } from './products.query.ts';
 import { ProductViewV1, ProductViewV2 } from './products.representation.ts';
 import { PRODUCT_SEARCH } from './products.search.ts';
+import { PRODUCT_FIELDS, PRODUCT_FIELDS_V2 } from './products.presenter.ts';
 
 export { ProductView, ProductViewV1, ProductViewV2 } from './products.representation.ts';
 
@@ -23,10 +24,12 @@ export const ProductName = Type.String({
   examples: ['Mechanical Keyboard'],
 });
 export const Category = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['electronics'] });
-/** At most two decimals is checked through cents by the service (`multipleOf` is unreliable on floats). */
+/**
+ * Whole cents: `multipleOf: 0.01`, which ajv holds with its `multipleOfPrecision` (core/validation/ajv.ts);
+ * the service checks cents again exactly (money.ts), for a value a hair off a cent.
+ */
 export const Price = Type.Number({
-  minimum: 0,
-  maximum: MAX_PRICE,
+  ...PRICE_BOUNDS,
   description: 'At most two decimals',
   examples: [89.99],
 });
@@ -91,7 +94,7 @@ const InStockQuery = Type.Unsafe<boolean | string>({
 });
 
 /** The list's query parameters in a version: the seed's, then `count`, `cursor` and the grammar's filters. */
-export const listProductsQueryOf = (grammar: ProductQuery, sorts: string) =>
+export const listProductsQueryOf = (grammar: ProductQuery, sorts: string, fields: readonly string[]) =>
   Type.Object({
     ...PageQuery,
     offset: OffsetQuery,
@@ -106,7 +109,7 @@ export const listProductsQueryOf = (grammar: ProductQuery, sorts: string) =>
         examples: ['-price,name'],
       }),
     ),
-    fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
+    fields: FieldsQuery(fields),
     ...CountAndCursorParameters,
     ...filterParameters(grammar),
     ...searchParameters(PRODUCT_SEARCH),
@@ -119,8 +122,8 @@ export const ProductByIdQuery = Type.Object(TrashedReadParameter);
 
 /** v1 filters by `created_at[...]` and sorts by `created_at`; v2 says `createdAt` (DECISIONS §7). */
 export const ListProductsQuery = Versioned(
-  listProductsQueryOf(PRODUCT_QUERY_V1, 'price, -price, name, -name, created_at'),
-  listProductsQueryOf(PRODUCT_QUERY_V2, 'price, -price, name, -name, createdAt, -createdAt'),
+  listProductsQueryOf(PRODUCT_QUERY_V1, 'price, -price, name, -name, created_at', PRODUCT_FIELDS),
+  listProductsQueryOf(PRODUCT_QUERY_V2, 'price, -price, name, -name, createdAt, -createdAt', PRODUCT_FIELDS_V2),
 );
 export type ListProductsQuery = Static<typeof ListProductsQuery>;
 

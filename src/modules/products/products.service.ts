@@ -52,7 +52,7 @@ const checkUpdate = createChecker<UpdateProductInput>(UpdateProductInput);
 
 const notFound = (id: number) => AppError.notFound(`Product ${id}`);
 
-/** JSON Schema cannot say "two decimals" reliably for floats; cents can. */
+/** Whole cents exactly, past the schema's `multipleOf` (held by ajv to 1e-5 of a cent): cents decide. */
 function assertPriceHasCents<T extends { price?: number | undefined }>(input: T): T {
   if (input.price !== undefined && !hasAtMostTwoDecimals(input.price)) {
     throw AppError.validation([{ field: 'price', message: 'must have at most two decimals' }]);

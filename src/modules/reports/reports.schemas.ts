@@ -2,8 +2,19 @@ import { Type, type Static } from 'typebox';
 import { Link, Named, Nullable } from '../../core/http/schemas.ts';
 import { REPORT_STATUSES, REPORT_TYPES } from './report.ts';
 
-/** A date (`2026-01-31`) or a date-time with a zone; checked again as a real calendar date by the service. */
-const DATE_OR_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
+/** A day of the Gregorian calendar, years 0000-9999: each month's length, and 29 February of leap years only. */
+const MONTH_DAY = '(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)';
+const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
+const CALENDAR_DAY = `(?:\\d{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
+const TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?';
+const ZONE = '(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)';
+
+/**
+ * A date (`2026-01-31`) or a date-time with a zone, of a real calendar day and time: the pattern is the
+ * whole rule (`2026-13-45` or `2026-02-29` do not match), and the service's parse (reports.service.ts)
+ * agrees with it on every value it matches.
+ */
+const DATE_OR_DATE_TIME = `^${CALENDAR_DAY}(?:T${TIME}${ZONE})?$`;
 
 export const GenerateReportInput = Type.Object(
   {

@@ -1,6 +1,6 @@
 import { TrashedListParameter, TrashedReadParameter, trashProperties } from '../history/trash.representation.ts';
 import { Type, type Static } from 'typebox';
-import { Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
+import { FieldsQuery, Named, Nullable, PageQuery } from '../../core/http/schemas.ts';
 import {
   embeddedProperty,
   embedMany,
@@ -9,16 +9,22 @@ import {
   includePaths,
 } from '../../core/querying/embedding-schema.ts';
 import { queriedPageOf } from '../../core/querying/list-page.ts';
-import { CountAndCursorParameters, filterParameters } from '../../core/querying/list-query-schema.ts';
-import { NOT_BLANK } from '../../core/validation/ajv.ts';
+import { CountAndCursorParameters, filterParameters, sortPattern } from '../../core/querying/list-query-schema.ts';
+import { EMAIL_PATTERN, NOT_BLANK } from '../../core/validation/ajv.ts';
 import { USER_QUERY } from './users.query.ts';
+import { USER_FIELDS } from './user.ts';
 import { EmbeddableComment } from '../comments/comments.representation.ts';
 import { EmbeddablePost } from '../posts/posts.representation.ts';
 import { EmbeddableUser, Role, UserStatus, userProperties } from './users.representation.ts';
 
 /** Field rules of DECISIONS §2, declared once: REST validates with them and so do the services. */
 export const UserName = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['Ada Lovelace'] });
-export const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] });
+export const Email = Type.String({
+  format: 'email',
+  pattern: EMAIL_PATTERN,
+  maxLength: 254,
+  examples: ['ada@example.com'],
+});
 export const Age = Nullable(Type.Integer({ minimum: 0, maximum: 150 }));
 export const PASSWORD_LENGTH = { min: 8, max: 200 } as const;
 export const Password = Type.String({
@@ -76,10 +82,11 @@ export const ListUsersQuery = Type.Object({
       maxLength: 200,
       description:
         'Comma-separated fields (id, name, email (admins), age, role, status, emailVerified, createdAt); a leading `-` sorts that field descending; ties break by id',
+      pattern: sortPattern(USER_QUERY),
     }),
   ),
   order: Type.Optional(Type.Enum(['asc', 'desc'], { description: 'The direction of the sort fields without `-`' })),
-  fields: Type.Optional(Type.String({ description: 'Comma-separated field names; id is always included' })),
+  fields: FieldsQuery(USER_FIELDS),
   ...CountAndCursorParameters,
   ...includeParameter(includePaths(USER_EMBEDS)),
   ...filterParameters(USER_QUERY),

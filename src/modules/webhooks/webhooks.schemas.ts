@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Link, Named, Nullable, PageOf, PageQuery } from '../../core/http/schemas.ts';
 import { HTTP_URL } from '../../core/validation/ajv.ts';
+import { oneOfPattern } from '../../core/validation/comma-list-patterns.ts';
+import { EVENT_SELECTORS } from '../events/event.ts';
 
 /** REST shapes of `/webhooks`, declared once: validation, types, serialization and the OpenAPI document. */
 
@@ -10,6 +12,8 @@ export const MAX_DESCRIPTION_LENGTH = 500;
 export const WebhookUrl = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
+  // What the service's URL check holds (webhooks.service.ts): a URL, http(s), a host, no credentials.
+  format: 'uri',
   pattern: HTTP_URL,
   description: 'An http(s) URL, at most 2048 characters; in production not on a private network',
   examples: ['https://shop.example.com/hooks/content'],
@@ -17,7 +21,8 @@ export const WebhookUrl = Type.String({
 const EventSelector = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: '^(\\*|[a-z]+\\.(\\*|[a-z]+))$',
+  // The catalogue's selectors, as subscriptionFilter (webhook.ts) checks them: `foo.*` is no prefix.
+  pattern: `^${oneOfPattern(EVENT_SELECTORS)}$`,
   description: 'An event type (`order.paid`), a prefix (`order.*`) or `*` (every type)',
 });
 export const WebhookEvents = Type.Array(EventSelector, {
