@@ -120,6 +120,24 @@ for (const dialect of DIALECTS) {
       assert.equal(await countProducts('b4'), 0);
     });
 
+    it('refuses text a database cannot store (a NUL, a lone surrogate) in an operation, as the single request does', async () => {
+      const res = await batch('products', {
+        operations: [
+          { op: 'create', data: product(5, { category: 'b-nul', name: 'a\u0000b' }) },
+          { op: 'create', data: product(6, { category: 'b-nul', description: 'x\ud800' }) },
+        ],
+      });
+      assert.equal(res.status, 422, res.text);
+      const details = res.body.error.details as { field: string; message: string }[];
+      assert.deepEqual(
+        details.map((detail) => detail.field),
+        ['operations.0.data.name', 'operations.1.data.description'],
+        res.text,
+      );
+      assert.match(details[0]!.message, /NUL/);
+      assert.equal(await countProducts('b-nul'), 0);
+    });
+
     it('refuses two operations on one target, an unknown op, and an upsert of posts with 422', async () => {
       const twice = await batch('products', {
         operations: [

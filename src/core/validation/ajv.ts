@@ -43,6 +43,36 @@ for (const ajv of [bodyAjv, textAjv]) {
   });
 }
 
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
+const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
+
+/** A copy of a schema whose every string schema carries the storable-text keyword (values such as enums untouched). */
+export function withStorableText(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const copy: Record<string, unknown> = { ...(schema as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(copy)) {
+    if (SUBSCHEMA.has(key)) copy[key] = withStorableText(value);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) copy[key] = value.map(withStorableText);
+    else if (SUBSCHEMA_MAPS.has(key) && value && typeof value === 'object') {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withStorableText(sub)]));
+    }
+  }
+  const type = copy.type;
+  if (type === 'string' || (Array.isArray(type) && type.includes('string'))) copy[STORABLE_TEXT] = true;
+  return copy;
+}
+
 /**
  * ajv-formats' `email` (its full mode, which the instances above use) as a JSON Schema `pattern`: the
  * format alone lets a reader (or a generator) assume RFC 5321, which admits `d1@example` or a quoted
@@ -148,7 +178,9 @@ function dedupe(details: ErrorDetail[]): ErrorDetail[] {
  * declared once as TypeBox schemas. Throws 422 VALIDATION_ERROR with details.
  */
 export function createChecker<T>(schema: TSchema): (value: unknown) => T {
-  const validate = bodyAjv.compile(schema);
+  // Storable text on every string, as the request validator has it: a batch's operation or an import's row
+  // reaches the service without passing a route's body schema.
+  const validate = bodyAjv.compile(withStorableText(schema) as object);
   return (value: unknown): T => {
     if (!validate(value)) throw AppError.validation(toErrorDetails(validate.errors));
     return value as T;

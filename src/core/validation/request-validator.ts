@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { bodyAjv, STORABLE_TEXT, textAjv } from './ajv.ts';
+import { bodyAjv, textAjv, withStorableText } from './ajv.ts';
 import { PARSED_LIST_PATTERNS } from './comma-list-patterns.ts';
 import { parseId } from './input-rules.ts';
 import { validatorOnFirstUse } from './on-first-use.ts';
@@ -54,36 +54,6 @@ function withoutParsedLists(schema: unknown): unknown {
       Object.entries(copy.properties as Schema).map(([name, sub]) => [name, withoutParsedLists(sub)]),
     );
   }
-  return copy;
-}
-
-const SUBSCHEMA = new Set([
-  'items',
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-]);
-const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
-
-/** A copy of a schema whose every string schema carries the storable-text keyword (values such as enums untouched). */
-export function withStorableText(schema: unknown): unknown {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
-  const copy: Schema = { ...(schema as Schema) };
-  for (const [key, value] of Object.entries(copy)) {
-    if (SUBSCHEMA.has(key)) copy[key] = withStorableText(value);
-    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) copy[key] = value.map(withStorableText);
-    else if (SUBSCHEMA_MAPS.has(key) && value && typeof value === 'object') {
-      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withStorableText(sub)]));
-    }
-  }
-  const type = copy.type;
-  if (type === 'string' || (Array.isArray(type) && type.includes('string'))) copy[STORABLE_TEXT] = true;
   return copy;
 }
 
