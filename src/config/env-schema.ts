@@ -135,6 +135,9 @@ export const EnvSchema = Type.Object({
   // DECISIONS §19: how long deleted items stay in the trash (decimals allowed), how often the workers sweep it.
   TRASH_RETENTION_DAYS: Type.Number({ exclusiveMinimum: 0, maximum: 36500, default: 30 }),
   TRASH_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 86400000, default: 60000 }),
+  // DECISIONS §19: revisions kept per item, and for how long (decimals allowed); swept with the trash.
+  REVISIONS_KEEP: Type.Integer({ minimum: 1, maximum: 1000000, default: 100 }),
+  REVISIONS_RETENTION_DAYS: Type.Number({ exclusiveMinimum: 0, maximum: 36500, default: 365 }),
   EVENT_STREAM_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 60000,

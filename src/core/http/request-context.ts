@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { runWithOrigin } from './write-origin.ts';
 
 const SAFE_REQUEST_ID = /^[\w\-.:]{1,128}$/;
 
@@ -13,6 +14,11 @@ export function requestIdOf(request: IncomingMessage): string {
 export function registerRequestContext(app: FastifyInstance): void {
   app.decorateRequest('apiPrefix', '/api');
   app.decorateRequest('graphqlOperation', null);
+  // The request's writes know their request id and caller (write-origin.ts: revisions, DECISIONS §19);
+  // the rest of the hooks and the handler run inside it. Registered before access control.
+  app.addHook('onRequest', (request, _reply, done) => {
+    runWithOrigin({ requestId: request.id, principal: () => request.principal ?? null }, done);
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     markRequestContext(request, reply);
     done(null, payload);

@@ -11,6 +11,7 @@ import {
   runEventInsert,
   runRowInsert,
   runRowWithEventInsert,
+  type AlsoWritten,
 } from './events.statements.ts';
 import { belowHorizon, feedOrder, feedQuery, placeIs } from './feed-order.ts';
 
@@ -78,9 +79,12 @@ export async function insertCreatedRowWithEvent<Row, New extends object>(
   insert: RowInsert<Row, New>,
   row: New,
   event: Omit<NewEventRow, 'seq' | 'tx'>,
+  /** A row handed by another module to commit with them (a revision): one more step of the statement. */
+  also?: AlsoWritten,
 ): Promise<Row> {
-  if (bindsAsIs(row) && bindsAsIs(event)) return runRowWithEventInsert(db, insert, row, event);
-  return rowWithEventQuery(db, insert, row, event).executeTakeFirstOrThrow();
+  if (bindsAsIs(row) && bindsAsIs(event) && (!also || bindsAsIs(also.row)))
+    return runRowWithEventInsert(db, insert, row, event, also);
+  return rowWithEventQuery(db, insert, row, event, also).executeTakeFirstOrThrow();
 }
 
 /** Writes `row` by the module's `insert` (in the caller's transaction), returning it as written. */

@@ -24,11 +24,23 @@ import { createRowIdReserve } from './row-ids.ts';
 import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
 import { currentImportId } from './import-origin.ts';
+import type { AlsoWritten } from './events.statements.ts';
 
 /** New rows' ids reserved at a time on PostgreSQL (`row-ids.ts`): one statement per this many inserts. */
 const ROW_ID_BLOCK = 16;
 
 export type { ConsumeOptions } from './consumer-leases.ts';
+
+/**
+ * What another module writes with each change's event, in the same transaction (DECISIONS §19: the
+ * history module's revisions). Registered once (`onChange`), so the events module imports nothing of it.
+ */
+export interface ChangeWriter {
+  /** In the change's transaction, after its event (`record`, `recordWith`, `recordInsert` on SQLite). */
+  written(trx: Db, type: string, data: Record<string, unknown>): Promise<void>;
+  /** The row to write in a new row's own statement (PostgreSQL `recordInsert`), or undefined for none. */
+  createdRow(type: string, data: Record<string, unknown>): AlsoWritten | undefined;
+}
 
 export const EVENT_PAGE_RULES = { defaultLimit: 100, maxLimit: 1000 };
 
@@ -104,9 +116,12 @@ export function createEventsService(db: Db, options: EventsOptions) {
     return importId === undefined ? row : { ...row, import_id: importId };
   };
 
+  let changeWriter: ChangeWriter | undefined;
+
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
     outbox.recordIn(trx);
     await repo.insertEvent(trx, eventRow(type, data), FIRST_EVENT_TYPES.has(type));
+    if (changeWriter) await changeWriter.written(trx, type, data);
   }
 
   async function checkFeedRequest(actor: Principal | null, query: FeedQuery): Promise<FeedRequest> {
@@ -141,6 +156,12 @@ export function createEventsService(db: Db, options: EventsOptions) {
     /** Records one event in `trx`, the change's own transaction, opened by `transaction` (else throws). */
     record,
 
+    /** Registers what is written with every event, in its transaction (one writer: the history module's revisions). */
+    onChange(writer: ChangeWriter): void {
+      if (changeWriter) throw new Error('a change writer is registered already');
+      changeWriter = writer;
+    },
+
     /** A transaction to record events in; the consumers are signalled after its commit if it did (outbox.ts). */
     transaction,
 
@@ -173,7 +194,8 @@ export function createEventsService(db: Db, options: EventsOptions) {
           // Every column but the id was given, and now the id: the row as it will be written.
           const full = { ...row, id };
           const data = views[type](valueOf(full as unknown as Parameters<typeof valueOf>[0]));
-          const written = await repo.insertCreatedRowWithEvent(writer, insert, full, eventRow(type, data));
+          const also = changeWriter?.createdRow(type, data);
+          const written = await repo.insertCreatedRowWithEvent(writer, insert, full, eventRow(type, data), also);
           outbox.committed();
           return written;
         },

@@ -89,6 +89,16 @@ const eventInsert = shapedStatement({
 
 /** Prefixes the event's columns among one statement's params, apart from the row's. */
 const EVENT_PARAM = 'event.';
+/** Prefixes the columns of the row written with them (`also.<table>.<column>`). */
+const ALSO_PARAM = 'also.';
+/** The name of that row's insert inside the statement. */
+const ALSO_STEP = 'also_written';
+
+/** A row another module hands the outbox to write in the change's own statement or transaction (its table, its values). */
+export interface AlsoWritten {
+  table: string;
+  row: Record<string, unknown>;
+}
 
 /**
  * PostgreSQL: the row (the module's insert) and its `*.created` event in one statement, the event placed
@@ -103,9 +113,11 @@ export async function runRowWithEventInsert<Row, New extends object>(
   insert: RowInsert<Row, New>,
   row: New,
   event: Record<string, unknown>,
+  also?: AlsoWritten,
 ): Promise<Row> {
   const params: Record<string, unknown> = { ...(row as Record<string, unknown>) };
   for (const key in event) params[EVENT_PARAM + key] = event[key];
+  if (also) for (const key in also.row) params[`${ALSO_PARAM}${also.table}.${key}`] = also.row[key];
   return firstRow(await readRows(db, rowWithEventStatement(db, insert as AnyRowInsert, params)));
 }
 
@@ -119,8 +131,9 @@ export function rowWithEventQuery<Row, New>(
   insert: RowInsert<Row, New>,
   row: New,
   event: Record<string, unknown>,
+  also?: AlsoWritten,
 ): RowInsertQuery<Row> {
-  const steps = anyTable(db)
+  let steps = anyTable(db)
     .with(WRITER_KEY_STEP, (qc) => qc.selectNoFrom(TAKE_WRITER_KEY.as('taken')))
     .with(CREATED_EVENT_STEP, (qc) =>
       qc
@@ -128,6 +141,14 @@ export function rowWithEventQuery<Row, New>(
         .columns([...Object.keys(event), 'tx'])
         .expression(afterWriterKey({ ...event, tx: OWN_TRANSACTION })),
     );
+  // A row another module hands the outbox to write with the change (a revision, DECISIONS §19): one more step.
+  if (also)
+    steps = steps.with(ALSO_STEP, (qc) =>
+      qc
+        .insertInto(also.table as 'events')
+        .columns(Object.keys(also.row) as never)
+        .expression(afterWriterKey(also.row)),
+    ) as unknown as typeof steps;
   // The steps are more tables beside the database's: the module's insert names only its own.
   return insert(steps as unknown as QueryCreator<Tables>, row).withPlugin(SELECTED_FROM_WRITER_KEY);
 }
@@ -146,11 +167,16 @@ const afterWriterKey =
 const rowWithEventStatement = perInsert((db, insert, params: BoundParams<Record<string, unknown>>) => {
   const row: Record<string, unknown> = {};
   const event: Record<string, unknown> = {};
+  let also: AlsoWritten | undefined;
   for (const key in params) {
     if (key.startsWith(EVENT_PARAM)) event[key.slice(EVENT_PARAM.length)] = params[key];
-    else row[key] = params[key];
+    else if (key.startsWith(ALSO_PARAM)) {
+      const [table, column] = key.slice(ALSO_PARAM.length).split('.') as [string, string];
+      also ??= { table, row: {} };
+      also.row[column] = params[key];
+    } else row[key] = params[key];
   }
-  return rowWithEventQuery(db, insert, row, event);
+  return rowWithEventQuery(db, insert, row, event, also);
 });
 
 /**

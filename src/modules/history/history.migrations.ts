@@ -47,4 +47,37 @@ export const historyMigrations = {
       await db.schema.dropTable('trash_items').ifExists().execute();
     },
   },
+  /**
+   * Revisions (revisions.table.ts). Reads: an item's history newest first `(resource, item_id, id)`, the
+   * audit by `id` (the key), by actor `(actor_id, id)`, by time `(at)`; retention by `at` and per item.
+   */
+  '0025-revisions': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const postgres = dialectOf(db) === 'postgres';
+      await db.schema
+        .createTable('revisions')
+        .addColumn('id', 'integer', (c) =>
+          postgres ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('resource', 'varchar(16)', (c) => c.notNull())
+        .addColumn('item_id', 'integer', (c) => c.notNull())
+        .addColumn('op', 'varchar(8)', (c) => c.notNull())
+        .addColumn('at', postgres ? 'timestamptz' : 'text', (c) => c.notNull())
+        .addColumn('actor_type', 'varchar(8)', (c) => c.notNull())
+        .addColumn('actor_id', 'integer')
+        .addColumn('request_id', 'varchar(128)')
+        .addColumn('state', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('revisions_item_idx')
+        .on('revisions')
+        .columns(['resource', 'item_id', 'id'])
+        .execute();
+      await db.schema.createIndex('revisions_actor_idx').on('revisions').columns(['actor_id', 'id']).execute();
+      await db.schema.createIndex('revisions_at_idx').on('revisions').columns(['at']).execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('revisions').ifExists().execute();
+    },
+  },
 };

@@ -6,6 +6,7 @@ import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
 import { inTransaction } from '../../core/db/transaction.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { asImportRow } from '../events/import-origin.ts';
+import { runWithOrigin } from '../../core/http/write-origin.ts';
 import * as repo from './imports.repository.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -69,8 +70,12 @@ export function createChunkRunner(
         }
         try {
           // The single request's own write; its events carry the import's id (events/import-origin.ts).
-          const result = await asImportRow(job.id, () =>
-            inTransaction(db, () => runOperation(actor, target, { op, data }, 0, () => () => undefined)),
+          // Its revision's actor is the import's owner, its request id `import:<id>` (write-origin.ts).
+          const origin = { requestId: `import:${job.id}`, principal: () => actor };
+          const result = await runWithOrigin(origin, () =>
+            asImportRow(job.id, () =>
+              inTransaction(db, () => runOperation(actor, target, { op, data }, 0, () => () => undefined)),
+            ),
           );
           if (result.status === 201) outcome.created += 1;
           else outcome.updated += 1;

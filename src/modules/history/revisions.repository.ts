@@ -1,0 +1,136 @@
+import { sql } from 'kysely';
+import type { Db } from '../../core/db/database.ts';
+import type { RevisionRow, RevisionsTable } from './revisions.table.ts';
+import type { Insertable } from 'kysely';
+
+/** A revision as read, with the state of the item's revision before it (null for its first kept one). */
+export type RevisionWithPrevious = RevisionRow & { previous_state: string | null };
+
+export interface AuditFilters {
+  actorId?: number | undefined;
+  resource?: string | undefined;
+  op?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** All SQL of revisions (DECISIONS §19). */
+export async function insertRevision(trx: Db, row: Insertable<RevisionsTable>): Promise<void> {
+  await trx.insertInto('revisions').values(row).execute();
+}
+
+/** The state of the item's latest revision (a delete, restore or purge keeps it), or undefined. */
+export async function findLatestState(db: Db, resource: string, itemId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('revisions')
+    .select('state')
+    .where('resource', '=', resource)
+    .where('item_id', '=', itemId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.state;
+}
+
+const previousState = sql<string | null>`(select p.state from revisions as p
+  where p.resource = revisions.resource and p.item_id = revisions.item_id and p.id < revisions.id
+  order by p.id desc limit 1)`.as('previous_state');
+
+/** An item's revisions newest first, below `beforeId`, at most `limit` (by `(resource, item_id, id)`). */
+export async function listItemRevisions(
+  db: Db,
+  resource: string,
+  itemId: number,
+  beforeId: number | undefined,
+  limit: number,
+): Promise<RevisionWithPrevious[]> {
+  let query = db
+    .selectFrom('revisions')
+    .selectAll('revisions')
+    .select(previousState)
+    .where('resource', '=', resource)
+    .where('item_id', '=', itemId);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** One revision of an item. */
+export async function findRevision(
+  db: Db,
+  resource: string,
+  itemId: number,
+  rev: number,
+): Promise<RevisionRow | undefined> {
+  return db
+    .selectFrom('revisions')
+    .selectAll()
+    .where('id', '=', rev)
+    .where('resource', '=', resource)
+    .where('item_id', '=', itemId)
+    .executeTakeFirst();
+}
+
+/** Every revision newest first (the audit), filtered, below `beforeId`, at most `limit`. */
+export async function listAudit(
+  db: Db,
+  filters: AuditFilters,
+  beforeId: number | undefined,
+  limit: number,
+): Promise<RevisionWithPrevious[]> {
+  let query = db.selectFrom('revisions').selectAll('revisions').select(previousState);
+  if (filters.actorId !== undefined) query = query.where('actor_id', '=', filters.actorId);
+  if (filters.resource !== undefined) query = query.where('resource', '=', filters.resource);
+  if (filters.op !== undefined) query = query.where('op', '=', filters.op);
+  if (filters.from !== undefined) query = query.where('at', '>=', filters.from);
+  if (filters.to !== undefined) query = query.where('at', '<', filters.to);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Removes up to `limit` revisions older than `cutoff`; returns how many. */
+export async function deleteRevisionsBefore(db: Db, cutoff: string, limit: number): Promise<number> {
+  const ids = db.selectFrom('revisions').select('id').where('at', '<', cutoff).orderBy('id').limit(limit);
+  const result = await db.deleteFrom('revisions').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Items with more than `keep` revisions, at most `limit` of them. */
+export async function findItemsOverKeep(
+  db: Db,
+  keep: number,
+  limit: number,
+): Promise<Array<{ resource: string; item_id: number }>> {
+  return db
+    .selectFrom('revisions')
+    .select(['resource', 'item_id'])
+    .groupBy(['resource', 'item_id'])
+    .having((eb) => eb.fn.countAll(), '>', keep)
+    .limit(limit)
+    .execute();
+}
+
+/** Removes an item's revisions but its newest `keep`. */
+export async function deleteItemRevisionsBeyond(
+  db: Db,
+  resource: string,
+  itemId: number,
+  keep: number,
+): Promise<number> {
+  const kept = await db
+    .selectFrom('revisions')
+    .select('id')
+    .where('resource', '=', resource)
+    .where('item_id', '=', itemId)
+    .orderBy('id', 'desc')
+    .offset(keep - 1)
+    .limit(1)
+    .executeTakeFirst();
+  if (!kept) return 0;
+  const result = await db
+    .deleteFrom('revisions')
+    .where('resource', '=', resource)
+    .where('item_id', '=', itemId)
+    .where('id', '<', kept.id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

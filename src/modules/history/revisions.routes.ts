@@ -1,0 +1,144 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Id } from '../../core/http/schemas.ts';
+import { servesVersions } from '../../core/http/versioning.ts';
+import type { HistoryService } from './history.service.ts';
+import { REVISION_OPS, REVISION_RESOURCES, type RevisionPage } from './revisions.ts';
+
+/** A string of one of `values` (the validator's `enum`). */
+const oneOf = (values: readonly string[], description?: string) =>
+  Type.Unsafe<string>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+/** Revisions and the audit are v2's: not in v1's route table, refused in a negotiated v1. */
+const VERSIONS = [2] as const;
+
+/** Each resource's path and its id's parameter, as its own routes name it. */
+const PATHS = {
+  user: ['users', 'userId'],
+  post: ['posts', 'postId'],
+  comment: ['comments', 'commentId'],
+  product: ['products', 'productId'],
+} as const;
+
+const Change = Type.Object(
+  {
+    op: Type.String(),
+    path: Type.String(),
+    value: Type.Optional(Type.Unknown()),
+    from: Type.Optional(Type.String()),
+  },
+  { title: 'JsonPatchOperation' },
+);
+const Actor = Type.Object({
+  type: oneOf(['user', 'system']),
+  id: Type.Union([Type.Integer(), Type.Null()]),
+});
+const revisionFields = {
+  rev: Type.Integer({ description: 'The revision (ids ascend across all items)' }),
+  at: Type.String({ format: 'date-time' }),
+  op: oneOf(REVISION_OPS),
+  actor: Actor,
+  requestId: Type.Union([Type.String(), Type.Null()], { description: 'The writing request’s `X-Request-Id`' }),
+  changes: Type.Array(Change, { description: 'RFC 6902 JSON Patch from the item’s previous revision' }),
+};
+const Revision = Type.Object(revisionFields, { title: 'Revision' });
+const AuditEntry = Type.Object(
+  {
+    ...revisionFields,
+    resource: oneOf(REVISION_RESOURCES),
+    itemId: Type.Integer(),
+  },
+  { title: 'AuditEntry' },
+);
+const CursorPagination = Type.Object({
+  limit: Type.Integer(),
+  hasNext: Type.Boolean(),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Send as `cursor` for the next page' }),
+});
+const CursorQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+};
+const ItemState = Type.Object({}, { additionalProperties: true, title: 'RevisionState' });
+
+const paged = <T>(page: RevisionPage<T>, limit: number | undefined) => ({
+  data: page.items,
+  pagination: { limit: limit ?? 20, hasNext: page.nextCursor !== null, nextCursor: page.nextCursor },
+});
+
+/** REST adapter of revisions and the audit (DECISIONS §19, v2): one registration for the four resources. */
+export const revisionsRoutes: FastifyPluginAsyncTypebox<{ history: HistoryService }> = async (app, { history }) => {
+  if (!servesVersions(app, VERSIONS)) return;
+  const { revisions } = history;
+
+  for (const resource of REVISION_RESOURCES) {
+    const [plural, param] = PATHS[resource];
+    const Params = Type.Object({ [param]: Id });
+    const RevParams = Type.Object({ [param]: Id, rev: Id });
+    const idOf = (params: Record<string, number>) => params[param]!;
+
+    app.get(
+      `/${plural}/:${param}/revisions`,
+      {
+        config: { access: 'user', openapi: { versions: VERSIONS } },
+        schema: {
+          tags: ['history'],
+          summary: `A ${resource}'s revisions, newest first (v2; admins and its owner)`,
+          params: Params,
+          querystring: Type.Object(CursorQuery),
+          response: {
+            200: Type.Object({ data: Type.Array(Revision), pagination: CursorPagination }, { title: 'RevisionPage' }),
+          },
+        },
+      },
+      async (request) => {
+        const { limit, cursor } = request.query as { limit?: number; cursor?: string };
+        const id = idOf(request.params as Record<string, number>);
+        return paged(await revisions.list(request.principal, resource, id, { limit, cursor }), limit);
+      },
+    );
+
+    app.get(
+      `/${plural}/:${param}/revisions/:rev`,
+      {
+        config: { access: 'user', openapi: { versions: VERSIONS } },
+        schema: {
+          tags: ['history'],
+          summary: `The whole ${resource} as it was at a revision (v2; admins and its owner)`,
+          params: RevParams,
+          response: { 200: ItemState },
+        },
+      },
+      async (request) => {
+        const params = request.params as Record<string, number>;
+        return (await revisions.get(request.principal, resource, idOf(params), params.rev!)).state;
+      },
+    );
+  }
+
+  app.get(
+    '/audit',
+    {
+      config: { access: 'admin', openapi: { versions: VERSIONS } },
+      schema: {
+        tags: ['history'],
+        summary: 'Every revision of every item, newest first (v2; admin)',
+        querystring: Type.Object({
+          ...CursorQuery,
+          actorId: Type.Optional(Id),
+          resource: Type.Optional(oneOf(REVISION_RESOURCES)),
+          op: Type.Optional(oneOf(REVISION_OPS)),
+          from: Type.Optional(Type.String({ format: 'date-time', description: 'At or after' })),
+          to: Type.Optional(Type.String({ format: 'date-time', description: 'Before' })),
+        }),
+        response: {
+          200: Type.Object({ data: Type.Array(AuditEntry), pagination: CursorPagination }, { title: 'AuditPage' }),
+        },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      return paged(await revisions.audit(request.principal, query), query.limit);
+    },
+  );
+};

@@ -1,0 +1,244 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fastJsonPatch, { type Operation } from 'fast-json-patch';
+import { DIALECTS } from '../../../test/support/dialects.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
+
+const PRODUCT = { name: 'Lamp', category: 'home', price: 12.5, stock: 5 };
+
+interface Revision {
+  rev: number;
+  op: string;
+  at: string;
+  actor: { type: string; id: number | null };
+  requestId: string | null;
+  changes: Operation[];
+}
+
+/** Whether `changes` sets `path` to `value`. */
+const sets = (changes: Operation[], path: string, value: unknown) =>
+  changes.some((change) => change.path === path && 'value' in change && change.value === value);
+
+for (const dialect of DIALECTS) {
+  describe(`revisions (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+
+    before(async () => {
+      t = await startTestServer(dialect, { IMPORT_POLL_MS: '50' });
+    });
+    after(() => t?.close());
+
+    const revisionsOf = async (path: string, token = t.adminToken): Promise<Revision[]> => {
+      const res = await t.request('GET', `${path}/revisions?limit=100`, { token });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data as Revision[];
+    };
+    const countRevisions = async () =>
+      Number(
+        (
+          await t.server.db
+            .selectFrom('revisions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+
+    /** Each revision's state: its patches applied in order from `{}` equal `GET .../revisions/{rev}`. */
+    async function assertPatchesReproduce(path: string, revisions: Revision[]) {
+      let state: Record<string, unknown> = {};
+      for (const revision of [...revisions].reverse()) {
+        state = fastJsonPatch.applyPatch(structuredClone(state), revision.changes, true, false).newDocument;
+        const asWas = await t.request('GET', `${path}/revisions/${revision.rev}`, { token: t.adminToken });
+        assert.equal(asWas.status, 200, asWas.text);
+        assert.deepEqual(state, asWas.body, `rev ${revision.rev}`);
+      }
+    }
+
+    it('every op of a product writes one revision, with the actor and the request id; patches from {} give each state', async () => {
+      const created = await t.request('POST', '/api/v2/products', {
+        token: t.adminToken,
+        body: PRODUCT,
+        headers: { 'x-request-id': 'rev-create-1' },
+      });
+      assert.equal(created.status, 201, created.text);
+      const path = `/api/v2/products/${created.body.id}`;
+      const etag = (await t.request('GET', path, { token: t.adminToken })).headers.get('etag')!;
+      const updated = await t.request('PATCH', path, {
+        token: t.adminToken,
+        body: { price: 13 },
+        headers: { 'if-match': etag, 'x-request-id': 'rev-update-1' },
+      });
+      assert.equal(updated.status, 200, updated.text);
+      assert.equal((await t.request('DELETE', path, { token: t.adminToken })).status, 204);
+      assert.equal((await t.request('POST', `${path}/restore`, { token: t.adminToken })).status, 200);
+
+      const revisions = await revisionsOf(path);
+      assert.deepEqual(
+        revisions.map((r) => r.op),
+        ['restore', 'delete', 'update', 'create'],
+      );
+      assert.deepEqual(revisions[3]!.actor, { type: 'user', id: 1 });
+      assert.equal(revisions[3]!.requestId, 'rev-create-1');
+      assert.equal(revisions[2]!.requestId, 'rev-update-1');
+      assert.ok(sets(revisions[2]!.changes, '/price', 13));
+      assert.deepEqual(revisions[1]!.changes, []);
+      assert.deepEqual(revisions[0]!.changes, []);
+      assert.ok(revisions[0]!.rev > revisions[1]!.rev);
+      await assertPatchesReproduce(path, revisions);
+      const asWas = await t.request('GET', `${path}/revisions/${revisions[3]!.rev}`, { token: t.adminToken });
+      assert.equal(asWas.body.price, 12.5);
+      assert.equal(asWas.body._links, undefined);
+      assert.equal(asWas.body.deletedAt, undefined);
+    });
+
+    it('a write that fails writes no revision', async () => {
+      const before = await countRevisions();
+      const product = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: PRODUCT });
+      const path = `/api/v2/products/${product.body.id}`;
+      const stale = await t.request('PATCH', path, {
+        token: t.adminToken,
+        body: { price: 14 },
+        headers: { 'if-match': '"stale"' },
+      });
+      assert.equal(stale.status, 412);
+      const bad = await t.request('POST', '/api/v2/users/999999/posts', {
+        token: t.adminToken,
+        body: { title: 'T', content: 'C' },
+      });
+      assert.equal(bad.status, 404);
+      assert.equal(await countRevisions(), before + 1);
+    });
+
+    it('GraphQL, a batch and an import row each write a revision with their actor and request id', async () => {
+      const alice = await t.createUser();
+      const post = await t.request('POST', `/api/v2/users/${alice.id}/posts`, {
+        token: alice.token,
+        body: { title: 'T', content: 'C' },
+      });
+      const update = `mutation($id: ID!) { updatePost(id: $id, input: {title: "G"}) { id } }`;
+      const res = await t.request('POST', '/graphql', {
+        token: alice.token,
+        body: { query: update, variables: { id: String(post.body.id) } },
+        headers: { 'x-request-id': 'rev-graphql-1' },
+      });
+      assert.equal(res.body.errors, undefined, JSON.stringify(res.body));
+      const [latest] = await revisionsOf(`/api/v2/posts/${post.body.id}`, alice.token);
+      assert.deepEqual(
+        [latest!.op, latest!.actor, latest!.requestId],
+        ['update', { type: 'user', id: alice.id }, 'rev-graphql-1'],
+      );
+      assert.ok(sets(latest!.changes, '/title', 'G'));
+
+      const batch = await t.request('POST', '/api/v2/products/batch', {
+        token: t.adminToken,
+        body: { operations: [{ op: 'create', data: { ...PRODUCT, name: 'Batched' } }] },
+        headers: { 'x-request-id': 'rev-batch-1' },
+      });
+      assert.equal(batch.status, 200, batch.text);
+      const batchedId = (
+        await t.server.db.selectFrom('products').select('id').where('name', '=', 'Batched').executeTakeFirstOrThrow()
+      ).id;
+      const [batched] = await revisionsOf(`/api/v2/products/${batchedId}`);
+      assert.deepEqual(
+        [batched!.op, batched!.actor, batched!.requestId],
+        ['create', { type: 'user', id: 1 }, 'rev-batch-1'],
+      );
+
+      const upload = await fetch(`${t.url}/api/v2/imports?resource=products&mode=create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'text/csv' },
+        body: 'name,category,price,stock,sku\nImported,imp,1.5,3,REV-IMP-1\n',
+      });
+      assert.equal(upload.status, 202);
+      const job = (await upload.json()) as { id: number };
+      let importedId: number | undefined;
+      for (let i = 0; i < 200 && importedId === undefined; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        importedId = (
+          await t.server.db.selectFrom('products').select('id').where('sku', '=', 'REV-IMP-1').executeTakeFirst()
+        )?.id;
+      }
+      const [imported] = await revisionsOf(`/api/v2/products/${importedId}`);
+      assert.deepEqual(
+        [imported!.op, imported!.actor, imported!.requestId],
+        ['create', { type: 'user', id: 1 }, `import:${job.id}`],
+      );
+    });
+
+    it('a user’s history: the user and admins only, never a password, and revisions of a trashed item stay readable', async () => {
+      const alice = await t.createUser();
+      const bob = await t.createUser();
+      const path = `/api/v2/users/${alice.id}`;
+      const own = await revisionsOf(path, alice.token);
+      assert.equal(own[0]!.op, 'create');
+      const state = await t.request('GET', `${path}/revisions/${own[0]!.rev}`, { token: alice.token });
+      assert.equal(state.body.email, alice.user.email);
+      for (const key of ['password', 'passwordHash', 'password_hash']) assert.equal(key in state.body, false);
+      const stored = await t.server.db.selectFrom('revisions').select('state').execute();
+      assert.ok(stored.every((row) => !/password/i.test(row.state)));
+      assert.equal((await t.request('GET', `${path}/revisions`, { token: bob.token })).status, 403);
+      assert.equal((await t.request('GET', `${path}/revisions/${own[0]!.rev}`, { token: bob.token })).status, 403);
+      assert.equal((await t.request('GET', `${path}/revisions`)).status, 401);
+
+      const post = await t.request('POST', `/api/v2/users/${alice.id}/posts`, {
+        token: alice.token,
+        body: { title: 'T', content: 'C' },
+      });
+      const postPath = `/api/v2/posts/${post.body.id}`;
+      assert.equal((await t.request('GET', `${postPath}/revisions`, { token: bob.token })).status, 403);
+      assert.equal((await t.request('DELETE', postPath, { token: alice.token })).status, 204);
+      const trashed = await revisionsOf(postPath, alice.token);
+      assert.deepEqual(
+        trashed.map((r) => r.op),
+        ['delete', 'create'],
+      );
+      assert.equal((await t.request('GET', `/api/v2/products/999999/revisions`, { token: t.adminToken })).status, 404);
+    });
+
+    it('an order’s stock change writes no product revision', async () => {
+      const alice = await t.createUser();
+      const product = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: PRODUCT });
+      const before = await revisionsOf(`/api/v2/products/${product.body.id}`);
+      const order = await t.request('POST', '/api/v2/orders', {
+        token: alice.token,
+        body: { items: [{ productId: product.body.id, quantity: 2 }] },
+      });
+      assert.equal(order.status, 201, order.text);
+      const stock = await t.request('GET', `/api/v2/products/${product.body.id}`, { token: t.adminToken });
+      assert.equal(stock.body.stock, 3);
+      assert.deepEqual(await revisionsOf(`/api/v2/products/${product.body.id}`), before);
+    });
+
+    it('the audit: admins only, newest first, filtered by actor, resource, op and time, 422 on bad values', async () => {
+      const alice = await t.createUser();
+      const post = await t.request('POST', `/api/v2/users/${alice.id}/posts`, {
+        token: alice.token,
+        body: { title: 'Audited', content: 'C' },
+      });
+      assert.equal((await t.request('GET', '/api/v2/audit', { token: alice.token })).status, 403);
+      const mine = await t.request('GET', `/api/v2/audit?actorId=${alice.id}&resource=post&op=create`, {
+        token: t.adminToken,
+      });
+      assert.equal(mine.status, 200, mine.text);
+      assert.deepEqual(
+        mine.body.data.map((e: { resource: string; itemId: number; op: string }) => [e.resource, e.itemId, e.op]),
+        [['post', post.body.id, 'create']],
+      );
+      const all = await t.request('GET', '/api/v2/audit?limit=2', { token: t.adminToken });
+      assert.equal(all.body.data.length, 2);
+      assert.ok(all.body.data[0].rev > all.body.data[1].rev);
+      const next = await t.request('GET', `/api/v2/audit?limit=2&cursor=${all.body.pagination.nextCursor}`, {
+        token: t.adminToken,
+      });
+      assert.ok(next.body.data[0].rev < all.body.data[1].rev);
+      const future = await t.request('GET', '/api/v2/audit?from=2999-01-01T00:00:00Z', { token: t.adminToken });
+      assert.deepEqual(future.body.data, []);
+      const past = await t.request('GET', '/api/v2/audit?to=2000-01-01T00:00:00Z', { token: t.adminToken });
+      assert.deepEqual(past.body.data, []);
+      for (const query of ['op=rename', 'resource=order', 'from=yesterday', 'actorId=x', 'limit=0', 'cursor=zzz']) {
+        const bad = await t.request('GET', `/api/v2/audit?${query}`, { token: t.adminToken });
+        assert.equal(bad.status, 422, `${query}: ${bad.text}`);
+      }
+    });
+  });
+}
