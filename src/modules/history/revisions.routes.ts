@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { AppError } from '../../core/errors/app-error.ts';
 import { Id } from '../../core/http/schemas.ts';
 import { servesVersions } from '../../core/http/versioning.ts';
 import type { HistoryService } from './history.service.ts';
-import { REVISION_OPS, REVISION_RESOURCES, type RevisionPage } from './revisions.ts';
+import { asRevert, REVISION_OPS, REVISION_RESOURCES, type RevisionPage } from './revisions.ts';
 
 /** A string of one of `values` (the validator's `enum`). */
 const oneOf = (values: readonly string[], description?: string) =>
@@ -61,6 +62,39 @@ const CursorQuery = {
 };
 const ItemState = Type.Object({}, { additionalProperties: true, title: 'RevisionState' });
 
+/**
+ * What a restore writes back, per resource: the fields of its `PATCH` (a comment has none: no restore).
+ * A user's password is never in a revision; a role or status is an administrator's own decision.
+ */
+const RESTORED_FIELDS = {
+  user: ['name', 'email', 'age'],
+  post: ['title', 'content'],
+  product: ['name', 'category', 'price', 'stock', 'image', 'description', 'sku'],
+} as const;
+
+const RESTORE_ERRORS = {
+  409: {
+    description: 'A field of the revision no longer exists on the item (`REVISION_INCOMPATIBLE`)',
+    code: 'REVISION_INCOMPATIBLE',
+    message: 'The revision has fields the item no longer has: price',
+  },
+  428: {
+    description: 'No `If-Match` (`PRECONDITION_REQUIRED`)',
+    code: 'PRECONDITION_REQUIRED',
+    message: 'A restore needs If-Match with the item’s current ETag',
+  },
+};
+
+/** An answer of the item's own route turned back into this request's error (its code, message, details). */
+function failureOf(status: number, body: string): AppError {
+  try {
+    const { error } = JSON.parse(body) as { error: { code: string; message: string; details?: [] } };
+    return new AppError(error.code as 'CONFLICT', error.message, { status, details: error.details });
+  } catch {
+    return new AppError('INTERNAL', 'The item could not be restored', { status });
+  }
+}
+
 const paged = <T>(page: RevisionPage<T>, limit: number | undefined) => ({
   data: page.items,
   pagination: { limit: limit ?? 20, hasNext: page.nextCursor !== null, nextCursor: page.nextCursor },
@@ -112,6 +146,58 @@ export const revisionsRoutes: FastifyPluginAsyncTypebox<{ history: HistoryServic
       async (request) => {
         const params = request.params as Record<string, number>;
         return (await revisions.get(request.principal, resource, idOf(params), params.rev!)).state;
+      },
+    );
+  }
+
+  for (const resource of ['user', 'post', 'product'] as const) {
+    const [plural, param] = PATHS[resource];
+    const RevParams = Type.Object({ [param]: Id, rev: Id });
+    app.post(
+      `/${plural}/:${param}/revisions/:rev/restore`,
+      {
+        config: { access: 'user', openapi: { versions: VERSIONS, ifMatch: true, errors: RESTORE_ERRORS } },
+        schema: {
+          tags: ['history'],
+          summary: `Write a ${resource} back as it was at a revision: an update (op \`revert\`) with If-Match (v2)`,
+          params: RevParams,
+          response: { 200: ItemState },
+        },
+      },
+      async (request, reply) => {
+        const params = request.params as Record<string, number>;
+        const ifMatch = request.headers['if-match'];
+        if (!ifMatch) throw new AppError('PRECONDITION_REQUIRED', RESTORE_ERRORS[428].message);
+        const { state } = await revisions.get(request.principal, resource, params[param]!, params.rev!);
+        // The write is the item's own PATCH, run in this process (its access rule, If-Match, checks, service
+        // and event): history imports no resource's code. Its revision carries this request's id, op `revert`.
+        const url = `/api/v2/${plural}/${params[param]}`;
+        const headers = {
+          ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+          'x-request-id': request.id,
+        };
+        const current = await app.inject({ method: 'GET', url, headers });
+        if (current.statusCode !== 200) throw failureOf(current.statusCode, current.body);
+        const now = current.json() as Record<string, unknown>;
+        const missing = Object.keys(state).filter((field) => !(field in now));
+        if (missing.length > 0)
+          throw new AppError(
+            'REVISION_INCOMPATIBLE',
+            `The revision has fields the item no longer has: ${missing.join(', ')}`,
+            {
+              details: missing.map((field) => ({ field, message: 'no longer exists on the item' })),
+            },
+          );
+        const body: Record<string, unknown> = {};
+        for (const field of RESTORED_FIELDS[resource])
+          if (field in state && JSON.stringify(state[field]) !== JSON.stringify(now[field])) body[field] = state[field];
+        const written = await asRevert(request.id, () =>
+          app.inject({ method: 'PATCH', url, headers: { ...headers, 'if-match': ifMatch }, payload: body }),
+        );
+        if (written.statusCode !== 200) throw failureOf(written.statusCode, written.body);
+        const etag = written.headers.etag;
+        if (typeof etag === 'string') reply.header('etag', etag);
+        return written.json() as Record<string, unknown>;
       },
     );
   }

@@ -240,5 +240,103 @@ for (const dialect of DIALECTS) {
         assert.equal(bad.status, 422, `${query}: ${bad.text}`);
       }
     });
+
+    it('restoring a revision: 428 without If-Match, 412 on a stale one, 409 for a field the item lost, else an update with op revert', async () => {
+      const created = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: PRODUCT });
+      const path = `/api/v2/products/${created.body.id}`;
+      const etagOf = async () => (await t.request('GET', path, { token: t.adminToken })).headers.get('etag')!;
+      const changed = await t.request('PATCH', path, {
+        token: t.adminToken,
+        body: { price: 20, name: 'Lamp 2' },
+        headers: { 'if-match': await etagOf() },
+      });
+      assert.equal(changed.status, 200, changed.text);
+      const [, first] = await revisionsOf(path);
+      const restorePath = `${path}/revisions/${first!.rev}/restore`;
+
+      const required = await t.request('POST', restorePath, { token: t.adminToken });
+      assert.equal(required.status, 428, required.text);
+      assert.equal(required.body.error.code, 'PRECONDITION_REQUIRED');
+      const stale = await t.request('POST', restorePath, { token: t.adminToken, headers: { 'if-match': '"stale"' } });
+      assert.equal(stale.status, 412, stale.text);
+      const alice = await t.createUser();
+      const forbidden = await t.request('POST', restorePath, { token: alice.token, headers: { 'if-match': '*' } });
+      assert.equal(forbidden.status, 403);
+
+      const restored = await t.request('POST', restorePath, {
+        token: t.adminToken,
+        headers: { 'if-match': await etagOf(), 'x-request-id': 'rev-revert-1' },
+      });
+      assert.equal(restored.status, 200, restored.text);
+      assert.deepEqual([restored.body.price, restored.body.name], [12.5, 'Lamp']);
+      const [latest] = await revisionsOf(path);
+      assert.deepEqual([latest!.op, latest!.requestId], ['revert', 'rev-revert-1']);
+      assert.ok(sets(latest!.changes, '/price', 12.5));
+      const after = await t.request('GET', path, { token: t.adminToken });
+      assert.equal(after.body.price, 12.5);
+
+      // A revision with a field the item no longer has (as after a change of its shape): 409, nothing written.
+      const user = await t.createUser();
+      const userRevs = await revisionsOf(`/api/v2/users/${user.id}`);
+      const state = await t.server.db
+        .selectFrom('revisions')
+        .select('state')
+        .where('id', '=', userRevs[0]!.rev)
+        .executeTakeFirstOrThrow();
+      await t.server.db
+        .updateTable('revisions')
+        .set({ state: JSON.stringify({ ...JSON.parse(state.state), nickname: 'Al' }) })
+        .where('id', '=', userRevs[0]!.rev)
+        .execute();
+      const userEtag = (await t.request('GET', `/api/v2/users/${user.id}`, { token: t.adminToken })).headers.get(
+        'etag',
+      )!;
+      const incompatible = await t.request('POST', `/api/v2/users/${user.id}/revisions/${userRevs[0]!.rev}/restore`, {
+        token: t.adminToken,
+        headers: { 'if-match': userEtag },
+      });
+      assert.equal(incompatible.status, 409, incompatible.text);
+      assert.equal(incompatible.body.error.code, 'REVISION_INCOMPATIBLE');
+      assert.equal((await revisionsOf(`/api/v2/users/${user.id}`)).length, 1);
+    });
+
+    it('retention: the newest REVISIONS_KEEP per item, none older than REVISIONS_RETENTION_DAYS', async () => {
+      const kept = await startTestServer(dialect, { REVISIONS_KEEP: '2', REVISIONS_RETENTION_DAYS: '1' });
+      try {
+        const created = await kept.request('POST', '/api/v2/products', { token: kept.adminToken, body: PRODUCT });
+        const path = `/api/v2/products/${created.body.id}`;
+        for (const price of [1, 2, 3]) {
+          const etag = (await kept.request('GET', path, { token: kept.adminToken })).headers.get('etag')!;
+          const res = await kept.request('PATCH', path, {
+            token: kept.adminToken,
+            body: { price },
+            headers: { 'if-match': etag },
+          });
+          assert.equal(res.status, 200, res.text);
+        }
+        const other = await kept.request('POST', '/api/v2/products', { token: kept.adminToken, body: PRODUCT });
+        const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
+        await kept.server.db
+          .updateTable('revisions')
+          .set({ at: old })
+          .where('resource', '=', 'product')
+          .where('item_id', '=', other.body.id)
+          .execute();
+        while (await kept.server.app.services.history.sweepRevisions());
+        const list = await kept.request('GET', `${path}/revisions`, { token: kept.adminToken });
+        assert.deepEqual(
+          list.body.data.map((r: Revision) => r.op),
+          ['update', 'update'],
+        );
+        const aged = await kept.request('GET', `/api/v2/products/${other.body.id}/revisions`, {
+          token: kept.adminToken,
+        });
+        assert.equal(aged.status, 404);
+        const audit = await kept.request('GET', '/api/v2/audit?resource=product', { token: kept.adminToken });
+        assert.equal(audit.body.data.length, 2);
+      } finally {
+        await kept.close();
+      }
+    });
   });
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
@@ -35,9 +34,26 @@ const LEFT_OUT = new Set(['_links', 'deletedAt', 'deletedBy', 'deletionId', 'pur
 
 const PAGE = { defaultLimit: 20, maxLimit: 100 };
 
-/** A restore of a revision (`POST .../revisions/{rev}/restore`): its update is op `revert`. */
-const reverting = new AsyncLocalStorage<true>();
-export const asRevert = <T>(work: () => Promise<T>): Promise<T> => reverting.run(true, work);
+/**
+ * A restore of a revision (`POST .../revisions/{rev}/restore`): the update it makes, under its request id,
+ * is op `revert`. (The update runs as the item's own PATCH, injected in the process: by the request id,
+ * which that PATCH keeps, since the injected request does not carry an async context across.)
+ */
+const reverting = new Map<string, number>();
+export async function asRevert<T>(requestId: string, work: () => Promise<T>): Promise<T> {
+  reverting.set(requestId, (reverting.get(requestId) ?? 0) + 1);
+  try {
+    return await work();
+  } finally {
+    const left = reverting.get(requestId)! - 1;
+    if (left === 0) reverting.delete(requestId);
+    else reverting.set(requestId, left);
+  }
+}
+const isReverting = () => {
+  const requestId = currentRequestId();
+  return requestId !== null && reverting.has(requestId);
+};
 
 function stateOf(data: Record<string, unknown>): Record<string, unknown> {
   const state: Record<string, unknown> = {};
@@ -64,7 +80,7 @@ function revisionOf(type: string, data: Record<string, unknown>) {
   const [resource, action] = type.split('.') as [string, string];
   const op = OP_OF_ACTION[action];
   if (!RESOURCES.has(resource) || op === undefined || typeof data.id !== 'number') return undefined;
-  return { resource, itemId: data.id, op: op === 'update' && reverting.getStore() ? 'revert' : op };
+  return { resource, itemId: data.id, op: op === 'update' && reverting.size > 0 && isReverting() ? 'revert' : op };
 }
 
 export interface RevisionSettings {
