@@ -59,6 +59,29 @@ const batch = (resource: string, data: (w: World) => Promise<unknown>) => async 
 const restore = (kind: 'users' | 'posts' | 'comments' | 'products') => async (w: World) => ({
   path: `${await w.trashed(kind)}/restore`,
 });
+/** An item of the world's (DECISIONS §19: revisions hang off it), by kind. */
+const itemPath = async (w: World, kind: 'users' | 'posts' | 'comments' | 'products'): Promise<string> =>
+  kind === 'users'
+    ? `/api/users/${(await w.owner()).id}`
+    : kind === 'posts'
+      ? `/api/posts/${await w.postId()}`
+      : kind === 'comments'
+        ? `/api/comments/${await w.commentId()}`
+        : `/api/products/${await w.productId()}`;
+const revisionsOf = (kind: 'users' | 'posts' | 'comments' | 'products') => async (w: World) => ({
+  path: `${await itemPath(w, kind)}/revisions`,
+  headers: V2,
+});
+const revisionOf = (kind: 'users' | 'posts' | 'comments' | 'products') => async (w: World) => {
+  const item = await itemPath(w, kind);
+  return { path: `${item}/revisions/${await w.latestRevision(item)}`, headers: V2 };
+};
+/** The restore of the item's newest revision (a write with no change), with the item's ETag. */
+const revisionRestore = (kind: 'users' | 'posts' | 'products') => async (w: World, role: Role) => {
+  const item = await itemPath(w, kind);
+  const rev = await w.latestRevision(item);
+  return { path: `${item}/revisions/${rev}/restore`, headers: { ...V2, 'if-match': await w.etagOf(item, role) } };
+};
 const filterWrite = (body?: unknown) => async (w: World) => ({
   path: `/api/products?category=matrix-${await w.productCategory()}`,
   headers: { ...V2, prefer: 'max-affected=10' },
@@ -335,6 +358,39 @@ export const REST_RULES: Record<string, RestRule> = {
     expect: e(401, 403, 200, 200),
     request: async (w) => ({ path: `/api/customers/${(await w.owner()).id}` }),
   },
+
+  // Revisions (DECISIONS §19, v2): an item's history for admins and its owner (a product has none but
+  // the admin); a restore for whoever may update the item; the audit for admins.
+  'GET /api/users/:userId/revisions': { expect: e(401, 403, 200, 200), request: revisionsOf('users') },
+  'GET /api/users/:userId/revisions/:rev': { expect: e(401, 403, 200, 200), request: revisionOf('users') },
+  'POST /api/users/:userId/revisions/:rev/restore': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: revisionRestore('users'),
+  },
+  'GET /api/posts/:postId/revisions': { expect: e(401, 403, 200, 200), request: revisionsOf('posts') },
+  'GET /api/posts/:postId/revisions/:rev': { expect: e(401, 403, 200, 200), request: revisionOf('posts') },
+  'POST /api/posts/:postId/revisions/:rev/restore': {
+    expect: e(401, 403, 200, 200),
+    writes: true,
+    request: revisionRestore('posts'),
+  },
+  'GET /api/comments/:commentId/revisions': { expect: e(401, 403, 200, 200), request: revisionsOf('comments') },
+  'GET /api/comments/:commentId/revisions/:rev': {
+    expect: e(401, 403, 200, 200),
+    request: revisionOf('comments'),
+  },
+  'GET /api/products/:productId/revisions': { expect: e(401, 403, 403, 200), request: revisionsOf('products') },
+  'GET /api/products/:productId/revisions/:rev': {
+    expect: e(401, 403, 403, 200),
+    request: revisionOf('products'),
+  },
+  'POST /api/products/:productId/revisions/:rev/restore': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: revisionRestore('products'),
+  },
+  'GET /api/audit': { expect: e(401, 403, 403, 200), request: async () => ({ path: '/api/audit', headers: V2 }) },
 
   // Events: admin only. The stream never ends, so it is asked with a refused limit: the access check comes first.
   'GET /api/events': { expect: e(401, 403, 403, 200), request: path('/api/events') },

@@ -136,6 +136,19 @@ export function createWorld(t: TestServer) {
       if (res.status !== 204) throw new Error(`trash ${live} failed: ${res.status} ${res.text}`);
       return item;
     },
+    /** The newest revision of the item at `path` (`/api/...`), read by the admin in v2 (DECISIONS §19). */
+    async latestRevision(path: string): Promise<number> {
+      const page = await ok(
+        t.request('GET', `${path}/revisions`, { token: t.adminToken, headers: { 'api-version': '2' } }),
+        'revisions',
+      );
+      return (page as { data: Array<{ rev: number }> }).data[0]!.rev;
+    },
+    /** The item's current ETag in v2 as `role` reads it (for a write's `If-Match`); `*` when it may not read it. */
+    async etagOf(path: string, role: Role): Promise<string> {
+      const res = await t.request('GET', path, { token: await world.tokenOf(role), headers: { 'api-version': '2' } });
+      return res.status === 200 ? res.headers.get('etag')! : '*';
+    },
     /** The owner's import of one post, finished (so a cancel is refused after the access check). */
     importId: () =>
       once('import', async () => {

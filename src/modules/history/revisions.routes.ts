@@ -171,9 +171,11 @@ export const revisionsRoutes: FastifyPluginAsyncTypebox<{ history: HistoryServic
         const { state } = await revisions.get(request.principal, resource, params[param]!, params.rev!);
         // The write is the item's own PATCH, run in this process (its access rule, If-Match, checks, service
         // and event): history imports no resource's code. Its revision carries this request's id, op `revert`.
-        const url = `/api/v2/${plural}/${params[param]}`;
+        // Under this request's prefix and version, so its representation (links included) and ETag are the ones the caller read.
+        const url = `${request.apiPrefix}/${plural}/${params[param]}`;
         const headers = {
           ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+          ...(request.headers['api-version'] ? { 'api-version': String(request.headers['api-version']) } : {}),
           'x-request-id': request.id,
         };
         const current = await app.inject({ method: 'GET', url, headers });
