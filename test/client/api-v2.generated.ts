@@ -876,6 +876,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{userId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's revisions, newest first (v2; admins and its owner) */
+        get: operations["getUsersByUserIdRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/revisions/{rev}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole user as it was at a revision (v2; admins and its owner) */
+        get: operations["getUsersByUserIdRevisionsByRev"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's revisions, newest first (v2; admins and its owner) */
+        get: operations["getPostsByPostIdRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/revisions/{rev}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole post as it was at a revision (v2; admins and its owner) */
+        get: operations["getPostsByPostIdRevisionsByRev"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A comment's revisions, newest first (v2; admins and its owner) */
+        get: operations["getCommentsByCommentIdRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}/revisions/{rev}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole comment as it was at a revision (v2; admins and its owner) */
+        get: operations["getCommentsByCommentIdRevisionsByRev"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{productId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A product's revisions, newest first (v2; admins and its owner) */
+        get: operations["getProductsByProductIdRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{productId}/revisions/{rev}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole product as it was at a revision (v2; admins and its owner) */
+        get: operations["getProductsByProductIdRevisionsByRev"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/revisions/{rev}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write a user back as it was at a revision: an update (op `revert`) with If-Match (v2) */
+        post: operations["postUsersByUserIdRevisionsByRevRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/revisions/{rev}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write a post back as it was at a revision: an update (op `revert`) with If-Match (v2) */
+        post: operations["postPostsByPostIdRevisionsByRevRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{productId}/revisions/{rev}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write a product back as it was at a revision: an update (op `revert`) with If-Match (v2) */
+        post: operations["postProductsByProductIdRevisionsByRevRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every revision of every item, newest first (v2; admin) */
+        get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "user.created": {
@@ -2441,6 +2645,70 @@ export interface components {
             _links: {
                 self: components["schemas"]["Link"];
                 user: components["schemas"]["Link"];
+            };
+        };
+        JsonPatchOperation: {
+            op: string;
+            path: string;
+            value?: unknown;
+            from?: string;
+        };
+        Revision: {
+            /** @description The revision (ids ascend across all items) */
+            rev: number;
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            op: "create" | "update" | "delete" | "restore" | "revert" | "purge";
+            actor: {
+                /** @enum {string} */
+                type: "user" | "system";
+                id: number | null;
+            };
+            /** @description The writing request’s `X-Request-Id` */
+            requestId: string | null;
+            /** @description RFC 6902 JSON Patch from the item’s previous revision */
+            changes: components["schemas"]["JsonPatchOperation"][];
+        };
+        RevisionPage: {
+            data: components["schemas"]["Revision"][];
+            pagination: {
+                limit: number;
+                hasNext: boolean;
+                /** @description Send as `cursor` for the next page */
+                nextCursor: string | null;
+            };
+        };
+        RevisionState: {
+            [key: string]: unknown;
+        };
+        AuditEntry: {
+            /** @description The revision (ids ascend across all items) */
+            rev: number;
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            op: "create" | "update" | "delete" | "restore" | "revert" | "purge";
+            actor: {
+                /** @enum {string} */
+                type: "user" | "system";
+                id: number | null;
+            };
+            /** @description The writing request’s `X-Request-Id` */
+            requestId: string | null;
+            /** @description RFC 6902 JSON Patch from the item’s previous revision */
+            changes: components["schemas"]["JsonPatchOperation"][];
+            /** @enum {string} */
+            resource: "user" | "post" | "comment" | "product";
+            itemId: number;
+        };
+        AuditPage: {
+            data: components["schemas"]["AuditEntry"][];
+            pagination: {
+                limit: number;
+                hasNext: boolean;
+                /** @description Send as `cursor` for the next page */
+                nextCursor: string | null;
             };
         };
         UserCreatedEvent: {
@@ -6064,7 +6332,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4ODI1MTIsImV4cCI6MTc5NTg4MzQxMn0.DQhRxnLlvyv6tYMoYcOzL0MVLgm5UWIsBiaxx71s_pc",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4OTQzMDAsImV4cCI6MTc5NTg5NTIwMH0.84fbnuk9HF5E7HHUv7obEMFmpciy30ZO5yhozM5PlKE",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -6799,8 +7067,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T16:15:12.483Z",
-                     *           "updatedAt": "2026-11-28T16:15:12.483Z",
+                     *           "createdAt": "2026-11-28T19:31:40.304Z",
+                     *           "updatedAt": "2026-11-28T19:31:40.304Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -6821,8 +7089,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T04:55:12.610Z",
-                     *           "updatedAt": "2026-11-25T04:55:12.610Z",
+                     *           "createdAt": "2026-11-25T08:11:40.348Z",
+                     *           "updatedAt": "2026-11-25T08:11:40.348Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -6851,8 +7119,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T04:56:12.610Z",
-                     *           "updatedAt": "2026-11-25T04:56:12.610Z",
+                     *           "createdAt": "2026-11-25T08:12:40.348Z",
+                     *           "updatedAt": "2026-11-25T08:12:40.348Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -6873,8 +7141,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T04:57:12.610Z",
-                     *           "updatedAt": "2026-11-25T04:57:12.610Z",
+                     *           "createdAt": "2026-11-25T08:13:40.348Z",
+                     *           "updatedAt": "2026-11-25T08:13:40.348Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7167,8 +7435,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T16:15:13.102Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.102Z",
+                     *       "createdAt": "2026-11-28T19:31:40.453Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.453Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7468,8 +7736,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T04:55:12.610Z",
-                     *       "updatedAt": "2026-11-25T04:55:12.610Z",
+                     *       "createdAt": "2026-11-25T08:11:40.348Z",
+                     *       "updatedAt": "2026-11-25T08:11:40.348Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -7781,8 +8049,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T16:15:13.102Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.162Z",
+                     *       "createdAt": "2026-11-28T19:31:40.453Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.493Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8425,8 +8693,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T16:15:13.102Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.167Z",
+                     *       "createdAt": "2026-11-28T19:31:40.453Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.495Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9098,8 +9366,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T16:15:13.102Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.170Z",
+                     *       "createdAt": "2026-11-28T19:31:40.453Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.497Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9401,8 +9669,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T16:15:13.102Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.173Z",
+                     *       "createdAt": "2026-11-28T19:31:40.453Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.499Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9817,10 +10085,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T16:15:13.397Z",
-                     *           "updatedAt": "2026-11-28T16:15:13.407Z",
+                     *           "createdAt": "2026-11-28T19:31:40.595Z",
+                     *           "updatedAt": "2026-11-28T19:31:40.599Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T16:15:13.407Z",
+                     *           "cancelledAt": "2026-11-28T19:31:40.599Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -9846,11 +10114,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T16:15:13.334Z",
-                     *           "updatedAt": "2026-11-28T16:15:13.389Z",
-                     *           "paidAt": "2026-11-28T16:15:13.368Z",
+                     *           "createdAt": "2026-11-28T19:31:40.575Z",
+                     *           "updatedAt": "2026-11-28T19:31:40.592Z",
+                     *           "paidAt": "2026-11-28T19:31:40.584Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T16:15:13.389Z",
+                     *           "refundedAt": "2026-11-28T19:31:40.592Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -9871,7 +10139,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNjoxNToxMy4zMzRaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxOTozMTo0MC41NzVaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10152,8 +10420,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:15:13.334Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
+                     *       "createdAt": "2026-11-28T19:31:40.575Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.575Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -10466,8 +10734,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:15:13.334Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
+                     *       "createdAt": "2026-11-28T19:31:40.575Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.575Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11107,9 +11375,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:15:13.334Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.368Z",
-                     *       "paidAt": "2026-11-28T16:15:13.368Z",
+                     *       "createdAt": "2026-11-28T19:31:40.575Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.584Z",
+                     *       "paidAt": "2026-11-28T19:31:40.584Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -11435,10 +11703,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:15:13.397Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.407Z",
+                     *       "createdAt": "2026-11-28T19:31:40.595Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.599Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T16:15:13.407Z",
+                     *       "cancelledAt": "2026-11-28T19:31:40.599Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -11759,11 +12027,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T16:15:13.334Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.389Z",
-                     *       "paidAt": "2026-11-28T16:15:13.368Z",
+                     *       "createdAt": "2026-11-28T19:31:40.575Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.592Z",
+                     *       "paidAt": "2026-11-28T19:31:40.584Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T16:15:13.389Z",
+                     *       "refundedAt": "2026-11-28T19:31:40.592Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12082,7 +12350,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T16:15:13.368Z",
+                     *       "paidAt": "2026-11-28T19:31:40.584Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12893,8 +13161,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T16:15:13.553Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.553Z",
+                     *       "createdAt": "2026-11-28T19:31:40.654Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.654Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13195,9 +13463,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T16:15:13.553Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.573Z",
-                     *       "finishedAt": "2026-11-28T16:15:13.573Z",
+                     *       "createdAt": "2026-11-28T19:31:40.654Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.662Z",
+                     *       "finishedAt": "2026-11-28T19:31:40.662Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -13910,8 +14178,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T13:05:12.611Z",
-                     *           "updatedAt": "2026-11-24T13:05:12.611Z",
+                     *           "createdAt": "2026-11-24T16:21:40.349Z",
+                     *           "updatedAt": "2026-11-24T16:21:40.349Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -13927,8 +14195,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T13:15:12.611Z",
-                     *           "updatedAt": "2026-11-24T13:15:12.611Z",
+                     *           "createdAt": "2026-11-24T16:31:40.349Z",
+                     *           "updatedAt": "2026-11-24T16:31:40.349Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14233,13 +14501,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T16:15:13.310Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.557Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T16:15:13.310Z"
+                     *       "createdAt": "2026-11-28T19:31:40.557Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -15708,13 +15976,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T13:05:12.611Z",
+                     *       "updatedAt": "2026-11-24T16:21:40.349Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T13:05:12.611Z"
+                     *       "createdAt": "2026-11-24T16:21:40.349Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16026,13 +16294,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T16:15:13.314Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.561Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T16:15:13.310Z"
+                     *       "createdAt": "2026-11-28T19:31:40.557Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16673,13 +16941,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T16:15:13.319Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.564Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T16:15:13.310Z"
+                     *       "createdAt": "2026-11-28T19:31:40.557Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -17740,8 +18008,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-27T23:35:12.611Z",
-                     *           "updatedAt": "2026-11-27T23:35:12.611Z",
+                     *           "createdAt": "2026-11-28T02:51:40.348Z",
+                     *           "updatedAt": "2026-11-28T02:51:40.348Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -17759,8 +18027,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T06:55:12.611Z",
-                     *           "updatedAt": "2026-11-27T06:55:12.611Z",
+                     *           "createdAt": "2026-11-27T10:11:40.348Z",
+                     *           "updatedAt": "2026-11-27T10:11:40.348Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -18013,8 +18281,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T16:15:13.659Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
+                     *       "createdAt": "2026-11-28T19:31:40.759Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.759Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -19604,8 +19872,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T16:15:13.659Z",
-                     *           "updatedAt": "2026-11-28T16:15:13.659Z",
+                     *           "createdAt": "2026-11-28T19:31:40.759Z",
+                     *           "updatedAt": "2026-11-28T19:31:40.759Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -19623,8 +19891,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T14:15:12.611Z",
-                     *           "updatedAt": "2026-11-26T14:15:12.611Z",
+                     *           "createdAt": "2026-11-26T17:31:40.348Z",
+                     *           "updatedAt": "2026-11-26T17:31:40.348Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -19914,8 +20182,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T16:15:13.659Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
+                     *       "createdAt": "2026-11-28T19:31:40.759Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.759Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20211,8 +20479,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T16:15:13.659Z",
-                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
+                     *       "createdAt": "2026-11-28T19:31:40.759Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.759Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -21464,7 +21732,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T16:15:13.741Z",
+                     *           "createdAt": "2026-11-28T19:31:40.801Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -21752,7 +22020,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T16:15:13.741Z",
+                     *       "createdAt": "2026-11-28T19:31:40.801Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22385,7 +22653,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T16:15:13.741Z",
+                     *       "createdAt": "2026-11-28T19:31:40.801Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -23533,7 +23801,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T16:15:13.951Z",
+                     *           "createdAt": "2026-11-28T19:31:40.844Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -23802,7 +24070,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T16:15:13.951Z",
+                     *       "createdAt": "2026-11-28T19:31:40.844Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -23830,7 +24098,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T16:15:13.951Z",
+                     *       "createdAt": "2026-11-28T19:31:40.844Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24344,7 +24612,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T16:15:13.951Z",
+                     *       "createdAt": "2026-11-28T19:31:40.844Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24877,7 +25145,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T16:15:13.177Z",
+                     *       "updatedAt": "2026-11-28T19:31:40.502Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
@@ -26595,6 +26863,3195 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
                      *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsersByUserIdRevisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "rev": 1,
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "op": "create",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": 1
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "changes": [
+                     *             {
+                     *               "op": "op",
+                     *               "path": "path",
+                     *               "value": null,
+                     *               "from": "from"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "hasNext": true,
+                     *         "nextCursor": "nextCursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevisionPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsersByUserIdRevisionsByRev: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                userId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPostsByPostIdRevisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                postId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "rev": 1,
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "op": "create",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": 1
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "changes": [
+                     *             {
+                     *               "op": "op",
+                     *               "path": "path",
+                     *               "value": null,
+                     *               "from": "from"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "hasNext": true,
+                     *         "nextCursor": "nextCursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevisionPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPostsByPostIdRevisionsByRev: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                postId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCommentsByCommentIdRevisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                commentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "rev": 1,
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "op": "create",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": 1
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "changes": [
+                     *             {
+                     *               "op": "op",
+                     *               "path": "path",
+                     *               "value": null,
+                     *               "from": "from"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "hasNext": true,
+                     *         "nextCursor": "nextCursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevisionPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCommentsByCommentIdRevisionsByRev: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                commentId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProductsByProductIdRevisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "rev": 1,
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "op": "create",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": 1
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "changes": [
+                     *             {
+                     *               "op": "op",
+                     *               "path": "path",
+                     *               "value": null,
+                     *               "from": "from"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "hasNext": true,
+                     *         "nextCursor": "nextCursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevisionPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProductsByProductIdRevisionsByRev: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                productId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUsersByUserIdRevisionsByRevRestore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                userId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A field of the revision no longer exists on the item (`REVISION_INCOMPATIBLE`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REVISION_INCOMPATIBLE",
+                     *         "message": "The revision has fields the item no longer has: price"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `If-Match` (`PRECONDITION_REQUIRED`) */
+            428: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_REQUIRED",
+                     *         "message": "A restore needs If-Match with the item’s current ETag"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPostsByPostIdRevisionsByRevRestore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                postId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A field of the revision no longer exists on the item (`REVISION_INCOMPATIBLE`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REVISION_INCOMPATIBLE",
+                     *         "message": "The revision has fields the item no longer has: price"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `If-Match` (`PRECONDITION_REQUIRED`) */
+            428: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_REQUIRED",
+                     *         "message": "A restore needs If-Match with the item’s current ETag"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postProductsByProductIdRevisionsByRevRestore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`): anything else is 412 `PRECONDITION_FAILED` and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                productId: number;
+                rev: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["RevisionState"];
+                    "application/vnd.content.v2+json": components["schemas"]["RevisionState"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A field of the revision no longer exists on the item (`REVISION_INCOMPATIBLE`) */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REVISION_INCOMPATIBLE",
+                     *         "message": "The revision has fields the item no longer has: price"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `If-Match` does not match the current representation */
+            412: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The resource has changed; fetch it again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `If-Match` (`PRECONDITION_REQUIRED`) */
+            428: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_REQUIRED",
+                     *         "message": "A restore needs If-Match with the item’s current ETag"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                actorId?: number;
+                resource?: "user" | "post" | "comment" | "product";
+                op?: "create" | "update" | "delete" | "restore" | "revert" | "purge";
+                /** @description At or after */
+                from?: string;
+                /** @description Before */
+                to?: string;
+            };
+            header?: {
+                /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "rev": 1,
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "op": "create",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": 1
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "changes": [
+                     *             {
+                     *               "op": "op",
+                     *               "path": "path",
+                     *               "value": null,
+                     *               "from": "from"
+                     *             }
+                     *           ],
+                     *           "resource": "user",
+                     *           "itemId": 1
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "hasNext": true,
+                     *         "nextCursor": "nextCursor"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditPage"];
+                    "application/vnd.content.v2+json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched); no body */
+            304: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
                      *       }
                      *     }
                      */
