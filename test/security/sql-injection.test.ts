@@ -404,6 +404,11 @@ for (const dialect of DIALECTS) {
       let t: TestServer;
       let tokens: Record<Who, string>;
       let fixtures: Record<string, string>;
+      /** A revision of each fixture item, by its path's resource (`/users/...`). */
+      let revisions: Record<string, string>;
+      /** The fixture a path parameter of `url` takes: `:rev` the revision of the item the path names. */
+      const fixtureOf = (url: string, name: string): string | undefined =>
+        name === 'rev' ? revisions[/\/(users|posts|comments|products)\//.exec(url)?.[1] ?? ''] : fixtures[name];
       /** A pending order of its own, for the order actions that read `Idempotency-Key`. */
       let actionOrderId: string;
       let routes: GetRoute[];
@@ -461,6 +466,15 @@ for (const dialect of DIALECTS) {
         });
         assert.equal(upload.status, 202, await upload.clone().text());
         const importId = ((await upload.json()) as Json).id;
+        // A revision of each item (DECISIONS §19): `:rev` takes the one of the item its path names (fixtureOf).
+        const revOf = async (path: string) =>
+          String((await made('GET', `/api/v2${path}/revisions?limit=1`, t.adminToken)).body.data[0].rev);
+        revisions = {
+          users: await revOf(`/users/${owner.id}`),
+          products: await revOf(`/products/${product.body.id}`),
+          posts: await revOf(`/posts/${post.body.id}`),
+          comments: await revOf(`/comments/${comment.body.id}`),
+        };
         fixtures = Object.fromEntries(
           Object.entries({
             userId: owner.id,
@@ -506,7 +520,7 @@ for (const dialect of DIALECTS) {
             const parameters = ((operation.parameters ?? []) as Json[]).map((p) => resolveParameter(document, p));
             const pathParams = [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
             for (const name of pathParams)
-              assert.ok(fixtures[name], `GET ${url}: no row made for :${name}; add one to the fixtures`);
+              assert.ok(fixtureOf(url, name), `GET ${url}: no row made for :${name}; add one to the fixtures`);
             const query = new Map(
               parameters.filter((p) => p.in === 'query').map((p) => [p.name as string, (p.schema ?? {}) as Json]),
             );
@@ -517,7 +531,7 @@ for (const dialect of DIALECTS) {
                 version: version ?? 1,
                 url,
                 template,
-                path: pathParams.reduce((path, name) => path.replace(`:${name}`, fixtures[name]!), url),
+                path: pathParams.reduce((path, name) => path.replace(`:${name}`, fixtureOf(url, name)!), url),
                 pathParams,
                 query,
                 headers: parameters.filter((p) => p.in === 'header').map((p) => String(p.name).toLowerCase()),
@@ -635,7 +649,10 @@ for (const dialect of DIALECTS) {
                     method: 'GET',
                     path: route.pathParams.reduce(
                       (path, other) =>
-                        path.replace(`:${other}`, other === name ? encodeURIComponent(payload) : fixtures[other]!),
+                        path.replace(
+                          `:${other}`,
+                          other === name ? encodeURIComponent(payload) : fixtureOf(route.url, other)!,
+                        ),
                       route.url,
                     ),
                     headers: {},
@@ -798,8 +815,8 @@ for (const dialect of DIALECTS) {
               const conditional = method === 'patch' && headers.includes('if-match');
               if (!idempotent && !conditional) continue;
               const path = `${prefix}${template.replace(/\{(\w+)\}/g, (_, name: string) => {
-                assert.ok(fixtures[name], `${method} ${template}: no row made for {${name}}`);
-                return name === 'orderId' ? actionOrderId : fixtures[name]!;
+                assert.ok(fixtureOf(template, name), `${method} ${template}: no row made for {${name}}`);
+                return name === 'orderId' ? actionOrderId : fixtureOf(template, name)!;
               })}`;
               const media = Object.values((operation.requestBody?.content ?? {}) as Json)[0] as Json | undefined;
               const body = conditional ? {} : media ? withFixtures(media.example ?? {}) : undefined;
