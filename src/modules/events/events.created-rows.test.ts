@@ -66,7 +66,14 @@ for (const dialect of DIALECTS) {
             assert.equal(result.status, 201, result.text);
             assert.deepEqual(
               statements.map((s) => s.split(' (')[0]),
-              ['begin immediate', `insert into "${table}"`, 'insert into "events"', 'commit'],
+              // The revision (DECISIONS §19) in the same transaction, after its event.
+              [
+                'begin immediate',
+                `insert into "${table}"`,
+                'insert into "events"',
+                'insert into "revisions"',
+                'commit',
+              ],
             );
             continue;
           }
@@ -84,6 +91,8 @@ for (const dialect of DIALECTS) {
             );
             assert.ok(last.endsWith('from "writer_key" returning *'), last);
             assert.ok(last.includes(`insert into "${table}" `), last);
+            // The revision (DECISIONS §19) is one more step of the same statement.
+            assert.ok(last.includes('"also_written" as (insert into "revisions" '), last);
             for (const other of statements.slice(0, -1)) {
               assert.match(other, /^\s*select nextval\(pg_get_serial_sequence\(/, statements.join('\n'));
               reservations += 1;
@@ -94,8 +103,9 @@ for (const dialect of DIALECTS) {
       },
     );
 
-    it('leave no event when the write fails (a taken email, an unknown author or post)', async () => {
+    it('leave no event and no revision when the write fails (a taken email, an unknown author or post)', async () => {
       const start = await feedEnd(t);
+      const revisionsBefore = await t.server.db.selectFrom('revisions').select('id').execute();
       const refused = [
         await t.request('POST', '/api/users', { body: { name: 'Dup', email: author.user.email } }),
         await t.request('POST', '/api/users/999999/posts', { token: t.adminToken, body: { title: 'T', content: 'C' } }),
@@ -112,6 +122,7 @@ for (const dialect of DIALECTS) {
       assert.match(refused[1]!.body.error.message, /User 999999/);
       assert.match(refused[2]!.body.error.message, /Post 999999/);
       // A write that succeeds next is the only event after the start.
+      assert.equal((await t.server.db.selectFrom('revisions').select('id').execute()).length, revisionsBefore.length);
       const next = await t.createUser();
       const seen = await eventsAfter(t, start, 1);
       assert.deepEqual(
