@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
       assert.equal(asWas.body.deletedAt, undefined);
     });
 
-    it('a write that fails writes no revision', async () => {
+    it('a write that fails or rolls back writes no revision', async () => {
       const before = await countRevisions();
       const product = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: PRODUCT });
       const path = `/api/v2/products/${product.body.id}`;
@@ -106,6 +106,18 @@ for (const dialect of DIALECTS) {
         body: { title: 'T', content: 'C' },
       });
       assert.equal(bad.status, 404);
+      // An atomic batch whose last operation fails: its first operations' writes, events and revisions roll back.
+      const rolledBack = await t.request('POST', '/api/v2/products/batch', {
+        token: t.adminToken,
+        body: {
+          operations: [
+            { op: 'create', data: { ...PRODUCT, name: 'Rolled back' } },
+            { op: 'update', id: product.body.id, data: { price: 99 } },
+            { op: 'delete', id: 999_999 },
+          ],
+        },
+      });
+      assert.equal(rolledBack.status, 404, rolledBack.text);
       assert.equal(await countRevisions(), before + 1);
     });
 
