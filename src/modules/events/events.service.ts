@@ -24,23 +24,12 @@ import { createRowIdReserve } from './row-ids.ts';
 import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
 import { currentImportId } from './import-origin.ts';
-import type { AlsoWritten } from './events.statements.ts';
+import type { ChangeWriter } from './change-writer.ts';
 
 /** New rows' ids reserved at a time on PostgreSQL (`row-ids.ts`): one statement per this many inserts. */
 const ROW_ID_BLOCK = 16;
 
 export type { ConsumeOptions } from './consumer-leases.ts';
-
-/**
- * What another module writes with each change's event, in the same transaction (DECISIONS §19: the
- * history module's revisions). Registered once (`onChange`), so the events module imports nothing of it.
- */
-export interface ChangeWriter {
-  /** In the change's transaction, after its event (`record`, `recordWith`, `recordInsert` on SQLite). */
-  written(trx: Db, type: string, data: Record<string, unknown>): Promise<void>;
-  /** The row to write in a new row's own statement (PostgreSQL `recordInsert`), or undefined for none. */
-  createdRow(type: string, data: Record<string, unknown>): AlsoWritten | undefined;
-}
 
 export const EVENT_PAGE_RULES = { defaultLimit: 100, maxLimit: 1000 };
 
@@ -117,7 +106,6 @@ export function createEventsService(db: Db, options: EventsOptions) {
   };
 
   let changeWriter: ChangeWriter | undefined;
-
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
     outbox.recordIn(trx);
     await repo.insertEvent(trx, eventRow(type, data), FIRST_EVENT_TYPES.has(type));
@@ -158,7 +146,6 @@ export function createEventsService(db: Db, options: EventsOptions) {
 
     /** Registers what is written with every event, in its transaction (one writer: the history module's revisions). */
     onChange(writer: ChangeWriter): void {
-      if (changeWriter) throw new Error('a change writer is registered already');
       changeWriter = writer;
     },
 

@@ -89,14 +89,18 @@ const eventInsert = shapedStatement({
 
 /** Prefixes the event's columns among one statement's params, apart from the row's. */
 const EVENT_PARAM = 'event.';
-/** Prefixes the columns of the row written with them (`also.<table>.<column>`). */
+/** Prefixes the columns of the row written with them (`also.<column>`). */
 const ALSO_PARAM = 'also.';
 /** The name of that row's insert inside the statement. */
 const ALSO_STEP = 'also_written';
 
-/** A row another module hands the outbox to write in the change's own statement or transaction (its table, its values). */
+/**
+ * A row another module hands the outbox to write in a new row's own statement (a revision, DECISIONS §19):
+ * that module's insert, typed against its own table (`RowInsert`, as a created row's), and its values. The
+ * outbox names no table of it. One such insert per process (the statement is compiled once per pair).
+ */
 export interface AlsoWritten {
-  table: string;
+  insert: RowInsert<unknown, Record<string, unknown>>;
   row: Record<string, unknown>;
 }
 
@@ -117,8 +121,14 @@ export async function runRowWithEventInsert<Row, New extends object>(
 ): Promise<Row> {
   const params: Record<string, unknown> = { ...(row as Record<string, unknown>) };
   for (const key in event) params[EVENT_PARAM + key] = event[key];
-  if (also) for (const key in also.row) params[`${ALSO_PARAM}${also.table}.${key}`] = also.row[key];
-  return firstRow(await readRows(db, rowWithEventStatement(db, insert as AnyRowInsert, params)));
+  if (!also) return firstRow(await readRows(db, rowWithEventStatement(db, insert as AnyRowInsert, params)));
+  for (const key in also.row) params[ALSO_PARAM + key] = also.row[key];
+  let statement = withAlsoStatements.get(also.insert);
+  if (statement === undefined) {
+    statement = rowWithEventStatementOf(also.insert);
+    withAlsoStatements.set(also.insert, statement);
+  }
+  return firstRow(await readRows(db, statement(db, insert as AnyRowInsert, params)));
 }
 
 /**
@@ -142,12 +152,12 @@ export function rowWithEventQuery<Row, New>(
         .expression(afterWriterKey({ ...event, tx: OWN_TRANSACTION })),
     );
   // A row another module hands the outbox to write with the change (a revision, DECISIONS §19): one more step.
+  // Its values selected from the writer key's step too: written only once the key is held.
   if (also)
-    steps = steps.with(ALSO_STEP, (qc) =>
-      qc
-        .insertInto(also.table as 'events')
-        .columns(Object.keys(also.row) as never)
-        .expression(afterWriterKey(also.row)),
+    steps = steps.with(
+      ALSO_STEP,
+      (qc) =>
+        also.insert(qc as unknown as QueryCreator<Tables>, also.row).withPlugin(SELECTED_FROM_WRITER_KEY) as never,
     ) as unknown as typeof steps;
   // The steps are more tables beside the database's: the module's insert names only its own.
   return insert(steps as unknown as QueryCreator<Tables>, row).withPlugin(SELECTED_FROM_WRITER_KEY);
@@ -164,20 +174,22 @@ const afterWriterKey =
       }),
     );
 
-const rowWithEventStatement = perInsert((db, insert, params: BoundParams<Record<string, unknown>>) => {
-  const row: Record<string, unknown> = {};
-  const event: Record<string, unknown> = {};
-  let also: AlsoWritten | undefined;
-  for (const key in params) {
-    if (key.startsWith(EVENT_PARAM)) event[key.slice(EVENT_PARAM.length)] = params[key];
-    else if (key.startsWith(ALSO_PARAM)) {
-      const [table, column] = key.slice(ALSO_PARAM.length).split('.') as [string, string];
-      also ??= { table, row: {} };
-      also.row[column] = params[key];
-    } else row[key] = params[key];
-  }
-  return rowWithEventQuery(db, insert, row, event, also);
-});
+/** The statement of a new row and its event (with `alsoInsert`'s row, when given), compiled once per module insert. */
+const rowWithEventStatementOf = (alsoInsert?: AlsoWritten['insert']) =>
+  perInsert((db, insert, params: BoundParams<Record<string, unknown>>) => {
+    const row: Record<string, unknown> = {};
+    const event: Record<string, unknown> = {};
+    const alsoRow: Record<string, unknown> = {};
+    for (const key in params) {
+      if (key.startsWith(EVENT_PARAM)) event[key.slice(EVENT_PARAM.length)] = params[key];
+      else if (key.startsWith(ALSO_PARAM)) alsoRow[key.slice(ALSO_PARAM.length)] = params[key];
+      else row[key] = params[key];
+    }
+    return rowWithEventQuery(db, insert, row, event, alsoInsert && { insert: alsoInsert, row: alsoRow });
+  });
+const rowWithEventStatement = rowWithEventStatementOf();
+/** Per handed insert (one per process: the revisions'), its own statements. */
+const withAlsoStatements = new WeakMap<AlsoWritten['insert'], ReturnType<typeof rowWithEventStatementOf>>();
 
 /**
  * The consumers' read of the feed (no type filter) every turn: the events after `(tx, seq)` (none: from

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import type { RevisionRow, RevisionsTable } from './revisions.table.ts';
-import type { Insertable } from 'kysely';
+import type { Insertable, QueryCreator } from 'kysely';
+import type { Tables } from '../../core/db/tables.ts';
 
 /** A revision as read, with the state of the item's revision before it (null for its first kept one). */
 export type RevisionWithPrevious = RevisionRow & { previous_state: string | null };
@@ -15,6 +16,11 @@ export interface AuditFilters {
 }
 
 /** All SQL of revisions (DECISIONS §19). */
+
+/** A revision's insert, as the outbox writes it in a new row's own statement (events' `AlsoWritten`). */
+export const revisionInsert = (qc: QueryCreator<Tables>, row: Insertable<RevisionsTable>) =>
+  qc.insertInto('revisions').values(row);
+
 export async function insertRevision(trx: Db, row: Insertable<RevisionsTable>): Promise<void> {
   await trx.insertInto('revisions').values(row).execute();
 }

@@ -4,7 +4,8 @@ import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { currentActor, currentRequestId } from '../../core/http/write-origin.ts';
-import type { ChangeWriter } from '../events/events.service.ts';
+import type { ChangeWriter } from '../events/change-writer.ts';
+import type { AlsoWritten } from '../events/events.statements.ts';
 import * as repo from './revisions.repository.ts';
 import type { AuditFilters, RevisionWithPrevious } from './revisions.repository.ts';
 import type { RevisionRow } from './revisions.table.ts';
@@ -145,7 +146,7 @@ export function createRevisions(db: Db, settings: RevisionSettings) {
       const revision = revisionOf(type, data);
       if (revision?.op !== 'create') return undefined;
       return {
-        table: 'revisions',
+        insert: repo.revisionInsert as unknown as AlsoWritten['insert'],
         row: rowOf(revision.resource, revision.itemId, 'create', JSON.stringify(stateOf(data))),
       };
     },
