@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
-import type { AlsoWritten } from './events.statements.ts';
+import type { RowInsert } from './created-rows.ts';
 
 /**
  * What another module writes with each change's event, in the same transaction (DECISIONS §19: the
@@ -10,4 +10,14 @@ export interface ChangeWriter {
   written(trx: Db, type: string, data: Record<string, unknown>): Promise<void>;
   /** The row to write in a new row's own statement (PostgreSQL `recordInsert`), or undefined for none. */
   createdRow(type: string, data: Record<string, unknown>): AlsoWritten | undefined;
+}
+
+/**
+ * A row another module hands the outbox to write in a new row's own statement (a revision, DECISIONS §19):
+ * that module's insert, typed against its own table (`RowInsert`, as a created row's), and its values. The
+ * outbox names no table of it. One such insert per process (the statement is compiled once per pair).
+ */
+export interface AlsoWritten {
+  insert: RowInsert<unknown, Record<string, unknown>>;
+  row: Record<string, unknown>;
 }

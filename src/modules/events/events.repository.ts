@@ -11,8 +11,8 @@ import {
   runEventInsert,
   runRowInsert,
   runRowWithEventInsert,
-  type AlsoWritten,
 } from './events.statements.ts';
+import type { AlsoWritten } from './change-writer.ts';
 import { belowHorizon, feedOrder, feedQuery, placeIs } from './feed-order.ts';
 
 /** Namespaces the per-resource advisory locks of `insertEvent` (the first key of the two-key form). */

@@ -5,6 +5,7 @@ import type { Tables } from '../../core/db/tables.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { shapedStatement, type BoundParams } from '../../core/db/statement-cache.ts';
 import { SELECTED_FROM_WRITER_KEY, type RowInsert, type RowInsertQuery } from './created-rows.ts';
+import type { AlsoWritten } from './change-writer.ts';
 import type { FeedPosition } from './event.ts';
 import type { EventRow } from './events.table.ts';
 import { TAKE_WRITER_KEY, WRITER_KEY_STEP } from './feed-horizon.ts';
@@ -93,16 +94,6 @@ const EVENT_PARAM = 'event.';
 const ALSO_PARAM = 'also.';
 /** The name of that row's insert inside the statement. */
 const ALSO_STEP = 'also_written';
-
-/**
- * A row another module hands the outbox to write in a new row's own statement (a revision, DECISIONS §19):
- * that module's insert, typed against its own table (`RowInsert`, as a created row's), and its values. The
- * outbox names no table of it. One such insert per process (the statement is compiled once per pair).
- */
-export interface AlsoWritten {
-  insert: RowInsert<unknown, Record<string, unknown>>;
-  row: Record<string, unknown>;
-}
 
 /**
  * PostgreSQL: the row (the module's insert) and its `*.created` event in one statement, the event placed
