@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
+import { servesVersions } from '../../core/http/versioning.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { parseFields, pickFields } from '../../core/pagination.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
@@ -25,6 +26,7 @@ import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.repre
 import type { UsersService } from './users.service.ts';
 
 const UserParams = Type.Object({ userId: Id });
+const ERASE_VERSIONS = [2] as const;
 const tags = ['users'];
 
 /** The 409 of a sign-up or a change of email, as the OpenAPI document lists it. */
@@ -141,6 +143,30 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
         request.principal,
       ),
   );
+
+  // DECISIONS §19: erase is v2's (not in v1's route table, refused in a negotiated v1).
+  if (servesVersions(app, ERASE_VERSIONS)) {
+    app.post(
+      '/users/:userId/erase',
+      {
+        config: { access: 'admin', openapi: { versions: ERASE_VERSIONS } },
+        schema: {
+          tags,
+          summary:
+            'Erase a user for good (the right to be forgotten, admin, v2): a tombstone stays for their orders; their content and personal values go',
+          params: UserParams,
+          body: EmptyBody,
+          response: { 200: UserView },
+        },
+      },
+      async (request) =>
+        toUserView(
+          await users.eraseUser(request.principal, request.params.userId),
+          request.apiPrefix,
+          request.principal,
+        ),
+    );
+  }
 
   app.put(
     '/users/:userId',
