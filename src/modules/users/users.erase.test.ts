@@ -131,7 +131,9 @@ for (const dialect of DIALECTS) {
       assert.equal(likes.body.data.length, 0);
 
       // Signs in nowhere.
-      const login = await t.request('POST', '/api/auth/token', { body: { email: x.email, password: 'password-123456' } });
+      const login = await t.request('POST', '/api/auth/token', {
+        body: { email: x.email, password: 'password-123456' },
+      });
       assert.equal(login.status, 401);
       const write = await t.request('PATCH', `${V2}/users/${x.person.id}`, { token: x.person.token, body: { age: 1 } });
       assert.equal(write.status, 401);
@@ -140,7 +142,11 @@ for (const dialect of DIALECTS) {
       const again = await t.request('POST', `${V2}/users/${x.person.id}/erase`, admin());
       assert.equal(again.status, 200);
       assert.equal(again.body.name, '[erased]');
-      const erasedEvents = await t.server.db.selectFrom('events').select('type').where('type', '=', 'user.erased').execute();
+      const erasedEvents = await t.server.db
+        .selectFrom('events')
+        .select('type')
+        .where('type', '=', 'user.erased')
+        .execute();
       assert.equal(erasedEvents.length, 1);
     });
 
