@@ -78,3 +78,12 @@ export async function includeTrashed<T>(options: {
 }
 
 const next = (part: Position['part'], cursor: string | null) => (cursor === null ? null : encode({ part, cursor }));
+
+/** `pagination` of an included list: the cursor lists' shape of `trashed=only` (no total, no offset). */
+export const includedPagination = (page: PartPage<unknown> & { limit: number }) => ({
+  page: 1,
+  limit: page.limit,
+  hasNext: page.nextCursor !== null,
+  hasPrev: false,
+  nextCursor: page.nextCursor,
+});

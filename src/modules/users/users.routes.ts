@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { servesVersions } from '../../core/http/versioning.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
-import { parseFields, pickFields } from '../../core/pagination.ts';
+import { pageWindow, parseFields, pickFields } from '../../core/pagination.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -23,7 +23,8 @@ import {
   UserView,
 } from './users.schemas.ts';
 import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
-import type { UsersService } from './users.service.ts';
+import { USER_PAGE_RULES, type UsersService } from './users.service.ts';
+import { includedPagination, includeTrashed } from '../history/trash-include.ts';
 
 const UserParams = Type.Object({ userId: Id });
 const ERASE_VERSIONS = [2] as const;
@@ -76,6 +77,32 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
             nextCursor: trashed.nextCursor,
           },
         };
+      }
+      if (request.query.trashed === 'include') {
+        const query = request.query;
+        const view = (user: User) => toUserView(user, request.apiPrefix, request.principal);
+        const page = await includeTrashed({
+          principal: request.principal,
+          resource: 'user',
+          cursor: query.cursor,
+          page: query.page,
+          limit: pageWindow({ limit: query.limit }, USER_PAGE_RULES).limit,
+          live: async (cursor) => {
+            const live = await users.listUsers(request.principal, {
+              ...query,
+              trashed: undefined,
+              page: undefined,
+              cursor,
+              count: 'none',
+            });
+            return { items: live.items.map(view), nextCursor: live.nextCursor };
+          },
+          trash: async (cursor, limit) => {
+            const trashed = await users.listTrashedUsers(request.principal, { limit, cursor });
+            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
+          },
+        });
+        return { data: page.items, pagination: includedPagination(page) };
       }
       const fields = parseFields(request.query.fields, USER_FIELDS);
       const embed = embedding.forRequest('user', request);
