@@ -157,8 +157,11 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('DELETE', `${V2}/products/${binned}`, admin())).status, 204);
       const products = await walk(`${V2}/products?trashed=include&category=incl-kept&limit=1`, t.adminToken);
       assert.deepEqual(
-        products.map((item) => item.id),
-        [kept, binned],
+        products.map((item) => [item.id, isTrashed(item)]),
+        [
+          [kept, false],
+          [binned, true],
+        ],
       );
       assert.equal((await t.request('GET', `${V2}/products?trashed=include`, { token: alice.token })).status, 403);
       assert.equal((await t.request('GET', `${V2}/products?trashed=include`)).status, 401);
