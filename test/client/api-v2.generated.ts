@@ -6122,7 +6122,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4OTM3MDcsImV4cCI6MTc5NTg5NDYwN30.vvcBpP4mw23BgSEeN9QkOMXsVxw08bCXPKxvtrYHK4E",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4OTQxNTcsImV4cCI6MTc5NTg5NTA1N30.I0aJ60E0buie_tHYnfKp_O5mf19IGcrZT5pKPaaIfqU",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -6823,7 +6823,7 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -6857,8 +6857,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T19:21:47.074Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.074Z",
+                     *           "createdAt": "2026-11-28T19:29:17.555Z",
+                     *           "updatedAt": "2026-11-28T19:29:17.555Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -6879,8 +6879,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T08:01:47.113Z",
-                     *           "updatedAt": "2026-11-25T08:01:47.113Z",
+                     *           "createdAt": "2026-11-25T08:09:17.587Z",
+                     *           "updatedAt": "2026-11-25T08:09:17.587Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -6909,8 +6909,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T08:02:47.113Z",
-                     *           "updatedAt": "2026-11-25T08:02:47.113Z",
+                     *           "createdAt": "2026-11-25T08:10:17.587Z",
+                     *           "updatedAt": "2026-11-25T08:10:17.587Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -6931,8 +6931,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T08:03:47.113Z",
-                     *           "updatedAt": "2026-11-25T08:03:47.113Z",
+                     *           "createdAt": "2026-11-25T08:11:17.587Z",
+                     *           "updatedAt": "2026-11-25T08:11:17.587Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7225,8 +7225,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.229Z",
+                     *       "createdAt": "2026-11-28T19:29:17.681Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.681Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7526,8 +7526,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T08:01:47.113Z",
-                     *       "updatedAt": "2026-11-25T08:01:47.113Z",
+                     *       "createdAt": "2026-11-25T08:09:17.587Z",
+                     *       "updatedAt": "2026-11-25T08:09:17.587Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -7839,8 +7839,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.258Z",
+                     *       "createdAt": "2026-11-28T19:29:17.681Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.711Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8483,8 +8483,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.260Z",
+                     *       "createdAt": "2026-11-28T19:29:17.681Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.713Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9469,8 +9469,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.263Z",
+                     *       "createdAt": "2026-11-28T19:29:17.681Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.714Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9772,8 +9772,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.264Z",
+                     *       "createdAt": "2026-11-28T19:29:17.681Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.716Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -10188,10 +10188,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T19:21:47.340Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.342Z",
+                     *           "createdAt": "2026-11-28T19:29:17.778Z",
+                     *           "updatedAt": "2026-11-28T19:29:17.780Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T19:21:47.342Z",
+                     *           "cancelledAt": "2026-11-28T19:29:17.780Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -10217,11 +10217,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T19:21:47.326Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.338Z",
-                     *           "paidAt": "2026-11-28T19:21:47.333Z",
+                     *           "createdAt": "2026-11-28T19:29:17.763Z",
+                     *           "updatedAt": "2026-11-28T19:29:17.776Z",
+                     *           "paidAt": "2026-11-28T19:29:17.771Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T19:21:47.338Z",
+                     *           "refundedAt": "2026-11-28T19:29:17.776Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -10242,7 +10242,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxOToyMTo0Ny4zMjZaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxOToyOToxNy43NjNaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10523,8 +10523,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.326Z",
+                     *       "createdAt": "2026-11-28T19:29:17.763Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.763Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -10837,8 +10837,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.326Z",
+                     *       "createdAt": "2026-11-28T19:29:17.763Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.763Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11478,9 +11478,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.333Z",
-                     *       "paidAt": "2026-11-28T19:21:47.333Z",
+                     *       "createdAt": "2026-11-28T19:29:17.763Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.771Z",
+                     *       "paidAt": "2026-11-28T19:29:17.771Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -11806,10 +11806,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.340Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.342Z",
+                     *       "createdAt": "2026-11-28T19:29:17.778Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.780Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T19:21:47.342Z",
+                     *       "cancelledAt": "2026-11-28T19:29:17.780Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12130,11 +12130,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.338Z",
-                     *       "paidAt": "2026-11-28T19:21:47.333Z",
+                     *       "createdAt": "2026-11-28T19:29:17.763Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.776Z",
+                     *       "paidAt": "2026-11-28T19:29:17.771Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T19:21:47.338Z",
+                     *       "refundedAt": "2026-11-28T19:29:17.776Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12453,7 +12453,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T19:21:47.333Z",
+                     *       "paidAt": "2026-11-28T19:29:17.771Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13264,8 +13264,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T19:21:47.380Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.380Z",
+                     *       "createdAt": "2026-11-28T19:29:17.821Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.821Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13566,9 +13566,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T19:21:47.380Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.394Z",
-                     *       "finishedAt": "2026-11-28T19:21:47.394Z",
+                     *       "createdAt": "2026-11-28T19:29:17.821Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.834Z",
+                     *       "finishedAt": "2026-11-28T19:29:17.834Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -14246,7 +14246,7 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -14281,8 +14281,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T16:11:47.114Z",
-                     *           "updatedAt": "2026-11-24T16:11:47.114Z",
+                     *           "createdAt": "2026-11-24T16:19:17.588Z",
+                     *           "updatedAt": "2026-11-24T16:19:17.588Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -14298,8 +14298,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T16:21:47.114Z",
-                     *           "updatedAt": "2026-11-24T16:21:47.114Z",
+                     *           "createdAt": "2026-11-24T16:29:17.588Z",
+                     *           "updatedAt": "2026-11-24T16:29:17.588Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14604,13 +14604,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:21:47.311Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.754Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:21:47.311Z"
+                     *       "createdAt": "2026-11-28T19:29:17.754Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -14970,7 +14970,7 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
@@ -15335,7 +15335,7 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
@@ -15775,7 +15775,7 @@ export interface operations {
                  * @example coffee or knife -skillet
                  */
                 q?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /**
                  * @description Comma list of count, sum(f), avg(f), min(f), max(f) over price, stock; count is always given
@@ -16079,13 +16079,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T16:11:47.114Z",
+                     *       "updatedAt": "2026-11-24T16:19:17.588Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T16:11:47.114Z"
+                     *       "createdAt": "2026-11-24T16:19:17.588Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16397,13 +16397,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:21:47.315Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.756Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:21:47.311Z"
+                     *       "createdAt": "2026-11-28T19:29:17.754Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -17044,13 +17044,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:21:47.320Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.758Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:21:47.311Z"
+                     *       "createdAt": "2026-11-28T19:29:17.754Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -18080,7 +18080,7 @@ export interface operations {
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -18111,8 +18111,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-28T02:41:47.113Z",
-                     *           "updatedAt": "2026-11-28T02:41:47.113Z",
+                     *           "createdAt": "2026-11-28T02:49:17.588Z",
+                     *           "updatedAt": "2026-11-28T02:49:17.588Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -18130,8 +18130,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T10:01:47.113Z",
-                     *           "updatedAt": "2026-11-27T10:01:47.113Z",
+                     *           "createdAt": "2026-11-27T10:09:17.588Z",
+                     *           "updatedAt": "2026-11-27T10:09:17.588Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -18384,8 +18384,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.472Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *       "createdAt": "2026-11-28T19:29:17.909Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.909Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -19944,6 +19944,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -19975,8 +19977,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T19:21:47.472Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *           "createdAt": "2026-11-28T19:29:17.909Z",
+                     *           "updatedAt": "2026-11-28T19:29:17.909Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -19994,8 +19996,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T17:21:47.113Z",
-                     *           "updatedAt": "2026-11-26T17:21:47.113Z",
+                     *           "createdAt": "2026-11-26T17:29:17.588Z",
+                     *           "updatedAt": "2026-11-26T17:29:17.588Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -20285,8 +20287,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.472Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *       "createdAt": "2026-11-28T19:29:17.909Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.909Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20582,8 +20584,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.472Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *       "createdAt": "2026-11-28T19:29:17.909Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.909Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -21802,7 +21804,7 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -21835,7 +21837,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T19:21:47.508Z",
+                     *           "createdAt": "2026-11-28T19:29:17.942Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -22123,7 +22125,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T19:21:47.508Z",
+                     *       "createdAt": "2026-11-28T19:29:17.942Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22756,7 +22758,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T19:21:47.508Z",
+                     *       "createdAt": "2026-11-28T19:29:17.942Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -23904,7 +23906,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T19:21:47.545Z",
+                     *           "createdAt": "2026-11-28T19:29:17.976Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -24173,7 +24175,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.545Z",
+                     *       "createdAt": "2026-11-28T19:29:17.976Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24201,7 +24203,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.545Z",
+                     *       "createdAt": "2026-11-28T19:29:17.976Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24715,7 +24717,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.545Z",
+                     *       "createdAt": "2026-11-28T19:29:17.976Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -25248,7 +25250,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T19:21:47.266Z",
+                     *       "updatedAt": "2026-11-28T19:29:17.717Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
