@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
 
 /**
@@ -12,11 +12,14 @@ export const usersEraseMigration = {
     async up(db: Kysely<unknown>): Promise<void> {
       const timestamp = dialectOf(db) === 'postgres' ? 'timestamptz' : 'text';
       await db.schema.alterTable('users').addColumn('erased_at', timestamp).execute();
-      await sql`create index users_erased_idx on users (role, status) where erased_at is not null`.execute(db);
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex('users_erased_idx').ifExists().execute();
       await db.schema.alterTable('users').dropColumn('erased_at').execute();
     },
+    // Built online (without locking a large users table), right after the transactional migrations.
+    onlineIndexes: [
+      { name: 'users_erased_idx', table: 'users', definition: '(role, status) where erased_at is not null' },
+    ],
   },
 };
