@@ -120,6 +120,12 @@ for (const dialect of DIALECTS) {
       const users = await t.request('GET', `${V2}/users?limit=100&count=exact`, admin());
       assert.ok(!users.body.data.some((u: { id: number }) => u.id === x.person.id));
       assert.equal(users.body.pagination.total, users.body.data.length);
+      const listed = await t.request('POST', '/graphql', {
+        ...admin(),
+        body: { query: '{ users(limit: 100) { id } }' },
+      });
+      assert.ok(Array.isArray(listed.body.data.users), listed.text);
+      assert.ok(!listed.body.data.users.some((u: { id: string }) => Number(u.id) === x.person.id));
       const customers = await t.request('GET', `${V2}/customers?limit=100`, admin());
       assert.ok(!customers.body.data.some((c: { id: number }) => c.id === x.person.id));
 
