@@ -65,8 +65,11 @@ for (const dialect of DIALECTS) {
         );
       }
       const user = created[4]!;
-      assert.equal((await t.request('GET', `${V2}/users?trashed=include`, { token: user.token })).status, 403);
-      assert.equal((await t.request('GET', `/api/v1/users?trashed=include`, { token: user.token })).status, 403);
+      assert.equal((await t.request('GET', `${V2}/users?trashed=include&limit=1`, { token: user.token })).status, 403);
+      assert.equal(
+        (await t.request('GET', `/api/v1/users?trashed=include&limit=1`, { token: user.token })).status,
+        403,
+      );
       const v1 = await t.request('GET', `/api/v1/users?trashed=include&limit=100`, admin());
       assert.equal(v1.status, 200, v1.text);
       assert.equal((await t.request('GET', `${V2}/users?trashed=include&page=2`, admin())).status, 422);
