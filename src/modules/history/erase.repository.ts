@@ -136,6 +136,28 @@ export function eventsHolding(
     .execute();
 }
 
+/** The webhook deliveries whose saved payload (the event JSON as sent) may hold them, likewise. */
+export function deliveriesHolding(
+  db: Db,
+  userId: number,
+  texts: readonly string[],
+): Promise<{ id: number; payload: string }[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'payload'])
+    .where((eb) =>
+      eb.or([
+        eb('resource', '=', `user:${userId}`),
+        ...texts.map((text) => eb('payload', 'like', `%${JSON.stringify(text).slice(1, -1)}%`)),
+      ]),
+    )
+    .execute();
+}
+
+export async function rewriteDeliveryPayload(trx: Db, id: number, payload: string): Promise<void> {
+  await trx.updateTable('webhook_deliveries').set({ payload }).where('id', '=', id).execute();
+}
+
 export async function rewriteEventData(trx: Db, eventId: string, data: string): Promise<void> {
   await trx.updateTable('events').set({ data }).where('event_id', '=', eventId).execute();
 }

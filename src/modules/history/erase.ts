@@ -8,8 +8,9 @@ export { ERASED } from './erase-scrub.ts';
 /**
  * What an erasure (DECISIONS §19, `POST /api/v2/users/{id}/erase`) does beyond the user's own row, in
  * the users service's transaction: their posts, comments and likes removed for good (live, and in the
- * trash, their own deletion included), the revisions of those deleted, and in every stored event and
- * remaining revision their name and e-mail read `[erased]` and their age null.
+ * trash, their own deletion included), the revisions of those deleted, and in every stored event (the
+ * outbox's, and the webhook deliveries' saved payloads) and remaining revision their name and e-mail read
+ * `[erased]` and their age null.
  */
 
 /** The user's row as the trash holds it, when they are in the trash; undefined otherwise. */
@@ -37,6 +38,11 @@ export async function eraseTraces(
   for (const event of await repo.eventsHolding(trx, userId, texts)) {
     const data = JSON.stringify(scrubbedUserValue(JSON.parse(event.data), userId, [personal.email]));
     if (data !== event.data) await repo.rewriteEventData(trx, event.event_id, data);
+  }
+  // The webhook deliveries keep the event JSON they send (sent or still to send): scrubbed alike.
+  for (const delivery of await repo.deliveriesHolding(trx, userId, texts)) {
+    const payload = JSON.stringify(scrubbedUserValue(JSON.parse(delivery.payload), userId, [personal.email]));
+    if (payload !== delivery.payload) await repo.rewriteDeliveryPayload(trx, delivery.id, payload);
   }
   await scrubRevisions(trx, userId, content);
 }
