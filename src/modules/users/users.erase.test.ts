@@ -144,6 +144,9 @@ for (const dialect of DIALECTS) {
       const write = await t.request('PATCH', `${V2}/users/${x.person.id}`, { token: x.person.token, body: { age: 1 } });
       assert.equal(write.status, 401);
 
+      const changed = await t.request('PATCH', `${V2}/users/${x.person.id}`, { ...admin(), body: { name: 'Back' } });
+      assert.equal(changed.status, 409, 'a tombstone cannot be changed');
+
       // Again: the tombstone as it is, no second event.
       const again = await t.request('POST', `${V2}/users/${x.person.id}/erase`, admin());
       assert.equal(again.status, 200);
