@@ -228,6 +228,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{userId}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a user for good (the right to be forgotten, admin, v2): a tombstone stays for their orders; their content and personal values go */
+        post: operations["postUsersByUserIdErase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{userId}/verify-email": {
         parameters: {
             query?: never;
@@ -1142,6 +1159,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "user.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.erased event
+         * @description Sent to each enabled webhook endpoint subscribed to `user.erased` (`/api/webhooks`): the event as the feed shows it, signed.
+         */
+        post: operations["userErasedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "post.created": {
         parameters: {
             query?: never;
@@ -1634,7 +1671,7 @@ export interface components {
              * @description `<resource>.<past tense>`
              * @enum {unknown}
              */
-            type: "user.created" | "user.updated" | "user.deleted" | "post.created" | "post.updated" | "post.deleted" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "user.restored" | "user.purged" | "post.restored" | "post.purged" | "comment.restored" | "comment.purged" | "product.restored" | "product.purged" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
+            type: "user.created" | "user.updated" | "user.deleted" | "user.erased" | "post.created" | "post.updated" | "post.deleted" | "comment.created" | "comment.deleted" | "like.created" | "like.deleted" | "product.created" | "product.updated" | "product.deleted" | "user.restored" | "user.purged" | "post.restored" | "post.purged" | "comment.restored" | "comment.purged" | "product.restored" | "product.purged" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "report.completed";
             /**
              * Format: date-time
              * @description When the change was made (ISO 8601 UTC, milliseconds)
@@ -2018,7 +2055,8 @@ export interface components {
         Customer: {
             id: number;
             name: string;
-            email: string;
+            /** @description Null for an erased user (DECISIONS §19) */
+            email: string | null;
             orderCount: number;
             /** @description Sum of the paid (not refunded) orders, at most two decimals */
             totalSpent: number;
@@ -2764,6 +2802,26 @@ export interface components {
             /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
             importId?: number;
             data: components["schemas"]["DeletedUser"];
+        };
+        ErasedUser: {
+            id: number;
+        };
+        UserErasedEvent: {
+            /**
+             * @description Unique for the service's whole life; the same wherever the event appears (use it to drop duplicates)
+             * @example evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c
+             */
+            id: string;
+            /** @constant */
+            type: "user.erased";
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601 UTC, milliseconds)
+             */
+            timestamp: string;
+            /** @description Present only on the event of a row written by an import (`/api/v2/imports/{id}`, DECISIONS §18): that import's id */
+            importId?: number;
+            data: components["schemas"]["ErasedUser"];
         };
         PostCreatedEvent: {
             /**
@@ -6332,7 +6390,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4OTQzMDAsImV4cCI6MTc5NTg5NTIwMH0.84fbnuk9HF5E7HHUv7obEMFmpciy30ZO5yhozM5PlKE",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4OTM3MDcsImV4cCI6MTc5NTg5NDYwN30.vvcBpP4mw23BgSEeN9QkOMXsVxw08bCXPKxvtrYHK4E",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -7033,7 +7091,7 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -7067,8 +7125,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T19:31:40.304Z",
-                     *           "updatedAt": "2026-11-28T19:31:40.304Z",
+                     *           "createdAt": "2026-11-28T19:21:47.074Z",
+                     *           "updatedAt": "2026-11-28T19:21:47.074Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -7089,8 +7147,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T08:11:40.348Z",
-                     *           "updatedAt": "2026-11-25T08:11:40.348Z",
+                     *           "createdAt": "2026-11-25T08:01:47.113Z",
+                     *           "updatedAt": "2026-11-25T08:01:47.113Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -7119,8 +7177,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T08:12:40.348Z",
-                     *           "updatedAt": "2026-11-25T08:12:40.348Z",
+                     *           "createdAt": "2026-11-25T08:02:47.113Z",
+                     *           "updatedAt": "2026-11-25T08:02:47.113Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -7141,8 +7199,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T08:13:40.348Z",
-                     *           "updatedAt": "2026-11-25T08:13:40.348Z",
+                     *           "createdAt": "2026-11-25T08:03:47.113Z",
+                     *           "updatedAt": "2026-11-25T08:03:47.113Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7435,8 +7493,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:31:40.453Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.453Z",
+                     *       "createdAt": "2026-11-28T19:21:47.229Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.229Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7736,8 +7794,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T08:11:40.348Z",
-                     *       "updatedAt": "2026-11-25T08:11:40.348Z",
+                     *       "createdAt": "2026-11-25T08:01:47.113Z",
+                     *       "updatedAt": "2026-11-25T08:01:47.113Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -8049,8 +8107,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:31:40.453Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.493Z",
+                     *       "createdAt": "2026-11-28T19:21:47.229Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.258Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8693,8 +8751,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:31:40.453Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.495Z",
+                     *       "createdAt": "2026-11-28T19:21:47.229Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.260Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9332,6 +9390,319 @@ export interface operations {
             };
         };
     };
+    postUsersByUserIdErase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name",
+                     *       "email": "email",
+                     *       "age": 1,
+                     *       "role": "user",
+                     *       "status": "active",
+                     *       "emailVerified": true,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "posts": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "avatar": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "update": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         },
+                     *         "delete": {
+                     *           "href": "/api/v2/users/1",
+                     *           "method": "GET"
+                     *         }
+                     *       },
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedBy": {
+                     *         "type": "user",
+                     *         "id": 1
+                     *       },
+                     *       "deletionId": "deletionId",
+                     *       "purgeAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                    "application/vnd.content.v2+json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
+            400: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BAD_REQUEST",
+                     *         "message": "Request body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description The bearer challenge */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Authentication required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this */
+            403: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "You are not allowed to do this"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource (also for ids that are not positive integers) */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Resource not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` asked for an API version that does not exist (`application/vnd.content.vN+json`) */
+            406: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_ACCEPTABLE",
+                     *         "message": "Media type application/vnd.content.v9+json is not available; use application/vnd.content.v1+json or v2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The URL is too long */
+            414: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "URI_TOO_LONG",
+                     *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation failed; `details` names each field (in v2 also each query parameter the operation does not declare) */
+            422: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Request validation failed",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "is required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (no internals are revealed) */
+            500: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Overloaded or the database is unreachable; retry later */
+            503: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "Service is overloaded, retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postUsersByUserIdVerifyEmail: {
         parameters: {
             query?: never;
@@ -9366,8 +9737,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T19:31:40.453Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.497Z",
+                     *       "createdAt": "2026-11-28T19:21:47.229Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.263Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9669,8 +10040,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T19:31:40.453Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.499Z",
+                     *       "createdAt": "2026-11-28T19:21:47.229Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.264Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -10085,10 +10456,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T19:31:40.595Z",
-                     *           "updatedAt": "2026-11-28T19:31:40.599Z",
+                     *           "createdAt": "2026-11-28T19:21:47.340Z",
+                     *           "updatedAt": "2026-11-28T19:21:47.342Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T19:31:40.599Z",
+                     *           "cancelledAt": "2026-11-28T19:21:47.342Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -10114,11 +10485,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T19:31:40.575Z",
-                     *           "updatedAt": "2026-11-28T19:31:40.592Z",
-                     *           "paidAt": "2026-11-28T19:31:40.584Z",
+                     *           "createdAt": "2026-11-28T19:21:47.326Z",
+                     *           "updatedAt": "2026-11-28T19:21:47.338Z",
+                     *           "paidAt": "2026-11-28T19:21:47.333Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T19:31:40.592Z",
+                     *           "refundedAt": "2026-11-28T19:21:47.338Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -10139,7 +10510,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxOTozMTo0MC41NzVaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxOToyMTo0Ny4zMjZaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10420,8 +10791,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:31:40.575Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.575Z",
+                     *       "createdAt": "2026-11-28T19:21:47.326Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.326Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -10734,8 +11105,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:31:40.575Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.575Z",
+                     *       "createdAt": "2026-11-28T19:21:47.326Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.326Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11375,9 +11746,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:31:40.575Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.584Z",
-                     *       "paidAt": "2026-11-28T19:31:40.584Z",
+                     *       "createdAt": "2026-11-28T19:21:47.326Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.333Z",
+                     *       "paidAt": "2026-11-28T19:21:47.333Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -11703,10 +12074,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:31:40.595Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.599Z",
+                     *       "createdAt": "2026-11-28T19:21:47.340Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.342Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T19:31:40.599Z",
+                     *       "cancelledAt": "2026-11-28T19:21:47.342Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12027,11 +12398,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:31:40.575Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.592Z",
-                     *       "paidAt": "2026-11-28T19:31:40.584Z",
+                     *       "createdAt": "2026-11-28T19:21:47.326Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.338Z",
+                     *       "paidAt": "2026-11-28T19:21:47.333Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T19:31:40.592Z",
+                     *       "refundedAt": "2026-11-28T19:21:47.338Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12350,7 +12721,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T19:31:40.584Z",
+                     *       "paidAt": "2026-11-28T19:21:47.333Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13161,8 +13532,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T19:31:40.654Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.654Z",
+                     *       "createdAt": "2026-11-28T19:21:47.380Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.380Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13463,9 +13834,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T19:31:40.654Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.662Z",
-                     *       "finishedAt": "2026-11-28T19:31:40.662Z",
+                     *       "createdAt": "2026-11-28T19:21:47.380Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.394Z",
+                     *       "finishedAt": "2026-11-28T19:21:47.394Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -14143,7 +14514,7 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -14178,8 +14549,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T16:21:40.349Z",
-                     *           "updatedAt": "2026-11-24T16:21:40.349Z",
+                     *           "createdAt": "2026-11-24T16:11:47.114Z",
+                     *           "updatedAt": "2026-11-24T16:11:47.114Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -14195,8 +14566,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T16:31:40.349Z",
-                     *           "updatedAt": "2026-11-24T16:31:40.349Z",
+                     *           "createdAt": "2026-11-24T16:21:47.114Z",
+                     *           "updatedAt": "2026-11-24T16:21:47.114Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14501,13 +14872,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:31:40.557Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.311Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:31:40.557Z"
+                     *       "createdAt": "2026-11-28T19:21:47.311Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -14867,7 +15238,7 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
@@ -15232,7 +15603,7 @@ export interface operations {
                 highlight?: string;
                 /** @description Comma list of category: each adds its values' counts over every match of the other filters (its own filter left out), at most 50, most frequent first, ties by value */
                 facets?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Answers `{"affected": N}` and changes nothing */
                 dryRun?: boolean;
@@ -15672,7 +16043,7 @@ export interface operations {
                  * @example coffee or knife -skillet
                  */
                 q?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /**
                  * @description Comma list of count, sum(f), avg(f), min(f), max(f) over price, stock; count is always given
@@ -15976,13 +16347,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T16:21:40.349Z",
+                     *       "updatedAt": "2026-11-24T16:11:47.114Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T16:21:40.349Z"
+                     *       "createdAt": "2026-11-24T16:11:47.114Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16294,13 +16665,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:31:40.561Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.315Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:31:40.557Z"
+                     *       "createdAt": "2026-11-28T19:21:47.311Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16941,13 +17312,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:31:40.564Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.320Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:31:40.557Z"
+                     *       "createdAt": "2026-11-28T19:21:47.311Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -17977,7 +18348,7 @@ export interface operations {
                 q?: string;
                 /** @description With q: comma list of searched fields (title, content) whose text comes back in `_search.highlights`, HTML-escaped, matches in <mark> */
                 highlight?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -18008,8 +18379,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-28T02:51:40.348Z",
-                     *           "updatedAt": "2026-11-28T02:51:40.348Z",
+                     *           "createdAt": "2026-11-28T02:41:47.113Z",
+                     *           "updatedAt": "2026-11-28T02:41:47.113Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -18027,8 +18398,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T10:11:40.348Z",
-                     *           "updatedAt": "2026-11-27T10:11:40.348Z",
+                     *           "createdAt": "2026-11-27T10:01:47.113Z",
+                     *           "updatedAt": "2026-11-27T10:01:47.113Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -18281,8 +18652,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:31:40.759Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.759Z",
+                     *       "createdAt": "2026-11-28T19:21:47.472Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -19841,6 +20212,8 @@ export interface operations {
                  * @example author,author.posts
                  */
                 include?: string;
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };
@@ -19872,8 +20245,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T19:31:40.759Z",
-                     *           "updatedAt": "2026-11-28T19:31:40.759Z",
+                     *           "createdAt": "2026-11-28T19:21:47.472Z",
+                     *           "updatedAt": "2026-11-28T19:21:47.472Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -19891,8 +20264,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T17:31:40.348Z",
-                     *           "updatedAt": "2026-11-26T17:31:40.348Z",
+                     *           "createdAt": "2026-11-26T17:21:47.113Z",
+                     *           "updatedAt": "2026-11-26T17:21:47.113Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -20182,8 +20555,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:31:40.759Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.759Z",
+                     *       "createdAt": "2026-11-28T19:21:47.472Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20479,8 +20852,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:31:40.759Z",
-                     *       "updatedAt": "2026-11-28T19:31:40.759Z",
+                     *       "createdAt": "2026-11-28T19:21:47.472Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -21699,7 +22072,7 @@ export interface operations {
                 "createdAt[lte]"?: string;
                 /** @description createdAt one of (comma list) the value */
                 "createdAt[in]"?: string;
-                /** @description `only`: list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort */
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
                 trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
@@ -21732,7 +22105,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T19:31:40.801Z",
+                     *           "createdAt": "2026-11-28T19:21:47.508Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -22020,7 +22393,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T19:31:40.801Z",
+                     *       "createdAt": "2026-11-28T19:21:47.508Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -22653,7 +23026,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T19:31:40.801Z",
+                     *       "createdAt": "2026-11-28T19:21:47.508Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -23801,7 +24174,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T19:31:40.844Z",
+                     *           "createdAt": "2026-11-28T19:21:47.545Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -24070,7 +24443,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:31:40.844Z",
+                     *       "createdAt": "2026-11-28T19:21:47.545Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24098,7 +24471,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:31:40.844Z",
+                     *       "createdAt": "2026-11-28T19:21:47.545Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24612,7 +24985,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:31:40.844Z",
+                     *       "createdAt": "2026-11-28T19:21:47.545Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -25145,7 +25518,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T19:31:40.502Z",
+                     *       "updatedAt": "2026-11-28T19:21:47.266Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
@@ -30357,6 +30730,60 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["UserDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint's status becomes `disabled`; its pending deliveries wait until it is enabled again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (also a 3xx, which is not followed, a timeout or a refused connection) is retried on `WEBHOOK_RETRY_SCHEDULE`, no earlier than a `Retry-After` on 429 or 503; after the last attempt the delivery is `dead` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userErasedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: drop a delivery whose id you have handled */
+                "webhook-id": string;
+                /** @description The attempt's time in Unix seconds: it is signed, so refuse one far from your clock (a replay) */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the decoded bytes of the endpoint's secret>`; two, space-separated, while a rotated secret still signs (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b8f6a9e-3f55-4a0c-9d0e-0d1c2f3a4b5c",
+                 *       "type": "user.erased",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "importId": 1,
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserErasedEvent"];
             };
         };
         responses: {

@@ -239,6 +239,12 @@ export const REST_RULES: Record<string, RestRule> = {
     writes: true,
     request: restore('products'),
   },
+  // Erase (DECISIONS §19, v2): admins only, the user themselves included.
+  'POST /api/users/:userId/erase': {
+    expect: e(401, 403, 403, 200),
+    writes: true,
+    request: async (w) => ({ ...(await userPath('/erase')(w)), headers: V2 }),
+  },
   // Batches (DECISIONS §18, v2): each as its single writes are.
   'POST /api/users/batch': {
     expect: e(401, 403, 403, 200),

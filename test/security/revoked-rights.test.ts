@@ -244,7 +244,8 @@ for (const dialect of DIALECTS) {
 
     it('reads with a user token stay stateless; a write or an admin token costs one rights lookup', async () => {
       const holder = await signedIn(t, false);
-      const lookups = () => statements.filter((text) => /^select "role", "status" from "users"/.test(text)).length;
+      const lookups = () =>
+        statements.filter((text) => /^select "role", "status", "erased_at" from "users"/.test(text)).length;
       const statements: string[] = [];
       const stop = observeQueries(t.server.db, (text) => statements.push(text));
       try {

@@ -14,7 +14,10 @@ import {
   CreateCommentInput,
 } from './comments.schemas.ts';
 import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
-import type { CommentsService } from './comments.service.ts';
+import { COMMENT_PAGE_RULES, type CommentsService } from './comments.service.ts';
+import type { Comment } from './comment.ts';
+import { includedPagination, includeTrashed } from '../history/trash-include.ts';
+import { pageWindow } from '../../core/pagination.ts';
 
 const PostParams = Type.Object({ postId: Id });
 const CommentParams = Type.Object({ postId: Id, commentId: Id });
@@ -39,6 +42,34 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       },
     },
     async (request) => {
+      if (request.query.trashed === 'include') {
+        // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
+        const query = request.query as typeof request.query & { cursor?: string };
+        const { postId } = request.params;
+        const view = (comment: Comment) => toCommentView(comment, request.apiPrefix);
+        const page = await includeTrashed({
+          principal: request.principal,
+          resource: 'comment',
+          cursor: query.cursor,
+          page: query.page,
+          limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
+          live: async (cursor) => {
+            const live = await comments.listPostComments(request.principal, postId, {
+              ...query,
+              trashed: undefined,
+              page: undefined,
+              cursor,
+              count: 'none',
+            });
+            return { items: live.items.map(view), nextCursor: live.nextCursor };
+          },
+          trash: async (cursor, limit) => {
+            const trashed = await comments.listTrashedComments(request.principal, postId, { limit, cursor });
+            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
+          },
+        });
+        return { data: page.items, pagination: includedPagination(page) };
+      }
       if (request.query.trashed === 'only') {
         const trashed = await comments.listTrashedComments(request.principal, request.params.postId, request.query);
         return {

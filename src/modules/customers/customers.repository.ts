@@ -1,15 +1,22 @@
 import type { Db } from '../../core/db/database.ts';
+import { isErasedRow } from '../users/user.ts';
 
 /** All SQL of the customer view: a user and the sums of their orders. */
 
 export interface CustomerRow {
   id: number;
   name: string;
-  email: string;
+  /** Null for an erased user's tombstone (DECISIONS §19). */
+  email: string | null;
 }
 
-export function findCustomerById(db: Db, id: number): Promise<CustomerRow | undefined> {
-  return db.selectFrom('users').select(['id', 'name', 'email']).where('id', '=', id).executeTakeFirst();
+/** An erased customer keeps their orders, with no e-mail (DECISIONS §19). */
+const customerOf = (row: { id: number; name: string; email: string }): CustomerRow =>
+  isErasedRow(row) ? { ...row, email: null } : row;
+
+export async function findCustomerById(db: Db, id: number): Promise<CustomerRow | undefined> {
+  const row = await db.selectFrom('users').select(['id', 'name', 'email']).where('id', '=', id).executeTakeFirst();
+  return row && customerOf(row);
 }
 
 /** Every order counts; only orders that are paid now (not refunded) count as money spent. */
@@ -31,8 +38,9 @@ export async function summariseOrdersOf(
   return { orderCount: Number(row.order_count), spentCents: Number(row.spent_cents ?? 0) };
 }
 
-export function findCustomersByIds(db: Db, ids: readonly number[]): Promise<CustomerRow[]> {
-  return db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
+export async function findCustomersByIds(db: Db, ids: readonly number[]): Promise<CustomerRow[]> {
+  const rows = await db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
+  return rows.map(customerOf);
 }
 
 /** `summariseOrdersOf` for several customers in one statement (through the orders' `customer_id` index). */
@@ -63,13 +71,14 @@ export async function summariseOrdersOfMany(
 /**
  * The users who have orders, by ascending id after `afterId`: `limit` of them (the caller reads one more to
  * know whether a page follows). Each user is looked up in the orders' `customer_id` index, so a page
- * costs its length, not the table's.
+ * costs its length, not the table's. Erased users (tombstones, DECISIONS §19) are in no list.
  */
 export function listCustomersAfter(db: Db, afterId: number, limit: number): Promise<CustomerRow[]> {
   return db
     .selectFrom('users')
     .select(['id', 'name', 'email'])
     .where('id', '>', afterId)
+    .where('erased_at', 'is', null)
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('orders').select('orders.id').whereRef('orders.customer_id', '=', 'users.id')),
     )

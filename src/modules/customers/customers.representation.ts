@@ -7,7 +7,7 @@ export const CustomerView = Named(
   Type.Object({
     id: Type.Integer(),
     name: Type.String(),
-    email: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()], { description: 'Null for an erased user (DECISIONS §19)' }),
     orderCount: Type.Integer(),
     totalSpent: Type.Number({ description: 'Sum of the paid (not refunded) orders, at most two decimals' }),
     currency: Type.String(),

@@ -18,7 +18,8 @@ export interface CustomerPage {
 export interface Customer {
   id: number;
   name: string;
-  email: string;
+  /** Null for an erased user (DECISIONS §19). */
+  email: string | null;
   orderCount: number;
   /** The sum of the customer's orders that are paid now: pending, cancelled and refunded ones are not money spent. */
   totalSpentCents: number;

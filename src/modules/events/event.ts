@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'user.created',
   'user.updated',
   'user.deleted',
+  'user.erased',
   'post.created',
   'post.updated',
   'post.deleted',

@@ -141,11 +141,14 @@ for (const dialect of DIALECTS) {
         ok(await t.request('POST', `${restorePath}/restore`, admin));
         ok(await t.request('DELETE', `${path}?permanent=true`, admin));
       }
+      // Erase (DECISIONS §19, v2): user.created, then user.erased.
+      const forgotten = await t.createUser();
+      ok(await t.request('POST', `/api/v2/users/${forgotten.id}/erase`, admin));
 
       // user.created ×2, user.updated ×2 (PATCH, avatar), post.created ×2, product.created ×2, order.created ×2,
-      // one of each other type; then per trashed kind *.restored, *.deleted and *.purged.
-      const events = await eventsAfter(t, start, 35);
-      assert.equal(events.length, 35);
+      // one of each other type; then per trashed kind *.restored, *.deleted and *.purged; an erased user's two.
+      const events = await eventsAfter(t, start, 37);
+      assert.equal(events.length, 37);
       assert.deepEqual([...new Set(events.map((event) => event.type))].sort(), [...EVENT_TYPES].sort());
       for (const document of [v2, v1]) {
         const validator = new OpenApiResponseValidator(

@@ -29,11 +29,19 @@ export const TrashedReadParameter = {
   trashed: onlyValue('include', 'also find the item in the trash (admins; authors for their own posts and comments)'),
 };
 
-/** `?trashed=` on a list: `only` lists the trash, most recently deleted first, by cursor. */
+/**
+ * `?trashed=` on a list: `only` lists the trash, most recently deleted first, by cursor; `include` the live
+ * list (its filters and sort) then the trash, by one cursor (trash-include.ts). A pattern, as above.
+ */
 export const TrashedListParameter = {
-  trashed: onlyValue(
-    'only',
-    'list the trash instead, most recently deleted first (admins; authors see their own posts and comments); cursor paging, no filters or sort',
+  trashed: Type.Optional(
+    Type.Unsafe<'only' | 'include'>(
+      Type.String({
+        pattern: '^(only|include)$',
+        description:
+          '`only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging',
+      }),
+    ),
   ),
 };
 

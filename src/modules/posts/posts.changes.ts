@@ -142,14 +142,15 @@ export function createPostChanges(db: Db, events: EventRecorder<PostEvents>, tra
       return { ...toPost(found.row as PostRow), ...found.trash };
     },
 
-    /** `GET /posts?trashed=only`: the trash, most recently deleted first (an author sees their own). */
+    /** `GET /posts?trashed=only` (and `/users/{id}/posts`'s): the trash, most recently deleted first (an author sees their own). */
     async listTrashedPosts(
       actor: Principal | null,
-      options: { limit?: number | undefined; cursor?: string | undefined },
+      options: { limit?: number | undefined; cursor?: string | undefined; authorId?: number | undefined },
     ) {
       const principal = requireSignedIn(actor);
       const { limit } = pageWindow({ limit: options.limit }, TRASH_PAGE_RULES);
-      const page = await trashed.list(db, principal, { limit, cursor: options.cursor });
+      // A post's parent in the trash is its author (`/users/{id}/posts?trashed=`).
+      const page = await trashed.list(db, principal, { limit, cursor: options.cursor, parentId: options.authorId });
       return {
         items: page.items.map((item) => ({ ...toPost(item.row as PostRow), ...item.trash })),
         nextCursor: page.nextCursor,

@@ -24,7 +24,9 @@ import {
   UpdatePostInput,
   UserPostsQuery,
 } from './posts.schemas.ts';
-import type { PostsService, PostTarget } from './posts.service.ts';
+import { POST_PAGE_RULES, type PostsService, type PostTarget } from './posts.service.ts';
+import { includedPagination, includeTrashed } from '../history/trash-include.ts';
+import { pageWindow } from '../../core/pagination.ts';
 
 const UserParams = Type.Object({ userId: Id });
 const UserPostParams = Type.Object({ userId: Id, postId: Id });
@@ -76,6 +78,25 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
           data: trashed.items.map((post) => toPostView(post, request.apiPrefix)),
           nextCursor: trashed.nextCursor,
         };
+      }
+      if (request.query.trashed === 'include') {
+        const query = request.query;
+        const view = (post: Post) => toPostView(post, request.apiPrefix);
+        const page = await includeTrashed({
+          principal: request.principal,
+          resource: 'post',
+          cursor: query.cursor,
+          limit: pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit,
+          live: async (cursor) => {
+            const live = await posts.listPostsByCursor(request.principal, { ...query, trashed: undefined, cursor });
+            return { items: live.items.map(view), nextCursor: live.nextCursor };
+          },
+          trash: async (cursor, limit) => {
+            const trashed = await posts.listTrashedPosts(request.principal, { limit, cursor });
+            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
+          },
+        });
+        return { data: page.items, nextCursor: page.nextCursor };
       }
       const embed = embedding.forRequest('post', request);
       const page = await posts.listPostsByCursor(request.principal, request.query);
@@ -142,6 +163,40 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
+      const { userId } = request.params;
+      const view = (post: Post) => toPostView(post, request.apiPrefix);
+      const trashedPage = async (cursor: string | undefined, limit: number | undefined) => {
+        const trashed = await posts.listTrashedPosts(request.principal, { limit, cursor, authorId: userId });
+        return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
+      };
+      // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
+      const query = request.query as typeof request.query & { cursor?: string };
+      if (query.trashed === 'only') {
+        const limit = pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit;
+        const page = await trashedPage(query.cursor, limit);
+        return { data: page.items, pagination: includedPagination({ ...page, limit }) };
+      }
+      if (query.trashed === 'include') {
+        const page = await includeTrashed({
+          principal: request.principal,
+          resource: 'post',
+          cursor: query.cursor,
+          page: query.page,
+          limit: pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit,
+          live: async (cursor) => {
+            const live = await posts.listUserPosts(request.principal, userId, {
+              ...query,
+              trashed: undefined,
+              page: undefined,
+              cursor,
+              count: 'none',
+            });
+            return { items: live.items.map(view), nextCursor: live.nextCursor };
+          },
+          trash: trashedPage,
+        });
+        return { data: page.items, pagination: includedPagination(page) };
+      }
       const embed = embedding.forRequest('post', request);
       const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);
       const data = page.items.map((post) => toPostView(post, request.apiPrefix));

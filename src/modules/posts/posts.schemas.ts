@@ -77,7 +77,12 @@ export const PostView = Named(
 export const PostPage = queriedPageOf(PostView, 'PostPage');
 
 /** A user's posts: the seed's page and limit, the list's grammar (posts.query.ts) and `include`. */
-export const UserPostsQuery = Type.Object({ ...PageQuery, ...listQueryParameters(POST_QUERY), ...PostInclude });
+export const UserPostsQuery = Type.Object({
+  ...PageQuery,
+  ...listQueryParameters(POST_QUERY),
+  ...PostInclude,
+  ...TrashedListParameter,
+});
 
 /** `GET /posts`: the seed's cursor and limit, and the list's grammar (no page: a cursor list). */
 export const PostCursorQuery = Type.Object({

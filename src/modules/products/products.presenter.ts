@@ -1,3 +1,4 @@
+import type { TrashFields } from '../history/trash.types.ts';
 import { ASCENDING, DESCENDING } from '../../core/db/sort-direction.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pickFields } from '../../core/pagination.ts';
@@ -67,8 +68,17 @@ export function productLinks(prefix: string, id: number) {
   return { self: { href: `${prefix}/products/${id}` } };
 }
 
-export function toProductView(product: Product, prefix: string, version: ApiVersion = 1) {
+export function toProductView(product: Product & Partial<TrashFields>, prefix: string, version: ApiVersion = 1) {
   const { createdAt, updatedAt } = product;
+  // A trashed product's trash fields (DECISIONS §19: `trashed=include|only`), absent on a live one.
+  const trash: Partial<TrashFields> = product.deletedAt
+    ? {
+        deletedAt: product.deletedAt,
+        deletedBy: product.deletedBy!,
+        deletionId: product.deletionId!,
+        purgeAt: product.purgeAt!,
+      }
+    : {};
   return {
     id: product.id,
     name: product.name,
@@ -80,6 +90,7 @@ export function toProductView(product: Product, prefix: string, version: ApiVers
     sku: product.sku,
     ...(version === 1 ? { created_at: createdAt } : { createdAt }),
     updatedAt,
+    ...trash,
     _links: productLinks(prefix, product.id),
   };
 }

@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
-import { parseFields } from '../../core/pagination.ts';
+import { pageWindow, parseFields } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Product } from './product.ts';
@@ -29,7 +29,8 @@ import {
   UpdateProductInput,
 } from './products.schemas.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
-import type { ListProductsOptions, ProductsService } from './products.service.ts';
+import { PRODUCT_PAGE_RULES, type ListProductsOptions, type ProductsService } from './products.service.ts';
+import { includedPagination, includeTrashed } from '../history/trash-include.ts';
 import { registerProductsAggregateRoute } from './products.aggregate.routes.ts';
 import { registerProductFilterWrites } from './products.filter-writes.routes.ts';
 import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
@@ -132,6 +133,31 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
             nextCursor: trashed.nextCursor,
           },
         };
+      }
+      if (request.query.trashed === 'include') {
+        reply.header('cache-control', TRASH_CACHE_CONTROL);
+        const query = request.query;
+        const view = (product: Product) => toProductView(product, request.apiPrefix, version);
+        const page = await includeTrashed({
+          principal: request.principal,
+          resource: 'product',
+          cursor: query.cursor,
+          page: query.page,
+          limit: pageWindow({ limit: query.limit }, PRODUCT_PAGE_RULES).limit,
+          live: async (cursor) => {
+            const options = listOptionsOf(
+              { ...query, trashed: undefined, page: undefined, cursor, count: 'none' },
+              version,
+            );
+            const live = await products.listProducts(request.principal, options);
+            return { items: live.items.map(view), nextCursor: live.nextCursor };
+          },
+          trash: async (cursor, limit) => {
+            const trashed = await products.listTrashedProducts(request.principal, { limit, cursor });
+            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
+          },
+        });
+        return { data: page.items, pagination: includedPagination(page) };
       }
       const fields = parseFields(request.query.fields, productFields(version));
       const options = listOptionsOf(request.query, version);

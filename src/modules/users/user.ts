@@ -43,11 +43,21 @@ export const USER_COLUMN_OF = {
   updatedAt: 'updated_at',
 } as const satisfies Record<keyof User, keyof UserRow>;
 
+/**
+ * What an erased user's row keeps in `email` (DECISIONS §19): a value no sign-up can take (it is no
+ * e-mail address), unique per user, and hidden everywhere (`toUser` answers null).
+ */
+export const ERASED_NAME = '[erased]';
+export const erasedEmailOf = (id: number): string => `${ERASED_NAME}:${id}`;
+/** True for the tombstone of an erased user (read with or without its `erased_at` column). */
+export const isErasedRow = (row: Pick<UserRow, 'email'> & Partial<Pick<UserRow, 'erased_at'>>): boolean =>
+  Boolean(row.erased_at) || (typeof row.email === 'string' && row.email.startsWith(`${ERASED_NAME}:`));
+
 export function toUser(row: UserRow): User {
   return {
     id: row.id,
     name: row.name,
-    email: row.email,
+    email: isErasedRow(row) ? null : row.email,
     age: row.age,
     role: row.role,
     status: row.status,

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
 import { userCountsMigration } from './users.counters.migration.ts';
+import { usersEraseMigration } from './users.erase.migration.ts';
 
 /**
  * Indexes behind the users list's filters and sorts (users.query.ts) that migration 0001 has not:
@@ -88,4 +89,5 @@ export const usersMigrations = {
       await sql`alter table users alter column created_at set statistics -1`.execute(db);
     },
   },
+  ...usersEraseMigration,
 };

@@ -11,7 +11,7 @@ import { toUserView } from './users.presenter.ts';
 import { usersTypeDefs } from './users.graphql.ts';
 import { usersResolvers } from './users.resolvers.ts';
 import { usersRoutes } from './users.routes.ts';
-import { DeletedUser, UserView } from './users.schemas.ts';
+import { DeletedUser, ErasedUser, UserView } from './users.schemas.ts';
 import { createUsersService, type UserEvents } from './users.service.ts';
 
 /** Users: REST `/users`, GraphQL `User`, `user`, `users` and the user mutations. */
@@ -24,6 +24,7 @@ export const usersModule = defineModule({
         'user.created': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
         'user.updated': (user) => toUserView(user, EVENT_LINK_PREFIX, EVENT_VIEWER),
         'user.deleted': (deleted) => deleted,
+        'user.erased': (erased) => erased,
         ...TRASH_EVENT_VIEWS,
       }),
       listSettingsOf(config),
@@ -37,5 +38,6 @@ export const usersModule = defineModule({
     'user.created': UserView,
     'user.updated': UserView,
     'user.deleted': DeletedUser,
+    'user.erased': ErasedUser,
   } satisfies EventPayloadsOf<Omit<UserEvents, keyof TrashEvents>>,
 });

@@ -5,8 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
+import { servesVersions } from '../../core/http/versioning.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
-import { parseFields, pickFields } from '../../core/pagination.ts';
+import { pageWindow, parseFields, pickFields } from '../../core/pagination.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -22,9 +23,11 @@ import {
   UserView,
 } from './users.schemas.ts';
 import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
-import type { UsersService } from './users.service.ts';
+import { USER_PAGE_RULES, type UsersService } from './users.service.ts';
+import { includedPagination, includeTrashed } from '../history/trash-include.ts';
 
 const UserParams = Type.Object({ userId: Id });
+const ERASE_VERSIONS = [2] as const;
 const tags = ['users'];
 
 /** The 409 of a sign-up or a change of email, as the OpenAPI document lists it. */
@@ -74,6 +77,32 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
             nextCursor: trashed.nextCursor,
           },
         };
+      }
+      if (request.query.trashed === 'include') {
+        const query = request.query;
+        const view = (user: User) => toUserView(user, request.apiPrefix, request.principal);
+        const page = await includeTrashed({
+          principal: request.principal,
+          resource: 'user',
+          cursor: query.cursor,
+          page: query.page,
+          limit: pageWindow({ limit: query.limit }, USER_PAGE_RULES).limit,
+          live: async (cursor) => {
+            const live = await users.listUsers(request.principal, {
+              ...query,
+              trashed: undefined,
+              page: undefined,
+              cursor,
+              count: 'none',
+            });
+            return { items: live.items.map(view), nextCursor: live.nextCursor };
+          },
+          trash: async (cursor, limit) => {
+            const trashed = await users.listTrashedUsers(request.principal, { limit, cursor });
+            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
+          },
+        });
+        return { data: page.items, pagination: includedPagination(page) };
       }
       const fields = parseFields(request.query.fields, USER_FIELDS);
       const embed = embedding.forRequest('user', request);
@@ -141,6 +170,30 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
         request.principal,
       ),
   );
+
+  // DECISIONS §19: erase is v2's (not in v1's route table, refused in a negotiated v1).
+  if (servesVersions(app, ERASE_VERSIONS)) {
+    app.post(
+      '/users/:userId/erase',
+      {
+        config: { access: 'admin', openapi: { versions: ERASE_VERSIONS } },
+        schema: {
+          tags,
+          summary:
+            'Erase a user for good (the right to be forgotten, admin, v2): a tombstone stays for their orders; their content and personal values go',
+          params: UserParams,
+          body: EmptyBody,
+          response: { 200: UserView },
+        },
+      },
+      async (request) =>
+        toUserView(
+          await users.eraseUser(request.principal, request.params.userId),
+          request.apiPrefix,
+          request.principal,
+        ),
+    );
+  }
 
   app.put(
     '/users/:userId',

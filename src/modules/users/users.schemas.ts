@@ -103,5 +103,8 @@ export const UserView = Named(
 /** `data` of `user.deleted` (their posts, comments and likes went with them, with no events of their own). */
 export const DeletedUser = Named('DeletedUser', Type.Object({ id: Type.Integer() }, { additionalProperties: false }));
 
+/** `data` of `user.erased` (DECISIONS §19): the id alone; the tombstone keeps no personal value to send. */
+export const ErasedUser = Named('ErasedUser', Type.Object({ id: Type.Integer() }, { additionalProperties: false }));
+
 /** List items may be cut down by `fields`, so every property is optional there. */
 export const UserList = queriedPageOf(Named('UserFields', Type.Partial(UserView)), 'UserPage');

@@ -22,6 +22,7 @@ import * as repo from './users.repository.ts';
 import { USER_QUERY } from './users.query.ts';
 import { CreateUserInput, ReplaceUserInput, UpdateUserInput } from './users.schemas.ts';
 import { createUsersTrash } from './users.trash.ts';
+import { createUsersErase, type EraseEvents } from './users.erase.ts';
 import type { TrashEvents } from '../history/trash.representation.ts';
 import { actorOf, assertMayPurge, createTrash, trashActions, trashRecordOf, type Trash } from '../history/trash.ts';
 
@@ -58,7 +59,8 @@ async function rowChanges(input: UpdateUserInput): Promise<UserRowUpdate> {
 }
 
 /** The events users emit, by the value their data is built from. */
-export type UserEvents = { 'user.created': User; 'user.updated': User; 'user.deleted': { id: number } } & TrashEvents;
+export type UserEvents = { 'user.created': User; 'user.updated': User; 'user.deleted': { id: number } } & TrashEvents &
+  EraseEvents;
 
 export function createUsersService(
   db: Db,
@@ -92,6 +94,7 @@ export function createUsersService(
     return write(async (trx) => {
       const current = await repo.lockUserById(trx, id);
       if (!current) throw notFound(id);
+      if (current.erased_at) throw AppError.conflict(`User ${id} was erased`);
       precondition?.(toUser(current));
       if (Object.keys(changes).length === 0) return toUser(current);
       // DECISIONS §2: a new address is unverified. Emails are stored lower-cased, so one that
@@ -108,10 +111,13 @@ export function createUsersService(
     db,
     {
       ...trashReads,
+      ...createUsersErase(db, events),
 
       /** The caller's current role and status, for the rights check of writes and admin tokens. */
-      currentRights(id: number) {
-        return repo.findUserRights(db, id);
+      async currentRights(id: number) {
+        const rights = await repo.findUserRights(db, id);
+        // An erased user (DECISIONS §19) signs in nowhere: their tokens are refused as a deleted user's.
+        return rights && !rights.erased_at ? { role: rights.role, status: rights.status } : undefined;
       },
 
       async getUser(actor: Principal | null, id: number): Promise<User> {
@@ -200,6 +206,7 @@ export function createUsersService(
               password_hash: passwordHash,
               created_at: timestamp,
               updated_at: timestamp,
+              erased_at: null,
             },
             toUser,
           ),

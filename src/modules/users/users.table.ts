@@ -16,6 +16,8 @@ export interface UsersTable {
   password_hash: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when an admin erased the user (DECISIONS §19): the row is a tombstone their orders point to. */
+  erased_at: Timestamp | null;
 }
 
 /** Users per (role, status), kept by triggers (users.counters.migration.ts): the list's exact totals. */
