@@ -38,14 +38,18 @@ import type { LiveStatus } from './graphql/subscriptions/subscriptions.plugin.ts
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+const UNTIMED_HISTORY = /\/revisions(\/|$)|^\/api\/audit$|\/erase$/;
+
 /**
  * The routes `http_request_duration_seconds` times (patterns without the version prefix): the REST
  * API and GraphQL. Probes, the scrape, the API documents, /docs and GraphiQL are counted, not timed;
  * so is the administration of webhook endpoints (an operator's rare calls: the deliveries have their
- * own families), which would take the series past the bound metrics-families.test.ts keeps.
+ * own families), and the history's reads and repairs (revisions, the audit, an erasure: DECISIONS §19,
+ * an administrator's or an owner's occasional look back), which would take the series past the bound
+ * metrics-families.test.ts keeps.
  */
 export function isTimedRoute(route: string): boolean {
-  if (route.startsWith('/api/webhooks')) return false;
+  if (route.startsWith('/api/webhooks') || UNTIMED_HISTORY.test(route)) return false;
   return route === '/graphql' || (route.startsWith('/api/') && !route.endsWith('/openapi.json'));
 }
 

@@ -6390,7 +6390,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4OTM3MDcsImV4cCI6MTc5NTg5NDYwN30.vvcBpP4mw23BgSEeN9QkOMXsVxw08bCXPKxvtrYHK4E",
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoidXNlciIsInN1YiI6IjIiLCJpc3MiOiJjb250ZW50LXNlcnZpY2UiLCJhdWQiOiJjb250ZW50LXNlcnZpY2UiLCJpYXQiOjE3OTU4ODI1MTIsImV4cCI6MTc5NTg4MzQxMn0.DQhRxnLlvyv6tYMoYcOzL0MVLgm5UWIsBiaxx71s_pc",
                      *       "token_type": "Bearer",
                      *       "expires_in": 900
                      *     }
@@ -7125,8 +7125,8 @@ export interface operations {
                      *           "role": "admin",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-28T19:21:47.074Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.074Z",
+                     *           "createdAt": "2026-11-28T16:15:12.483Z",
+                     *           "updatedAt": "2026-11-28T16:15:12.483Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/1"
@@ -7147,8 +7147,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T08:01:47.113Z",
-                     *           "updatedAt": "2026-11-25T08:01:47.113Z",
+                     *           "createdAt": "2026-11-25T04:55:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:55:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/2"
@@ -7177,8 +7177,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": true,
-                     *           "createdAt": "2026-11-25T08:02:47.113Z",
-                     *           "updatedAt": "2026-11-25T08:02:47.113Z",
+                     *           "createdAt": "2026-11-25T04:56:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:56:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/3"
@@ -7199,8 +7199,8 @@ export interface operations {
                      *           "role": "user",
                      *           "status": "active",
                      *           "emailVerified": false,
-                     *           "createdAt": "2026-11-25T08:03:47.113Z",
-                     *           "updatedAt": "2026-11-25T08:03:47.113Z",
+                     *           "createdAt": "2026-11-25T04:57:12.610Z",
+                     *           "updatedAt": "2026-11-25T04:57:12.610Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/users/4"
@@ -7493,8 +7493,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.229Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.102Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -7794,8 +7794,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-25T08:01:47.113Z",
-                     *       "updatedAt": "2026-11-25T08:01:47.113Z",
+                     *       "createdAt": "2026-11-25T04:55:12.610Z",
+                     *       "updatedAt": "2026-11-25T04:55:12.610Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2"
@@ -8107,8 +8107,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.258Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.162Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -8751,8 +8751,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": false,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.260Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.167Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -9737,8 +9737,8 @@ export interface operations {
                      *       "role": "user",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.263Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.170Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -10040,8 +10040,8 @@ export interface operations {
                      *       "role": "admin",
                      *       "status": "active",
                      *       "emailVerified": true,
-                     *       "createdAt": "2026-11-28T19:21:47.229Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.264Z",
+                     *       "createdAt": "2026-11-28T16:15:13.102Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.173Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/5"
@@ -10456,10 +10456,10 @@ export interface operations {
                      *           ],
                      *           "amount": 34.9,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T19:21:47.340Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.342Z",
+                     *           "createdAt": "2026-11-28T16:15:13.397Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.407Z",
                      *           "paidAt": null,
-                     *           "cancelledAt": "2026-11-28T19:21:47.342Z",
+                     *           "cancelledAt": "2026-11-28T16:15:13.407Z",
                      *           "refundedAt": null,
                      *           "_links": {
                      *             "self": {
@@ -10485,11 +10485,11 @@ export interface operations {
                      *           ],
                      *           "amount": 69.8,
                      *           "currency": "USD",
-                     *           "createdAt": "2026-11-28T19:21:47.326Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.338Z",
-                     *           "paidAt": "2026-11-28T19:21:47.333Z",
+                     *           "createdAt": "2026-11-28T16:15:13.334Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.389Z",
+                     *           "paidAt": "2026-11-28T16:15:13.368Z",
                      *           "cancelledAt": null,
-                     *           "refundedAt": "2026-11-28T19:21:47.338Z",
+                     *           "refundedAt": "2026-11-28T16:15:13.389Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/orders/4"
@@ -10510,7 +10510,7 @@ export interface operations {
                      *         "limit": 2,
                      *         "hasNext": true,
                      *         "hasPrev": false,
-                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxOToyMTo0Ny4zMjZaIiw0XSwibyI6Mn0",
+                     *         "nextCursor": "eyJmIjoiWkJyOHVNekg3N1pWLWU2aSIsInYiOlsiMjAyNi0xMS0yOFQxNjoxNToxMy4zMzRaIiw0XSwibyI6Mn0",
                      *         "total": 4,
                      *         "totalPages": 2
                      *       }
@@ -10791,8 +10791,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.326Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11105,8 +11105,8 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.326Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.334Z",
                      *       "paidAt": null,
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
@@ -11746,9 +11746,9 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.333Z",
-                     *       "paidAt": "2026-11-28T19:21:47.333Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.368Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "cancelledAt": null,
                      *       "refundedAt": null,
                      *       "_links": {
@@ -12074,10 +12074,10 @@ export interface operations {
                      *       ],
                      *       "amount": 34.9,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.340Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.342Z",
+                     *       "createdAt": "2026-11-28T16:15:13.397Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.407Z",
                      *       "paidAt": null,
-                     *       "cancelledAt": "2026-11-28T19:21:47.342Z",
+                     *       "cancelledAt": "2026-11-28T16:15:13.407Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -12398,11 +12398,11 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "createdAt": "2026-11-28T19:21:47.326Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.338Z",
-                     *       "paidAt": "2026-11-28T19:21:47.333Z",
+                     *       "createdAt": "2026-11-28T16:15:13.334Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.389Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "cancelledAt": null,
-                     *       "refundedAt": "2026-11-28T19:21:47.338Z",
+                     *       "refundedAt": "2026-11-28T16:15:13.389Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/orders/4"
@@ -12721,7 +12721,7 @@ export interface operations {
                      *       ],
                      *       "amount": 69.8,
                      *       "currency": "USD",
-                     *       "paidAt": "2026-11-28T19:21:47.333Z",
+                     *       "paidAt": "2026-11-28T16:15:13.368Z",
                      *       "refundedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13532,8 +13532,8 @@ export interface operations {
                      *       "status": "queued",
                      *       "result": null,
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T19:21:47.380Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.380Z",
+                     *       "createdAt": "2026-11-28T16:15:13.553Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.553Z",
                      *       "finishedAt": null,
                      *       "_links": {
                      *         "self": {
@@ -13834,9 +13834,9 @@ export interface operations {
                      *         ]
                      *       },
                      *       "error": null,
-                     *       "createdAt": "2026-11-28T19:21:47.380Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.394Z",
-                     *       "finishedAt": "2026-11-28T19:21:47.394Z",
+                     *       "createdAt": "2026-11-28T16:15:13.553Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.573Z",
+                     *       "finishedAt": "2026-11-28T16:15:13.573Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/reports/1"
@@ -14549,8 +14549,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/6.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T16:11:47.114Z",
-                     *           "updatedAt": "2026-11-24T16:11:47.114Z",
+                     *           "createdAt": "2026-11-24T13:05:12.611Z",
+                     *           "updatedAt": "2026-11-24T13:05:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/6"
@@ -14566,8 +14566,8 @@ export interface operations {
                      *           "image": "https://images.example.com/products/7.jpg",
                      *           "description": null,
                      *           "sku": null,
-                     *           "createdAt": "2026-11-24T16:21:47.114Z",
-                     *           "updatedAt": "2026-11-24T16:21:47.114Z",
+                     *           "createdAt": "2026-11-24T13:15:12.611Z",
+                     *           "updatedAt": "2026-11-24T13:15:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/products/7"
@@ -14872,13 +14872,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:21:47.311Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.310Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:21:47.311Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16347,13 +16347,13 @@ export interface operations {
                      *       "image": "https://images.example.com/products/6.jpg",
                      *       "description": null,
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-24T16:11:47.114Z",
+                     *       "updatedAt": "2026-11-24T13:05:12.611Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/6"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-24T16:11:47.114Z"
+                     *       "createdAt": "2026-11-24T13:05:12.611Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -16665,13 +16665,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:21:47.315Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.314Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:21:47.311Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -17312,13 +17312,13 @@ export interface operations {
                      *       "image": null,
                      *       "description": "Warm light, dimmable",
                      *       "sku": null,
-                     *       "updatedAt": "2026-11-28T19:21:47.320Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.319Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/products/17"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-28T19:21:47.311Z"
+                     *       "createdAt": "2026-11-28T16:15:13.310Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -18379,8 +18379,8 @@ export interface operations {
                      *           "title": "Notes on caching",
                      *           "content": "ETags make conditional requests cheap.",
                      *           "authorId": 4,
-                     *           "createdAt": "2026-11-28T02:41:47.113Z",
-                     *           "updatedAt": "2026-11-28T02:41:47.113Z",
+                     *           "createdAt": "2026-11-27T23:35:12.611Z",
+                     *           "updatedAt": "2026-11-27T23:35:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/4"
@@ -18398,8 +18398,8 @@ export interface operations {
                      *           "title": "GraphQL and REST, one store",
                      *           "content": "Both interfaces read the same tables.",
                      *           "authorId": 3,
-                     *           "createdAt": "2026-11-27T10:01:47.113Z",
-                     *           "updatedAt": "2026-11-27T10:01:47.113Z",
+                     *           "createdAt": "2026-11-27T06:55:12.611Z",
+                     *           "updatedAt": "2026-11-27T06:55:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/3"
@@ -18652,8 +18652,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.472Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20245,8 +20245,8 @@ export interface operations {
                      *           "title": "Notes on batching",
                      *           "content": "One query per level, not one per parent.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-28T19:21:47.472Z",
-                     *           "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *           "createdAt": "2026-11-28T16:15:13.659Z",
+                     *           "updatedAt": "2026-11-28T16:15:13.659Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5"
@@ -20264,8 +20264,8 @@ export interface operations {
                      *           "title": "Cursor pagination",
                      *           "content": "Why ids beat offsets for feeds.",
                      *           "authorId": 2,
-                     *           "createdAt": "2026-11-26T17:21:47.113Z",
-                     *           "updatedAt": "2026-11-26T17:21:47.113Z",
+                     *           "createdAt": "2026-11-26T14:15:12.611Z",
+                     *           "updatedAt": "2026-11-26T14:15:12.611Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/2"
@@ -20555,8 +20555,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.472Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -20852,8 +20852,8 @@ export interface operations {
                      *       "title": "Notes on batching",
                      *       "content": "One query per level, not one per parent.",
                      *       "authorId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.472Z",
-                     *       "updatedAt": "2026-11-28T19:21:47.472Z",
+                     *       "createdAt": "2026-11-28T16:15:13.659Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.659Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5"
@@ -22105,7 +22105,7 @@ export interface operations {
                      *           "postId": 5,
                      *           "authorId": 1,
                      *           "text": "Measured it: five statements for the whole tree.",
-                     *           "createdAt": "2026-11-28T19:21:47.508Z",
+                     *           "createdAt": "2026-11-28T16:15:13.741Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/posts/5/comments/5"
@@ -22393,7 +22393,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T19:21:47.508Z",
+                     *       "createdAt": "2026-11-28T16:15:13.741Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -23026,7 +23026,7 @@ export interface operations {
                      *       "postId": 5,
                      *       "authorId": 1,
                      *       "text": "Measured it: five statements for the whole tree.",
-                     *       "createdAt": "2026-11-28T19:21:47.508Z",
+                     *       "createdAt": "2026-11-28T16:15:13.741Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/posts/5/comments/5"
@@ -24174,7 +24174,7 @@ export interface operations {
                      *         {
                      *           "commentId": 5,
                      *           "userId": 2,
-                     *           "createdAt": "2026-11-28T19:21:47.545Z",
+                     *           "createdAt": "2026-11-28T16:15:13.951Z",
                      *           "_links": {
                      *             "self": {
                      *               "href": "/api/v2/comments/5/likes/2"
@@ -24443,7 +24443,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.545Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24471,7 +24471,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.545Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -24985,7 +24985,7 @@ export interface operations {
                      * @example {
                      *       "commentId": 5,
                      *       "userId": 2,
-                     *       "createdAt": "2026-11-28T19:21:47.545Z",
+                     *       "createdAt": "2026-11-28T16:15:13.951Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/comments/5/likes/2"
@@ -25518,7 +25518,7 @@ export interface operations {
                      *       "userId": 2,
                      *       "contentType": "image/png",
                      *       "size": 70,
-                     *       "updatedAt": "2026-11-28T19:21:47.266Z",
+                     *       "updatedAt": "2026-11-28T16:15:13.177Z",
                      *       "_links": {
                      *         "self": {
                      *           "href": "/api/v2/users/2/avatar"
@@ -30271,6 +30271,8 @@ export interface operations {
                 from?: string;
                 /** @description Before */
                 to?: string;
+                /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags (list, weak form or `*`) of a representation the client holds: a match is 304 with no body */

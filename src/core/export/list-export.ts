@@ -14,11 +14,15 @@ export const MAX_EXPORT_ROWS = 1_000_000;
 type ObjectSchema = TSchema & { properties?: Record<string, TSchema & { maximum?: number }> };
 type Page = { data: Record<string, unknown>[]; pagination: { total?: number; nextCursor: string | null } };
 
-/** A v2 list of §12: a GET whose query declares `count` and `cursor` (queried pages, list-page.ts). */
+/**
+ * A v2 list of §12: a GET whose query declares `count` and `cursor` (queried pages, list-page.ts); or
+ * another cursor list its route marks `exportable` (the audit, §19).
+ */
 function isQueriedList(route: RouteOptions): boolean {
   const methods = [route.method].flat();
   const query = route.schema?.querystring as ObjectSchema | undefined;
-  return methods.includes('GET') && query?.properties?.cursor !== undefined && query.properties.count !== undefined;
+  if (!methods.includes('GET') || query?.properties?.cursor === undefined) return false;
+  return query.properties.count !== undefined || route.config?.exportable === true;
 }
 
 /** `format` added to the list's declared parameters (and to each version's shape, for the documents). */

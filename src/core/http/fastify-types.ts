@@ -40,6 +40,11 @@ declare module 'fastify' {
     rightsPerOperation?: boolean;
     /** Overrides the default `Cache-Control` of a successful GET (`private, no-cache`). */
     cacheControl?: string;
+    /**
+     * A cursor list that is not a queried list of §12 (no `count`) but is exportable all the same (§18:
+     * the audit): `format=csv|ndjson` added to it (core/export).
+     */
+    exportable?: boolean;
     /** Documentation-only facts for the OpenAPI document. */
     openapi?: OperationDocs;
     /**

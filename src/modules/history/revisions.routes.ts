@@ -207,7 +207,8 @@ export const revisionsRoutes: FastifyPluginAsyncTypebox<{ history: HistoryServic
   app.get(
     '/audit',
     {
-      config: { access: 'admin', openapi: { versions: VERSIONS } },
+      // Exportable as every list of §12 is (§18, core/export): `format=csv|ndjson`.
+      config: { access: 'admin', openapi: { versions: VERSIONS }, exportable: true },
       schema: {
         tags: ['history'],
         summary: 'Every revision of every item, newest first (v2; admin)',

@@ -253,6 +253,41 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('the audit exports as NDJSON and CSV, every matching entry newest first, as the other lists do (§18)', async () => {
+      const bob = await t.createUser();
+      for (const title of ['One', 'Two', 'Three']) {
+        await t.request('POST', `/api/v2/users/${bob.id}/posts`, { token: bob.token, body: { title, content: 'C' } });
+      }
+      const download = (query: string) =>
+        fetch(`${t.url}/api/v2/audit?actorId=${bob.id}&resource=post&${query}`, {
+          headers: { authorization: `Bearer ${t.adminToken}` },
+        });
+      const paged = await t.request('GET', `/api/v2/audit?actorId=${bob.id}&resource=post&limit=100`, {
+        token: t.adminToken,
+      });
+      const ndjson = await download('format=ndjson&limit=1');
+      assert.equal(ndjson.status, 200);
+      assert.match(ndjson.headers.get('content-type')!, /^application\/x-ndjson/);
+      const lines = (await ndjson.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { rev: number });
+      assert.deepEqual(
+        lines.map((entry) => entry.rev),
+        paged.body.data.map((entry: { rev: number }) => entry.rev),
+      );
+      assert.equal(lines.length, 3);
+      const csv = await download('format=csv');
+      assert.equal(csv.status, 200);
+      const [header, ...rows] = (await csv.text()).trim().split(/\r?\n/);
+      assert.ok(header!.split(',').includes('rev') && header!.split(',').includes('itemId'), header);
+      assert.equal(rows.length, 3);
+      assert.equal(
+        (await fetch(`${t.url}/api/v2/audit?format=csv`, { headers: { authorization: `Bearer ${bob.token}` } })).status,
+        403,
+      );
+    });
+
     it('restoring a revision: 428 without If-Match, 412 on a stale one, 409 for a field the item lost, else an update with op revert', async () => {
       const created = await t.request('POST', '/api/v2/products', { token: t.adminToken, body: PRODUCT });
       const path = `/api/v2/products/${created.body.id}`;
