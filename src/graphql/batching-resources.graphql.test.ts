@@ -9,7 +9,7 @@ import { gql, GRAPHQL_TEST_ENV } from '../../test/support/graphql-test-client.ts
 const CUSTOMERS = 12;
 const COMMENTS = 10;
 const LIKERS = 3;
-const RIGHTS_LOOKUP = /^select "role", "status" from "users" where "id" = /;
+const RIGHTS_LOOKUP = /^select "role", "status", "erased_at" from "users" where "id" = /;
 
 /** DECISIONS §15 with §6: the fields added for every resource are batched and guarded like the seed's. */
 for (const dialect of DIALECTS) {

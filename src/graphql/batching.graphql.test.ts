@@ -60,7 +60,7 @@ async function seed(t: TestServer): Promise<void> {
     .execute();
 }
 
-const RIGHTS_LOOKUP = /^select "role", "status" from "users" where "id" = /;
+const RIGHTS_LOOKUP = /^select "role", "status", "erased_at" from "users" where "id" = /;
 
 for (const dialect of DIALECTS) {
   describe(`GraphQL batching (${dialect.name})`, { skip: dialect.skip }, () => {

@@ -237,7 +237,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Erase a user for good (the right to be forgotten, admin, v2): a tombstone stays for their orders; their content and personal values go */
+        /** Erase a user for good (the right to be forgotten, admin, v2); a tombstone stays for their orders */
         post: operations["postUsersByUserIdErase"];
         delete?: never;
         options?: never;
@@ -29408,7 +29408,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -29557,6 +29564,25 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The URL is too long */
             414: {
                 headers: {
@@ -29569,6 +29595,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
                      *       }
                      *     }
                      */
@@ -29696,7 +29741,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -29845,6 +29897,25 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The URL is too long */
             414: {
                 headers: {
@@ -29857,6 +29928,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
                      *       }
                      *     }
                      */
@@ -29984,7 +30074,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body, or an empty object */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never> | null;
+                "application/vnd.content.v2+json": Record<string, never> | null;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -30133,6 +30230,25 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Request body over 1 MiB */
+            413: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "Request body is too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The URL is too long */
             414: {
                 headers: {
@@ -30145,6 +30261,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "URI_TOO_LONG",
                      *         "message": "Request URL is too long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Unsupported Content-Type; send application/json"
                      *       }
                      *     }
                      */

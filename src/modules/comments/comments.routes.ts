@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { EmptyBody, Id } from '../../core/http/schemas.ts';
+import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import { toCommentView } from './comments.presenter.ts';
@@ -13,7 +13,7 @@ import {
   CommentView,
   CreateCommentInput,
 } from './comments.schemas.ts';
-import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
+import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
 import { COMMENT_PAGE_RULES, type CommentsService } from './comments.service.ts';
 import type { Comment } from './comment.ts';
 import { includedPagination, includeTrashed } from '../history/trash-include.ts';
@@ -191,16 +191,13 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
 
   app.post(
     '/comments/:commentId/restore',
-    {
-      config: { access: 'user', openapi: { errors: TRASH_RESTORE_ERRORS } },
-      schema: {
-        tags,
-        summary: 'Restore a comment from the trash, with its likes (an admin or its author)',
-        params: CommentIdParams,
-        body: EmptyBody,
-        response: { 200: CommentView },
-      },
-    },
+    restoreRouteOptions({
+      access: 'user',
+      tags,
+      summary: 'Restore a comment from the trash, with its likes (an admin or its author)',
+      params: CommentIdParams,
+      view: CommentView,
+    }),
     async (request) =>
       toCommentView(await comments.restoreComment(request.principal, request.params.commentId), request.apiPrefix),
   );

@@ -100,17 +100,17 @@ export async function deleteRevisionsBefore(db: Db, cutoff: string, limit: numbe
   return Number(result.numDeletedRows);
 }
 
-/** Items with more than `keep` revisions, at most `limit` of them. */
-export async function findItemsOverKeep(
+/** The next `limit` revisions after `afterId` by the key (which items were written since): their item and id. */
+export function revisionsAfter(
   db: Db,
-  keep: number,
+  afterId: number,
   limit: number,
-): Promise<Array<{ resource: string; item_id: number }>> {
+): Promise<Array<{ id: number; resource: string; item_id: number }>> {
   return db
     .selectFrom('revisions')
-    .select(['resource', 'item_id'])
-    .groupBy(['resource', 'item_id'])
-    .having((eb) => eb.fn.countAll(), '>', keep)
+    .select(['id', 'resource', 'item_id'])
+    .where('id', '>', afterId)
+    .orderBy('id')
     .limit(limit)
     .execute();
 }

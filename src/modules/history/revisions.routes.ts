@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
-import { Id } from '../../core/http/schemas.ts';
+import { EmptyBody, Id } from '../../core/http/schemas.ts';
 import { servesVersions } from '../../core/http/versioning.ts';
 import type { HistoryService } from './history.service.ts';
 import { asRevert, REVISION_OPS, REVISION_RESOURCES, type RevisionPage } from './revisions.ts';
@@ -161,6 +161,7 @@ export const revisionsRoutes: FastifyPluginAsyncTypebox<{ history: HistoryServic
           tags: ['history'],
           summary: `Write a ${resource} back as it was at a revision: an update (op \`revert\`) with If-Match (v2)`,
           params: RevParams,
+          body: EmptyBody,
           response: { 200: ItemState },
         },
       },

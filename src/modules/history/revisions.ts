@@ -127,6 +127,8 @@ function visibleState(resource: string, state: Record<string, unknown>, reader: 
 }
 
 export function createRevisions(db: Db, settings: RevisionSettings) {
+  /** The last revision the count rule of retention has looked at (this process). */
+  let keptUpTo = 0;
   const changeWriter: ChangeWriter = {
     async written(trx, type, data) {
       const revision = revisionOf(type, data);
@@ -239,14 +241,21 @@ export function createRevisions(db: Db, settings: RevisionSettings) {
 
     /**
      * Retention: revisions older than REVISIONS_RETENTION_DAYS, and each item's beyond its newest
-     * REVISIONS_KEEP. The audit is the revisions: what this removes leaves the audit too. True when there may be more.
+     * REVISIONS_KEEP. The audit is the revisions: what this removes leaves the audit too. The count rule
+     * looks only at the items written since the last turn (walked by the key from where it stopped, from
+     * the start once per process), each through the item index: a turn costs what was written, not the
+     * table. True when there may be more.
      */
     async sweep(batch = 500): Promise<boolean> {
       const cutoff = new Date(Date.now() - settings.retentionDays * 86_400_000).toISOString();
       const aged = await repo.deleteRevisionsBefore(db, cutoff, batch);
-      const over = await repo.findItemsOverKeep(db, settings.keep, 50);
-      for (const item of over) await repo.deleteItemRevisionsBeyond(db, item.resource, item.item_id, settings.keep);
-      return aged === batch || over.length === 50;
+      const written = await repo.revisionsAfter(db, keptUpTo, batch);
+      const items = new Map(written.map((row) => [`${row.resource}:${row.item_id}`, row]));
+      for (const item of items.values()) {
+        await repo.deleteItemRevisionsBeyond(db, item.resource, item.item_id, settings.keep);
+      }
+      keptUpTo = written.at(-1)?.id ?? keptUpTo;
+      return aged === batch || written.length === batch;
     },
   };
 }

@@ -87,3 +87,14 @@ export const includedPagination = (page: PartPage<unknown> & { limit: number }) 
   hasPrev: false,
   nextCursor: page.nextCursor,
 });
+
+/**
+ * A list's whole `trashed=include` answer, `{data, pagination}`: the parts' pages of domain items
+ * (`includeTrashed`), each shown by `view`.
+ */
+export async function includedListAnswer<T, V>(
+  options: Parameters<typeof includeTrashed<T>>[0] & { view: (item: T) => V },
+): Promise<{ data: V[]; pagination: ReturnType<typeof includedPagination> }> {
+  const page = await includeTrashed(options);
+  return { data: page.items.map(options.view), pagination: includedPagination(page) };
+}

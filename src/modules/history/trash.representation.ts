@@ -1,5 +1,5 @@
-import { Type } from 'typebox';
-import { Named } from '../../core/http/schemas.ts';
+import { Type, type TSchema } from 'typebox';
+import { EmptyBody, Named } from '../../core/http/schemas.ts';
 import type { DeletionItem, TrashFields } from './trash.types.ts';
 
 /** The trash fields a trashed item carries in REST (DECISIONS §19): absent on a live item. */
@@ -124,4 +124,27 @@ export async function recordTrashEvents(
   kind: 'restored' | 'purged',
 ): Promise<void> {
   for (const event of trashEventsOf(items, kind)) await record(event.type, event.data as never);
+}
+
+/**
+ * The options of a `POST .../{id}/restore` route (DECISIONS §19), the same for every resource of the trash
+ * but for who may, the summary, the path's parameters and the item's view.
+ */
+export function restoreRouteOptions<P extends TSchema, R extends TSchema>(route: {
+  access: 'user' | 'admin';
+  tags: string[];
+  summary: string;
+  params: P;
+  view: R;
+}) {
+  return {
+    config: { access: route.access, openapi: { errors: TRASH_RESTORE_ERRORS } },
+    schema: {
+      tags: route.tags,
+      summary: route.summary,
+      params: route.params,
+      body: EmptyBody,
+      response: { 200: route.view },
+    },
+  };
 }

@@ -7,8 +7,8 @@ import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Post } from './post.ts';
-import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
-import { EmptyBody, Id } from '../../core/http/schemas.ts';
+import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
+import { Id } from '../../core/http/schemas.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
 import type { Embedding } from '../../core/querying/embedding.ts';
 import { toPostView } from './posts.presenter.ts';
@@ -25,7 +25,7 @@ import {
   UserPostsQuery,
 } from './posts.schemas.ts';
 import { POST_PAGE_RULES, type PostsService, type PostTarget } from './posts.service.ts';
-import { includedPagination, includeTrashed } from '../history/trash-include.ts';
+import { includedListAnswer, includedPagination } from '../history/trash-include.ts';
 import { pageWindow } from '../../core/pagination.ts';
 
 const UserParams = Type.Object({ userId: Id });
@@ -80,23 +80,17 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
         };
       }
       if (request.query.trashed === 'include') {
-        const query = request.query;
-        const view = (post: Post) => toPostView(post, request.apiPrefix);
-        const page = await includeTrashed({
+        const query = { ...request.query, trashed: undefined };
+        const { data, pagination } = await includedListAnswer({
           principal: request.principal,
           resource: 'post',
           cursor: query.cursor,
           limit: pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit,
-          live: async (cursor) => {
-            const live = await posts.listPostsByCursor(request.principal, { ...query, trashed: undefined, cursor });
-            return { items: live.items.map(view), nextCursor: live.nextCursor };
-          },
-          trash: async (cursor, limit) => {
-            const trashed = await posts.listTrashedPosts(request.principal, { limit, cursor });
-            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
-          },
+          live: (cursor) => posts.listPostsByCursor(request.principal, { ...query, cursor }),
+          trash: (cursor, limit) => posts.listTrashedPosts(request.principal, { limit, cursor }),
+          view: (post: Post) => toPostView(post, request.apiPrefix),
         });
-        return { data: page.items, nextCursor: page.nextCursor };
+        return { data, nextCursor: pagination.nextCursor };
       }
       const embed = embedding.forRequest('post', request);
       const page = await posts.listPostsByCursor(request.principal, request.query);
@@ -137,16 +131,13 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
 
   app.post(
     '/posts/:postId/restore',
-    {
-      config: { access: 'user', openapi: { errors: TRASH_RESTORE_ERRORS } },
-      schema: {
-        tags,
-        summary: 'Restore a post from the trash, with its comments (an admin or its author)',
-        params: PostParams,
-        body: EmptyBody,
-        response: { 200: PostView },
-      },
-    },
+    restoreRouteOptions({
+      access: 'user',
+      tags,
+      summary: 'Restore a post from the trash, with its comments (an admin or its author)',
+      params: PostParams,
+      view: PostView,
+    }),
     async (request) => toPostView(await posts.restorePost(request.principal, request.params.postId), request.apiPrefix),
   );
 
@@ -165,37 +156,27 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { userId } = request.params;
       const view = (post: Post) => toPostView(post, request.apiPrefix);
-      const trashedPage = async (cursor: string | undefined, limit: number | undefined) => {
-        const trashed = await posts.listTrashedPosts(request.principal, { limit, cursor, authorId: userId });
-        return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
-      };
+      const trashedPage = (cursor: string | undefined, limit: number | undefined) =>
+        posts.listTrashedPosts(request.principal, { limit, cursor, authorId: userId });
       // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
       const query = request.query as typeof request.query & { cursor?: string };
       if (query.trashed === 'only') {
         const limit = pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit;
         const page = await trashedPage(query.cursor, limit);
-        return { data: page.items, pagination: includedPagination({ ...page, limit }) };
+        return { data: page.items.map(view), pagination: includedPagination({ ...page, limit }) };
       }
       if (query.trashed === 'include') {
-        const page = await includeTrashed({
+        const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
+        return includedListAnswer({
           principal: request.principal,
           resource: 'post',
           cursor: query.cursor,
           page: query.page,
           limit: pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit,
-          live: async (cursor) => {
-            const live = await posts.listUserPosts(request.principal, userId, {
-              ...query,
-              trashed: undefined,
-              page: undefined,
-              cursor,
-              count: 'none',
-            });
-            return { items: live.items.map(view), nextCursor: live.nextCursor };
-          },
+          live: (cursor) => posts.listUserPosts(request.principal, userId, { ...live, cursor }),
           trash: trashedPage,
+          view,
         });
-        return { data: page.items, pagination: includedPagination(page) };
       }
       const embed = embedding.forRequest('post', request);
       const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);

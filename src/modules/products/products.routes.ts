@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { ifMatchPrecondition } from '../../core/http/caching.ts';
-import { EmptyBody, Id } from '../../core/http/schemas.ts';
+import { Id } from '../../core/http/schemas.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pageWindow, parseFields } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -30,16 +30,16 @@ import {
 } from './products.schemas.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
 import { PRODUCT_PAGE_RULES, type ListProductsOptions, type ProductsService } from './products.service.ts';
-import { includedPagination, includeTrashed } from '../history/trash-include.ts';
+import { includedListAnswer, includedPagination } from '../history/trash-include.ts';
 import { registerProductsAggregateRoute } from './products.aggregate.routes.ts';
 import { registerProductFilterWrites } from './products.filter-writes.routes.ts';
-import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
+import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
 import { listWeightWithFacets } from '../../core/querying/aggregate-grammar.ts';
 
 const ProductParams = Type.Object({ productId: Id });
+const tags = ['products'];
 /** What an admin sees of the trash is theirs alone: never kept by a shared cache. */
 const TRASH_CACHE_CONTROL = 'private, no-store';
-const tags = ['products'];
 /** A write that gives a product the `sku` another has (DECISIONS §18), in the documents of the writes that can. */
 const SKU_TAKEN = {
   409: {
@@ -59,10 +59,7 @@ const ifMatchOf = (request: FastifyRequest, reply: FastifyReply): Precondition<P
  * Public reads are the same for every caller, so shared caches may keep them for a minute and
  * need not key them by `Authorization` (the /api default Vary, set before this route-level hook).
  */
-const publicRead = {
-  access: 'public',
-  cacheControl: 'public, max-age=60',
-} as const;
+const publicRead = { access: 'public', cacheControl: 'public, max-age=60' } as const;
 async function varyWithoutAuthorization(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   if (reply.statusCode < 400) reply.header('vary', 'Accept, API-Version');
   return payload;
@@ -120,44 +117,24 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const version = request.apiVersion;
+      const view = (product: Product) => toProductView(product, request.apiPrefix, version);
+      if (request.query.trashed) reply.header('cache-control', TRASH_CACHE_CONTROL);
       if (request.query.trashed === 'only') {
         const trashed = await products.listTrashedProducts(request.principal, request.query);
-        reply.header('cache-control', TRASH_CACHE_CONTROL);
-        return {
-          data: trashed.items.map((p) => toProductView(p, request.apiPrefix, version)),
-          pagination: {
-            page: 1,
-            limit: trashed.limit,
-            hasNext: trashed.nextCursor !== null,
-            hasPrev: false,
-            nextCursor: trashed.nextCursor,
-          },
-        };
+        return { data: trashed.items.map(view), pagination: includedPagination(trashed) };
       }
       if (request.query.trashed === 'include') {
-        reply.header('cache-control', TRASH_CACHE_CONTROL);
-        const query = request.query;
-        const view = (product: Product) => toProductView(product, request.apiPrefix, version);
-        const page = await includeTrashed({
+        const query = { ...request.query, trashed: undefined, page: undefined, count: 'none' as const };
+        return includedListAnswer({
           principal: request.principal,
           resource: 'product',
-          cursor: query.cursor,
-          page: query.page,
+          cursor: request.query.cursor,
+          page: request.query.page,
           limit: pageWindow({ limit: query.limit }, PRODUCT_PAGE_RULES).limit,
-          live: async (cursor) => {
-            const options = listOptionsOf(
-              { ...query, trashed: undefined, page: undefined, cursor, count: 'none' },
-              version,
-            );
-            const live = await products.listProducts(request.principal, options);
-            return { items: live.items.map(view), nextCursor: live.nextCursor };
-          },
-          trash: async (cursor, limit) => {
-            const trashed = await products.listTrashedProducts(request.principal, { limit, cursor });
-            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
-          },
+          live: (cursor) => products.listProducts(request.principal, listOptionsOf({ ...query, cursor }, version)),
+          trash: (cursor, limit) => products.listTrashedProducts(request.principal, { limit, cursor }),
+          view,
         });
-        return { data: page.items, pagination: includedPagination(page) };
       }
       const fields = parseFields(request.query.fields, productFields(version));
       const options = listOptionsOf(request.query, version);
@@ -206,16 +183,13 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
 
   app.post(
     '/products/:productId/restore',
-    {
-      config: { access: 'admin', openapi: { errors: TRASH_RESTORE_ERRORS } },
-      schema: {
-        tags,
-        summary: 'Restore a product from the trash (admin)',
-        params: ProductParams,
-        body: EmptyBody,
-        response: { 200: ProductView },
-      },
-    },
+    restoreRouteOptions({
+      access: 'admin',
+      tags,
+      summary: 'Restore a product from the trash (admin)',
+      params: ProductParams,
+      view: ProductView,
+    }),
     async (request) =>
       toProductView(
         await products.restoreProduct(request.principal, request.params.productId),

@@ -49,7 +49,7 @@ for (const dialect of DIALECTS) {
         assert.ok(
           statements.some((s) => s.includes('user_counts')) &&
             // Only the erased users' tombstones are counted (a partial index of them alone, DECISIONS §19).
-            !statements.some((s) => /count\(\*\)/.test(s) && !s.includes('"erased_at" is not null')),
+            !statements.some((s) => /count\(\*\).* from "users"/.test(s) && !s.includes('"erased_at" is not null')),
           `${query}: ${statements.join('\n')}`,
         );
       }

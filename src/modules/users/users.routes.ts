@@ -22,9 +22,9 @@ import {
   UserByIdQuery,
   UserView,
 } from './users.schemas.ts';
-import { PermanentParameter, TRASH_RESTORE_ERRORS } from '../history/trash.representation.ts';
+import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
 import { USER_PAGE_RULES, type UsersService } from './users.service.ts';
-import { includedPagination, includeTrashed } from '../history/trash-include.ts';
+import { includedListAnswer } from '../history/trash-include.ts';
 
 const UserParams = Type.Object({ userId: Id });
 const ERASE_VERSIONS = [2] as const;
@@ -79,30 +79,17 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
         };
       }
       if (request.query.trashed === 'include') {
-        const query = request.query;
-        const view = (user: User) => toUserView(user, request.apiPrefix, request.principal);
-        const page = await includeTrashed({
+        const query = { ...request.query, trashed: undefined, page: undefined, count: 'none' as const };
+        return includedListAnswer({
           principal: request.principal,
           resource: 'user',
-          cursor: query.cursor,
-          page: query.page,
+          cursor: request.query.cursor,
+          page: request.query.page,
           limit: pageWindow({ limit: query.limit }, USER_PAGE_RULES).limit,
-          live: async (cursor) => {
-            const live = await users.listUsers(request.principal, {
-              ...query,
-              trashed: undefined,
-              page: undefined,
-              cursor,
-              count: 'none',
-            });
-            return { items: live.items.map(view), nextCursor: live.nextCursor };
-          },
-          trash: async (cursor, limit) => {
-            const trashed = await users.listTrashedUsers(request.principal, { limit, cursor });
-            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
-          },
+          live: (cursor) => users.listUsers(request.principal, { ...query, cursor }),
+          trash: (cursor, limit) => users.listTrashedUsers(request.principal, { limit, cursor }),
+          view: (user: User) => toUserView(user, request.apiPrefix, request.principal),
         });
-        return { data: page.items, pagination: includedPagination(page) };
       }
       const fields = parseFields(request.query.fields, USER_FIELDS);
       const embed = embedding.forRequest('user', request);
@@ -153,16 +140,13 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
 
   app.post(
     '/users/:userId/restore',
-    {
-      config: { access: 'admin', openapi: { errors: TRASH_RESTORE_ERRORS } },
-      schema: {
-        tags,
-        summary: 'Restore a user from the trash with exactly what their deletion took (admin)',
-        params: UserParams,
-        body: EmptyBody,
-        response: { 200: UserView },
-      },
-    },
+    restoreRouteOptions({
+      access: 'admin',
+      tags,
+      summary: 'Restore a user from the trash with exactly what their deletion took (admin)',
+      params: UserParams,
+      view: UserView,
+    }),
     async (request) =>
       toUserView(
         await users.restoreUser(request.principal, request.params.userId),
@@ -179,19 +163,16 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
         config: { access: 'admin', openapi: { versions: ERASE_VERSIONS } },
         schema: {
           tags,
-          summary:
-            'Erase a user for good (the right to be forgotten, admin, v2): a tombstone stays for their orders; their content and personal values go',
+          summary: 'Erase a user for good (the right to be forgotten, admin, v2); a tombstone stays for their orders',
           params: UserParams,
           body: EmptyBody,
           response: { 200: UserView },
         },
       },
-      async (request) =>
-        toUserView(
-          await users.eraseUser(request.principal, request.params.userId),
-          request.apiPrefix,
-          request.principal,
-        ),
+      async (request) => {
+        const erased = await users.eraseUser(request.principal, request.params.userId);
+        return toUserView(erased, request.apiPrefix, request.principal);
+      },
     );
   }
 
