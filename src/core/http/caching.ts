@@ -52,6 +52,9 @@ function withValidator(request: FastifyRequest, reply: FastifyReply, payload: un
   if (request.method === 'PUT' || request.method === 'PATCH') return withNewEtag(request, reply, payload);
   if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+  // An event stream's GET is a stream (no validator, above); its HEAD, an empty body standing for it, gets none
+  // either: an ETag of nothing would let `If-None-Match: *` answer 304 for a representation never sent.
+  if (String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream')) return payload;
   const etag = (reply.getHeader('etag') as string | undefined) ?? strongEtag(payload);
   reply.header('etag', etag);
   if (!reply.hasHeader('cache-control')) {

@@ -242,6 +242,13 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(answer.status, 200);
       assert.match(answer.headers.get('content-type') ?? '', /^text\/event-stream/);
+      // As the GET (a stream), no validator: a conditional HEAD is not answered 304 for a body never sent.
+      assert.equal(answer.headers.get('etag'), null);
+      const conditional = await fetch(`${t.url}/api/events/stream`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'if-none-match': '*' },
+      });
+      assert.equal(conditional.status, 200);
     });
 
     it('purges events older than the retention, keeping those a registered consumer has not passed', async () => {
