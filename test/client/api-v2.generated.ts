@@ -22722,6 +22722,8 @@ export interface operations {
                 "postId[ne]"?: number;
                 /** @description postId one of (comma list) the value */
                 "postId[in]"?: string;
+                /** @description `only`: list the trash instead, most recently deleted first, no filters or sort; `include`: the live list (its filters and sort) then the trash, most recently deleted first; trashed items carry `deletedAt`, `deletedBy`, `deletionId`, `purgeAt`. Admins; authors see their own trashed posts and comments; cursor paging */
+                trashed?: string;
                 /** @description Every matching row as a CSV or NDJSON download instead of one page (v2; or send `Accept: text/csv` / `application/x-ndjson`) */
                 format?: "csv" | "ndjson";
             };

@@ -16,7 +16,7 @@ import {
 import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
 import { COMMENT_PAGE_RULES, type CommentsService } from './comments.service.ts';
 import type { Comment } from './comment.ts';
-import { includedPagination, includeTrashed } from '../history/trash-include.ts';
+import { includedListAnswer, includedPagination } from '../history/trash-include.ts';
 import { pageWindow } from '../../core/pagination.ts';
 
 const PostParams = Type.Object({ postId: Id });
@@ -42,46 +42,26 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       },
     },
     async (request) => {
-      if (request.query.trashed === 'include') {
-        // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
-        const query = request.query as typeof request.query & { cursor?: string };
-        const { postId } = request.params;
-        const view = (comment: Comment) => toCommentView(comment, request.apiPrefix);
-        const page = await includeTrashed({
+      // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
+      const query = request.query as typeof request.query & { cursor?: string };
+      const { postId } = request.params;
+      const view = (comment: Comment) => toCommentView(comment, request.apiPrefix);
+      if (query.trashed === 'include') {
+        const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
+        return includedListAnswer({
           principal: request.principal,
           resource: 'comment',
           cursor: query.cursor,
           page: query.page,
           limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
-          live: async (cursor) => {
-            const live = await comments.listPostComments(request.principal, postId, {
-              ...query,
-              trashed: undefined,
-              page: undefined,
-              cursor,
-              count: 'none',
-            });
-            return { items: live.items.map(view), nextCursor: live.nextCursor };
-          },
-          trash: async (cursor, limit) => {
-            const trashed = await comments.listTrashedComments(request.principal, postId, { limit, cursor });
-            return { items: trashed.items.map(view), nextCursor: trashed.nextCursor };
-          },
+          live: (cursor) => comments.listPostComments(request.principal, postId, { ...live, cursor }),
+          trash: (cursor, limit) => comments.listTrashedComments(request.principal, postId, { limit, cursor }),
+          view,
         });
-        return { data: page.items, pagination: includedPagination(page) };
       }
-      if (request.query.trashed === 'only') {
-        const trashed = await comments.listTrashedComments(request.principal, request.params.postId, request.query);
-        return {
-          data: trashed.items.map((comment) => toCommentView(comment, request.apiPrefix)),
-          pagination: {
-            page: 1,
-            limit: trashed.limit,
-            hasNext: trashed.nextCursor !== null,
-            hasPrev: false,
-            nextCursor: trashed.nextCursor,
-          },
-        };
+      if (query.trashed === 'only') {
+        const trashed = await comments.listTrashedComments(request.principal, postId, query);
+        return { data: trashed.items.map(view), pagination: includedPagination(trashed) };
       }
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
@@ -102,6 +82,26 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       },
     },
     async (request) => {
+      // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
+      const query = request.query as typeof request.query & { cursor?: string };
+      const view = (comment: Comment) => toCommentView(comment, request.apiPrefix);
+      if (query.trashed === 'only') {
+        const trashed = await comments.listTrashedComments(request.principal, undefined, query);
+        return { data: trashed.items.map(view), pagination: includedPagination(trashed) };
+      }
+      if (query.trashed === 'include') {
+        const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
+        return includedListAnswer({
+          principal: request.principal,
+          resource: 'comment',
+          cursor: query.cursor,
+          page: query.page,
+          limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
+          live: (cursor) => comments.listComments(request.principal, { ...live, cursor }),
+          trash: (cursor, limit) => comments.listTrashedComments(request.principal, undefined, { limit, cursor }),
+          view,
+        });
+      }
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listComments(request.principal, request.query);
       const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));

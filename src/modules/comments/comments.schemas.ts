@@ -63,4 +63,5 @@ export const AllCommentsQuery = Type.Object({
   ...PageQuery,
   ...CommentInclude,
   ...listQueryParameters(ALL_COMMENTS_QUERY),
+  ...TrashedListParameter,
 });

@@ -183,10 +183,13 @@ export function createCommentsService(
       });
     },
 
-    /** `GET /posts/{id}/comments?trashed=only`: the post's trashed comments (an author sees their own). */
+    /**
+     * `GET /posts/{id}/comments?trashed=only`: the post's trashed comments; `GET /comments?trashed=only`
+     * (no post): every trashed comment. An author sees their own.
+     */
     async listTrashedComments(
       actor: Principal | null,
-      postId: number,
+      postId: number | undefined,
       options: { limit?: number | undefined; cursor?: string | undefined },
     ) {
       const principal = requireSignedIn(actor);

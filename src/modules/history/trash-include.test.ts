@@ -125,6 +125,44 @@ for (const dialect of DIALECTS) {
       assert.ok(!plainIds.includes(a2) && plainIds.includes(a1), 'without trashed the list is as it was');
     });
 
+    it('every comment (GET /comments): include lists live then trashed, only the trash; an author sees their own trashed ones, admins all', async () => {
+      const [alice, bob] = [await t.createUser(), await t.createUser()];
+      const postId = (
+        await t.request('POST', `${V2}/users/${alice.id}/posts`, {
+          token: alice.token,
+          body: { title: 'T', content: 'C' },
+        })
+      ).body.id as number;
+      const comment = async (user: { token: string }, text: string) =>
+        (await t.request('POST', `${V2}/posts/${postId}/comments`, { token: user.token, body: { text } })).body
+          .id as number;
+      const [a1, a2, b1] = [await comment(alice, 'a1'), await comment(alice, 'a2'), await comment(bob, 'b1')];
+      for (const id of [a2, b1]) {
+        assert.equal((await t.request('DELETE', `${V2}/posts/${postId}/comments/${id}`, admin())).status, 204);
+      }
+      const mine = (items: Item[]) => items.filter((item) => [a1, a2, b1].includes(item.id as number));
+      const asAdmin = mine(await walk(`${V2}/comments?postId=${postId}&trashed=include&limit=1`, t.adminToken));
+      assert.deepEqual(
+        asAdmin.map((item) => [item.id, isTrashed(item)]),
+        [
+          [a1, false],
+          [b1, true],
+          [a2, true],
+        ],
+      );
+      const asAlice = mine(await walk(`${V2}/comments?trashed=include&limit=2`, alice.token));
+      assert.deepEqual(
+        asAlice.filter(isTrashed).map((item) => item.id),
+        [a2],
+      );
+      const only = mine(await walk(`${V2}/comments?trashed=only&limit=1`, bob.token));
+      assert.deepEqual(
+        only.map((item) => [item.id, isTrashed(item)]),
+        [[b1, true]],
+      );
+      assert.equal((await t.request('GET', `${V2}/comments?trashed=include`)).status, 401);
+    });
+
     it("comments of a post and products: the live list's filters apply to the live part only; 403 for non-admins on products", async () => {
       const alice = await t.createUser();
       const postId = (
