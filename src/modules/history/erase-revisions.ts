@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
-import type { ErasedContent } from './erase.repository.ts';
+import { holdingAny, type ErasedContent } from './erase.repository.ts';
 import { scrubbedUserValue } from './erase-scrub.ts';
 
 const CHUNK = 200;
@@ -33,8 +33,7 @@ export async function scrubRevisions(
     .where((eb) =>
       eb.or([
         eb.and([eb('resource', '=', 'user'), eb('item_id', '=', userId)]),
-        // As JSON text holds it; LIKE's `_` and `%` only widen the candidates, which are read anyway.
-        ...personal.texts.map((text) => eb('state', 'like', `%${JSON.stringify(text).slice(1, -1)}%`)),
+        holdingAny('state', personal.texts)(eb),
       ]),
     )
     .execute();

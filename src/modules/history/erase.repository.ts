@@ -1,3 +1,6 @@
+import { sql, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { containsPattern } from '../../core/db/like-pattern.ts';
+import type { Tables } from '../../core/db/tables.ts';
 import { anyTable } from '../../core/db/by-id-statements.ts';
 import type { Db } from '../../core/db/database.ts';
 
@@ -117,6 +120,22 @@ export async function removeTrashedContent(trx: Db, userId: number, deletionId?:
 }
 
 /** The stored events that may hold the user's personal values: their own, and any whose text holds one. */
+/**
+ * Rows of a stored copy (`column`, JSON text) that may hold the user's values: their own (`resource`
+ * `user:<id>`, when the table has one) and any whose text contains one of `texts` as JSON writes it, by the
+ * one LIKE pattern the service builds (core/db/like-pattern.ts: literal, bound, escaped).
+ */
+export function holdingAny(column: string, texts: readonly string[], ownResource?: string) {
+  return (eb: ExpressionBuilder<Tables, keyof Tables>) =>
+    eb.or([
+      ...(ownResource === undefined ? [] : [eb(sql.ref('resource'), '=', ownResource)]),
+      ...texts.map(
+        (text) =>
+          sql<SqlBool>`${sql.ref(column)} like ${containsPattern(JSON.stringify(text).slice(1, -1))} escape '\\'`,
+      ),
+    ]);
+}
+
 export function eventsHolding(
   db: Db,
   userId: number,
@@ -125,13 +144,7 @@ export function eventsHolding(
   return db
     .selectFrom('events')
     .select(['event_id', 'data'])
-    .where((eb) =>
-      eb.or([
-        eb('resource', '=', `user:${userId}`),
-        // As JSON text holds it; LIKE's `_` and `%` only widen the candidates, which erase.ts reads anyway.
-        ...texts.map((text) => eb('data', 'like', `%${JSON.stringify(text).slice(1, -1)}%`)),
-      ]),
-    )
+    .where(holdingAny('data', texts, `user:${userId}`))
     .execute();
 }
 
@@ -144,12 +157,7 @@ export function deliveriesHolding(
   return db
     .selectFrom('webhook_deliveries')
     .select(['id', 'payload'])
-    .where((eb) =>
-      eb.or([
-        eb('resource', '=', `user:${userId}`),
-        ...texts.map((text) => eb('payload', 'like', `%${JSON.stringify(text).slice(1, -1)}%`)),
-      ]),
-    )
+    .where(holdingAny('payload', texts, `user:${userId}`))
     .execute();
 }
 
