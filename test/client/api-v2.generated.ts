@@ -2697,7 +2697,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {string} */
-            op: "create" | "update" | "delete" | "restore" | "revert" | "purge";
+            op: "create" | "update" | "delete" | "restore" | "revert" | "purge" | "erase";
             actor: {
                 /** @enum {string} */
                 type: "user" | "system";
@@ -2726,7 +2726,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {string} */
-            op: "create" | "update" | "delete" | "restore" | "revert" | "purge";
+            op: "create" | "update" | "delete" | "restore" | "revert" | "purge" | "erase";
             actor: {
                 /** @enum {string} */
                 type: "user" | "system";
@@ -30403,7 +30403,7 @@ export interface operations {
                 cursor?: string;
                 actorId?: number;
                 resource?: "user" | "post" | "comment" | "product";
-                op?: "create" | "update" | "delete" | "restore" | "revert" | "purge";
+                op?: "create" | "update" | "delete" | "restore" | "revert" | "purge" | "erase";
                 /** @description At or after */
                 from?: string;
                 /** @description Before */

@@ -80,4 +80,20 @@ export const historyMigrations = {
       await db.schema.dropTable('revisions').ifExists().execute();
     },
   },
+  /**
+   * The audit's filters `resource` and `op`, newest first: each its own `(filter, id)` index, so that a rare
+   * value is found by key, not by walking every revision newest first. Built online (a large revisions table
+   * stays writable).
+   */
+  '0027-revisions-audit': {
+    async up(): Promise<void> {},
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropIndex('revisions_resource_idx').ifExists().execute();
+      await db.schema.dropIndex('revisions_op_idx').ifExists().execute();
+    },
+    onlineIndexes: [
+      { name: 'revisions_resource_idx', table: 'revisions', definition: '(resource, id)' },
+      { name: 'revisions_op_idx', table: 'revisions', definition: '(op, id)' },
+    ],
+  },
 };

@@ -25,6 +25,53 @@ export async function insertRevision(trx: Db, row: Insertable<RevisionsTable>): 
   await trx.insertInto('revisions').values(row).execute();
 }
 
+/**
+ * A revision `base.op` for each post and comment the item's deletion took into the trash with it (not the
+ * item itself), each the state of its latest revision (none for an item without one), with `base`'s time,
+ * actor and request id: one statement, through the trash's key and the revisions' item index.
+ */
+export async function insertCascadeRevisions(
+  trx: Db,
+  resource: string,
+  itemId: number,
+  base: Insertable<RevisionsTable>,
+): Promise<void> {
+  const deletion = trx
+    .selectFrom('trash_items')
+    .select('deletion_id')
+    .where('resource', '=', resource as never)
+    .where('item_key', '=', String(itemId));
+  const latest = trx
+    .selectFrom('revisions as r')
+    .innerJoin('trash_items as t', (join) =>
+      join.onRef('t.resource', '=', 'r.resource').onRef('t.item_id', '=', 'r.item_id'),
+    )
+    .select((eb) => eb.fn.max('r.id').as('id'))
+    .where('t.deletion_id', '=', deletion)
+    .where('t.resource', 'in', ['post', 'comment'])
+    .where((eb) => eb.not(eb.and([eb('t.resource', '=', resource as never), eb('t.item_id', '=', itemId)])))
+    .groupBy(['r.resource', 'r.item_id']);
+  await trx
+    .insertInto('revisions')
+    .columns(['resource', 'item_id', 'op', 'at', 'actor_type', 'actor_id', 'request_id', 'state'])
+    .expression(
+      trx
+        .selectFrom('revisions as p')
+        .select((eb) => [
+          'p.resource',
+          'p.item_id',
+          eb.val(base.op).as('op'),
+          eb.val(base.at).as('at'),
+          eb.val(base.actor_type).as('actor_type'),
+          eb.val(base.actor_id ?? null).as('actor_id'),
+          eb.val(base.request_id ?? null).as('request_id'),
+          'p.state',
+        ])
+        .where('p.id', 'in', latest),
+    )
+    .execute();
+}
+
 /** The state of the item's latest revision (a delete, restore or purge keeps it), or undefined. */
 export async function findLatestState(db: Db, resource: string, itemId: number): Promise<string | undefined> {
   const row = await db

@@ -19,7 +19,7 @@ import type { RevisionRow } from './revisions.table.ts';
 
 export const REVISION_RESOURCES = ['user', 'post', 'comment', 'product'] as const;
 export type RevisionResource = (typeof REVISION_RESOURCES)[number];
-export const REVISION_OPS = ['create', 'update', 'delete', 'restore', 'revert', 'purge'] as const;
+export const REVISION_OPS = ['create', 'update', 'delete', 'restore', 'revert', 'purge', 'erase'] as const;
 
 const OP_OF_ACTION: Record<string, string> = {
   created: 'create',
@@ -27,7 +27,10 @@ const OP_OF_ACTION: Record<string, string> = {
   deleted: 'delete',
   restored: 'restore',
   purged: 'purge',
+  erased: 'erase',
 };
+/** The kinds whose deletion takes others with it into the trash (a user's posts and comments, a post's comments). */
+const CASCADING = new Set(['user', 'post']);
 const RESOURCES = new Set<string>(REVISION_RESOURCES);
 /** Never part of a state: the links, the trash's fields, and (defensively: no view has one) a password. */
 const LEFT_OUT = new Set(['_links', 'deletedAt', 'deletedBy', 'deletionId', 'purgeAt', 'password', 'passwordHash']);
@@ -138,10 +141,14 @@ export function createRevisions(db: Db, settings: RevisionSettings) {
         await repo.insertRevision(trx, rowOf(resource, itemId, op, JSON.stringify(stateOf(data))));
         return;
       }
-      // A delete, restore or purge: the item as it was (its event carries only its id), so `changes` is [].
-      // An item with no revision (written before revisions were) has none to take it from: none is written.
+      // A delete, restore, purge or erase: the item as it was (its event carries only its id; an erasure's
+      // after scrubbing), so `changes` is []. An item with no revision (written before revisions were) has
+      // none to take it from: none is written.
       const latest = await repo.findLatestState(trx, resource, itemId);
       if (latest !== undefined) await repo.insertRevision(trx, rowOf(resource, itemId, op, latest));
+      // What the deletion took into the trash with it has no event of its own: a `delete` revision each.
+      if (op === 'delete' && CASCADING.has(resource))
+        await repo.insertCascadeRevisions(trx, resource, itemId, rowOf(resource, itemId, op, ''));
     },
     createdRow(type, data) {
       const revision = revisionOf(type, data);
