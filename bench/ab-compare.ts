@@ -22,7 +22,7 @@ import { median } from './suite/load.ts';
 import { PERF_NODE_OPTIONS, perfAvailable, recordPerf, removeV8Log } from './suite/perf-record.ts';
 import { loadAverage, pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
 import { startOtlpSink } from './suite/otlp-sink.ts';
-import { standardContext, WORKLOADS } from './suite/workloads.ts';
+import { EXTRA_WORKLOADS, standardContext, WORKLOADS } from './suite/workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -98,7 +98,7 @@ try {
         : process.env.AB_NODE_OPTIONS
           ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS }
           : undefined;
-  const workloads = WORKLOADS.filter((w) => values.workloads.split(',').includes(w.id));
+  const workloads = [...WORKLOADS, ...EXTRA_WORKLOADS].filter((w) => values.workloads.split(',').includes(w.id));
   const ratios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));
   /** B's CPU an answer over A's: the verdict of a `--rate` comparison, where both answer as many. */
   const cpuRatios = new Map<string, number[]>(workloads.map((w) => [w.id, []]));

@@ -201,7 +201,7 @@ try {
   );
   console.log('|---|---:|---:|---|---:|---:|');
   for (const [table, words, ours] of peers) {
-    if (!wanted(ours) || !client) continue;
+    if (!wanted(ours) || !client || PEER_RUNS === 0) continue;
     const where = words
       .map((_, i) => `(${FIELDS[table].map((field) => `${field} ilike $${i + 1}`).join(' or ')})`)
       .join(' and ');

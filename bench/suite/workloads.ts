@@ -1,3 +1,4 @@
+import { adminTokenOf } from './alternate.ts';
 import type { LoadRequest } from './load.ts';
 
 /** What every workload needs to know about the running server and the seeded data. */
@@ -366,3 +367,41 @@ const W8: Workload = {
 };
 
 export const WORKLOADS: Workload[] = [W1, W2, W3, W4, W5, W6, W7, W8];
+
+/**
+ * W9 (issue 72's line, not in the standard run): an administrator changes a product's price, the write a
+ * revision is added to (DECISIONS §19). Random products of the standard data set, each answer a new price.
+ */
+const W9: Workload = {
+  id: 'W9',
+  title: 'PATCH /api/v2/products/{id} (a new price, an administrator)',
+  async prepare(context) {
+    const token = await adminTokenOf(context.baseUrl);
+    let price = 1;
+    return {
+      requests: [
+        {
+          method: 'PATCH',
+          headers: { ...json, authorization: `Bearer ${token}` },
+          setupRequest: (r) => ({
+            ...r,
+            path: `/api/v2/products/${randomId(context.products)}`,
+            body: JSON.stringify({ price: (price = (price % 900) + 1) }),
+          }),
+        },
+      ],
+    };
+  },
+  async check(context) {
+    const token = await adminTokenOf(context.baseUrl);
+    const { status, body } = await call({ ...context, token }, '/api/v2/products/1', {
+      method: 'PATCH',
+      headers: json,
+      body: JSON.stringify({ price: 12.5 }),
+    });
+    expect(status === 200 && (body as { price: number }).price === 12.5, `product update answered ${status}`);
+  },
+};
+
+/** Workloads for one comparison (`ab-compare.ts --workloads W9`), outside the standard run. */
+export const EXTRA_WORKLOADS: Workload[] = [W9];
