@@ -1,6 +1,7 @@
 import type { Principal } from '../../core/access/principal.ts';
 import type { Db } from '../../core/db/database.ts';
 import type { RowInsert } from './created-rows.ts';
+import type { Rewrite, StoredValues } from './stored-copies.ts';
 import { insertCreatedRow } from './events.repository.ts';
 import { createOutbox } from './outbox.ts';
 
@@ -38,6 +39,11 @@ export interface EventRecorder<M> {
    * where a transaction takes four); SQLite, which has no round trips, writes both in a transaction.
    * Given a transaction (the outbox's), both are written in it.
    */
+  /**
+   * Erasure (DECISIONS §19), in `trx`: every stored event that may hold the person's values, and every copy
+   * another module keeps of one (webhook payloads), rewritten by `rewrite` where they do.
+   */
+  scrubStored(trx: Db, values: StoredValues, rewrite: Rewrite): Promise<void>;
   recordInsert<R extends { id: number }, N extends object, K extends keyof M & string>(
     db: Db,
     type: K,
@@ -58,6 +64,7 @@ export function noEvents<M>(): EventRecorder<M> {
   const outbox = createOutbox({ writerKey: false });
   return {
     transaction: outbox.transaction,
+    async scrubStored() {},
     async record(trx) {
       outbox.recordIn(trx);
     },

@@ -55,6 +55,27 @@ export interface DomainEvent {
 }
 
 /** An event with its place in the feed. */
+export interface FeedQuery {
+  after?: string | undefined;
+  /** `Last-Event-ID` of a resuming stream: wins over `after`. */
+  lastEventId?: string | undefined;
+  limit?: number | undefined;
+  types?: string | undefined;
+}
+
+/** A checked feed request: where to start, how many, which types. */
+export interface FeedRequest {
+  after: FeedPosition | undefined;
+  limit: number;
+  filter: TypeFilter | undefined;
+}
+
+export interface FeedPage {
+  items: FeedEvent[];
+  /** The last event's cursor; with nothing new, the cursor asked for (null when none was). */
+  nextCursor: string | null;
+}
+
 export interface FeedEvent {
   event: DomainEvent;
   /** `event` as JSON text, exactly `JSON.stringify(event)`: what the webhooks, NATS and the stream send. */

@@ -12,8 +12,10 @@ import {
   resolveAfter,
   toFeedEvent,
   type FeedEvent,
+  type FeedPage,
   type FeedPosition,
-  type TypeFilter,
+  type FeedQuery,
+  type FeedRequest,
 } from './event.ts';
 import { backgroundTransaction, backgroundWrite } from './background-writes.ts';
 import type { EventRecorder, EventViews } from './event-recorder.ts';
@@ -25,6 +27,7 @@ import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
 import { currentImportId } from './import-origin.ts';
 import type { ChangeWriter } from './change-writer.ts';
+import { createStoredCopies } from './stored-copies.ts';
 
 /** New rows' ids reserved at a time on PostgreSQL (`row-ids.ts`): one statement per this many inserts. */
 const ROW_ID_BLOCK = 16;
@@ -42,26 +45,7 @@ export interface EventsOptions {
   heartbeatMs: number;
 }
 
-export interface FeedQuery {
-  after?: string | undefined;
-  /** `Last-Event-ID` of a resuming stream: wins over `after`. */
-  lastEventId?: string | undefined;
-  limit?: number | undefined;
-  types?: string | undefined;
-}
-
-/** A checked feed request: where to start, how many, which types. */
-export interface FeedRequest {
-  after: FeedPosition | undefined;
-  limit: number;
-  filter: TypeFilter | undefined;
-}
-
-export interface FeedPage {
-  items: FeedEvent[];
-  /** The last event's cursor; with nothing new, the cursor asked for (null when none was). */
-  nextCursor: string | null;
-}
+export type { FeedPage, FeedQuery, FeedRequest } from './event.ts';
 
 /**
  * Types whose resource gets a new id in the writing transaction (ids are never reused), so no other
@@ -106,6 +90,8 @@ export function createEventsService(db: Db, options: EventsOptions) {
   };
 
   let changeWriter: ChangeWriter | undefined;
+  /** Erasure (DECISIONS §19): the stored events and every registered copy of them (stored-copies.ts). */
+  const storedCopies = createStoredCopies(repo.scrubEvents);
   async function record(trx: Db, type: string, data: Record<string, unknown>): Promise<void> {
     outbox.recordIn(trx);
     await repo.insertEvent(trx, eventRow(type, data), FIRST_EVENT_TYPES.has(type));
@@ -149,6 +135,9 @@ export function createEventsService(db: Db, options: EventsOptions) {
       changeWriter = writer;
     },
 
+    /** Registers a module keeping copies of events (webhook payloads): an erasure scrubs them too. */
+    onStoredCopies: storedCopies.register,
+
     /** A transaction to record events in; the consumers are signalled after its commit if it did (outbox.ts). */
     transaction,
 
@@ -159,6 +148,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
     recorderFor<M>(views: EventViews<M>): EventRecorder<M> {
       return {
         transaction,
+        scrubStored: storedCopies.scrub,
         record: (trx, type, value) => record(trx, type, views[type](value)),
         recordWith: (writer, type, write, valueOf) =>
           transaction(writer, async (trx) => {

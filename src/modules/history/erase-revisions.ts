@@ -1,5 +1,6 @@
 import type { Db } from '../../core/db/database.ts';
-import { holdingAny, type ErasedContent } from './erase.repository.ts';
+import { jsonTextHoldingAny } from '../../core/db/like-pattern.ts';
+import type { ErasedContent } from './erase.repository.ts';
 import { scrubbedUserValue } from './erase-scrub.ts';
 
 const CHUNK = 200;
@@ -33,7 +34,7 @@ export async function scrubRevisions(
     .where((eb) =>
       eb.or([
         eb.and([eb('resource', '=', 'user'), eb('item_id', '=', userId)]),
-        holdingAny('state', personal.texts)(eb),
+        jsonTextHoldingAny('state', personal.texts)(eb),
       ]),
     )
     .execute();

@@ -1,13 +1,10 @@
-import { sql, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { containsPattern } from '../../core/db/like-pattern.ts';
-import type { Tables } from '../../core/db/tables.ts';
 import { anyTable } from '../../core/db/by-id-statements.ts';
 import type { Db } from '../../core/db/database.ts';
 
 /**
  * All SQL of an erasure (DECISIONS §19) beyond the user's own row: their content removed for good, live
- * and in the trash, and the stored events that hold their personal values. Erasure is a rare admin
- * action: the trash's likes and the events are looked through by key prefix and by text.
+ * and in the trash (the stored events are the events module's: `scrubStored`). Erasure is a rare admin
+ * action: the trash's likes are looked through by key prefix.
  */
 
 /** Ids of what an erasure removed: the revisions of these go too (erase-revisions.ts). */
@@ -117,54 +114,4 @@ export async function removeTrashedContent(trx: Db, userId: number, deletionId?:
     postIds: [...postIds, ...ofDeletion.filter((r) => r.resource === 'post').map((r) => Number(r.item_id))],
     commentIds: [...commentIds, ...ofDeletion.filter((r) => r.resource === 'comment').map((r) => Number(r.item_id))],
   };
-}
-
-/** The stored events that may hold the user's personal values: their own, and any whose text holds one. */
-/**
- * Rows of a stored copy (`column`, JSON text) that may hold the user's values: their own (`resource`
- * `user:<id>`, when the table has one) and any whose text contains one of `texts` as JSON writes it, by the
- * one LIKE pattern the service builds (core/db/like-pattern.ts: literal, bound, escaped).
- */
-export function holdingAny(column: string, texts: readonly string[], ownResource?: string) {
-  return (eb: ExpressionBuilder<Tables, keyof Tables>) =>
-    eb.or([
-      ...(ownResource === undefined ? [] : [eb(sql.ref('resource'), '=', ownResource)]),
-      ...texts.map(
-        (text) =>
-          sql<SqlBool>`${sql.ref(column)} like ${containsPattern(JSON.stringify(text).slice(1, -1))} escape '\\'`,
-      ),
-    ]);
-}
-
-export function eventsHolding(
-  db: Db,
-  userId: number,
-  texts: readonly string[],
-): Promise<{ event_id: string; data: string }[]> {
-  return db
-    .selectFrom('events')
-    .select(['event_id', 'data'])
-    .where(holdingAny('data', texts, `user:${userId}`))
-    .execute();
-}
-
-/** The webhook deliveries whose saved payload (the event JSON as sent) may hold them, likewise. */
-export function deliveriesHolding(
-  db: Db,
-  userId: number,
-  texts: readonly string[],
-): Promise<{ id: number; payload: string }[]> {
-  return db
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'payload'])
-    .where(holdingAny('payload', texts, `user:${userId}`))
-    .execute();
-}
-
-export async function rewriteDeliveryPayload(trx: Db, id: number, payload: string): Promise<void> {
-  await trx.updateTable('webhook_deliveries').set({ payload }).where('id', '=', id).execute();
-}
-
-export async function rewriteEventData(trx: Db, eventId: string, data: string): Promise<void> {
-  await trx.updateTable('events').set({ data }).where('event_id', '=', eventId).execute();
 }

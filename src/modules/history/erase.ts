@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db/database.ts';
+import type { Rewrite, StoredValues } from '../events/stored-copies.ts';
 import * as repo from './erase.repository.ts';
 import { scrubRevisions } from './erase-revisions.ts';
 import { scrubbedUserValue } from './erase-scrub.ts';
@@ -9,8 +10,8 @@ export { ERASED } from './erase-scrub.ts';
  * What an erasure (DECISIONS §19, `POST /api/v2/users/{id}/erase`) does beyond the user's own row, in
  * the users service's transaction: their posts, comments and likes removed for good (live, and in the
  * trash, their own deletion included), the revisions of those deleted, and in every stored event (the
- * outbox's, and the webhook deliveries' saved payloads) and remaining revision their name and e-mail read
- * `[erased]` and their age null.
+ * outbox's, and the webhook deliveries' saved payloads: rewritten by the events module, `scrubStored`) and
+ * remaining revision their name and e-mail read `[erased]` and their age null.
  */
 
 /** The user's row as the trash holds it, when they are in the trash; undefined otherwise. */
@@ -26,6 +27,7 @@ export async function eraseTraces(
   trx: Db,
   userId: number,
   personal: { name: string; email: string },
+  scrubStored: (values: StoredValues, rewrite: Rewrite) => Promise<void>,
   trashedDeletionId?: string,
 ): Promise<void> {
   const live = await repo.removeLiveContent(trx, userId);
@@ -35,14 +37,9 @@ export async function eraseTraces(
     commentIds: [...live.commentIds, ...trashed.commentIds],
   };
   const texts = [personal.email, personal.name].filter((text) => text.length > 0);
-  for (const event of await repo.eventsHolding(trx, userId, texts)) {
-    const data = JSON.stringify(scrubbedUserValue(JSON.parse(event.data), userId, [personal.email]));
-    if (data !== event.data) await repo.rewriteEventData(trx, event.event_id, data);
-  }
-  // The webhook deliveries keep the event JSON they send (sent or still to send): scrubbed alike.
-  for (const delivery of await repo.deliveriesHolding(trx, userId, texts)) {
-    const payload = JSON.stringify(scrubbedUserValue(JSON.parse(delivery.payload), userId, [personal.email]));
-    if (payload !== delivery.payload) await repo.rewriteDeliveryPayload(trx, delivery.id, payload);
-  }
+  // The stored events and their copies (the webhook deliveries' payloads), by the events module.
+  await scrubStored({ resource: `user:${userId}`, texts }, (json) =>
+    JSON.stringify(scrubbedUserValue(JSON.parse(json), userId, [personal.email])),
+  );
   await scrubRevisions(trx, userId, content, { texts, email: personal.email });
 }

@@ -34,7 +34,7 @@ export function createUsersErase(db: Db, events: EventRecorder<EraseEvents>) {
         }
         if (current.erased_at && !deletionId) return toUser(current);
         const personal = { name: current.name, email: current.email };
-        await eraseTraces(trx, id, personal, deletionId);
+        await eraseTraces(trx, id, personal, (values, rewrite) => events.scrubStored(trx, values, rewrite), deletionId);
         const at = now();
         // Back from the trash as the tombstone itself: the erased values are written with the row.
         if (deletionId) await repo.insertUser(trx, { ...tombstoneOf(current, at), id } as never);

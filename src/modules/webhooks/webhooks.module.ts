@@ -1,6 +1,7 @@
 import type { EventsService } from '../events/events.service.ts';
 import { createOutboxConsumer } from '../events/outbox-consumer.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
+import { scrubPayloads } from './deliveries.repository.ts';
 import { createDeliveriesService, WEBHOOKS_CONSUMER } from './deliveries.service.ts';
 import { createDeliverySender } from './delivery-sender.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
@@ -26,6 +27,8 @@ function createService({ db, config, services }: ModuleDeps<{ events: EventsServ
   });
   const metrics = createWebhookMetrics();
   const sender = createDeliverySender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, guard });
+  // The deliveries keep the event JSON they send: an erasure (DECISIONS §19) scrubs it with the outbox's.
+  services.events.onStoredCopies({ scrub: scrubPayloads });
   return {
     ...createWebhooksService(db, services.events, guard, { secretOverlapHours: config.WEBHOOK_SECRET_OVERLAP_HOURS }),
     deliveries: createDeliveriesService(db, services.events, sender, metrics, {
