@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { observeQueries } from '../../core/db/database.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { GRAPHQL_TEST_ENV, gql } from '../../../test/support/graphql-test-client.ts';
 import { servedRoutes } from '../../../test/support/served-routes.ts';
@@ -83,10 +84,11 @@ for (const dialect of DIALECTS) {
     });
     after(() => t?.close());
 
-    it('no GET route of /api/v1 or /api/v2 shows it', async () => {
+    it('no GET route of /api/v1 or /api/v2 shows it, and no list reads the trash', async () => {
       const routes = servedRoutes(t.server.app.http).filter((route) => /^GET \/api\/v[12]\//.test(route));
       assert.ok(routes.length > 20, `the route table read: ${routes.length} routes`);
       let tried = 0;
+      let lists = 0;
       for (const route of routes) {
         const template = route.slice('GET '.length);
         // The event feed is the record of changes (kept EVENT_RETENTION_HOURS), not a read of items: it told
@@ -103,16 +105,27 @@ for (const dialect of DIALECTS) {
           const values = ids[name] ?? [1];
           paths = paths.flatMap((path) => values.map((value) => path.replace(`:${name}`, String(value))));
         }
+        // A list (its last segment no id) never reads the trash: its cost is the same with a trash of any size.
+        const isList = !/\/:\w+$/.test(template);
         for (const path of paths) {
           for (const variant of QUERY_VARIANTS) {
+            const statements: string[] = [];
+            const stop = observeQueries(t.server.db, (text) => statements.push(text));
             const res = await t.request('GET', `${path}${variant}`, { token: t.adminToken });
+            stop();
             tried += 1;
             assert.ok(res.status < 500, `${path}${variant}: ${res.status} ${res.text}`);
             assert.ok(!res.text.toLowerCase().includes(MARK), `${path}${variant} shows a trashed item: ${res.text}`);
+            if (isList && res.status === 200) {
+              const reading = statements.filter((text) => text.includes('trash_items'));
+              assert.deepEqual(reading, [], `${path}${variant} reads the trash`);
+              lists += 1;
+            }
           }
         }
       }
       assert.ok(tried > 200, `requests made: ${tried}`);
+      assert.ok(lists > 50, `lists answered: ${lists}`);
     });
 
     it('no GraphQL Query field shows it', async () => {
