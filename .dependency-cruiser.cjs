@@ -28,6 +28,7 @@ const TEST_ONLY = [
   '\\.fixture\\.ts$',
   '^scripts/(soak|hostile-run|graphql-abuse-figures)\\.ts$',
   '^bench/bulk\\.ts$',
+  '^bench/console-scale\\.ts$',
 ];
 
 /** A module's SQL files: its repository and its compiled statements, private to the module. */

@@ -1,5 +1,5 @@
 import { Admin, CustomRoutes, defaultTheme, Resource, type RaThemeOptions } from 'react-admin';
-import { Route } from 'react-router-dom';
+import { createHashRouter, Route, RouterProvider } from 'react-router-dom';
 import { authProvider } from './auth-provider.ts';
 import { Dashboard } from './dashboard.tsx';
 import { dataProvider } from './data-provider.ts';
@@ -25,7 +25,7 @@ const theme: RaThemeOptions = {
 };
 
 /** The admin console (DECISIONS §20): react-admin over the public /api/v2, nothing private. */
-export function App() {
+function Console() {
   return (
     <Admin
       title="content-service"
@@ -56,4 +56,17 @@ export function App() {
       </CustomRoutes>
     </Admin>
   );
+}
+
+/**
+ * react-admin inside a hash router of ours, only to turn off React transitions for navigations. With them
+ * (react-router's default) the address changes at once but the old screen stays up, and editable, until
+ * the new one has rendered: a create form that had just saved took keystrokes for up to a few hundred
+ * milliseconds under load, and they were lost when the edit form replaced it (the edit test typed into it).
+ * Without them the screen changes with the address. react-admin uses a router it finds around it.
+ */
+const router = createHashRouter([{ path: '*', element: <Console /> }]);
+
+export function App() {
+  return <RouterProvider router={router} useTransitions={false} />;
 }

@@ -233,10 +233,3 @@ export const dataProvider = {
     return { data: params.ids };
   },
 } as unknown as DataProvider;
-
-/** The ETag of the item as last read (History's restore sends it as `If-Match`). */
-export async function currentEtag(resource: string, id: Identifier): Promise<string | null> {
-  const response = await api(`/api/v2${specOf(resource).item!(id)}`);
-  remember(resource, id, response);
-  return response.headers.get('etag');
-}

@@ -11,9 +11,9 @@ import { assertAccessible, ensureAdminBuilt, signIn } from '../../test/support/a
 const PASSWORD = 'console-password-2';
 
 /**
- * The console's screens for data that comes and goes (DECISIONS §18-§20): the trash, an import with its dry
- * run, and an export, in Debian's chromium against the real service on both databases, each checked through
- * the API afterwards, with axe-core on every screen.
+ * The console's screens for data that comes and goes (DECISIONS §18-§20): the trash, an item's history, an
+ * import with its dry run, and an export, in Debian's chromium against the real service on both databases,
+ * each checked through the API afterwards, with axe-core on every screen.
  */
 for (const dialect of DIALECTS) {
   describe(`admin console: trash, import, export (${dialect.name})`, { skip: dialect.skip || CHROMIUM_SKIP }, () => {
@@ -58,6 +58,74 @@ for (const dialect of DIALECTS) {
       assert.equal(back.status, 200, back.text);
       assert.equal(back.body.name, 'Mistaken Delete');
     });
+
+    it(
+      'shows a product’s history as a diff, paged, and restores an older revision with If-Match (a change since is refused)',
+      { timeout: 60_000 },
+      async () => {
+        const admin = { token: t.adminToken };
+        const made = await t.request('POST', '/api/v2/products', {
+          ...admin,
+          body: { name: 'History Lamp', category: 'history-screen', price: 10, stock: 1 },
+        });
+        const id = made.body.id as number;
+        const edit = async (body: Record<string, unknown>) =>
+          assert.equal((await t.request('PATCH', `/api/v2/products/${id}`, { ...admin, body })).status, 200);
+        const revisions = async () =>
+          (await t.request('GET', `/api/v2/products/${id}/revisions?limit=100`, admin)).body.data as {
+            rev: number;
+            op: string;
+          }[];
+        await edit({ price: 12 });
+        await edit({ name: 'History Lamp Pro' });
+        // 22 revisions: the screen's first page (20) ends at the rename, the second holds the price change.
+        for (let stock = 2; stock <= 20; stock++) await edit({ stock });
+        const [, ...older] = await revisions();
+        const renamed = older[18]!;
+        const repriced = older[19]!;
+
+        await page.getByRole('menuitem', { name: 'Products' }).click();
+        await page.getByRole('textbox', { name: 'Search' }).fill('History Lamp');
+        await page
+          .getByRole('row', { name: /History Lamp Pro/ })
+          .getByRole('link', { name: 'History' })
+          .click();
+        const table = (rev: number) => page.getByRole('table', { name: `Changes of revision ${rev}` });
+        const changes = (rev: number, field: string) =>
+          table(rev)
+            .getByRole('row', { name: new RegExp(`^${field}\\b`) })
+            .getByRole('cell')
+            .allInnerTexts();
+        await table(renamed.rev).waitFor();
+        assert.deepEqual(await changes(renamed.rev, 'name'), ['name', '"History Lamp"', '"History Lamp Pro"']);
+        await page.getByRole('button', { name: 'Older revisions' }).click();
+        await table(repriced.rev).waitFor();
+        assert.deepEqual(await changes(repriced.rev, 'price'), ['price', '10', '12']);
+        await assertAccessible(page, 'History');
+
+        // Changed by someone else after the screen read it: the restore is refused, nothing is written.
+        await edit({ stock: 21 });
+        await page.getByRole('button', { name: `Restore revision ${repriced.rev}` }).click();
+        await page.getByText(/changed since its history was shown/).waitFor();
+        assert.equal((await t.request('GET', `/api/v2/products/${id}`)).body.name, 'History Lamp Pro');
+
+        // Read again (the newest revision is that change), the restore goes through: the old values are back,
+        // as a new revision.
+        const stocked = (await revisions())[0]!;
+        await page.getByRole('button', { name: 'Newer revisions' }).click();
+        await table(stocked.rev).waitFor();
+        assert.deepEqual(await changes(stocked.rev, 'stock'), ['stock', '20', '21']);
+        await page.getByRole('button', { name: 'Older revisions' }).click();
+        await page.getByRole('button', { name: `Restore revision ${repriced.rev}` }).click();
+        await page.getByText(`Restored revision ${repriced.rev}`).waitFor();
+        const now = await t.request('GET', `/api/v2/products/${id}`);
+        assert.deepEqual([now.body.name, now.body.price, now.body.stock], ['History Lamp', 12, 1]);
+        const [reverted] = await revisions();
+        assert.equal(reverted!.op, 'revert');
+        await table(reverted!.rev).waitFor();
+        assert.deepEqual(await changes(reverted!.rev, 'name'), ['name', '"History Lamp Pro"', '"History Lamp"']);
+      },
+    );
 
     it(
       'imports a CSV with a bad row: the dry run names the line and writes nothing, then the import writes the good rows',
