@@ -13,6 +13,8 @@
  * and with products the products list (bench/queries-scale-products.ts). `--keep` leaves the database
  * in place (its URL on stderr) for EXPLAIN ANALYZE of the slow requests; drop it by hand afterwards.
  * `--reuse URL` times a database seeded and kept so (the same size options), without seeding again.
+ * `--compare URL2` starts a second service on another database of the same data and times each request on
+ * both, run by run in turn, printing both medians and their ratio (bench/trash-scale.ts).
  */
 import { parseArgs } from 'node:util';
 import { serviceEnv, startService } from './suite/alternate.ts';
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '20' },
     keep: { type: 'boolean', default: false },
     reuse: { type: 'string' },
+    /** A second database of the same data (e.g. with a trash beside it): each request timed on both, in turn. */
+    compare: { type: 'string' },
   },
 });
 const dialect = values.dialect as Dialect;
@@ -66,12 +70,15 @@ try {
   runCli(['migrate'], { DATABASE_URL: database.url, DEMO_DATA: 'false' });
   console.error(`migrated (the modules' indexes) in ${((performance.now() - migrateStart) / 1000).toFixed(0)} s`);
   const server = await startService('.', 'scale', database.url, { logLevel: 'warn' });
+  const other = values.compare
+    ? await startService('.', 'scale-compare', values.compare, { logLevel: 'warn' })
+    : undefined;
   try {
     // The administrator the service made at its start (ADMIN_PASSWORD): the seed's users are all `user`.
     let token = mintToken(database.url, 1, serviceEnv(database.url, 0));
     /** GET `path`, or POST `body` as JSON (GraphQL); an error status or a GraphQL error throws. */
-    const get = async (path: string, payload?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
+    const get = async (path: string, payload?: unknown, base = server.url) => {
+      const res = await fetch(`${base}${path}`, {
         method: payload === undefined ? 'GET' : 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -89,16 +96,20 @@ try {
     };
     const admins = (await get('/api/users?role=admin&limit=1&count=none')) as unknown as { data: { id: number }[] };
     token = mintToken(database.url, admins.data[0]!.id, serviceEnv(database.url, 0));
-    const time = async (path: string, payload?: unknown) => {
-      for (let i = 0; i < 5; i += 1) await get(path, payload);
-      const times: number[] = [];
+    /** The median time of `path` on each service: with `--compare`, run by run in turn (A B, B A, ...). */
+    const time = async (path: string, payload?: unknown): Promise<number[]> => {
+      const bases = other ? [server.url, other.url] : [server.url];
+      for (const base of bases) for (let i = 0; i < 5; i += 1) await get(path, payload, base);
+      const times = bases.map((): number[] => []);
       for (let i = 0; i < RUNS; i += 1) {
-        const start = performance.now();
-        await get(path, payload);
-        times.push(performance.now() - start);
+        const order = i % 2 === 0 ? bases.keys() : [...bases.keys()].reverse();
+        for (const side of order) {
+          const start = performance.now();
+          await get(path, payload, bases[side]);
+          times[side]!.push(performance.now() - start);
+        }
       }
-      times.sort((a, b) => a - b);
-      return times[Math.floor(times.length / 2)]!;
+      return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
     };
     const deepPage = Math.floor(USERS / 20);
     const cursorAt = async (query: string) => {
@@ -152,13 +163,17 @@ try {
     const products = Number(values.products);
     if (products > 0) requests.push(...(await productRequests(get, products)));
     requests.push(...(await graphqlRequests(get, USERS, posts > 0)));
-    console.log(`| request (${dialect}, ${USERS.toLocaleString('en')} users) | median ms |`);
-    console.log('|---|---|');
+    const heading = `| request (${dialect}, ${USERS.toLocaleString('en')} users) | median ms |`;
+    console.log(other ? `${heading} compared, median ms | compared / first |` : heading);
+    console.log(other ? '|---|---|---|---|' : '|---|---|');
     for (const [label, path, payload] of requests) {
-      console.log(`| ${label} | ${(await time(path, payload)).toFixed(1)} |`);
+      const [first, compared] = await time(path, payload);
+      const row = `| ${label} | ${first!.toFixed(1)} |`;
+      console.log(compared === undefined ? row : `${row} ${compared.toFixed(1)} | ${(compared / first!).toFixed(2)} |`);
     }
   } finally {
     await server.stop();
+    await other?.stop();
   }
 } finally {
   if (values.keep) console.error(`kept the database: ${database.url}`);

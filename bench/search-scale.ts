@@ -26,6 +26,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '30' },
     'peer-runs': { type: 'string', default: '5' },
     only: { type: 'string' },
+    /** A second database of the same data: each request timed on both, run by run in turn (trash-scale.ts). */
+    compare: { type: 'string' },
   },
 });
 const URL_ = values.url;
@@ -56,6 +58,9 @@ const one = async <T>(text: string, params: unknown[] = []) =>
 const DB_NAME = SQLITE ? 'SQLite' : 'PostgreSQL';
 
 const server = await startService('.', 'search-scale', URL_, { logLevel: 'warn' });
+const other = values.compare
+  ? await startService('.', 'search-scale-compare', values.compare, { logLevel: 'warn' })
+  : undefined;
 const loadBefore = load();
 try {
   const env = serviceEnv(URL_, 0);
@@ -67,20 +72,24 @@ try {
   );
   const tokens = { admin: mintToken(URL_, adminId, env), customer: mintToken(URL_, customer, env) };
 
-  const get = async (path: string, as: Row['as']): Promise<Body> => {
-    const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${tokens[as]}` } });
+  const get = async (path: string, as: Row['as'], base = server.url): Promise<Body> => {
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${tokens[as]}` } });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
     return JSON.parse(text) as Body;
   };
-  const time = async (row: Row) => {
+  /** The times of `row` on the service, and with `--compare` on the other too, run by run in turn. */
+  const timeBoth = async (row: Row): Promise<number[][]> => {
     const path = typeof row.path === 'string' ? row.path : await row.path();
-    for (let i = 0; i < 5; i += 1) await get(path, row.as);
-    const times: number[] = [];
+    const bases = other ? [server.url, other.url] : [server.url];
+    for (const base of bases) for (let i = 0; i < 5; i += 1) await get(path, row.as, base);
+    const times = bases.map((): number[] => []);
     for (let i = 0; i < RUNS; i += 1) {
-      const start = performance.now();
-      await get(path, row.as);
-      times.push(performance.now() - start);
+      for (const side of i % 2 === 0 ? bases.keys() : [...bases.keys()].reverse()) {
+        const start = performance.now();
+        await get(path, row.as, bases[side]);
+        times[side]!.push(performance.now() - start);
+      }
     }
     return times;
   };
@@ -181,19 +190,18 @@ try {
   const FIELDS = { products: ['name', 'category', 'description'], posts: ['title', 'content'] };
 
   const medians = new Map<string, number>();
-  console.log(
-    `| request (${DB_NAME}; customer ${customer} has ${customerOrders} orders) | median ms | p90 ms | target | met |`,
-  );
-  console.log('|---|---:|---:|---|---|');
+  const heading = `| request (${DB_NAME}; customer ${customer} has ${customerOrders} orders) | median ms | p90 ms | target | met |`;
+  console.log(other ? `${heading} compared, median ms | compared / first |` : heading);
+  console.log(other ? '|---|---:|---:|---|---|---:|---:|' : '|---|---:|---:|---|---|');
   for (const row of rows) {
     if (!wanted(row.label)) continue;
-    const times = await time(row);
+    const [times, compared] = (await timeBoth(row)) as [number[], number[] | undefined];
     medians.set(`${row.label} (${row.as})`, median(times));
     const target = row.target > 0 ? `< ${row.target} ms` : '–';
     const met = row.target > 0 ? (median(times) < row.target ? 'yes' : '**no**') : '–';
-    console.log(
-      `| ${row.label} (${row.as}) | ${median(times).toFixed(1)} | ${p90(times).toFixed(1)} | ${target} | ${met} |`,
-    );
+    const line = `| ${row.label} (${row.as}) | ${median(times).toFixed(1)} | ${p90(times).toFixed(1)} | ${target} | ${met} |`;
+    const ratio = compared && (median(compared) / median(times)).toFixed(2);
+    console.log(compared ? `${line} ${median(compared).toFixed(1)} | ${ratio} |` : line);
   }
 
   console.log(
@@ -224,6 +232,7 @@ try {
   }
 } finally {
   await server.stop();
+  await other?.stop();
   await client?.end();
   lite?.close();
   console.log(`\nload average (1, 5, 15 min) before: ${loadBefore}; after: ${load()}; ${RUNS} runs after 5 warm-ups`);

@@ -8,14 +8,14 @@
  *   node bench/trash-scale.ts --url postgres://postgres@127.0.0.1:5432/cs_trash_scale --users 100000 \
  *     --posts-per-user 10 --orders 50000 [--rounds 3] [--runs 11]
  *
- * The first run moves every other post and product (but those in an order) into the trash (`trash_items`, as a deletion writes it:
- * the row as JSON, its deletion's id, time and actor; the live rows deleted, so the counters and search
- * documents follow by their triggers) and keeps a copy of the trash beside it (`bench_trash_copy`). Then, in
- * alternating order each round, it times the states of the same live data: the trash full (half a million
- * posts and 60,000 products), the trash empty (truncated), and empty again (the same state twice: the spread
- * any difference must stand out of), each by running bench/queries-scale.ts
- * (`--reuse`) and bench/search-scale.ts (without the peers' queries) as they are, and prints each request's
- * median over the rounds in each state and the ratios. The database is left in place (drop it by hand).
+ * The first run moves every other post and product (but those in an order) into the trash (`trash_items`, as
+ * a deletion writes it: the row as JSON, its deletion's id, time and actor; the live rows deleted, so the
+ * counters and search documents follow by their triggers), then copies the database (`<name>_empty`) and
+ * empties the copy's trash: two databases of the same live data, one with the trash and one without. Each
+ * round runs bench/queries-scale.ts and bench/search-scale.ts (without the peers' queries) with `--compare`:
+ * a service on each database, every request timed on both run by run in turn. A control pair (two services
+ * on the database without a trash) gives the spread of the same state, in alternating order with the
+ * measured pair. Prints each request's median ratio over the rounds. Both databases are left in place.
  */
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -32,19 +32,27 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '11' },
   },
 });
-const URL_ = values.url;
-const client = new pg.Client({ connectionString: URL_ });
-await client.connect();
+const FULL = values.url;
+const EMPTY = `${FULL}_empty`;
+const nameOf = (url: string) => new URL(url).pathname.slice(1);
 const load = () =>
   loadAverage()
     .map((n) => n.toFixed(2))
     .join(', ');
 
-/** Moves every other post and product (but those in an order) into the trash once, and keeps a copy of what it moved. */
-async function fillTrashOnce(): Promise<void> {
-  const kept = await client.query(`select to_regclass('bench_trash_copy') as t`);
-  if (kept.rows[0].t !== null) return;
-  // A product in an order cannot be deleted (its order items point to it): those stay live.
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every other post and product (but those in an order: order items point to them) moved into the trash, once. */
+async function fillTrashOnce(client: pg.Client): Promise<void> {
+  if ((await client.query(`select exists (select from trash_items) as full`)).rows[0].full) return;
   const move = async (resource: string, table: string, rank: number, owner: string, where = '') => {
     await client.query(
       `insert into trash_items (resource, item_key, item_id, owner_id, parent_id, deletion_id, rank, deleted_at,
@@ -58,106 +66,112 @@ async function fillTrashOnce(): Promise<void> {
   await client.query('begin');
   await move('post', 'posts', 3, 'author_id');
   await move('product', 'products', 2, 'null', 'and not exists (select from order_items where product_id = t.id)');
-  await client.query('create table bench_trash_copy as select * from trash_items');
   await client.query('commit');
   await client.query('vacuum analyze');
 }
 
-const counts = async () =>
-  (
-    await client.query(`select (select count(*) from trash_items)::int as trash, (select count(*) from posts)::int as
-      posts, (select count(*) from products)::int as products`)
-  ).rows[0] as { trash: number; posts: number; products: number };
+const sizes = (client: pg.Client) =>
+  client
+    .query(
+      `select (select count(*) from trash_items)::int as trash, (select count(*) from posts)::int as posts,
+        (select count(*) from products)::int as products`,
+    )
+    .then((result) => result.rows[0] as { trash: number; posts: number; products: number });
 
-/**
- * The trash full or empty; then a checkpoint and a pause, so that writing half a million rows does not go on
- * (as the checkpointer's and the background writer's I/O) into the measurement that follows.
- */
-async function setTrash(state: State): Promise<void> {
+await withClient(FULL, fillTrashOnce);
+const admin = FULL.replace(/\/[^/]*$/, '/postgres');
+await withClient(admin, async (client) => {
+  const exists = await client.query('select 1 from pg_database where datname = $1', [nameOf(EMPTY)]);
+  if (exists.rowCount === 0) await client.query(`create database "${nameOf(EMPTY)}" template "${nameOf(FULL)}"`);
+});
+await withClient(EMPTY, async (client) => {
   await client.query('truncate trash_items');
-  if (state === 'full') await client.query('insert into trash_items select * from bench_trash_copy');
-  await client.query('vacuum analyze trash_items');
-  await client.query('checkpoint');
-  await new Promise((resolve) => setTimeout(resolve, 5000));
-}
+  await client.query('vacuum analyze');
+});
+const [full, empty] = [await withClient(FULL, sizes), await withClient(EMPTY, sizes)];
+if (full.posts !== empty.posts || full.products !== empty.products) throw new Error('the live data differ');
 
-/** `| label | median |` rows of a child benchmark's Markdown output, by label. */
-function runChild(script: string, args: string[]): Map<string, number> {
+/** Each request's first median, compared median and ratio, from a child's Markdown table (by label). */
+function runChild(script: string, args: string[]): Map<string, [number, number, number]> {
   const result = spawnSync(NODE, [script, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`${script} failed (${result.status}): ${result.stderr.slice(-3000)}`);
-  const rows = new Map<string, number>();
+  const rows = new Map<string, [number, number, number]>();
   for (const line of result.stdout.split('\n')) {
-    const cells = line.split('|').map((cell) => cell.trim());
-    const value = Number(cells[2]);
-    if (cells.length >= 4 && cells[1] && !cells[1].startsWith('request') && Number.isFinite(value) && cells[2] !== '')
-      rows.set(`${script.includes('search') ? 'search' : 'lists'}: ${cells[1]}`, value);
+    const cells = line
+      .split('|')
+      .map((cell) => cell.trim())
+      .slice(1, -1);
+    const [first, compared, ratio] = [Number(cells[1]), Number(cells.at(-2)), Number(cells.at(-1))];
+    if (cells.length >= 4 && !cells[0]!.startsWith('request') && Number.isFinite(ratio) && cells.at(-1) !== '')
+      rows.set(`${script.includes('search') ? 'search' : 'lists'}: ${cells[0]}`, [first, compared, ratio]);
   }
   return rows;
 }
 
-await fillTrashOnce();
-// The lists' deep pages are computed from the live count (the same in both states).
-const liveProducts = String((await counts()).products);
-/** `control`: the trash empty again, measured like the others, so that the same state's spread is shown beside. */
-type State = 'full' | 'empty' | 'control';
-const STATES: State[] = ['full', 'empty', 'control'];
-const samples = {
-  full: new Map<string, number[]>(),
-  empty: new Map<string, number[]>(),
-  control: new Map<string, number[]>(),
-};
-const loads: string[] = [];
-const sizes: Record<string, unknown> = {};
-for (let round = 0; round < Number(values.rounds); round += 1) {
-  for (const state of round % 2 === 0 ? STATES : [...STATES].reverse()) {
-    await setTrash(state);
-    sizes[state] = await counts();
-    loads.push(load());
-    const lists = runChild('bench/queries-scale.ts', [
-      '--reuse',
-      URL_,
-      '--users',
-      values.users,
-      '--posts-per-user',
-      values['posts-per-user'],
-      '--products',
-      liveProducts,
-      '--orders',
-      values.orders,
+const listsArgs = ['--users', values.users, '--posts-per-user', values['posts-per-user']];
+const listsExtra = ['--products', String(full.products), '--orders', values.orders, '--runs', values.runs];
+/** One pair: the lists and the searches, each request on `first` and `compared` in turn. */
+function pair(first: string, compared: string) {
+  return new Map([
+    ...runChild('bench/queries-scale.ts', ['--reuse', first, '--compare', compared, ...listsArgs, ...listsExtra]),
+    ...runChild('bench/search-scale.ts', [
+      '--url',
+      first,
+      '--compare',
+      compared,
       '--runs',
       values.runs,
-    ]);
-    const searches = runChild('bench/search-scale.ts', ['--url', URL_, '--runs', values.runs, '--peer-runs', '0']);
-    for (const [label, ms] of [...lists, ...searches]) {
-      samples[state].set(label, [...(samples[state].get(label) ?? []), ms]);
-    }
-    console.error(`round ${round + 1}, trash ${state}: ${lists.size + searches.size} requests timed`);
-  }
+      '--peer-runs',
+      '0',
+    ]),
+  ]);
 }
-await client.end();
+
+const measured = new Map<string, number[]>();
+const control = new Map<string, number[]>();
+const emptyMs = new Map<string, number[]>();
+const loads: string[] = [];
+const add = (into: Map<string, number[]>, label: string, value: number) =>
+  into.set(label, [...(into.get(label) ?? []), value]);
+for (let round = 0; round < Number(values.rounds); round += 1) {
+  const turns = [
+    () => {
+      // The trash's database second: `compared / first` is full / empty.
+      for (const [label, [ms, , ratio]] of pair(EMPTY, FULL)) {
+        add(measured, label, ratio);
+        add(emptyMs, label, ms);
+      }
+    },
+    () => {
+      for (const [label, [, , ratio]] of pair(EMPTY, EMPTY)) add(control, label, ratio);
+    },
+  ];
+  for (const turn of round % 2 === 0 ? turns : turns.reverse()) {
+    loads.push(load());
+    turn();
+  }
+  console.error(`round ${round + 1} of ${values.rounds} done`);
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`live and trash: ${JSON.stringify(sizes)}`);
-console.log('| request | trash empty, median ms | trash full, median ms | full / empty | empty again / empty |');
-console.log('|---|---:|---:|---:|---:|');
+console.log(`live and trash: with the trash ${JSON.stringify(full)}; without ${JSON.stringify(empty)}`);
+console.log('| request | without the trash, median ms | with / without the trash | control: the same twice |');
+console.log('|---|---:|---:|---:|');
 const ratios: number[] = [];
 const controls: number[] = [];
-for (const [label, empty] of samples.empty) {
-  const full = samples.full.get(label);
-  const control = samples.control.get(label);
-  if (!full || !control) continue;
-  const ratio = median(full) / median(empty);
-  const same = median(control) / median(empty);
-  ratios.push(ratio);
-  controls.push(same);
+for (const [label, values_] of measured) {
+  const same = control.get(label);
+  if (!same) continue;
+  ratios.push(median(values_));
+  controls.push(median(same));
   console.log(
-    `| ${label} | ${median(empty).toFixed(1)} | ${median(full).toFixed(1)} | ${ratio.toFixed(2)} | ${same.toFixed(2)} |`,
+    `| ${label} | ${median(emptyMs.get(label)!).toFixed(1)} | ${median(values_).toFixed(2)} | ${median(same).toFixed(2)} |`,
   );
 }
 const range = (xs: number[]) =>
   `from ${Math.min(...xs).toFixed(2)} to ${Math.max(...xs).toFixed(2)}, median ${median(xs).toFixed(2)}`;
 console.log(
-  `\n${ratios.length} requests; full / empty ${range(ratios)}; empty again / empty (the same state) ${range(controls)}; ` +
-    `medians of ${values.rounds} rounds in alternating order, ${values.runs} runs each after 5 warm-ups; ` +
-    `load average (1, 5, 15 min) at each state's start: ${loads.join(' | ')}`,
+  `\n${ratios.length} requests; with / without the trash ${range(ratios)}; the control ${range(controls)}; ` +
+    `medians of ${values.rounds} rounds, ${values.runs} runs of each request on each side in turn after 5 ` +
+    `warm-ups; load average (1, 5, 15 min) at each pair's start: ${loads.join(' | ')}`,
 );

@@ -21,9 +21,7 @@ export interface AuditFilters {
 export const revisionInsert = (qc: QueryCreator<Tables>, row: Insertable<RevisionsTable>) =>
   qc.insertInto('revisions').values(row);
 
-export async function insertRevision(trx: Db, row: Insertable<RevisionsTable>): Promise<void> {
-  await trx.insertInto('revisions').values(row).execute();
-}
+export { runRevisionInsert as insertRevision } from './revisions.statements.ts';
 
 /**
  * A revision `base.op` for each post and comment the item's deletion took into the trash with it (not the
