@@ -145,43 +145,42 @@ export async function deleteRevisionsBefore(db: Db, cutoff: string, limit: numbe
   return Number(result.numDeletedRows);
 }
 
-/** The next `limit` revisions after `afterId` by the key (which items were written since): their item and id. */
-export function revisionsAfter(
+/** The keys of the next `limit` revisions after `afterId`: how many, and the last (undefined when none). */
+export async function revisionKeysAfter(
   db: Db,
   afterId: number,
   limit: number,
-): Promise<Array<{ id: number; resource: string; item_id: number }>> {
-  return db
+): Promise<{ count: number; last: number | undefined }> {
+  const rows = await db
     .selectFrom('revisions')
-    .select(['id', 'resource', 'item_id'])
+    .select('id')
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
     .execute();
+  return { count: rows.length, last: rows.at(-1)?.id };
 }
 
-/** Removes an item's revisions but its newest `keep`. */
-export async function deleteItemRevisionsBeyond(
+/**
+ * Of every item with a revision in `(afterId, uptoId]`, removes its revisions but its newest `keep`: one
+ * statement, the written range by the key, each item's revisions by the item index, ranked newest first.
+ */
+export async function deleteRevisionsBeyondKeep(
   db: Db,
-  resource: string,
-  itemId: number,
+  afterId: number,
+  uptoId: number,
   keep: number,
 ): Promise<number> {
-  const kept = await db
-    .selectFrom('revisions')
-    .select('id')
-    .where('resource', '=', resource)
-    .where('item_id', '=', itemId)
-    .orderBy('id', 'desc')
-    .offset(keep - 1)
-    .limit(1)
-    .executeTakeFirst();
-  if (!kept) return 0;
-  const result = await db
-    .deleteFrom('revisions')
-    .where('resource', '=', resource)
-    .where('item_id', '=', itemId)
-    .where('id', '<', kept.id)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const result = await sql`
+    with written as (
+      select distinct resource, item_id from revisions where id > ${afterId} and id <= ${uptoId}
+    )
+    delete from revisions where id in (
+      select id from (
+        select r.id, row_number() over (partition by r.resource, r.item_id order by r.id desc) as place
+        from written join revisions as r on r.resource = written.resource and r.item_id = written.item_id
+      ) as ranked
+      where place > ${keep}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

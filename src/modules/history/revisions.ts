@@ -250,19 +250,18 @@ export function createRevisions(db: Db, settings: RevisionSettings) {
      * Retention: revisions older than REVISIONS_RETENTION_DAYS, and each item's beyond its newest
      * REVISIONS_KEEP. The audit is the revisions: what this removes leaves the audit too. The count rule
      * looks only at the items written since the last turn (walked by the key from where it stopped, from
-     * the start once per process), each through the item index: a turn costs what was written, not the
-     * table. True when there may be more.
+     * the start once per process), in one statement through the item index: a turn costs what was
+     * written, not the table, and one statement, not one per item. True when there may be more.
      */
-    async sweep(batch = 500): Promise<boolean> {
+    async sweep(batch = 5000): Promise<boolean> {
       const cutoff = new Date(Date.now() - settings.retentionDays * 86_400_000).toISOString();
       const aged = await repo.deleteRevisionsBefore(db, cutoff, batch);
-      const written = await repo.revisionsAfter(db, keptUpTo, batch);
-      const items = new Map(written.map((row) => [`${row.resource}:${row.item_id}`, row]));
-      for (const item of items.values()) {
-        await repo.deleteItemRevisionsBeyond(db, item.resource, item.item_id, settings.keep);
+      const written = await repo.revisionKeysAfter(db, keptUpTo, batch);
+      if (written.last !== undefined) {
+        await repo.deleteRevisionsBeyondKeep(db, keptUpTo, written.last, settings.keep);
+        keptUpTo = written.last;
       }
-      keptUpTo = written.at(-1)?.id ?? keptUpTo;
-      return aged === batch || written.length === batch;
+      return aged === batch || written.count === batch;
     },
   };
 }
