@@ -146,7 +146,8 @@ export function createProductsService(
        * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
        * read with the other seed filters, not as the grammar's equality.
        */
-      listProducts(actor: Principal | null, options: ListProductsOptions): Promise<ProductPage> {
+      // async: a bad request rejects (GraphQL maps the rejection to its argument names), never throws.
+      async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<ProductPage> {
         return pageOf(options, readProductListRequest(actor, options, lists));
       },
 
