@@ -3,6 +3,7 @@ import type { Db } from '../../core/db/database.ts';
 import { parseAggregate, parseFacets, type AggregateRequest } from '../../core/querying/aggregate-parse.ts';
 import type { AggregateResult, FacetValue } from '../../core/querying/aggregate-answer.ts';
 import type { ListSettings } from '../../core/querying/list-grammar.ts';
+import type { ListQuery } from '../../core/querying/list-query-parse.ts';
 import { PRODUCT_AGGREGATES_V1, PRODUCT_AGGREGATES_V2 } from './products.aggregate.ts';
 import { aggregateProducts, countProductFacets } from './products.aggregate.repository.ts';
 import { productListQuery, type ProductListRequest } from './products.list-request.ts';
@@ -43,12 +44,22 @@ export function createProductAggregates(db: Db, lists: ListSettings) {
       actor: Principal | null,
       options: ProductListRequest,
     ): Promise<{ facets: Record<string, FacetValue[]>; estimated: boolean } | undefined> {
-      const grammar = aggregatesOf(options);
-      const names = parseFacets(grammar, options.parameters?.facets as string | readonly string[] | undefined);
-      if (names.length === 0) return undefined;
-      const query = productListQuery(actor, options, lists);
-      // Exact up to COUNT_EXACT_LIMIT matching products, as a list's `count=estimated` (DECISIONS §12, §14).
-      return countProductFacets(db, grammar, query.conditions, names, query.search, lists.countExactLimit);
+      return facetsOfQuery(options, () => productListQuery(actor, options, lists));
     },
+
+    /** The facets of a list request already read (readProductListRequest): no second parse of `q` or the grammar. */
+    facetsOfQuery,
   };
+
+  async function facetsOfQuery(
+    options: ProductListRequest,
+    queryOf: () => ListQuery,
+  ): Promise<{ facets: Record<string, FacetValue[]>; estimated: boolean } | undefined> {
+    const grammar = aggregatesOf(options);
+    const names = parseFacets(grammar, options.parameters?.facets as string | readonly string[] | undefined);
+    if (names.length === 0) return undefined;
+    const query = queryOf();
+    // Exact up to COUNT_EXACT_LIMIT matching products, as a list's `count=estimated` (DECISIONS §12, §14).
+    return countProductFacets(db, grammar, query.conditions, names, query.search, lists.countExactLimit);
+  }
 }

@@ -21,6 +21,8 @@ export interface ProductListRequest extends SeedProductFilters {
   grammar?: ProductQuery | undefined;
   /** Full-text search (core/search): the list's rows are its matches, and so are its facets' and aggregates'. */
   q?: string | undefined;
+  /** The searched fields to highlight (only with `q`): checked in the same read as `q`. */
+  highlight?: string | undefined;
 }
 
 /**
@@ -30,9 +32,21 @@ export interface ProductListRequest extends SeedProductFilters {
  * the same in all three.
  */
 export function productListQuery(actor: Principal | null, options: ProductListRequest, lists: ListSettings): ListQuery {
+  return readProductListRequest(actor, options, lists).query;
+}
+
+/**
+ * The one read of a products list request: `q` and `highlight` read once, the list grammar parsed once.
+ * The page, its search extras and its facets all take their conditions from this answer (issue 77).
+ */
+export function readProductListRequest(
+  actor: Principal | null,
+  options: ProductListRequest,
+  lists: ListSettings,
+): { query: ListQuery; highlight: string[] } {
   const grammar = options.grammar ?? PRODUCT_QUERY_V1;
   const parameters = { ...options.parameters, category: undefined };
-  const { search } = readSearchParameters(PRODUCT_SEARCH, options.q, undefined);
+  const { search, highlight } = readSearchParameters(PRODUCT_SEARCH, options.q, options.highlight);
   const request = {
     search,
     count: options.count,
@@ -41,5 +55,5 @@ export function productListQuery(actor: Principal | null, options: ProductListRe
     conditions: seedConditionsOf(options),
     sortKeys: sortKeysOf(options.sort ?? []),
   };
-  return parseListQuery(grammar, request, { admin: isAdmin(actor), ...lists });
+  return { query: parseListQuery(grammar, request, { admin: isAdmin(actor), ...lists }), highlight };
 }

@@ -138,10 +138,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
       }
       const fields = parseFields(request.query.fields, productFields(version));
       const options = listOptionsOf(request.query, version);
-      const [page, facets] = await Promise.all([
-        products.listProducts(request.principal, options),
-        products.facets(request.principal, options),
-      ]);
+      const [page, facets] = await products.listProductsWithFacets(request.principal, options);
       return {
         data: page.items.map((p, i) => ({
           ...toProductListItem(p, request.apiPrefix, fields, version),

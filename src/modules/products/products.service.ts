@@ -11,17 +11,16 @@ import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { QueriedPage } from '../../core/querying/list-page.ts';
 import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/list-grammar.ts';
-import { readSearchParameters, type SearchResults } from '../../core/search/search-results.ts';
+import type { SearchResults } from '../../core/search/search-results.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
 import { centsOf, hasAtMostTwoDecimals } from './money.ts';
 import { toProduct, type Product } from './product.ts';
 import { readProductPage, readProductSearchResults } from './products.page.repository.ts';
 import { createProductAggregates } from './products.aggregate.service.ts';
-import { productListQuery, type ProductListRequest } from './products.list-request.ts';
+import { readProductListRequest, type ProductListRequest } from './products.list-request.ts';
 import { PRODUCT_QUERY_V1 } from './products.query.ts';
 import * as repo from './products.repository.ts';
-import { PRODUCT_SEARCH } from './products.search.ts';
 import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRow, ProductRowUpdate } from './products.table.ts';
 import type { TrashEvents } from '../history/trash.representation.ts';
@@ -124,10 +123,22 @@ export function createProductsService(
     );
   }
 
+  const aggregates = createProductAggregates(db, lists);
+
+  async function pageOf(
+    options: ListProductsOptions,
+    { query, highlight }: ReturnType<typeof readProductListRequest>,
+  ): Promise<ProductPage> {
+    const grammar = options.grammar ?? PRODUCT_QUERY_V1;
+    const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
+    const searched = await readProductSearchResults(db, query, page.items, highlight);
+    return { ...page, items: page.items.map(toProduct), ...(searched ? { search: searched } : {}) };
+  }
+
   const service = withBatch(
     db,
     {
-      ...createProductAggregates(db, lists),
+      ...aggregates,
 
       /**
        * Public: anyone may read the catalogue. A page of products by the list's grammar
@@ -135,13 +146,21 @@ export function createProductsService(
        * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
        * read with the other seed filters, not as the grammar's equality.
        */
+      // async: a bad request rejects (GraphQL maps the rejection to its argument names), never throws.
       async listProducts(actor: Principal | null, options: ListProductsOptions): Promise<ProductPage> {
-        const grammar = options.grammar ?? PRODUCT_QUERY_V1;
-        const { highlight } = readSearchParameters(PRODUCT_SEARCH, options.q, options.highlight);
-        const query = productListQuery(actor, options, lists);
-        const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
-        const searched = await readProductSearchResults(db, query, page.items, highlight);
-        return { ...page, items: page.items.map(toProduct), ...(searched ? { search: searched } : {}) };
+        return pageOf(options, readProductListRequest(actor, options, lists));
+      },
+
+      /**
+       * The list with its `facets=`: the request read once (readProductListRequest), the page, its search
+       * extras and the facets all fed from that one read (issue 77).
+       */
+      async listProductsWithFacets(
+        actor: Principal | null,
+        options: ListProductsOptions,
+      ): Promise<[ProductPage, Awaited<ReturnType<typeof aggregates.facets>>]> {
+        const read = readProductListRequest(actor, options, lists);
+        return Promise.all([pageOf(options, read), aggregates.facetsOfQuery(options, () => read.query)]);
       },
 
       async getProduct(_actor: Principal | null, id: number): Promise<Product> {
