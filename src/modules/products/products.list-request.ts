@@ -37,7 +37,7 @@ export function productListQuery(actor: Principal | null, options: ProductListRe
 
 /**
  * The one read of a products list request: `q` and `highlight` read once, the list grammar parsed once.
- * The page, its search extras and its facets all take their conditions from this answer (issue 77).
+ * The page, its search extras and its facets all take their conditions from this answer.
  */
 export function readProductListRequest(
   actor: Principal | null,

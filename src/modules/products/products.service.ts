@@ -124,11 +124,8 @@ export function createProductsService(
   }
 
   const aggregates = createProductAggregates(db, lists);
-
-  async function pageOf(
-    options: ListProductsOptions,
-    { query, highlight }: ReturnType<typeof readProductListRequest>,
-  ): Promise<ProductPage> {
+  type ListRead = ReturnType<typeof readProductListRequest>;
+  async function pageOf(options: ListProductsOptions, { query, highlight }: ListRead): Promise<ProductPage> {
     const grammar = options.grammar ?? PRODUCT_QUERY_V1;
     const page = await readProductPage(db, grammar, query, pageWindow(options, PRODUCT_PAGE_RULES));
     const searched = await readProductSearchResults(db, query, page.items, highlight);
@@ -151,10 +148,7 @@ export function createProductsService(
         return pageOf(options, readProductListRequest(actor, options, lists));
       },
 
-      /**
-       * The list with its `facets=`: the request read once (readProductListRequest), the page, its search
-       * extras and the facets all fed from that one read (issue 77).
-       */
+      /** The list with its `facets=`: the page, its search extras and the facets from one read of the request. */
       async listProductsWithFacets(
         actor: Principal | null,
         options: ListProductsOptions,
