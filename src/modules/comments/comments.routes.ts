@@ -16,7 +16,7 @@ import {
 import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
 import { COMMENT_PAGE_RULES, type CommentsService } from './comments.service.ts';
 import type { Comment } from './comment.ts';
-import { includedListAnswer, includedPagination } from '../history/trash-include.ts';
+import { trashedListAnswer } from '../history/trash-include.ts';
 import { pageWindow } from '../../core/pagination.ts';
 
 const PostParams = Type.Object({ postId: Id });
@@ -46,23 +46,18 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       const query = request.query as typeof request.query & { cursor?: string };
       const { postId } = request.params;
       const view = (comment: Comment) => toCommentView(comment, request.apiPrefix);
-      if (query.trashed === 'include') {
-        const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
-        return includedListAnswer({
-          principal: request.principal,
-          resource: 'comment',
-          cursor: query.cursor,
-          page: query.page,
-          limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
-          live: (cursor) => comments.listPostComments(request.principal, postId, { ...live, cursor }),
-          trash: (cursor, limit) => comments.listTrashedComments(request.principal, postId, { limit, cursor }),
-          view,
-        });
-      }
-      if (query.trashed === 'only') {
-        const trashed = await comments.listTrashedComments(request.principal, postId, query);
-        return { data: trashed.items.map(view), pagination: includedPagination(trashed) };
-      }
+      const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
+      const trashedAnswer = await trashedListAnswer(query.trashed, {
+        principal: request.principal,
+        resource: 'comment',
+        cursor: query.cursor,
+        page: query.page,
+        limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
+        live: (cursor) => comments.listPostComments(request.principal, postId, { ...live, cursor }),
+        trash: (cursor, limit) => comments.listTrashedComments(request.principal, postId, { limit, cursor }),
+        view,
+      });
+      if (trashedAnswer) return trashedAnswer;
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listPostComments(request.principal, request.params.postId, request.query);
       const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));
@@ -85,23 +80,18 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
       const query = request.query as typeof request.query & { cursor?: string };
       const view = (comment: Comment) => toCommentView(comment, request.apiPrefix);
-      if (query.trashed === 'only') {
-        const trashed = await comments.listTrashedComments(request.principal, undefined, query);
-        return { data: trashed.items.map(view), pagination: includedPagination(trashed) };
-      }
-      if (query.trashed === 'include') {
-        const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
-        return includedListAnswer({
-          principal: request.principal,
-          resource: 'comment',
-          cursor: query.cursor,
-          page: query.page,
-          limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
-          live: (cursor) => comments.listComments(request.principal, { ...live, cursor }),
-          trash: (cursor, limit) => comments.listTrashedComments(request.principal, undefined, { limit, cursor }),
-          view,
-        });
-      }
+      const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
+      const trashedAnswer = await trashedListAnswer(query.trashed, {
+        principal: request.principal,
+        resource: 'comment',
+        cursor: query.cursor,
+        page: query.page,
+        limit: pageWindow({ limit: query.limit }, COMMENT_PAGE_RULES).limit,
+        live: (cursor) => comments.listComments(request.principal, { ...live, cursor }),
+        trash: (cursor, limit) => comments.listTrashedComments(request.principal, undefined, { limit, cursor }),
+        view,
+      });
+      if (trashedAnswer) return trashedAnswer;
       const embed = embedding.forRequest('comment', request);
       const page = await comments.listComments(request.principal, request.query);
       const data = page.items.map((comment) => toCommentView(comment, request.apiPrefix));

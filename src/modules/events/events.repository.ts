@@ -13,7 +13,7 @@ import {
   runRowWithEventInsert,
 } from './events.statements.ts';
 import type { AlsoWritten } from './change-writer.ts';
-import { jsonTextHoldingAny } from '../../core/db/like-pattern.ts';
+import { rewriteJsonCopies } from '../../core/db/json-copies.ts';
 import type { Rewrite, StoredValues } from './stored-copies.ts';
 import { belowHorizon, feedOrder, feedQuery, placeIs } from './feed-order.ts';
 
@@ -283,15 +283,5 @@ export async function countBehind(db: Db, consumer: string): Promise<number> {
 }
 
 /** Erasure (DECISIONS §19): every stored event that may hold the person's values, rewritten where it does. */
-export async function scrubEvents(trx: Db, values: StoredValues, rewrite: Rewrite): Promise<void> {
-  const holding = await trx
-    .selectFrom('events')
-    .select(['event_id', 'data'])
-    .where(jsonTextHoldingAny('data', values.texts, values.resource))
-    .execute();
-  for (const event of holding) {
-    const data = rewrite(event.data);
-    if (data !== event.data)
-      await trx.updateTable('events').set({ data }).where('event_id', '=', event.event_id).execute();
-  }
-}
+export const scrubEvents = (trx: Db, values: StoredValues, rewrite: Rewrite): Promise<void> =>
+  rewriteJsonCopies(trx, { table: 'events', key: 'event_id', column: 'data' }, values, rewrite);

@@ -98,3 +98,17 @@ export async function includedListAnswer<T, V>(
   const page = await includeTrashed(options);
   return { data: page.items.map(options.view), pagination: includedPagination(page) };
 }
+
+/**
+ * A list's answer to `trashed=only` (the trash's page alone, most recently deleted first) or `trashed=include`
+ * (`includedListAnswer`); undefined without `trashed`, where the live list answers.
+ */
+export async function trashedListAnswer<T, V>(
+  trashed: 'only' | 'include' | undefined,
+  options: Parameters<typeof includedListAnswer<T, V>>[0],
+): Promise<{ data: V[]; pagination: ReturnType<typeof includedPagination> } | undefined> {
+  if (trashed === 'include') return includedListAnswer(options);
+  if (trashed !== 'only') return undefined;
+  const page = await options.trash(options.cursor, options.limit);
+  return { data: page.items.map(options.view), pagination: includedPagination({ ...page, limit: options.limit }) };
+}

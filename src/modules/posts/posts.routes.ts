@@ -25,7 +25,7 @@ import {
   UserPostsQuery,
 } from './posts.schemas.ts';
 import { POST_PAGE_RULES, type PostsService, type PostTarget } from './posts.service.ts';
-import { includedListAnswer, includedPagination } from '../history/trash-include.ts';
+import { includedListAnswer, trashedListAnswer } from '../history/trash-include.ts';
 import { pageWindow } from '../../core/pagination.ts';
 
 const UserParams = Type.Object({ userId: Id });
@@ -156,28 +156,20 @@ export const postsRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { userId } = request.params;
       const view = (post: Post) => toPostView(post, request.apiPrefix);
-      const trashedPage = (cursor: string | undefined, limit: number | undefined) =>
-        posts.listTrashedPosts(request.principal, { limit, cursor, authorId: userId });
       // `cursor` is among the grammar's parameters (listQueryParameters), untyped there.
       const query = request.query as typeof request.query & { cursor?: string };
-      if (query.trashed === 'only') {
-        const limit = pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit;
-        const page = await trashedPage(query.cursor, limit);
-        return { data: page.items.map(view), pagination: includedPagination({ ...page, limit }) };
-      }
-      if (query.trashed === 'include') {
-        const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
-        return includedListAnswer({
-          principal: request.principal,
-          resource: 'post',
-          cursor: query.cursor,
-          page: query.page,
-          limit: pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit,
-          live: (cursor) => posts.listUserPosts(request.principal, userId, { ...live, cursor }),
-          trash: trashedPage,
-          view,
-        });
-      }
+      const live = { ...query, trashed: undefined, page: undefined, count: 'none' as const };
+      const trashedAnswer = await trashedListAnswer(query.trashed, {
+        principal: request.principal,
+        resource: 'post',
+        cursor: query.cursor,
+        page: query.page,
+        limit: pageWindow({ limit: query.limit }, POST_PAGE_RULES).limit,
+        live: (cursor) => posts.listUserPosts(request.principal, userId, { ...live, cursor }),
+        trash: (cursor, limit) => posts.listTrashedPosts(request.principal, { limit, cursor, authorId: userId }),
+        view,
+      });
+      if (trashedAnswer) return trashedAnswer;
       const embed = embedding.forRequest('post', request);
       const page = await posts.listUserPosts(request.principal, request.params.userId, request.query);
       const data = page.items.map((post) => toPostView(post, request.apiPrefix));

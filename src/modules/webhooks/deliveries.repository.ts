@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { backgroundTransaction } from '../events/background-writes.ts';
-import { jsonTextHoldingAny } from '../../core/db/like-pattern.ts';
+import { rewriteJsonCopies } from '../../core/db/json-copies.ts';
 import type { Rewrite, StoredValues } from '../events/stored-copies.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
@@ -260,15 +260,5 @@ export async function countPending(db: Db): Promise<number> {
  * Erasure (DECISIONS §19): the deliveries' saved payloads (the event JSON as sent, or still to send) that may
  * hold the person's values, rewritten where they do.
  */
-export async function scrubPayloads(trx: Db, values: StoredValues, rewrite: Rewrite): Promise<void> {
-  const holding = await trx
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'payload'])
-    .where(jsonTextHoldingAny('payload', values.texts, values.resource))
-    .execute();
-  for (const delivery of holding) {
-    const payload = rewrite(delivery.payload);
-    if (payload !== delivery.payload)
-      await trx.updateTable('webhook_deliveries').set({ payload }).where('id', '=', delivery.id).execute();
-  }
-}
+export const scrubPayloads = (trx: Db, values: StoredValues, rewrite: Rewrite): Promise<void> =>
+  rewriteJsonCopies(trx, { table: 'webhook_deliveries', key: 'id', column: 'payload' }, values, rewrite);
