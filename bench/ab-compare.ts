@@ -17,7 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alternate, environmentBytes, envSettings, serviceEnv, startService } from './suite/alternate.ts';
-import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
+import { createBenchDatabase, mintToken, runSql, seedStandardData, type Dialect } from './suite/databases.ts';
 import { median } from './suite/load.ts';
 import { PERF_NODE_OPTIONS, perfAvailable, recordPerf, removeV8Log } from './suite/perf-record.ts';
 import { loadAverage, pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
@@ -53,6 +53,13 @@ const { values } = parseArgs({
     'a-env': { type: 'string', multiple: true, default: [] },
     /** A local OTLP collector for the sides, its URL in place of `$COLLECTOR` in their settings. */
     collector: { type: 'boolean', default: false },
+    /**
+     * Each side on its own database, migrated and seeded by its own tree: a base older than a migration whose
+     * triggers B's writes pay (the search documents, say) then pays only its own schema's.
+     */
+    separate: { type: 'boolean', default: false },
+    /** SQL run on B's own database after its seed (`--separate`): e.g. a trigger switched off, to price it. */
+    'b-setup': { type: 'string' },
   },
 });
 if (!values.base) throw new Error('--base DIR is required');
@@ -84,10 +91,16 @@ const withCollector = (settings: Record<string, string>) =>
     Object.entries(settings).map(([name, value]) => [name, value.replace('$COLLECTOR', sink?.url ?? '')]),
   );
 const database = await createBenchDatabase(dialect);
+const own = values.separate ? await createBenchDatabase(dialect) : undefined;
 try {
   // Seeded (and the token minted) by the base, which starts first: a migration only this tree has (a new table) is applied
   // when B starts; the other way round the base would refuse a database with a migration it lacks.
   seedStandardData(database.url, resolve(values.base));
+  if (own) seedStandardData(own.url, resolve(values.tree));
+  if (values['b-setup']) {
+    if (!own) throw new Error('--b-setup needs --separate');
+    await runSql(own.url, values['b-setup']);
+  }
   const token = mintToken(database.url, 1, serviceEnv(database.url, 0), resolve(values.base));
   const logLevel = values['log-level'];
   const profiled = (side: string) =>
@@ -110,7 +123,7 @@ try {
     // the service's own settings and the sides' own, above this process's environment.
     const padded = environmentBytes(process.env) + ENVIRONMENT_ROOM + Math.floor(Math.random() * 4096);
     const side = (name: string, tree: string, settings: Record<string, string>) =>
-      startService(resolve(tree), name, database.url, {
+      startService(resolve(tree), name, name === 'b' && own ? own.url : database.url, {
         logLevel,
         extra: { ...profiled(name), ...settings },
         environmentBytes: padded,
@@ -180,5 +193,6 @@ try {
   }
 } finally {
   await database.drop();
+  await own?.drop();
   sink?.stop();
 }

@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { runCli } from './processes.ts';
@@ -61,4 +62,24 @@ export function seedStandardData(url: string, dir?: string): void {
 /** Mints one access token with the CLI, as an operator would (`token --user ID` with JWT_SECRET). */
 export function mintToken(url: string, userId: number, env: Record<string, string>, dir?: string): string {
   return runCli(['token', '--user', String(userId)], { ...env, DATABASE_URL: url }, dir).trim();
+}
+
+/** Runs SQL text on a bench database (a side's setup, e.g. triggers switched off to measure what they cost). */
+export async function runSql(url: string, sql: string): Promise<void> {
+  if (url.startsWith('sqlite:')) {
+    const db = new DatabaseSync(url.slice('sqlite:'.length));
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }

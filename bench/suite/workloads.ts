@@ -404,4 +404,37 @@ const W9: Workload = {
 };
 
 /** Workloads for one comparison (`ab-compare.ts --workloads W9`), outside the standard run. */
-export const EXTRA_WORKLOADS: Workload[] = [W9];
+/** W10 (DECISIONS §14 "Cost", the write side): a user writes a post through the API, its search document kept. */
+const W10: Workload = {
+  id: 'W10',
+  title: 'POST /api/users/{token user}/posts',
+  async prepare(context) {
+    let n = 0;
+    return {
+      requests: [
+        {
+          method: 'POST',
+          path: `/api/users/${context.tokenUserId}/posts`,
+          headers: { ...json, ...auth(context) },
+          setupRequest: (r) => ({
+            ...r,
+            body: JSON.stringify({
+              title: `Notes on latency ${(n += 1)}`,
+              content: 'A garden of coffee, steel and latency: what the week taught about caches and queues.',
+            }),
+          }),
+        },
+      ],
+    };
+  },
+  async check(context) {
+    const { status } = await call(context, `/api/users/${context.tokenUserId}/posts`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ title: 'Check', content: 'Check.' }),
+    });
+    expect(status === 201, `POST a post answered ${status}`);
+  },
+};
+
+export const EXTRA_WORKLOADS: Workload[] = [W9, W10];

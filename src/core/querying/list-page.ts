@@ -74,12 +74,17 @@ export async function readQueriedPage<Row>(
   };
   // A bounded relevance page may end before the matches do: whether there is more is read, not counted.
   const bounded = plan.rankCandidates !== undefined && plan.rankCandidates > 0 && text !== undefined;
+  // PostgreSQL: how its candidates are found follows the planner's estimate of the matches (also the
+  // estimated count's, asked once).
+  const estimated =
+    bounded && dialectOf(db) === 'postgres' ? await statements.estimate(db, plan, query.search) : undefined;
+  if (estimated !== undefined) plan.sortsMatches = estimated <= plan.rankCandidates! * SORTED_MATCHES_UP_TO;
   const readsOneMore = position !== undefined || query.count !== 'exact' || bounded;
   const reading = statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset });
   const [rows, total] = await Promise.all([
     reading,
     // The counters count rows, not a search's matches.
-    totalOf(db, statements, plan, query, search ? undefined : countedTotal, async () => {
+    totalOf(db, statements, plan, query, search ? undefined : countedTotal, estimated, async () => {
       // The list ends on this page (no row beyond it, and the page is not past the end): its total is known.
       const read = await reading;
       // A bounded page ends where its candidates end; the matches end there only if fewer were found.
@@ -130,6 +135,15 @@ function kindsOf(grammar: ListGrammar, keys: ReturnType<typeof orderKeysOf>, idC
 }
 
 /**
+ * PostgreSQL, a bounded relevance page (DECISIONS §14 "Cost"): up to this many times `rankCandidates`
+ * expected matches, the candidates are the lowest ids of every match sorted; above, the ids are walked in
+ * order until enough match. Either way the same candidates: the walk reads about `rankCandidates` ÷ the
+ * filter's share of rows, the sort every match, so the walk wins for a common word and loses badly for a
+ * rare one (a phrase, which the planner estimates as its words together, would walk the whole table).
+ */
+export const SORTED_MATCHES_UP_TO = 20;
+
+/**
  * With `count=estimated`, PostgreSQL's planner's estimate is asked first (it plans the statement and
  * reads no row). Above ESTIMATE_TRUSTED_ABOVE × `COUNT_EXACT_LIMIT` it is the answer, unless the page
  * itself shows where the list ends: a capped count goes through the matching rows of the filter's
@@ -145,6 +159,7 @@ async function totalOf<Row>(
   plan: ListPlan,
   query: ListQuery,
   countedTotal: QueriedPageOptions['countedTotal'],
+  known: number | undefined,
   endOfList: () => Promise<number | undefined>,
 ): Promise<{ value: number; estimated: boolean } | undefined> {
   if (query.count === 'none') return undefined;
@@ -152,7 +167,7 @@ async function totalOf<Row>(
   const counted = countedTotal?.(db, plan.conditions);
   if (counted !== undefined) return { value: await counted, estimated: false };
   if (query.count === 'exact') return { value: await statements.count(db, plan), estimated: false };
-  const estimate = await statements.estimate(db, plan, query.search);
+  const estimate = known ?? (await statements.estimate(db, plan, query.search));
   // SQLite has no planner's estimate (a search without other filters has its vocabulary's): it counts,
   // unless the page ends the list (its one connection reads the page first anyway); all at once, as a
   // capped count first would read the first matches twice.

@@ -25,6 +25,12 @@ export interface ListPlan {
    * the conditions (bounded relevance, DECISIONS §14 "Cost"), not among every match. Counts ignore it.
    */
   rankCandidates?: number | undefined;
+  /**
+   * PostgreSQL, a bounded page: the candidates (still the lowest ids among the matches) are found by
+   * sorting every match's id, for a filter the planner expects few matches of, instead of walking the ids
+   * in order until enough match (list-page.ts decides from the estimate).
+   */
+  sortsMatches?: boolean | undefined;
 }
 
 /** A condition as the statement's shape sees it: its column(s) and operator, never its value. */
@@ -47,6 +53,7 @@ export type Shape = {
   perValues: boolean; // whether PostgreSQL should plan each run for its values (PLANNED_PER_VALUES)
   searched: boolean;
   bounded: boolean; // a page ranked among `rankCandidates` matches (the bound is a bound param)
+  sortsMatches: boolean; // PostgreSQL, bounded: the candidates' ids sorted, not walked (ListPlan)
 };
 
 export type ListParams = Record<string, unknown>; // the values a list statement binds (paramsOf)
@@ -76,6 +83,7 @@ export function shapeOf(db: Db, plan: ListPlan): Shape {
     perValues: postgres && plan.conditions.some((c) => PLANNED_FOR_VALUES.has(c.operator)),
     searched: plan.search !== undefined,
     bounded: plan.search !== undefined && (plan.rankCandidates ?? 0) > 0,
+    sortsMatches: postgres && plan.search !== undefined && (plan.rankCandidates ?? 0) > 0 && plan.sortsMatches === true,
   };
 }
 

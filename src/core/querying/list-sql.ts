@@ -98,9 +98,12 @@ export function createListStatements<Row>(
    */
   const candidatesOf = (db: Db, shape: Shape, params: BoundListParams) => {
     let first = filtered(db, shape, params, false).selectAll();
-    // PostgreSQL: the lowest ids, whatever plan each page's statement gets (a common word's plan walks the
-    // ids anyway, a rarer word's sorts its few matches). SQLite's FTS5 reads its matches by rowid already.
-    if (shape.postgres) first = first.orderBy(sql.ref('id'));
+    // PostgreSQL: the lowest ids, whatever plan each page's statement gets. A common word's plan walks the
+    // ids in order until enough match; for a filter expected to match few, `id + 0` (the same order) rules
+    // that walk out: a phrase or two words the planner overestimates would otherwise walk every row. Each
+    // is its own statement, so a generic plan of one never serves the other. SQLite's FTS5 reads its
+    // matches by rowid already.
+    if (shape.postgres) first = first.orderBy(shape.sortsMatches ? sql`${sql.ref('id')} + 0` : sql.ref('id'));
     const candidates = first.limit(params.candidates as Bound<number>).as(table);
     let query = (db as unknown as AnyDb).selectFrom(candidates);
     if (shape.afterNull) for (const part of keysetOf(shape.keys, shape.afterNull, params)) query = query.where(part);
@@ -187,7 +190,7 @@ export function createListStatements<Row>(
         return searchOnly ? vocabularyEstimate(db, search, expression) : undefined;
       }
       checked(plan);
-      const counted = { ...plan, after: undefined, rankCandidates: undefined }; // a count reads every match
+      const counted = { ...plan, after: undefined, rankCandidates: undefined, sortsMatches: undefined }; // every match
       const statement = rows(db, shapeOf(db, counted), paramsOf(counted, {}));
       const result = await db.executeQuery(
         CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),
