@@ -6,7 +6,7 @@ import type { PageWindow } from '../pagination.ts';
 import { decodeCursor, encodeCursor, type KeyKind } from './list-cursor.ts';
 import { type Condition, type FieldRule, type ListGrammar } from './list-grammar.ts';
 import type { ListQuery } from './list-query-parse.ts';
-import { orderKeysOf, type ListStatements, type ListPlan, type OrderKey } from './list-sql.ts';
+import { MATCHES_COLUMN, orderKeysOf, type ListStatements, type ListPlan, type OrderKey } from './list-sql.ts';
 
 /** One page of a queried list, before it is presented. */
 export interface QueriedPage<T> {
@@ -80,13 +80,16 @@ export async function readQueriedPage<Row>(
     bounded && dialectOf(db) === 'postgres' ? await statements.estimate(db, plan, query.search) : undefined;
   if (estimated !== undefined) plan.sortsMatches = estimated <= plan.rankCandidates! * SORTED_MATCHES_UP_TO;
   const readsOneMore = position !== undefined || query.count !== 'exact' || bounded;
-  const reading = statements.readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset });
-  const [rows, total] = await Promise.all([
+  const reading = statements
+    .readPage(db, plan, { limit: window.limit + (readsOneMore ? 1 : 0), offset })
+    .then((read) => (plan.sortsMatches ? withoutMatches(read) : { read, matches: undefined }));
+  const [{ read: rows }, total] = await Promise.all([
     reading,
     // The counters count rows, not a search's matches.
     totalOf(db, statements, plan, query, search ? undefined : countedTotal, estimated, async () => {
       // The list ends on this page (no row beyond it, and the page is not past the end): its total is known.
-      const read = await reading;
+      const { read, matches } = await reading;
+      if (matches !== undefined) return matches;
       // A bounded page ends where its candidates end; the matches end there only if fewer were found.
       if (bounded && offset + read.length >= plan.rankCandidates!) return undefined;
       return read.length <= window.limit && (read.length > 0 || offset === 0) ? offset + read.length : undefined;
@@ -101,6 +104,13 @@ export async function readQueriedPage<Row>(
     hasNext,
     nextCursor: hasNext ? nextCursorOf(query.fingerprint, keys, items, offset) : null,
   };
+}
+
+/** A page whose candidates sorted every match carries their number on each row (list-sql.ts): taken off. */
+function withoutMatches<Row>(read: Row[]): { read: Row[]; matches: number | undefined } {
+  const matches = read.length > 0 ? Number((read[0] as Record<string, unknown>)[MATCHES_COLUMN]) : undefined;
+  for (const row of read) delete (row as Record<string, unknown>)[MATCHES_COLUMN];
+  return { read, matches };
 }
 
 /**
@@ -166,6 +176,11 @@ async function totalOf<Row>(
   // Maintained counters are exact and cost a few rows: the answer to `exact` and `estimated` alike.
   const counted = countedTotal?.(db, plan.conditions);
   if (counted !== undefined) return { value: await counted, estimated: false };
+  if (plan.sortsMatches) {
+    // The page's candidates sorted every match, and counted them on the way.
+    const matches = await endOfList();
+    if (matches !== undefined) return { value: matches, estimated: false };
+  }
   if (query.count === 'exact') return { value: await statements.count(db, plan), estimated: false };
   const estimate = known ?? (await statements.estimate(db, plan, query.search));
   // SQLite has no planner's estimate (a search without other filters has its vocabulary's): it counts,

@@ -30,6 +30,9 @@ export function orderKeysOf(sort: readonly SortKey[], idColumn: string, idDirect
   return keys;
 }
 
+/** The column of a page whose candidates sorted every match: how many matched (list-page.ts takes it off). */
+export const MATCHES_COLUMN = 'matches_total';
+
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>; // any table: its module passes its name in
 
 const splitsAtNulls = (plan: ListPlan) => plan.after !== undefined && plan.keys[0]!.nullable && plan.after[0] !== null;
@@ -104,6 +107,8 @@ export function createListStatements<Row>(
     // is its own statement, so a generic plan of one never serves the other. SQLite's FTS5 reads its
     // matches by rowid already.
     if (shape.postgres) first = first.orderBy(shape.sortsMatches ? sql`${sql.ref('id')} + 0` : sql.ref('id'));
+    // Sorting reads every match: their number comes with the candidates, the list's exact total.
+    if (shape.sortsMatches) first = first.select(sql<number>`count(*) over ()`.as(MATCHES_COLUMN));
     const candidates = first.limit(params.candidates as Bound<number>).as(table);
     let query = (db as unknown as AnyDb).selectFrom(candidates);
     if (shape.afterNull) for (const part of keysetOf(shape.keys, shape.afterNull, params)) query = query.where(part);

@@ -66,11 +66,12 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('estimates the matches of a word above the limit, on SQLite from its vocabulary', async () => {
+    it('estimates the matches of a word above the limit on SQLite from its vocabulary; PostgreSQL counts what its page sorted', async () => {
       const { pagination } = await list('q=mug&count=estimated&limit=5');
-      assert.equal(pagination.totalEstimated, true);
-      // PostgreSQL's planner guesses for a table this small; SQLite's vocabulary knows twelve rows hold the word.
-      if (dialect.name === 'sqlite') assert.equal(pagination.total, 12);
+      assert.equal(pagination.total, 12);
+      // SQLite's vocabulary knows twelve rows hold the word (an estimate: stemming could find more). PostgreSQL
+      // expects few matches, so its relevance page sorted every match's id and counted them: exact.
+      assert.equal(pagination.totalEstimated, dialect.name === 'sqlite' ? true : undefined);
     });
   });
 }
