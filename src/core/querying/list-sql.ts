@@ -1,10 +1,10 @@
-import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type AliasedExpression, type Kysely, type RawBuilder } from 'kysely';
 import { dialectOf, type Db } from '../db/database.ts';
 import { readRows } from '../db/fast-read.ts';
 import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import type { SortDirection } from '../db/sort-direction.ts';
 import { shapedStatement, type Bound } from '../db/statement-cache.ts';
-import { SCORE_COLUMN, searchedRows, type SearchSource } from '../search/search-source.ts';
+import { SCORE_COLUMN, searchedDocuments, searchedRows, type SearchSource } from '../search/search-source.ts';
 import { vocabularyEstimate } from '../search/vocabulary-estimate.ts';
 import type { SearchExpression } from '../search/web-search.ts';
 import type { Condition, FieldRule, ListGrammar, SortKey } from './list-grammar.ts';
@@ -99,8 +99,14 @@ export function createListStatements<Row>(
    * them. The candidates are the same for every page of one query (the inner statement does not depend
    * on the cursor), so pages by cursor neither repeat nor skip an item.
    */
+  /** PostgreSQL, a bounded search without other filters: candidates from the documents alone (`pageRowsOf`). */
+  const documentsOnly = (shape: Shape) => shape.postgres && shape.bounded && shape.conditions.length === 0;
   const candidatesOf = (db: Db, shape: Shape, params: BoundListParams) => {
-    let first = filtered(db, shape, params, false).selectAll();
+    let first = (
+      documentsOnly(shape) && search
+        ? (db as unknown as AnyDb).selectFrom(searchedDocuments(search, params.q!))
+        : filtered(db, shape, params, false)
+    ).selectAll();
     // PostgreSQL: the lowest ids, whatever plan each page's statement gets. A common word's plan walks the
     // ids in order until enough match; for a filter expected to match few, `id + 0` (the same order) rules
     // that walk out: a phrase or two words the planner overestimates would otherwise walk every row. Each
@@ -118,12 +124,28 @@ export function createListStatements<Row>(
   const marked = <Q extends { modifyEnd(modifier: RawBuilder<unknown>): Q }>(shape: Shape, query: Q): Q =>
     // eslint-disable-next-line no-restricted-syntax -- a comment constant of pg-named-statements.ts, no client text
     shape.perValues ? query.modifyEnd(sql.raw(PLANNED_PER_VALUES)) : query;
+  /**
+   * The page's rows of the table, by id, for a page chosen among candidates of the documents alone: a
+   * common word's candidates never read the table, and a rarer word's matches are not each joined to it.
+   */
+  const pageRowsOf = (db: Db, shape: Shape, chosen: AliasedExpression<unknown, 'page'>) => {
+    let query = (db as unknown as AnyDb)
+      .selectFrom(chosen)
+      .innerJoin(table, `${table}.id`, 'page.id')
+      .selectAll(table)
+      .select(sql.ref(`page.${SCORE_COLUMN}`).as(SCORE_COLUMN));
+    if (shape.sortsMatches) query = query.select(sql.ref(`page.${MATCHES_COLUMN}`).as(MATCHES_COLUMN));
+    for (const [column, modifiers] of orderOf(shape.keys.map((key) => ({ ...key, column: `page.${key.column}` }))))
+      query = query.orderBy(column, modifiers);
+    return query;
+  };
   const page = shapedStatement({
     build: (db, shape: Shape, params: BoundListParams) => {
       let query = (shape.bounded ? candidatesOf(db, shape, params) : filtered(db, shape, params)).selectAll();
       for (const [column, modifiers] of orderOf(shape.keys)) query = query.orderBy(column, modifiers);
       query = query.limit(params.limit as Bound<number>);
-      return marked(shape, params.offset === undefined ? query : query.offset(params.offset as Bound<number>));
+      if (params.offset !== undefined) query = query.offset(params.offset as Bound<number>);
+      return marked(shape, documentsOnly(shape) ? pageRowsOf(db, shape, query.as('page')) : query);
     },
   });
 

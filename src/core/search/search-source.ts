@@ -44,6 +44,19 @@ export const searchTextOf = (expression: SearchExpression, postgres: boolean): s
 export const tsqueryOf = (text: Bound<unknown> | RawBuilder<unknown>) => sql`to_tsquery('english'::regconfig, ${text})`; // TEXT_SEARCH_CONFIG
 
 /**
+ * PostgreSQL: the matching documents alone, each id with its rank, under the table's name: a bounded
+ * relevance page without other filters chooses its candidates from these and reads only its page's
+ * rows of the table (core/querying/list-sql.ts).
+ */
+export function searchedDocuments(source: SearchSource, text: Bound<unknown>): AliasedRawBuilder<unknown, string> {
+  const documents = sql.table(source.documentTable);
+  const vector = sql.ref(`${source.documentTable}.document`);
+  return sql`(select ${sql.ref(`${source.documentTable}.id`)} as ${sql.ref('id')},
+      ts_rank(${vector}, ${tsqueryOf(text)})::float8 as ${sql.ref(SCORE_COLUMN)}
+      from ${documents} where ${vector} @@ ${tsqueryOf(text)})`.as(source.table);
+}
+
+/**
  * The rows a search matches, each with its score, in place of the table (aliased as it): the list's
  * conditions, order and keyset then read its columns and `search_score` as the table's. `text` is the
  * bound search text (`searchTextOf`).

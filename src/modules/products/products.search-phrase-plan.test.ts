@@ -49,6 +49,24 @@ describe('a rare phrase of common words, ranked (postgres)', { skip: postgres.sk
     assert.ok(read < ROWS / 20, `the page read ${read} documents:\n${JSON.stringify(plan, null, 1)}`);
   });
 
+  for (const word of ['brushed', '"brushed steel"']) {
+    it(`reads the table's rows of the page only, not of every candidate (q=${word})`, async () => {
+      const seen: { sql: string; parameters: readonly unknown[] }[] = [];
+      const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) =>
+        seen.push({ sql: text, parameters }),
+      );
+      const res = await t.request('GET', `/api/v2/products?q=${encodeURIComponent(word)}&limit=5&count=none`);
+      stop();
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.length, 5);
+      const page = seen.find((statement) => /search_score/.test(statement.sql) && /limit/.test(statement.sql));
+      assert.ok(page, seen.map((statement) => statement.sql).join('\n'));
+      const plan = await explainAsRun(t.server.db, page);
+      const read = scansOf('products', plan).reduce((sum, scan) => sum + rowsRead(scan), 0);
+      assert.ok(read <= 6, `the page read ${read} products:\n${JSON.stringify(plan, null, 1)}`);
+    });
+  }
+
   for (const count of ['exact', 'estimated']) {
     it(`answers count=${count} exactly from the page's own read of the matches, no second read`, async () => {
       const seen: string[] = [];
