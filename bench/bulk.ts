@@ -29,9 +29,11 @@ for (const dialect of DIALECTS) {
       op: 'create',
       data: { name: `Bench ${run}-${i}`, category: 'bench', price: (i % 90) + 1, stock: i },
     }));
-    const { result: res, ms, statements: n } = await counted(() =>
-      t.request('POST', '/api/v2/products/batch', { token: t.adminToken, body: { operations } }),
-    );
+    const {
+      result: res,
+      ms,
+      statements: n,
+    } = await counted(() => t.request('POST', '/api/v2/products/batch', { token: t.adminToken, body: { operations } }));
     if (res.status !== 200) throw new Error(res.text);
     if (run >= 10 - RUNS) batchMs.push(ms);
     batchStatements = n;
@@ -39,7 +41,11 @@ for (const dialect of DIALECTS) {
   const filterMs: number[] = [];
   let filterStatements = 0;
   for (let run = 0; run < RUNS; run += 1) {
-    const { result: res, ms, statements: n } = await counted(() =>
+    const {
+      result: res,
+      ms,
+      statements: n,
+    } = await counted(() =>
       t.request('PATCH', '/api/v2/products?category=bench', {
         token: t.adminToken,
         body: { stock: 5000 + run },

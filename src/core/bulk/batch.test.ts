@@ -107,16 +107,33 @@ for (const dialect of DIALECTS) {
     });
 
     it('writes a run of creates as one list: its rows, events and revisions in a few statements, not a few a row', async () => {
-      const operations = Array.from({ length: 40 }, (_, i) => ({ op: 'create', data: product(i, { category: 'b-run' }) }));
+      const operations = Array.from({ length: 40 }, (_, i) => ({
+        op: 'create',
+        data: product(i, { category: 'b-run' }),
+      }));
       const { result: res, statements } = await statementsOf(t.server.db, () => batch('products', { operations }));
       assert.equal(res.status, 200, res.text);
       assert.equal(await countProducts('b-run'), 40);
       const ids = (res.body.results as { id: number }[]).map((r) => r.id);
-      const events = await t.server.db.selectFrom('events').select('resource').where('type', '=', 'product.created').execute();
-      const revisions = await t.server.db.selectFrom('revisions').select('item_id').where('op', '=', 'create').execute();
+      const events = await t.server.db
+        .selectFrom('events')
+        .select('resource')
+        .where('type', '=', 'product.created')
+        .execute();
+      const revisions = await t.server.db
+        .selectFrom('revisions')
+        .select('item_id')
+        .where('op', '=', 'create')
+        .execute();
       for (const id of ids) {
-        assert.ok(events.some((e) => e.resource === `product:${id}`), `the event of product ${id}`);
-        assert.ok(revisions.some((r) => Number(r.item_id) === id), `the revision of product ${id}`);
+        assert.ok(
+          events.some((e) => e.resource === `product:${id}`),
+          `the event of product ${id}`,
+        );
+        assert.ok(
+          revisions.some((r) => Number(r.item_id) === id),
+          `the revision of product ${id}`,
+        );
       }
       // SQLite, in the process, writes a row a statement; PostgreSQL the whole run in a few round trips.
       if (dialect.name === 'postgres') assert.ok(statements.length <= 10, statements.join('\n'));

@@ -223,7 +223,7 @@ export async function runBatch<T>(
     if (details.length) throw AppError.validation(details);
     const results = await inOuterTransaction(db, async () => {
       const done: BatchResult<T>[] = [];
-      for (let index = 0; index < operations.length; ) {
+      for (let index = 0; index < operations.length;) {
         const creates = createRunAt(actor, target, operations, index);
         if (creates.length > 1) {
           // A run of creates: the list create, whose first refusal rolls every operation back.

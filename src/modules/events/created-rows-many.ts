@@ -61,7 +61,8 @@ export async function insertCreatedRows<Row extends { id: number }, New extends 
   if (rows.length === 0) return [];
   if (dialectOf(trx) === 'sqlite') {
     const written: (Row | undefined)[] = [];
-    for (const row of rows) written.push((await trx.executeQuery(manyRowsInsert(trx, insert, [row], true).compile())).rows[0]);
+    for (const row of rows)
+      written.push((await trx.executeQuery(manyRowsInsert(trx, insert, [row], true).compile())).rows[0]);
     return written;
   }
   const ids = await reserveRowIds(trx, tableOf(trx, insert, rows[0]!), rows.length);
@@ -78,26 +79,28 @@ export function unlessUniqueViolation(error: unknown): undefined {
 }
 
 /**
- * The `*.created` events of the rows `insertCreatedRows` wrote (`datas`: each one's event data; `eventOf`:
- * its event's row and the row another module writes with it, a revision), in one statement, and those rows
- * in one more. Each new resource's event is placed at its writer's transaction id (PostgreSQL), as a single
- * create's.
+ * The `*.created` events (`type`) of the rows `insertCreatedRows` wrote (`datas`: each one's event data;
+ * `eventRow`: its event's row; `alsoOf`: the row another module writes with it, a revision), in one
+ * statement, and those rows in one more. Each new resource's event is placed at its writer's transaction id
+ * (PostgreSQL), as a single create's.
  */
 export async function insertCreatedEvents<D>(
   trx: Db,
+  type: string,
   datas: readonly D[],
-  eventOf: (data: D) => [Omit<NewEventRow, 'seq' | 'tx'>, AlsoWritten | undefined],
+  eventRow: (type: string, data: D) => Omit<NewEventRow, 'seq' | 'tx'>,
+  alsoOf: (data: D) => AlsoWritten | undefined,
 ): Promise<void> {
   if (datas.length === 0) return;
-  const made = datas.map(eventOf);
   const sqlite = dialectOf(trx) === 'sqlite';
   await anyTable(trx)
     .insertInto('events')
-    .values(made.map(([event]) => (sqlite ? event : { ...event, tx: OWN_TRANSACTION })))
+    .values(datas.map((data) => (sqlite ? eventRow(type, data) : { ...eventRow(type, data), tx: OWN_TRANSACTION })))
     .execute();
   // One statement per insert handed (one in practice: the revisions').
   const byInsert = new Map<AlsoWritten['insert'], Record<string, unknown>[]>();
-  for (const [, also] of made) {
+  for (const data of datas) {
+    const also = alsoOf(data);
     if (!also) continue;
     const rows = byInsert.get(also.insert);
     if (rows) rows.push(also.row);

@@ -183,7 +183,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
             const written = await insertCreatedRows(trx, insert, rows);
             const datas = written.flatMap((row) => (row ? [views[type](valueOf(row))] : []));
             if (datas.length > 0) outbox.recordIn(trx);
-            await insertCreatedEvents(trx, datas, (data) => [eventRow(type, data), changeWriter?.createdRow(type, data)]);
+            await insertCreatedEvents(trx, type, datas, eventRow, (data) => changeWriter?.createdRow(type, data));
             return written;
           });
         },

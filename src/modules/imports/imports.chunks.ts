@@ -42,14 +42,15 @@ interface ChunkOutcome {
 /**
  * The workers' side of imports (DECISIONS §18): a step claims a job (the one this worker holds first)
  * and writes its next chunk, each row through its resource's batch target (the single request's own
- * service call) in a savepoint of its own, the chunk's position and counts in the same transaction.
+ * service call) in a savepoint of its own, or a create chunk as one list create (the single create's own call,
+ * products), the chunk's position and counts in the same transaction.
  */
 export function createChunkRunner(
   db: Db,
   targets: Readonly<Record<ImportResource, BatchTarget<unknown>>>,
   settings: ImportsSettings,
 ) {
-  /** One chunk of a claimed job, in one transaction with its position; each row in a savepoint of its own. */
+  /** One chunk of a claimed job, in one transaction with its position; each row failing alone. */
   async function runChunk(job: ImportRow, workerId: string, writing: { line?: number }): Promise<boolean> {
     const target = targets[job.resource as ImportResource];
     const actor: Principal = { userId: job.owner_id, role: job.owner_role as Principal['role'] };
@@ -77,9 +78,7 @@ export function createChunkRunner(
         outcome.last = rows.at(-1)?.line ?? current.position;
         writing.line = rows[0]?.line;
         const bodies = rows.map((row) => target.createBody(actor, JSON.parse(row.data)));
-        const answers = await runWithOrigin(origin, () =>
-          asImportRow(job.id, () => target.createMany!(actor, bodies)),
-        );
+        const answers = await runWithOrigin(origin, () => asImportRow(job.id, () => target.createMany!(actor, bodies)));
         answers.forEach((answer, i) => {
           if (answer instanceof AppError) failed(rows[i]!.line, answer);
           else outcome.created += 1;

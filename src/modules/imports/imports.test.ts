@@ -175,7 +175,8 @@ for (const dialect of DIALECTS) {
         body: { name: 'Holder', category: 'imp-taken-holder', price: 1, stock: 1, sku: 'IMP-TAKEN' },
       });
       assert.equal(taken.status, 201, taken.text);
-      const csv = 'name,category,price,stock,sku\nT1,imp-taken,1,1,IMP-T1\nT2,imp-taken,1,1,IMP-TAKEN\nT3,imp-taken,1,1,\n';
+      const csv =
+        'name,category,price,stock,sku\nT1,imp-taken,1,1,IMP-T1\nT2,imp-taken,1,1,IMP-TAKEN\nT3,imp-taken,1,1,\n';
       const location = (await upload('resource=products&mode=create', csv)).headers.get('location')!;
       const job = await settled(location);
       assert.deepEqual(job.rows, { read: 3, created: 2, updated: 0, failed: 1 });
@@ -200,10 +201,7 @@ for (const dialect of DIALECTS) {
         .where('type', '=', 'product.created')
         .where('import_id', '=', job.id)
         .execute();
-      assert.deepEqual(
-        events.map((event) => event.resource).sort(),
-        written.map((row) => `product:${row.id}`).sort(),
-      );
+      assert.deepEqual(events.map((event) => event.resource).sort(), written.map((row) => `product:${row.id}`).sort());
     });
 
     it('fails the job after IMPORT_MAX_ATTEMPTS when a chunk keeps throwing (not a validation error), nothing of it written', async () => {

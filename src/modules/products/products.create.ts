@@ -34,7 +34,10 @@ export const skuTaken = () => AppError.conflict('Another product has this sku');
  * of one; an import's chunk and a batch's creates are longer lists.
  */
 export function createProductCreates(db: Db, events: EventRecorder<ProductEvents>) {
-  return async function createProducts(actor: Principal | null, raws: readonly unknown[]): Promise<(Product | AppError)[]> {
+  return async function createProducts(
+    actor: Principal | null,
+    raws: readonly unknown[],
+  ): Promise<(Product | AppError)[]> {
     requireAdmin(actor);
     const timestamp = now();
     const answers: (Product | AppError)[] = new Array(raws.length);
