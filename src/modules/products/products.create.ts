@@ -10,7 +10,6 @@ import { toProduct, type Product } from './product.ts';
 import * as repo from './products.repository.ts';
 import { CreateProductInput } from './products.schemas.ts';
 import type { ProductRow } from './products.table.ts';
-import type { ProductEvents } from './products.service.ts';
 
 const checkCreate = createChecker<CreateProductInput>(CreateProductInput);
 
@@ -33,7 +32,10 @@ export const skuTaken = () => AppError.conflict('Another product has this sku');
  * fails alone: its place in the answer is its error, the others are written. The single `POST` is a list
  * of one; an import's chunk and a batch's creates are longer lists.
  */
-export function createProductCreates(db: Db, events: EventRecorder<ProductEvents>) {
+export function createProductCreates(
+  db: Db,
+  events: Pick<EventRecorder<{ 'product.created': Product }>, 'recordInserts'>,
+) {
   return async function createProducts(
     actor: Principal | null,
     raws: readonly unknown[],
