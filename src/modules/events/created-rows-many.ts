@@ -10,6 +10,7 @@ import {
 import { anyTable } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { isUniqueViolation } from '../../core/db/db-errors.ts';
+import { inOuterTransactionNow } from '../../core/db/outer-transaction.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import type { AlsoWritten } from './change-writer.ts';
 import { insertOfOneRow, tableOf, type RowInsert } from './created-rows.ts';
@@ -71,6 +72,10 @@ export async function insertCreatedRows<Row extends { id: number }, New extends 
   const byId = new Map(returned.map((row) => [Number(row.id), row]));
   return full.map((row) => byId.get(row.id));
 }
+
+/** One row outside any transaction (a single create): `recordInsert`'s one statement writes it. */
+export const alone = (writer: Db, rows: readonly unknown[]) =>
+  rows.length === 1 && !writer.isTransaction && !inOuterTransactionNow();
 
 /** A write a unique key refused: undefined (not written); any other failure as it was. */
 export function unlessUniqueViolation(error: unknown): undefined {

@@ -26,8 +26,7 @@ import { createRowIdReserve } from './row-ids.ts';
 import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
 import { currentImportId } from './import-origin.ts';
-import { insertCreatedEvents, insertCreatedRows, unlessUniqueViolation } from './created-rows-many.ts';
-import { inOuterTransactionNow } from '../../core/db/outer-transaction.ts';
+import { alone, insertCreatedEvents, insertCreatedRows, unlessUniqueViolation } from './created-rows-many.ts';
 import type { ChangeWriter } from './change-writer.ts';
 import { createStoredCopies } from './stored-copies.ts';
 
@@ -177,7 +176,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
           }),
         recordInsert,
         async recordInserts(writer, type, insert, rows, valueOf) {
-          if (rows.length === 1 && !writer.isTransaction && !inOuterTransactionNow())
+          if (alone(writer, rows))
             return [await recordInsert(writer, type, insert, rows[0]!, valueOf).catch(unlessUniqueViolation)];
           return transaction(writer, async (trx) => {
             const written = await insertCreatedRows(trx, insert, rows);
