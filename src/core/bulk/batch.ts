@@ -33,6 +33,11 @@ export interface BatchTarget<T> {
   /** The fields a create and an update may name (an import's header is checked against them), with their JSON types. */
   fields?: Readonly<Record<string, string>>;
   create(actor: Principal | null, data: unknown): Promise<T>;
+  /**
+   * The same create for a list (the single one is a list of one): each body's value, or the error that
+   * refused it alone (its checks, a taken unique key), the others written. Runs of creates go through it.
+   */
+  createMany?(actor: Principal | null, data: readonly unknown[]): Promise<(T | AppError)[]>;
   update(actor: Principal | null, id: number, data: unknown, precondition?: Precondition<T>): Promise<T>;
   remove(actor: Principal | null, id: number, precondition?: Precondition<T>): Promise<boolean>;
   idOf(value: T): number;
@@ -154,6 +159,20 @@ function atomicFailure(index: number, error: unknown): unknown {
   return new AppError(error.code, error.message, { status: error.status, details, headers: error.headers ?? {} });
 }
 
+/** The create bodies of the operations from `start` on that are creates, when the target creates lists. */
+function createRunAt<T>(
+  actor: Principal | null,
+  target: BatchTarget<T>,
+  operations: readonly BatchOperation[],
+  start: number,
+): unknown[] {
+  const bodies: unknown[] = [];
+  if (!target.createMany) return bodies;
+  for (let index = start; index < operations.length && operations[index]!.op === 'create'; index += 1)
+    bodies.push(target.createBody(actor, operations[index]!.data ?? {}));
+  return bodies;
+}
+
 export interface BatchRequest {
   atomic?: boolean | undefined;
   operations: readonly BatchOperation[];
@@ -204,12 +223,24 @@ export async function runBatch<T>(
     if (details.length) throw AppError.validation(details);
     const results = await inOuterTransaction(db, async () => {
       const done: BatchResult<T>[] = [];
-      for (const [index, operation] of operations.entries()) {
+      for (let index = 0; index < operations.length;) {
+        const creates = createRunAt(actor, target, operations, index);
+        if (creates.length > 1) {
+          // A run of creates: the list create, whose first refusal rolls every operation back.
+          const answers = await target.createMany!(actor, creates);
+          for (const answer of answers) {
+            if (answer instanceof AppError) throw atomicFailure(index, answer);
+            done.push({ index, status: 201, id: target.idOf(answer), value: answer });
+            index += 1;
+          }
+          continue;
+        }
         try {
-          done.push(await runOperation(actor, target, operation, index, preconditionOf));
+          done.push(await runOperation(actor, target, operations[index]!, index, preconditionOf));
         } catch (error) {
           throw atomicFailure(index, error);
         }
+        index += 1;
       }
       return done;
     });

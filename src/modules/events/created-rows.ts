@@ -36,7 +36,7 @@ export interface RowInsertQuery<Row> extends Compilable<Row> {
 }
 
 /** The one row of an `insert ... values (...)`, or a refusal naming what the outbox cannot wrap. */
-function insertOfOneRow(node: OperationNode): InsertQueryNode & { values: ValuesNode } {
+export function insertOfOneRow(node: OperationNode): InsertQueryNode & { values: ValuesNode } {
   if (!InsertQueryNode.is(node) || !node.values || !ValuesNode.is(node.values) || node.values.values.length !== 1)
     throw new Error("a created row's insert must be `insert into <table> (...) values (<one row>)`");
   return node as InsertQueryNode & { values: ValuesNode };

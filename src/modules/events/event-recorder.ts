@@ -3,6 +3,7 @@ import type { Db } from '../../core/db/database.ts';
 import type { RowInsert } from './created-rows.ts';
 import type { Rewrite, StoredValues } from './stored-copies.ts';
 import { insertCreatedRow } from './events.repository.ts';
+import { insertCreatedRows } from './created-rows-many.ts';
 import { createOutbox } from './outbox.ts';
 
 /**
@@ -51,6 +52,20 @@ export interface EventRecorder<M> {
     row: NoInfer<Omit<R, 'id'> & N>,
     valueOf: (row: R) => M[K],
   ): Promise<R>;
+  /**
+   * `recordInsert` for many rows (a list create: an import's chunk, a batch's creates), in one transaction
+   * (the caller's outer one when open): the rows in one statement, their events in one, and what is written
+   * with each event (revisions) in one. A row a unique key refuses is not written and has no event: its
+   * place in the answer is undefined, and the others are written. One row outside any transaction is
+   * `recordInsert`'s one statement.
+   */
+  recordInserts<R extends { id: number }, N extends object, K extends keyof M & string>(
+    db: Db,
+    type: K,
+    insert: RowInsert<R, N>,
+    rows: readonly NoInfer<Omit<R, 'id'> & N>[],
+    valueOf: (row: R) => M[K],
+  ): Promise<(R | undefined)[]>;
 }
 
 /** What builds each type's `data`: the presenter of the admin's `GET /api/v2/...` view. */
@@ -70,6 +85,7 @@ export function noEvents<M>(): EventRecorder<M> {
     },
     recordWith: (db, _type, write) => outbox.transaction(db, write),
     recordInsert: (db, _type, insert, row) => insertCreatedRow(db, insert, row),
+    recordInserts: (db, _type, insert, rows) => outbox.transaction(db, (trx) => insertCreatedRows(trx, insert, rows)),
   };
 }
 

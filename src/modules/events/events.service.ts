@@ -26,6 +26,7 @@ import { createRowIdReserve } from './row-ids.ts';
 import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
 import { currentImportId } from './import-origin.ts';
+import { alone, insertCreatedEvents, insertCreatedRows, unlessUniqueViolation } from './created-rows-many.ts';
 import type { ChangeWriter } from './change-writer.ts';
 import { createStoredCopies } from './stored-copies.ts';
 
@@ -33,7 +34,6 @@ import { createStoredCopies } from './stored-copies.ts';
 const ROW_ID_BLOCK = 16;
 
 export type { ConsumeOptions } from './consumer-leases.ts';
-
 export const EVENT_PAGE_RULES = { defaultLimit: 100, maxLimit: 1000 };
 
 export interface EventsOptions {
@@ -70,10 +70,8 @@ export function createEventsService(db: Db, options: EventsOptions) {
   const outbox = createOutbox();
   /** What else keeps events past their retention (the webhooks' pending deliveries): the oldest place each still needs. */
   const retentionHolds: Array<() => Promise<FeedPosition | undefined>> = [];
-
   const eventRow = (type: string, data: Record<string, unknown>) => {
-    // The writer's trace (DECISIONS §17), for the webhook attempts and the NATS message to join; with
-    // tracing off, two nulls.
+    // The writer's trace (DECISIONS §17), for the webhook attempts and NATS to join; untraced, two nulls.
     const trace = activeTracing()?.activeContext();
     const row = {
       event_id: newEventId(),
@@ -146,6 +144,25 @@ export function createEventsService(db: Db, options: EventsOptions) {
 
     /** A service's recorder: `views` builds each type's `data` from the service's domain value. */
     recorderFor<M>(views: EventViews<M>): EventRecorder<M> {
+      const recordInsert: EventRecorder<M>['recordInsert'] = async (writer, type, insert, row, valueOf) => {
+        const inserted = async (trx: Db) => {
+          const written = await repo.insertCreatedRow(trx, insert, row);
+          await record(trx, type, views[type](valueOf(written)));
+          return written;
+        };
+        // Inside a transaction already (the outbox's, or `record` refuses it), which signals after its commit;
+        // SQLite runs in the process: no round trips to save.
+        if (writer.isTransaction) return inserted(writer);
+        if (dialectOf(writer) === 'sqlite') return transaction(writer, inserted);
+        const id = await placesFirst.before(() => nextRowId(writer, tableOf(writer, insert, row)));
+        // Every column but the id was given, and now the id: the row as it will be written.
+        const full = { ...row, id };
+        const data = views[type](valueOf(full as unknown as Parameters<typeof valueOf>[0]));
+        const also = changeWriter?.createdRow(type, data);
+        const written = await repo.insertCreatedRowWithEvent(writer, insert, full, eventRow(type, data), also);
+        outbox.committed();
+        return written;
+      };
       return {
         transaction,
         scrubStored: storedCopies.scrub,
@@ -157,24 +174,17 @@ export function createEventsService(db: Db, options: EventsOptions) {
               await record(trx, type, views[type](valueOf(result)));
             return result;
           }),
-        async recordInsert(writer, type, insert, row, valueOf) {
-          const inserted = async (trx: Db) => {
-            const written = await repo.insertCreatedRow(trx, insert, row);
-            await record(trx, type, views[type](valueOf(written)));
+        recordInsert,
+        async recordInserts(writer, type, insert, rows, valueOf) {
+          if (alone(writer, rows))
+            return [await recordInsert(writer, type, insert, rows[0]!, valueOf).catch(unlessUniqueViolation)];
+          return transaction(writer, async (trx) => {
+            const written = await insertCreatedRows(trx, insert, rows);
+            const datas = written.flatMap((row) => (row ? [views[type](valueOf(row))] : []));
+            if (datas.length > 0) outbox.recordIn(trx);
+            await insertCreatedEvents(trx, type, datas, eventRow, (data) => changeWriter?.createdRow(type, data));
             return written;
-          };
-          // Inside a transaction already (the outbox's, or `record` refuses it), which signals after its commit;
-          // SQLite runs in the process: no round trips to save.
-          if (writer.isTransaction) return inserted(writer);
-          if (dialectOf(writer) === 'sqlite') return transaction(writer, inserted);
-          const id = await placesFirst.before(() => nextRowId(writer, tableOf(writer, insert, row)));
-          // Every column but the id was given, and now the id: the row as it will be written.
-          const full = { ...row, id };
-          const data = views[type](valueOf(full as unknown as Parameters<typeof valueOf>[0]));
-          const also = changeWriter?.createdRow(type, data);
-          const written = await repo.insertCreatedRowWithEvent(writer, insert, full, eventRow(type, data), also);
-          outbox.committed();
-          return written;
+          });
         },
       };
     },

@@ -42,14 +42,15 @@ interface ChunkOutcome {
 /**
  * The workers' side of imports (DECISIONS §18): a step claims a job (the one this worker holds first)
  * and writes its next chunk, each row through its resource's batch target (the single request's own
- * service call) in a savepoint of its own, the chunk's position and counts in the same transaction.
+ * service call) in a savepoint of its own, or a create chunk as one list create (the single create's own call,
+ * products), the chunk's position and counts in the same transaction.
  */
 export function createChunkRunner(
   db: Db,
   targets: Readonly<Record<ImportResource, BatchTarget<unknown>>>,
   settings: ImportsSettings,
 ) {
-  /** One chunk of a claimed job, in one transaction with its position; each row in a savepoint of its own. */
+  /** One chunk of a claimed job, in one transaction with its position; each row failing alone. */
   async function runChunk(job: ImportRow, workerId: string, writing: { line?: number }): Promise<boolean> {
     const target = targets[job.resource as ImportResource];
     const actor: Principal = { userId: job.owner_id, role: job.owner_role as Principal['role'] };
@@ -59,7 +60,31 @@ export function createChunkRunner(
       if (!current || current.status !== 'running' || current.locked_by !== workerId) return undefined;
       const rows = await repo.readRowsAfter(db, job.id, current.position, settings.chunkRows);
       const outcome: ChunkOutcome = { created: 0, updated: 0, errors: [], last: current.position };
-      for (const row of rows) {
+      const origin = { requestId: `import:${job.id}`, principal: () => actor };
+      const failed = (line: number, error: AppError) => {
+        const detail = error.details?.[0];
+        outcome.errors.push({
+          import_id: job.id,
+          line,
+          field: detail?.field || null,
+          message: detail ? detail.message : error.message,
+        });
+      };
+      // A create's chunk is the list create of its rows: each row checked and written or refused alone, in
+      // statements for the whole chunk, their events carrying the import's id, their revisions the import's
+      // owner. A chunk whose writing threw is tried again row by row, so its report names the row that threw.
+      const listed = op === 'create' && target.createMany !== undefined && current.attempts === 0;
+      if (listed) {
+        outcome.last = rows.at(-1)?.line ?? current.position;
+        writing.line = rows[0]?.line;
+        const bodies = rows.map((row) => target.createBody(actor, JSON.parse(row.data)));
+        const answers = await runWithOrigin(origin, () => asImportRow(job.id, () => target.createMany!(actor, bodies)));
+        answers.forEach((answer, i) => {
+          if (answer instanceof AppError) failed(rows[i]!.line, answer);
+          else outcome.created += 1;
+        });
+      }
+      for (const row of listed ? [] : rows) {
         outcome.last = row.line;
         writing.line = row.line;
         const data = JSON.parse(row.data) as Record<string, unknown>;
@@ -71,7 +96,6 @@ export function createChunkRunner(
         try {
           // The single request's own write; its events carry the import's id (events/import-origin.ts).
           // Its revision's actor is the import's owner, its request id `import:<id>` (write-origin.ts).
-          const origin = { requestId: `import:${job.id}`, principal: () => actor };
           const result = await runWithOrigin(origin, () =>
             asImportRow(job.id, () =>
               inTransaction(db, () => runOperation(actor, target, { op, data }, 0, () => () => undefined)),
@@ -81,13 +105,7 @@ export function createChunkRunner(
           else outcome.updated += 1;
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
-          const detail = error.details?.[0];
-          outcome.errors.push({
-            import_id: job.id,
-            line: row.line,
-            field: detail?.field || null,
-            message: detail ? detail.message : error.message,
-          });
+          failed(row.line, error);
         }
       }
       if (job.dry_run) throw new DryRun(outcome);

@@ -169,6 +169,41 @@ for (const dialect of DIALECTS) {
       assert.ok(!('importId' in ours[2]!), 'no importId key on a single write');
     });
 
+    it('writes a chunk whose row has a taken sku without it: the others and their events (with importId) go in, its line is reported', async () => {
+      const taken = await t.request('POST', '/api/v2/products', {
+        token: t.adminToken,
+        body: { name: 'Holder', category: 'imp-taken-holder', price: 1, stock: 1, sku: 'IMP-TAKEN' },
+      });
+      assert.equal(taken.status, 201, taken.text);
+      const csv =
+        'name,category,price,stock,sku\nT1,imp-taken,1,1,IMP-T1\nT2,imp-taken,1,1,IMP-TAKEN\nT3,imp-taken,1,1,\n';
+      const location = (await upload('resource=products&mode=create', csv)).headers.get('location')!;
+      const job = await settled(location);
+      assert.deepEqual(job.rows, { read: 3, created: 2, updated: 0, failed: 1 });
+      const errors = await errorsOf(location);
+      assert.deepEqual(
+        errors.map((e) => [e.line, e.message]),
+        [[3, 'Another product has this sku']],
+      );
+      const written = await t.server.db
+        .selectFrom('products')
+        .select(['id', 'name'])
+        .where('category', '=', 'imp-taken')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        written.map((row) => row.name),
+        ['T1', 'T3'],
+      );
+      const events = await t.server.db
+        .selectFrom('events')
+        .select(['resource', 'import_id'])
+        .where('type', '=', 'product.created')
+        .where('import_id', '=', job.id)
+        .execute();
+      assert.deepEqual(events.map((event) => event.resource).sort(), written.map((row) => `product:${row.id}`).sort());
+    });
+
     it('fails the job after IMPORT_MAX_ATTEMPTS when a chunk keeps throwing (not a validation error), nothing of it written', async () => {
       // A row the database refuses in a way no check of the service foresees: a trigger raises on it.
       const postgres = dialect.name === 'postgres';

@@ -1,4 +1,5 @@
 import { writableFieldsOf, type BatchTarget } from '../../core/bulk/batch.ts';
+import type { AppError } from '../../core/errors/app-error.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
@@ -8,6 +9,7 @@ import { CreateProductInput, UpdateProductInput } from './products.schemas.ts';
 /** What a batch needs of the products service: its single writes and the `sku` lookup. */
 interface ProductWrites {
   createProduct(actor: Principal | null, raw: unknown): Promise<Product>;
+  createProducts(actor: Principal | null, raws: readonly unknown[]): Promise<(Product | AppError)[]>;
   updateProduct(
     actor: Principal | null,
     id: number,
@@ -33,6 +35,7 @@ export function productsBatchTarget(products: ProductWrites): BatchTarget<Produc
     createBody: (_actor, data) => data,
     naturalKey: { field: 'sku', normalize: (sku) => sku, find: (sku) => products.findProductBySku(sku) },
     create: (actor, data) => products.createProduct(actor, data),
+    createMany: (actor, data) => products.createProducts(actor, data),
     update: (actor, id, data, precondition) => products.updateProduct(actor, id, data, precondition),
     remove: (actor, id, precondition) => products.deleteProduct(actor, id, precondition),
     idOf: (product) => product.id,

@@ -14,14 +14,15 @@ import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/li
 import type { SearchResults } from '../../core/search/search-results.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
-import { centsOf, hasAtMostTwoDecimals } from './money.ts';
+import { centsOf } from './money.ts';
+import { assertPriceHasCents, createProductCreates, skuTaken } from './products.create.ts';
 import { toProduct, type Product } from './product.ts';
 import { readProductPage, readProductSearchResults } from './products.page.repository.ts';
 import { createProductAggregates } from './products.aggregate.service.ts';
 import { readProductListRequest, type ProductListRequest } from './products.list-request.ts';
 import { PRODUCT_QUERY_V1 } from './products.query.ts';
 import * as repo from './products.repository.ts';
-import { CreateProductInput, ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
+import { ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRow, ProductRowUpdate } from './products.table.ts';
 import type { TrashEvents } from '../history/trash.representation.ts';
 import {
@@ -45,19 +46,10 @@ export type ProductPage = QueriedPage<Product> & { search?: SearchResults };
 
 export const PRODUCT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 
-const checkCreate = createChecker<CreateProductInput>(CreateProductInput);
 const checkReplace = createChecker<ReplaceProductInput>(ReplaceProductInput);
 const checkUpdate = createChecker<UpdateProductInput>(UpdateProductInput);
 
 const notFound = (id: number) => AppError.notFound(`Product ${id}`);
-
-/** Whole cents exactly, past the schema's `multipleOf` (held by ajv to 1e-5 of a cent): cents decide. */
-function assertPriceHasCents<T extends { price?: number | undefined }>(input: T): T {
-  if (input.price !== undefined && !hasAtMostTwoDecimals(input.price)) {
-    throw AppError.validation([{ field: 'price', message: 'must have at most two decimals' }]);
-  }
-  return input;
-}
 
 function rowChanges(input: UpdateProductInput): ProductRowUpdate {
   const changes: ProductRowUpdate = {};
@@ -80,7 +72,7 @@ async function uniqueSku<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isUniqueViolation(error)) throw AppError.conflict('Another product has this sku');
+    if (isUniqueViolation(error)) throw skuTaken();
     throw error;
   }
 }
@@ -98,6 +90,7 @@ export function createProductsService(
   trash: Trash = createTrash({ retentionDays: 30 }),
 ) {
   const trashed = trashActions(trash, 'product');
+  const createProducts = createProductCreates(db, events);
   async function change(
     actor: Principal | null,
     id: number,
@@ -174,31 +167,15 @@ export function createProductsService(
         return (await repo.findProductsByIds(db, [...new Set(ids)])).map(toProduct);
       },
 
+      /** `POST /products`: the list create (products.create.ts) of one body. */
       async createProduct(actor: Principal | null, raw: unknown): Promise<Product> {
-        requireAdmin(actor);
-        const input = assertPriceHasCents(checkCreate(raw));
-        const timestamp = now();
-        const row = await uniqueSku(() =>
-          events.recordInsert(
-            db,
-            'product.created',
-            repo.productInsert,
-            {
-              name: input.name.trim(),
-              category: input.category.trim(),
-              price_cents: centsOf(input.price),
-              stock: input.stock,
-              image: input.image ?? null,
-              description: input.description ?? null,
-              sku: input.sku ?? null,
-              created_at: timestamp,
-              updated_at: timestamp,
-            },
-            toProduct,
-          ),
-        );
-        return toProduct(row);
+        const [answer] = await createProducts(actor, [raw]);
+        if (answer instanceof AppError) throw answer;
+        return answer!;
       },
+
+      /** Many bodies, each written or refused alone (products.create.ts): an import's chunk, a batch's creates. */
+      createProducts,
 
       /** PUT: every field is set; an absent image or description becomes null. */
       replaceProduct(
