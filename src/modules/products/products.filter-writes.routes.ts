@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { servesVersions, Versioned, type ApiVersion } from '../../core/http/versioning.ts';
 import { listProductsQueryOf, UpdateProductInput, type ListProductsQuery } from './products.schemas.ts';
-import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.list.ts';
 import { PRODUCT_FIELDS, PRODUCT_FIELDS_V2 } from './products.presenter.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
 

@@ -8,8 +8,7 @@ import type { ListQuery } from '../../core/querying/list-query-parse.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import type { Product } from './product.ts';
-import { productListQuery, type ProductListRequest } from './products.list-request.ts';
-import { readMatchingProductIds } from './products.page.repository.ts';
+import { productListQuery, type ProductListRequest, readMatchingProductIds } from './products.list.ts';
 import { UpdateProductInput } from './products.schemas.ts';
 
 /** DECISIONS §18: a write by filter touches at most this many rows (more: an import). */
