@@ -181,15 +181,16 @@ export const readProductSearchResults = (
 ): Promise<SearchResults | undefined> => searchResultsOf(db, PRODUCT_SEARCH, query, rows, highlight);
 
 /**
- * One page of products as the request's grammar reads it (products.list.ts), with the total its
- * `count` asks for and the cursor after it.
+ * One page of products as the request's grammar reads it (above), with the total its `count` asks
+ * for and the cursor after it.
  *
  * A first page with the exact total whose filter the seed's own parameters could say (a category, a
  * price range, in stock, a name search) is the seed's list as it was: page and total in one statement,
- * the total from the maintained counters (products.list.statements.ts); only `nextCursor` is added. Any
- * other request (a cursor, `count=estimated|none`, an operator beyond those) reads through the shared
- * list statements (core/querying), whose exact and estimated totals still come from the counters
- * whenever they can answer the filter; so does a full-text search (`q`), counted as it matches.
+ * the total from the maintained counters (products.list.statements.ts; cheaper than the shared
+ * engine's two statements: the README's "Why the list has two engines"); only `nextCursor` is added. Any other request (a cursor,
+ * `count=estimated|none`, an operator beyond those) reads through the shared list statements
+ * (core/querying), the same counters behind core's counted-total hook (`countedProducts`) whenever they
+ * can answer the filter; so does a full-text search (`q`), counted as it matches.
  */
 export async function readProductPage(
   db: Db,
