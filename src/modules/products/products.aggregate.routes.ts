@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { ApiVersion } from '../../core/http/versioning.ts';
 import { AGGREGATE_REQUEST_WEIGHT } from '../../core/querying/aggregate-grammar.ts';
 import { Type, type Static } from 'typebox';
-import { Versioned } from '../../core/http/versioning.ts';
+import { Versioned, type ApiVersion } from '../../core/http/versioning.ts';
 import { aggregateAnswerSchema, aggregateParameters } from '../../core/querying/aggregate-schema.ts';
 import { PRODUCT_AGGREGATES_V1, PRODUCT_AGGREGATES_V2 } from './products.aggregate.ts';
 import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.list.ts';

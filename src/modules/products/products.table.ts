@@ -3,8 +3,9 @@ import type { SqlBool, Timestamp } from '../../core/db/tables.ts';
 import type { SearchSource } from '../../core/search/search-source.ts';
 
 /**
- * The products table, its two count tables, its full-text search, and their row types, in the database's own snake_case
- * (only repositories see rows). They join the database type `Tables` of core/db/tables.ts below.
+ * The products table, its two count tables, its full-text search, and their row types, in the
+ * database's own snake_case (only repositories see rows). They join the database type `Tables` of
+ * core/db/tables.ts below.
  */
 export interface ProductsTable {
   id: Generated<number>;
