@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/core/db/database.ts';
-import { PRICE_BUCKET_CENTS } from '../../src/modules/products/price-bucket.ts';
+import { PRICE_BUCKET_CENTS } from '../../src/modules/products/product.ts';
 
 /**
  * The number of (category, in stock, bucket) keys whose counter differs from a recount of the

@@ -1,13 +1,6 @@
-import {
-  CompiledQuery,
-  sql,
-  type Expression,
-  type Kysely,
-  type OrderByItemBuilder,
-  type RawBuilder,
-  type SqlBool,
-} from 'kysely';
+import { sql, type Expression, type Kysely, type OrderByItemBuilder, type RawBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../db/database.ts';
+import { matchingRows } from '../db/matching-rows.ts';
 import { PLANNED_PER_VALUES } from '../db/pg-named-statements.ts';
 import { directionSql } from '../db/sort-direction.ts';
 import { MAX_FACET_VALUES, type AggregateGrammar, type TimeBucket } from './aggregate-grammar.ts';
@@ -116,6 +109,17 @@ export interface AggregateStatements {
   ): Promise<{ facets: Record<string, FacetValue[]>; estimated: boolean }>;
 }
 
+export interface AggregateOptions {
+  /** The table's full-text search (`q`): with one, the aggregates and facets of its matches. */
+  searchSource?: SearchSource | undefined;
+  /**
+   * One facet's values and counts among the rows `conditions` match (its own conditions left out) from
+   * counters the module maintains, without reading rows; or undefined when its counters cannot answer
+   * them (the rows are read then). Never asked with a search: counters count rows, not matches.
+   */
+  countedFacet?: (db: Db, name: string, conditions: readonly Condition[]) => Promise<FacetValue[]> | undefined;
+}
+
 /**
  * The aggregate statements over `table`, naming only `columns` (the list's and the grammar's): a
  * condition, group or measure on any other column is refused before any SQL is built.
@@ -124,9 +128,10 @@ export function createAggregateStatements(
   table: string,
   grammar: AggregateGrammar,
   columns: readonly string[],
-  searchSource?: SearchSource,
+  { searchSource, countedFacet }: AggregateOptions = {},
 ): AggregateStatements {
   const known = new Set(columns);
+
   const check = (named: readonly string[]) => {
     const unknown = named.find((column) => !known.has(column));
     if (unknown !== undefined) throw new Error(`aggregate of ${table}: column "${unknown}" is not one of its columns`);
@@ -147,6 +152,13 @@ export function createAggregateStatements(
     if (nothing) query = query.where(sql<boolean>`1 = 0`);
     for (const part of conditionsWhere(db, conditions)) query = query.where(part);
     return query;
+  };
+  /** A facet's field and the conditions it counts under (its own left out); its counters' answer if they have one. */
+  const facetOf = (db: Db, name: string, conditions: readonly Condition[], search: SearchExpression | undefined) => {
+    const field = grammar.groups[name]!;
+    const others = conditions.filter((condition) => condition.field !== name);
+    check([...conditionColumns(others), field.column]);
+    return { field, others, counted: search ? undefined : countedFacet?.(db, name, others) };
   };
 
   return {
@@ -205,10 +217,12 @@ export function createAggregateStatements(
       const postgres = dialectOf(db) === 'postgres';
       const answer: Record<string, FacetValue[]> = {};
       for (const name of names) {
-        const field = grammar.groups[name]!;
         // The facet's own filter left out: a shop shows every category's count beside one category's page.
-        const others = conditions.filter((condition) => condition.field !== name);
-        check([...conditionColumns(others), field.column]);
+        const { field, others, counted } = facetOf(db, name, conditions, search);
+        if (counted) {
+          answer[name] = await counted;
+          continue;
+        }
         const column = sql.ref(field.column);
         const group = { name, column: field.column, type: field.type };
         const rows = (await filtered(db, others, search)
@@ -229,9 +243,11 @@ export function createAggregateStatements(
       const facets: Record<string, FacetValue[]> = {};
       let estimated = false;
       for (const name of names) {
-        const field = grammar.groups[name]!;
-        const others = conditions.filter((condition) => condition.field !== name);
-        check([...conditionColumns(others), field.column]);
+        const { field, others, counted } = facetOf(db, name, conditions, search);
+        if (counted) {
+          facets[name] = await counted;
+          continue;
+        }
         const group = { name, column: field.column, type: field.type };
         // The first matches the database finds, no more than one beyond the exact limit: `read` says how many.
         const sample = filtered(db, others, search)
@@ -252,7 +268,9 @@ export function createAggregateStatements(
         // SQLite counts the matches, unless a search alone has its vocabulary's estimate (as the list's total).
         const fromVocabulary = !postgres && search && searchSource && others.length === 0;
         const matches = async () =>
-          fromVocabulary ? vocabularyEstimate(db, searchSource, search) : matchesOf(db, filtered(db, others, search));
+          fromVocabulary
+            ? vocabularyEstimate(db, searchSource, search)
+            : matchingRows(db, filtered(db, others, search).selectAll().compile());
         const scale = read > exactUpTo ? (await matches()) / read : 1;
         if (read > exactUpTo) estimated = true;
         facets[name] = rows.map((row) => ({
@@ -263,20 +281,4 @@ export function createAggregateStatements(
       return { facets, estimated };
     },
   };
-}
-
-/** How many rows a statement matches: PostgreSQL's planner's estimate (no row read), SQLite's count. */
-async function matchesOf(db: Db, query: { selectAll(): { compile(): CompiledQuery } } & object): Promise<number> {
-  const statement = query.selectAll().compile();
-  if (dialectOf(db) === 'postgres') {
-    const result = await db.executeQuery(
-      CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),
-    );
-    const plans = (result.rows[0] as { 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] })['QUERY PLAN'];
-    return plans[0].Plan['Plan Rows'];
-  }
-  const result = await db.executeQuery(
-    CompiledQuery.raw(`select count(*) as n from (${statement.sql})`, [...statement.parameters]),
-  );
-  return Number((result.rows[0] as { n: number }).n);
 }

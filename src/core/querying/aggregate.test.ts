@@ -176,6 +176,44 @@ describe('aggregates: grammar, parser and statements', () => {
     for (const text of texts) assert.ok(text.endsWith(PLANNED_PER_VALUES), text);
   });
 
+  it('answers a facet from the counted-facet hook when it can (no row read), else from the rows', async () => {
+    const db = createDatabase('sqlite::memory:');
+    after(() => db.destroy());
+    await sql`create table widgets (id integer primary key, colour text, owner_id integer)`.execute(db);
+    await sql`insert into widgets (colour, owner_id) values ('red', 1), ('red', 2), ('blue', 2)`.execute(db);
+    const asked: unknown[] = [];
+    const statements = createAggregateStatements('widgets', grammar, ['colour', 'owner_id'], {
+      // The counters know every widget's colour, and nothing narrower.
+      countedFacet: (_db, name, conditions) => {
+        asked.push([name, conditions.map((condition) => condition.field)]);
+        return conditions.length === 0 ? Promise.resolve([{ value: 'counted', count: 9 }]) : undefined;
+      },
+    });
+    const red = { field: 'colour', column: 'colour', operator: 'eq' as const, value: 'red' };
+    const owner = { field: 'ownerId', column: 'owner_id', operator: 'eq' as const, value: 2 };
+    const texts: string[] = [];
+    const stop = observeQueries(db, (text) => texts.push(text));
+    const counted = await statements.facets(db, [red], ['colour']);
+    const bounded = await statements.boundedFacets(db, [red], ['colour'], undefined, 100);
+    assert.equal(texts.length, 0, texts.join('\n'));
+    const read = await statements.facets(db, [red, owner], ['colour']);
+    stop();
+    assert.deepEqual(counted, { colour: [{ value: 'counted', count: 9 }] });
+    assert.deepEqual(bounded, { facets: { colour: [{ value: 'counted', count: 9 }] }, estimated: false });
+    assert.deepEqual(read, {
+      colour: [
+        { value: 'blue', count: 1 },
+        { value: 'red', count: 1 },
+      ],
+    });
+    // Asked with the facet's own condition left out.
+    assert.deepEqual(asked, [
+      ['colour', []],
+      ['colour', []],
+      ['colour', ['ownerId']],
+    ]);
+  });
+
   it('refuses to build a statement naming a column outside the declared ones', async () => {
     const db = createDatabase('sqlite::memory:');
     after(() => db.destroy());

@@ -12,7 +12,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
  * 0.01 is a float a hair off an integer (7.000000000000001); without it ajv refuses them. 5 decimals:
  * over every price up to MAX_PRICE (1e8) the quotient of a two-decimal value is within 1e-6 of its
  * integer, and 10.123 or 1.005 are 0.3 and 0.5 off. The service still checks cents exactly
- * (products/money.ts), so a value within 1e-5 of a cent but not on it (19.99000001) is refused there.
+ * (products/product.ts), so a value within 1e-5 of a cent but not on it (19.99000001) is refused there.
  * docs/REST.md ("Constraints") says why and what was measured.
  */
 const BASE: Options = {

@@ -1,10 +1,32 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { ApiVersion } from '../../core/http/versioning.ts';
 import { AGGREGATE_REQUEST_WEIGHT } from '../../core/querying/aggregate-grammar.ts';
-import { AggregateProductsQuery, ProductsAggregate } from './products.aggregate.schemas.ts';
-import type { ListProductsQuery } from './products.schemas.ts';
+import { Type, type Static } from 'typebox';
+import { Versioned, type ApiVersion } from '../../core/http/versioning.ts';
+import { aggregateAnswerSchema, aggregateParameters } from '../../core/querying/aggregate-schema.ts';
+import { PRODUCT_AGGREGATES_V1, PRODUCT_AGGREGATES_V2 } from './products.aggregate.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.list.ts';
+import { listProductsQueryOf, type ListProductsQuery } from './products.schemas.ts';
 import type { ListProductsOptions, ProductsService } from './products.service.ts';
+
+/** The list's parameters that are not filters: an aggregate has its own `sort` and `limit`, no page and no highlights (its `q` narrows it). */
+const NOT_FILTERS = ['page', 'limit', 'offset', 'sort', 'fields', 'count', 'cursor', 'facets', 'highlight'] as const;
+
+/** `GET /products/aggregate`: the list's filters in a version (the seed's too), then the aggregate's parameters. */
+const aggregateQueryOf = (version: 1 | 2) =>
+  Type.Object({
+    ...Type.Omit(listProductsQueryOf(version === 1 ? PRODUCT_QUERY_V1 : PRODUCT_QUERY_V2, '', []), NOT_FILTERS)
+      .properties,
+    ...aggregateParameters(version === 1 ? PRODUCT_AGGREGATES_V1 : PRODUCT_AGGREGATES_V2),
+  });
+
+export const AggregateProductsQuery = Versioned(aggregateQueryOf(1), aggregateQueryOf(2));
+export type AggregateProductsQuery = Static<typeof AggregateProductsQuery>;
+
+export const ProductsAggregate = aggregateAnswerSchema(
+  [PRODUCT_AGGREGATES_V1, PRODUCT_AGGREGATES_V2],
+  'ProductsAggregate',
+);
 
 /** How the list's route reads its query into the service's options (the seed's filters and the version's grammar). */
 type OptionsOf = (query: ListProductsQuery, version: ApiVersion) => ListProductsOptions;

@@ -3,8 +3,9 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { shapedStatement, type Bound, type BoundParams } from '../../core/db/statement-cache.ts';
 import { containsPattern } from '../../core/db/like-pattern.ts';
-import { PRICE_BUCKET_CENTS } from './price-bucket.ts';
-import type { ProductFilter, ProductSort, ProductSortKey } from './product.ts';
+import type { FacetValue } from '../../core/querying/aggregate-answer.ts';
+import { MAX_FACET_VALUES } from '../../core/querying/aggregate-grammar.ts';
+import { PRICE_BUCKET_CENTS, type ProductFilter, type ProductSort, type ProductSortKey } from './product.ts';
 import type { ProductRow } from './products.table.ts';
 
 export interface ProductListQuery extends ProductFilter {
@@ -41,6 +42,25 @@ export async function listProductsPage(db: Db, query: ProductListQuery): Promise
 export function countProducts(db: Db, filter: ProductFilter): Promise<number> {
   const { shape, params } = planOf(filter);
   return countPlanned(db, shape, params);
+}
+
+/** The category facet from `product_counts` (of the products in stock only, with `inStock`): a row per category. */
+export async function countedCategoryFacet(db: Db, inStock: boolean): Promise<FacetValue[]> {
+  const total = sql<number | string>`sum(n)`;
+  // By bytes on both databases, as the facets read from the rows (core/querying/aggregate-sql.ts).
+  const byValue = dialectOf(db) === 'postgres' ? sql`category collate "C"` : sql`category`;
+  let query = db
+    .selectFrom('product_counts')
+    .select([sql<string>`category`.as('value'), total.as('count')])
+    .groupBy('category')
+    // A category whose last product went keeps its counter row at zero.
+    .having(total, '>', 0)
+    .orderBy(total, 'desc')
+    .orderBy(byValue)
+    .limit(MAX_FACET_VALUES);
+  if (inStock) query = query.where('in_stock', '=', true);
+  const rows = await query.execute();
+  return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
 }
 
 async function countPlanned(db: Db, shape: FilterShape, params: FilterParams): Promise<number> {

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
 import { bucketStatisticsMigration } from '../../core/querying/aggregate-statistics.migration.ts';
 import { fullTextMigration } from '../../core/search/full-text.migration.ts';
-import { PRODUCT_SEARCH } from './products.search.ts';
+import { PRODUCT_SEARCH } from './products.table.ts';
 
 /**
  * Indexes in the exact order of each descending list sort. Ties break by ascending id (product.ts),
@@ -34,7 +34,7 @@ export const productsMigrations = {
     },
   },
   /**
-   * The one filter of the list's grammar (products.query.ts) that no index served: `stock` (`stock=0`,
+   * The one filter of the list's grammar (products.list.ts) that no index served: `stock` (`stock=0`,
    * `stock[lte]=5`; `in_stock=true` is stock > 0). Price, name, category and creation time have theirs
    * (0001, 0002, 0006 above); `name[contains]` and `search` the trigram index of 0002 on PostgreSQL.
    */
@@ -65,7 +65,7 @@ export const productsMigrations = {
     },
     async down(): Promise<void> {},
   },
-  /** Full-text search of name, category and description (products.search.ts, core/search). */
+  /** Full-text search of name, category and description (products.table.ts, core/search). */
   '0016-products-search': fullTextMigration(PRODUCT_SEARCH),
   /** PostgreSQL: the group counts of `/products/aggregate`'s time buckets, for its plans (core/querying). */
   '0017-products-bucket-statistics': bucketStatisticsMigration('products', ['created_at']),

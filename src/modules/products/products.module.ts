@@ -1,3 +1,4 @@
+import { embedSource, type EmbedCatalogue } from '../../core/querying/embedding-relations.ts';
 import { listSettingsOf } from '../../core/querying/list-grammar.ts';
 import { EVENT_LINK_PREFIX } from '../events/event-recorder.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -5,14 +6,25 @@ import type { EventPayloadsOf } from '../events/event-payloads.ts';
 import { TRASH_EVENT_VIEWS, type TrashEvents } from '../history/trash.representation.ts';
 import { createTrash } from '../history/trash.ts';
 import { defineModule, restRoutes, type ModuleDeps } from '../module.ts';
-import { productsEmbeds } from './products.embeds.ts';
-import { productsTypeDefs } from './products.graphql.ts';
-import { productsResolvers } from './products.resolvers.ts';
+import { productsResolvers, productsTypeDefs } from './products.graphql.ts';
 import { toProductView } from './products.presenter.ts';
 import { productsMigrations } from './products.migrations.ts';
 import { productsRoutes } from './products.routes.ts';
 import { DeletedProduct, ProductViewV2 } from './products.schemas.ts';
-import { createProductsService, type ProductEvents } from './products.service.ts';
+import { createProductsService, type ProductEvents, type ProductsService } from './products.service.ts';
+import type { Product } from './product.ts';
+
+/** Where another kind embeds a product (an order line's `product`): read by id in one batch, shown in the request's version. */
+export function productsEmbeds({ products }: { products: ProductsService }): EmbedCatalogue {
+  return {
+    product: {
+      source: embedSource<Product>({
+        readByIds: (ids) => products.findProductsByIds(ids),
+        present: (product, { prefix, version }) => toProductView(product, prefix, version),
+      }),
+    },
+  };
+}
 
 /** Products: REST `/products` and GraphQL `Product`, the catalogue with its filters, sorts and exact counts. */
 export const productsModule = defineModule({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { PRODUCT_QUERY_V2 } from './products.query.ts';
+import { PRODUCT_QUERY_V2 } from './products.list.ts';
 
 for (const dialect of DIALECTS) {
   describe(`products list with q and facets (${dialect.name})`, { skip: dialect.skip }, () => {

@@ -4,7 +4,7 @@ import { DIALECTS } from '../../../test/support/dialects.ts';
 import { checkPageRules, checkProbes, checkRefusals, probesOf, refusalsOf } from '../../../test/support/list-rules.ts';
 import { insertCatalogue, type CatalogueEntry } from '../../../test/support/products.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.list.ts';
 
 type Item = Record<string, unknown>;
 

@@ -2,8 +2,7 @@ import type { TrashFields } from '../history/trash.types.ts';
 import { ASCENDING, DESCENDING } from '../../core/db/sort-direction.ts';
 import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pickFields } from '../../core/pagination.ts';
-import { priceOf } from './money.ts';
-import type { Product, ProductSort } from './product.ts';
+import { priceOf, type Product, type ProductSort } from './product.ts';
 
 /**
  * The REST representation of a product. This file is the one place that names the public

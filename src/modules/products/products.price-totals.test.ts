@@ -9,7 +9,7 @@ import * as productPriceCounts from '../../core/db/migrations/0003-product-price
 import * as counterStorage from '../../core/db/migrations/0004-counter-storage.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { lowerBoundCents, upperBoundCents } from './money.ts';
+import { lowerBoundCents, upperBoundCents } from './product.ts';
 import { priceCounterMismatches } from '../../../test/support/price-counts.ts';
 
 /** Prices around the $5 bucket edges, plus the extremes. */

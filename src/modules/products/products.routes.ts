@@ -10,8 +10,7 @@ import type { ApiVersion } from '../../core/http/versioning.ts';
 import { pageWindow, parseFields } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
 import { queriedPaginationOf } from '../../core/querying/list-page.ts';
-import type { Product } from './product.ts';
-import { parseProductSort } from './product-sort.ts';
+import { type Product, parseProductSort } from './product.ts';
 import {
   PRODUCT_SORTS,
   PRODUCT_SORTS_V2,
@@ -28,11 +27,11 @@ import {
   ReplaceProductInput,
   UpdateProductInput,
 } from './products.schemas.ts';
-import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.query.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2 } from './products.list.ts';
 import { PRODUCT_PAGE_RULES, type ListProductsOptions, type ProductsService } from './products.service.ts';
 import { includedListAnswer, includedPagination } from '../history/trash-include.ts';
 import { registerProductsAggregateRoute } from './products.aggregate.routes.ts';
-import { registerProductFilterWrites } from './products.filter-writes.routes.ts';
+import { registerProductFilterWrites } from './products.filter-writes.ts';
 import { PermanentParameter, restoreRouteOptions } from '../history/trash.representation.ts';
 import { listWeightWithFacets } from '../../core/querying/aggregate-grammar.ts';
 

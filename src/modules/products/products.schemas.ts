@@ -8,10 +8,10 @@ import { searchHitProperty, searchParameters, SuggestionProperty } from '../../c
 import { facetsParameter, withFacets } from '../../core/querying/aggregate-schema.ts';
 import { PRODUCT_AGGREGATES_V1 } from './products.aggregate.ts';
 import { NOT_BLANK } from '../../core/validation/ajv.ts';
-import { PRICE_BOUNDS } from './money.ts';
-import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2, type ProductQuery } from './products.query.ts';
+import { PRICE_BOUNDS } from './product.ts';
+import { PRODUCT_QUERY_V1, PRODUCT_QUERY_V2, type ProductQuery } from './products.list.ts';
 import { ProductViewV1, ProductViewV2 } from './products.representation.ts';
-import { PRODUCT_SEARCH } from './products.search.ts';
+import { PRODUCT_SEARCH } from './products.table.ts';
 import { PRODUCT_FIELDS, PRODUCT_FIELDS_V2 } from './products.presenter.ts';
 
 export { ProductView, ProductViewV1, ProductViewV2 } from './products.representation.ts';
@@ -26,7 +26,7 @@ export const ProductName = Type.String({
 export const Category = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, examples: ['electronics'] });
 /**
  * Whole cents: `multipleOf: 0.01`, which ajv holds with its `multipleOfPrecision` (core/validation/ajv.ts);
- * the service checks cents again exactly (money.ts), for a value a hair off a cent.
+ * the service checks cents again exactly (product.ts), for a value a hair off a cent.
  */
 export const Price = Type.Number({
   ...PRICE_BOUNDS,

@@ -1,4 +1,4 @@
-import { createProductFilterWrites } from './products.filter-writes.service.ts';
+import { createProductFilterWrites } from './products.filter-writes.ts';
 import { withBatch } from '../../core/bulk/batch.ts';
 import { productsBatchTarget } from './products.batch.ts';
 import { requireAdmin } from '../../core/access/guards.ts';
@@ -14,13 +14,11 @@ import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/li
 import type { SearchResults } from '../../core/search/search-results.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
-import { centsOf } from './money.ts';
+import { centsOf, toProduct, type Product } from './product.ts';
 import { assertPriceHasCents, createProductCreates, skuTaken } from './products.create.ts';
-import { toProduct, type Product } from './product.ts';
-import { readProductPage, readProductSearchResults } from './products.page.repository.ts';
-import { createProductAggregates } from './products.aggregate.service.ts';
-import { readProductListRequest, type ProductListRequest } from './products.list-request.ts';
-import { PRODUCT_QUERY_V1 } from './products.query.ts';
+import { readProductListRequest, readProductPage, readProductSearchResults } from './products.list.ts';
+import { PRODUCT_QUERY_V1, type ProductListRequest } from './products.list.ts';
+import { createProductAggregates } from './products.aggregate.ts';
 import * as repo from './products.repository.ts';
 import { ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRow, ProductRowUpdate } from './products.table.ts';
@@ -35,7 +33,7 @@ import {
   type TrashFields,
 } from '../history/trash.ts';
 
-/** A products list request (products.list-request.ts) with its page and the fields to highlight. */
+/** A products list request (products.list.ts) with its page and the fields to highlight. */
 export interface ListProductsOptions extends PageRequest, ProductListRequest {
   /** The fields whose matches `q` marks (DECISIONS §14, core/search). */
   highlight?: string | undefined;
@@ -132,7 +130,7 @@ export function createProductsService(
 
       /**
        * Public: anyone may read the catalogue. A page of products by the list's grammar
-       * (products.query.ts): the seed's filters with their meaning, the grammar's `field[op]` filters,
+       * (products.list.ts): the seed's filters with their meaning, the grammar's `field[op]` filters,
        * the seed's sort, `count` and `cursor`. The plain `category` is the seed's (any text, exact),
        * read with the other seed filters, not as the grammar's equality.
        */

@@ -1,9 +1,11 @@
 import type { Generated, Selectable, Updateable } from 'kysely';
 import type { SqlBool, Timestamp } from '../../core/db/tables.ts';
+import type { SearchSource } from '../../core/search/search-source.ts';
 
 /**
- * The products table, its two count tables, and their row types, in the database's own snake_case
- * (only repositories see rows). They join the database type `Tables` of core/db/tables.ts below.
+ * The products table, its two count tables, its full-text search, and their row types, in the
+ * database's own snake_case (only repositories see rows). They join the database type `Tables` of
+ * core/db/tables.ts below.
  */
 export interface ProductsTable {
   id: Generated<number>;
@@ -55,3 +57,21 @@ export const PRODUCT_COUNTER_TABLES = [
   { table: 'product_counts', key: 'product_counts_pk' },
   { table: 'product_price_counts', key: 'product_price_counts_pk' },
 ] as const;
+
+/**
+ * The products' full-text search (DECISIONS §14): name (weight A), category (B) and description (C).
+ * PostgreSQL: `product_search` (GIN), words in `product_search_words`; SQLite: `products_fts`,
+ * its vocabulary `products_fts_vocab`. Built by migration 0016 (products.migrations.ts).
+ */
+export const PRODUCT_SEARCH: SearchSource = {
+  table: 'products',
+  documentTable: 'product_search',
+  ftsTable: 'products_fts',
+  wordsTable: { postgres: 'product_search_words', sqlite: 'products_fts_vocab' },
+  fields: {
+    name: { column: 'name', weight: 'A' },
+    category: { column: 'category', weight: 'B' },
+    description: { column: 'description', weight: 'C' },
+  },
+  example: 'coffee or knife -skillet',
+};

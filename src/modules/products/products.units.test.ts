@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { containsPattern } from '../../core/db/like-pattern.ts';
-import { centsOf, hasAtMostTwoDecimals, lowerBoundCents, priceOf, upperBoundCents } from './money.ts';
-import { parseProductSort } from './product-sort.ts';
+import {
+  centsOf,
+  hasAtMostTwoDecimals,
+  lowerBoundCents,
+  priceOf,
+  upperBoundCents,
+  parseProductSort,
+} from './product.ts';
 import { PRODUCT_SORTS } from './products.presenter.ts';
 
 describe('parseProductSort', () => {

@@ -3,7 +3,7 @@ import { dialectOf } from '../database.ts';
 
 /**
  * The width of a price bucket, in cents ($5): a copy of PRICE_BUCKET_CENTS of the products module
- * (src/modules/products/price-bucket.ts, which explains the choice), kept here as a literal so this
+ * (src/modules/products/product.ts, which explains the choice), kept here as a literal so this
  * migration never changes once applied, whatever becomes of the module.
  */
 const PRICE_BUCKET_CENTS = 500;
