@@ -1,4 +1,6 @@
+import type { Principal } from '../../core/access/principal.ts';
 import type { SortDirection } from '../../core/db/sort-direction.ts';
+import type { Precondition } from '../../core/precondition.ts';
 import type { ProductRow } from './products.table.ts';
 
 /**
@@ -130,3 +132,14 @@ export function upperBoundCents(max: number): number {
  * that rebuilds the counters.
  */
 export const PRICE_BUCKET_CENTS = 500;
+
+/** The products service's single update and delete: what a write by filter and a batch run per row. */
+export interface ProductSingleWrites {
+  updateProduct(
+    actor: Principal | null,
+    id: number,
+    raw: unknown,
+    precondition?: Precondition<Product>,
+  ): Promise<Product>;
+  deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean>;
+}

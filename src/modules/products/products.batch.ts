@@ -1,22 +1,14 @@
 import { writableFieldsOf, type BatchTarget } from '../../core/bulk/batch.ts';
 import type { AppError } from '../../core/errors/app-error.ts';
-import type { Precondition } from '../../core/precondition.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import type { Product } from './product.ts';
+import type { Product, ProductSingleWrites } from './product.ts';
 import { CreateProductInput, UpdateProductInput } from './products.schemas.ts';
 
 /** What a batch needs of the products service: its single writes and the `sku` lookup. */
-interface ProductWrites {
+interface ProductWrites extends ProductSingleWrites {
   createProduct(actor: Principal | null, raw: unknown): Promise<Product>;
   createProducts(actor: Principal | null, raws: readonly unknown[]): Promise<(Product | AppError)[]>;
-  updateProduct(
-    actor: Principal | null,
-    id: number,
-    raw: unknown,
-    precondition?: Precondition<Product>,
-  ): Promise<Product>;
-  deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean>;
   findProductBySku(sku: string): Promise<Product | undefined>;
 }
 

@@ -5,9 +5,8 @@ import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import type { ListSettings } from '../../core/querying/list-grammar.ts';
 import type { ListQuery } from '../../core/querying/list-query-parse.ts';
-import type { Precondition } from '../../core/precondition.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
-import type { Product } from './product.ts';
+import type { ProductSingleWrites } from './product.ts';
 import {
   PRODUCT_QUERY_V1,
   PRODUCT_QUERY_V2,
@@ -31,17 +30,6 @@ export interface FilterWriteOptions {
   dryRun?: boolean | undefined;
 }
 
-/** The single writes a write by filter runs per row: the products service's own. */
-interface ProductWrites {
-  updateProduct(
-    actor: Principal | null,
-    id: number,
-    raw: unknown,
-    precondition?: Precondition<Product>,
-  ): Promise<Product>;
-  deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean>;
-}
-
 const checkUpdate = createChecker(UpdateProductInput);
 
 /** A filter is at least one field filter or a non-empty search; page, limit, sort and `in_stock=false` are not. */
@@ -57,7 +45,7 @@ function assertFiltered(query: ListQuery): void {
  * in one transaction, each through the single write (its event, counters, search document), at most
  * `maxAffected` and never more than MAX_FILTER_WRITE_ROWS.
  */
-export function createProductFilterWrites(db: Db, lists: ListSettings, products: ProductWrites) {
+export function createProductFilterWrites(db: Db, lists: ListSettings, products: ProductSingleWrites) {
   async function writeWhere(
     actor: Principal | null,
     request: ProductListRequest,

@@ -67,6 +67,32 @@ describe('a rare phrase of common words, ranked (postgres)', { skip: postgres.sk
     });
   }
 
+  // The candidates are the lowest ids among the matches whichever way they are found: walked (`brushed`,
+  // 3,000 matches, above 20 × 100 expected) or sorted (both words, 428); pages by cursor neither repeat nor skip.
+  for (const [word, expected] of [
+    ['brushed', Array.from({ length: 100 }, (_, i) => 10 * (i + 1))],
+    ['brushed steel', Array.from({ length: 100 }, (_, i) => 70 * (i + 1))],
+  ] as const) {
+    it(`pages by cursor through the lowest ${expected.length} matching ids, each once (q=${word})`, async () => {
+      const ids: number[] = [];
+      let cursor: string | null = '';
+      while (cursor !== null) {
+        const after: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+        const res = await t.request(
+          'GET',
+          `/api/v2/products?q=${encodeURIComponent(word)}&limit=15&count=none${after}`,
+        );
+        assert.equal(res.status, 200, res.text);
+        ids.push(...(res.body.data as { id: number }[]).map((item) => item.id));
+        cursor = res.body.pagination.nextCursor as string | null;
+      }
+      assert.deepEqual(
+        ids.toSorted((a, b) => a - b),
+        [...expected],
+      );
+    });
+  }
+
   for (const count of ['exact', 'estimated']) {
     it(`answers count=${count} exactly from the page's own read of the matches, no second read`, async () => {
       const seen: string[] = [];
