@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { RevisionRow, RevisionsTable } from './revisions.table.ts';
 import type { Insertable, QueryCreator } from 'kysely';
 import type { Tables } from '../../core/db/tables.ts';
@@ -138,9 +138,12 @@ export async function listAudit(
   return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** Removes up to `limit` revisions older than `cutoff`; returns how many. */
+/**
+ * Removes up to `limit` revisions older than `cutoff`; returns how many. Oldest first by time, so the time
+ * index finds them and stops at `limit`: an order by key would walk every newer revision when none is aged.
+ */
 export async function deleteRevisionsBefore(db: Db, cutoff: string, limit: number): Promise<number> {
-  const ids = db.selectFrom('revisions').select('id').where('at', '<', cutoff).orderBy('id').limit(limit);
+  const ids = db.selectFrom('revisions').select('id').where('at', '<', cutoff).orderBy('at').limit(limit);
   const result = await db.deleteFrom('revisions').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -163,7 +166,10 @@ export async function revisionKeysAfter(
 
 /**
  * Of every item with a revision in `(afterId, uptoId]`, removes its revisions but its newest `keep`: one
- * statement, the written range by the key, each item's revisions by the item index, ranked newest first.
+ * statement, the written range by the key, each item's revisions by the item index, newest first, past
+ * the kept ones. A turn reads what was written and each written item's revisions, never the table:
+ * PostgreSQL joins each item to its own index range (`lateral` with `offset`, which no plan can turn
+ * into a hash join over every revision); SQLite's nested loop reads the item index for each as it is.
  */
 export async function deleteRevisionsBeyondKeep(
   db: Db,
@@ -171,10 +177,19 @@ export async function deleteRevisionsBeyondKeep(
   uptoId: number,
   keep: number,
 ): Promise<number> {
-  const result = await sql`
-    with written as (
-      select distinct resource, item_id from revisions where id > ${afterId} and id <= ${uptoId}
-    )
+  const written = sql`select distinct resource, item_id from revisions where id > ${afterId} and id <= ${uptoId}`;
+  const result =
+    dialectOf(db) === 'postgres'
+      ? await sql`
+    with written as (${written})
+    delete from revisions where id in (
+      select beyond.id from written cross join lateral (
+        select r.id from revisions as r where r.resource = written.resource and r.item_id = written.item_id
+        order by r.id desc offset ${keep}
+      ) as beyond
+    )`.execute(db)
+      : await sql`
+    with written as (${written})
     delete from revisions where id in (
       select id from (
         select r.id, row_number() over (partition by r.resource, r.item_id order by r.id desc) as place
