@@ -28,6 +28,11 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /** A second database of the same data: each request timed on both, run by run in turn (trash-scale.ts). */
     compare: { type: 'string' },
+    /**
+     * The second service from another checkout (built), on `--compare` or else the same database: an older
+     * commit's statements timed against today's on one data set (its migrations must be a subset of these).
+     */
+    'compare-tree': { type: 'string' },
   },
 });
 const URL_ = values.url;
@@ -58,9 +63,12 @@ const one = async <T>(text: string, params: unknown[] = []) =>
 const DB_NAME = SQLITE ? 'SQLite' : 'PostgreSQL';
 
 const server = await startService('.', 'search-scale', URL_, { logLevel: 'warn' });
-const other = values.compare
-  ? await startService('.', 'search-scale-compare', values.compare, { logLevel: 'warn' })
-  : undefined;
+const other =
+  values.compare || values['compare-tree']
+    ? await startService(values['compare-tree'] ?? '.', 'search-scale-compare', values.compare ?? URL_, {
+        logLevel: 'warn',
+      })
+    : undefined;
 const loadBefore = load();
 try {
   const env = serviceEnv(URL_, 0);

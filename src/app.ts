@@ -16,6 +16,7 @@ import './core/http/fastify-types.ts';
 import { AccessLogController } from './core/http/access-log.ts';
 import { registerJsonBody } from './core/http/json-body.ts';
 import { registerLingeringClose } from './core/http/body-limit.ts';
+import { registerBodyDeadline } from './core/http/body-deadline.ts';
 import { registerRequestContext, requestIdOf } from './core/http/request-context.ts';
 import { clientErrorAnswer } from './core/http/client-errors.ts';
 import { demoToken } from './graphql/graphiql-demo-token.ts';
@@ -72,6 +73,8 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
   const gate = options.migrations ?? createMigrationGate({ open: true });
   // Before the logger exists (its lines then carry trace ids); loads nothing unless OTEL_* asks (DECISIONS §17).
   const tracing = await startTracing(config);
+  const serverTimeoutMs = Math.max(config.REQUEST_TIMEOUT_MS, config.IMPORT_UPLOAD_TIMEOUT_MS);
+  const answerClientError = clientErrorAnswer(config.MAX_URL_LENGTH);
   const app = Fastify({
     // JSON lines written asynchronously, or pino-pretty on a terminal (core/ops/logging.ts).
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
@@ -81,14 +84,15 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
     bodyLimit: BODY_LIMIT_BYTES,
     // Refused in the error envelope instead (core/ops/health.ts).
     return503OnClosing: false,
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // The longest any route allows (an import's upload); the others are held to theirs (core/http/body-deadline.ts).
+    requestTimeout: serverTimeoutMs,
     connectionTimeout: 60_000,
     // Slow-header (slowloris) clients are cut off; Node checks the deadlines every second.
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     trustProxy: config.TRUST_PROXY,
     frameworkErrors: frameworkErrorAnswer({ v1Sunset: config.API_V1_SUNSET }),
     // What Node's parser refuses (a URL over 16 KiB, too many header bytes), in the error envelope (core/http/client-errors.ts).
-    clientErrorHandler: clientErrorAnswer(config.MAX_URL_LENGTH),
+    clientErrorHandler: answerClientError,
     // Each response schema compiled once, not once per route and API version (core/http/response-serializers.ts).
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -116,6 +120,11 @@ export async function buildApp(config: Config, db: Db, options: BuildOptions = {
   }
   registerJsonBody(app);
   registerLingeringClose(app);
+  registerBodyDeadline(app, {
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    serverTimeoutMs,
+    timedOut: answerClientError,
+  });
   registerRequestContext(app);
   // Before anything that reads the database (the access check reads rights): nothing but health while migrating.
   registerMigrationGate(app, gate);

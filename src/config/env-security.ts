@@ -58,5 +58,12 @@ export const SecurityEnvSchema = Type.Object({
   }),
   MAX_URL_LENGTH: Type.Integer({ minimum: 256, maximum: 16384, default: 8192 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600000, default: 30000 }),
+  IMPORT_UPLOAD_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3600000,
+    default: 600000,
+    description:
+      'How long an import upload may take to arrive (DECISIONS §18): a large file over an ordinary link; every other request keeps REQUEST_TIMEOUT_MS',
+  }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 500, maximum: 600000, default: 10000 }),
 });

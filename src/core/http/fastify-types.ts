@@ -45,6 +45,11 @@ declare module 'fastify' {
      * the audit): `format=csv|ndjson` added to it (core/export).
      */
     exportable?: boolean;
+    /**
+     * How long the route's request body may take to arrive, in ms, when more than `REQUEST_TIMEOUT_MS`
+     * (an import's upload): core/http/body-deadline.ts.
+     */
+    bodyTimeoutMs?: number;
     /** Documentation-only facts for the OpenAPI document. */
     openapi?: OperationDocs;
     /**

@@ -14,6 +14,8 @@ export const IMPORT_RESOURCES = ['products', 'users', 'posts'] as const;
 export type ImportResource = (typeof IMPORT_RESOURCES)[number];
 export interface ImportsSettings {
   maxBytes: number;
+  /** How long an upload may take to arrive (IMPORT_UPLOAD_TIMEOUT_MS), beyond the other requests' REQUEST_TIMEOUT_MS. */
+  uploadTimeoutMs: number;
   leaseMs: number;
   /** Rows per chunk (IMPORT_CHUNK_ROWS): each chunk is written all or nothing, its position committed with it (§18). */
   chunkRows: number;

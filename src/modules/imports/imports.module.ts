@@ -27,6 +27,7 @@ export const importsModule = defineModule({
       },
       {
         maxBytes: config.IMPORT_MAX_BYTES,
+        uploadTimeoutMs: config.IMPORT_UPLOAD_TIMEOUT_MS,
         leaseMs: config.IMPORT_LEASE_MS,
         chunkRows: config.IMPORT_CHUNK_ROWS,
         maxAttempts: config.IMPORT_MAX_ATTEMPTS,

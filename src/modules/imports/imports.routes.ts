@@ -49,7 +49,7 @@ const VERSIONS = [2] as const;
 /** REST adapter of imports (DECISIONS §18, v2): the upload streams into a stored job the workers run. */
 export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService }> = async (app, { imports }) => {
   if (!servesVersions(app, VERSIONS)) return;
-  const { maxBytes } = imports.settings;
+  const { maxBytes, uploadTimeoutMs } = imports.settings;
   // The body is the upload itself, read as a stream by the service (never held whole).
   app.addContentTypeParser(Object.keys(MEDIA), (_request, payload, done) => done(null, payload));
   app.post(
@@ -57,6 +57,8 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
     {
       config: {
         access: 'user',
+        // A large file over an ordinary link takes minutes, not the other requests' REQUEST_TIMEOUT_MS.
+        bodyTimeoutMs: uploadTimeoutMs,
         openapi: { versions: VERSIONS, requestMedia: Object.keys(MEDIA) },
       },
       schema: {
