@@ -25,6 +25,9 @@ export interface ImportsSettings {
   retryMs: number;
 }
 
+/** Stored lines of finished jobs removed per idle step of a worker. */
+const CLEARED_PER_STEP = 5000;
+
 /** Rolls a dry run's chunk back once its outcome is known. */
 class DryRun extends Error {
   readonly outcome: ChunkOutcome;
@@ -185,7 +188,8 @@ export function createChunkRunner(
   return async function runNextChunk(workerId: string): Promise<boolean> {
     const at = now();
     const job = await repo.claimImport(db, workerId, at, new Date(Date.now() + settings.leaseMs).toISOString());
-    if (!job) return false;
+    // With no job to run, the stored uploads of finished ones are cleared, a range of lines per step.
+    if (!job) return (await repo.clearFinishedUpload(db, CLEARED_PER_STEP)) === CLEARED_PER_STEP;
     if (!job.started_at) await repo.updateImport(db, job.id, { started_at: at });
     const writing: { line?: number } = {};
     try {

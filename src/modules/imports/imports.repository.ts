@@ -100,3 +100,39 @@ export async function claimImport(db: Db, workerId: string, at: string, leaseUnt
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * Removes up to `limit` stored rows of one finished job (done, failed or cancelled): its upload has served,
+ * and a store that kept every file ever imported would grow by each one. The job and its error report stay.
+ * Returns how many went.
+ */
+export async function clearFinishedUpload(db: Db, limit: number): Promise<number> {
+  // The finished jobs (a small table) probed for a stored row each, by the key: never a walk through the
+  // rows of a job still running or uploading.
+  const job = await db
+    .selectFrom('imports')
+    .select('id')
+    .where('status', 'in', ['done', 'failed', 'cancelled'])
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('import_rows').select('line').whereRef('import_rows.import_id', '=', 'imports.id')),
+    )
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  if (!job) return 0;
+  const first = await db
+    .selectFrom('import_rows')
+    .select('line')
+    .where('import_id', '=', job.id)
+    .orderBy('line')
+    .limit(1)
+    .executeTakeFirst();
+  // Another worker cleared it in between.
+  if (!first) return 0;
+  const result = await db
+    .deleteFrom('import_rows')
+    .where('import_id', '=', job.id)
+    .where('line', '<', first.line + limit)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

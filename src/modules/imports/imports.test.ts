@@ -71,6 +71,16 @@ for (const dialect of DIALECTS) {
         [3, 5],
       );
       assert.equal(errors[0].field, 'price');
+      // The stored upload goes once the job is over (the job and its report stay, as read above).
+      const id = Number(location.split('/').at(-1));
+      let stored = Infinity;
+      for (let i = 0; i < 100 && stored > 0; i += 1) {
+        stored = (await t.server.db.selectFrom('import_rows').select('line').where('import_id', '=', id).execute())
+          .length;
+        if (stored > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(stored, 0, 'the finished job’s stored rows are cleared');
+      assert.equal((await errorsOf(location)).length, 2);
     });
 
     it('upserts by sku, and a dry run reports the same counts and writes nothing', async () => {
