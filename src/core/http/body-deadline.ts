@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 export interface BodyDeadlines {
@@ -21,18 +21,22 @@ export interface BodyDeadlines {
  */
 export function registerBodyDeadline(app: FastifyInstance, deadlines: BodyDeadlines): void {
   const { requestTimeoutMs, serverTimeoutMs, timedOut } = deadlines;
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
     const allowed = request.routeOptions.config.bodyTimeoutMs ?? requestTimeoutMs;
-    // A request without a body is whole once its headers are (HEADERS_TIMEOUT_MS bounds those).
-    if (raw.complete || allowed >= serverTimeoutMs) return done();
+    // A request without a body is whole once its headers are (HEADERS_TIMEOUT_MS bounds those); an
+    // injected one (tests, light-my-request) has no connection to cut.
+    if (raw.complete || allowed >= serverTimeoutMs || !(raw.socket instanceof Socket)) return done();
     const timer = setTimeout(() => {
       if (raw.complete || raw.socket.destroyed) return;
       timedOut(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), raw.socket);
     }, allowed);
     timer.unref();
-    raw.once('end', () => clearTimeout(timer));
-    raw.once('close', () => clearTimeout(timer));
+    const stop = () => clearTimeout(timer);
+    raw.once('end', stop);
+    raw.once('close', stop);
+    // Answered: whatever of the body is left is Node's to discard.
+    reply.raw.once('finish', stop);
     done();
   });
 }

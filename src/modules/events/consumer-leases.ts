@@ -1,7 +1,9 @@
 import { now } from '../../core/clock.ts';
+import type { Expression, SqlBool } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { backgroundWrite } from './background-writes.ts';
 import type { FeedEvent, FeedPosition } from './event.ts';
+import { isBefore, moveConsumerIf, readFeedEnd } from './consumer-skip.ts';
 import * as repo from './events.repository.ts';
 
 /** How a consumer of the outbox (the webhook fan-out, the NATS publisher) takes its next events. */
@@ -62,6 +64,21 @@ export function createConsumerLeases(
     return position ? readNext(position, consume.limit) : [];
   }
 
+  /**
+   * When `onlyIf` holds (no one to hand events to), moves the consumer to the feed's last event without
+   * reading the events, if this instance holds its lease; true then (also when nothing was unread), false
+   * when `onlyIf` does not hold (read the batch instead) or the lease is another's.
+   */
+  async function skipAhead(consume: ConsumeOptions, onlyIf: Expression<SqlBool>): Promise<boolean> {
+    const position = await heldPosition(consume);
+    if (!position) return false;
+    const end = await readFeedEnd(db, onlyIf);
+    if (!end.holds) return false;
+    if (!end.last || !isBefore(position, end.last)) return true;
+    const move = { consumer: consume.consumer, holder: consume.holder, position: end.last, now: now() };
+    return backgroundWrite(db, (writer) => moveConsumerIf(writer, move, onlyIf));
+  }
+
   /** Moves the consumer past `batch`; throws when another instance has taken the lease over. */
   async function advance(writer: Db, consume: ConsumeOptions, batch: FeedEvent[]): Promise<void> {
     const moved = await repo.advanceConsumer(writer, {
@@ -78,6 +95,7 @@ export function createConsumerLeases(
 
   return {
     claimNextBatch,
+    skipAhead,
     advance,
     /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
     release(consumer: string, holder: string): Promise<void> {

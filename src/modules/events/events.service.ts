@@ -1,3 +1,4 @@
+import type { Expression, SqlBool } from 'kysely';
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
@@ -206,6 +207,13 @@ export function createEventsService(db: Db, options: EventsOptions) {
       return { items, nextCursor: last ? last.cursor : asked };
     },
 
+    /** The halves of `consume` for a consumer with its own transaction (the webhook fan-out): its next events ... */
+    nextBatch: (consume: ConsumeOptions): Promise<FeedEvent[]> => leases.claimNextBatch(consume),
+    /** ... or, when `onlyIf` holds (no one to hand them to), the move past them all unread (consumer-skip.ts) ... */
+    skipAhead: (consume: ConsumeOptions, onlyIf: Expression<SqlBool>) => leases.skipAhead(consume, onlyIf),
+    /** ... and the move past them, in the transaction that writes what they made (a lease lost meanwhile fails it). */
+    advance: (trx: Db, consume: ConsumeOptions, batch: FeedEvent[]) => leases.advance(trx, consume, batch),
+
     /**
      * Hands `handle` the consumer's next events, in feed order with the feed's no-skip read, if this
      * instance holds the consumer's lease (taking or renewing it); the consumer moves past them in
@@ -214,16 +222,6 @@ export function createEventsService(db: Db, options: EventsOptions) {
      * `handle` returned in the transaction that committed (undefined when it did not run). A `handle`
      * that throws leaves the position where it was (its events come again).
      */
-    /**
-     * The two halves of `consume` for a consumer that runs its own transaction (the webhook fan-out):
-     * the consumer's next events if this instance holds its lease (taking or renewing it; none when
-     * nothing is new or another instance holds it) ...
-     */
-    nextBatch: (consume: ConsumeOptions): Promise<FeedEvent[]> => leases.claimNextBatch(consume),
-    /** ... and the move past them, in the transaction that writes what they made (a lease lost meanwhile fails it). */
-    advance: (trx: Db, consume: ConsumeOptions, batch: FeedEvent[]): Promise<void> =>
-      leases.advance(trx, consume, batch),
-
     async consume<T>(
       consume: ConsumeOptions,
       handle: (trx: Db, batch: FeedEvent[]) => Promise<T>,

@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { activeTracing } from '../../core/tracing/tracing.ts';
 import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
@@ -9,6 +10,9 @@ import { recordOutcome } from './delivery-record.ts';
 import type { DeliverySender } from './delivery-sender.ts';
 import { createSuccessLog, settling } from './delivery-successes.ts';
 import type { WebhookMetrics } from './webhook-metrics.ts';
+
+/** No endpoint at all, checked in the statement that moves the fan-out past the events unread. */
+const NO_ENDPOINT = sql<SqlBool>`not exists (select 1 from "webhook_endpoints")`;
 
 /** The outbox consumer that fans events out to endpoints (its name in `event_consumers`). */
 export const WEBHOOKS_CONSUMER = 'webhooks';
@@ -53,6 +57,13 @@ export function createDeliveriesService(
     tracesOf: async (eventIds: readonly string[]) => (activeTracing() ? events.traceContextsOf(eventIds) : undefined),
   };
 
+  /**
+   * Whether the last fan-out found no endpoint: then the next one first tries to move the consumer past
+   * every event unread (`skipAhead`, in one statement with the check that no endpoint exists), so a
+   * service without webhooks does not read each event's payload once more.
+   */
+  let noEndpoints = true;
+
   return {
     /**
      * The fan-out stage: the webhook consumer's next events (if this instance holds its lease), their
@@ -65,6 +76,8 @@ export function createDeliveriesService(
       claim?: ClaimRoom,
     ): Promise<{ events: number; deliveries: number; claimed: ClaimedDelivery[]; left: number; targets: number }> {
       const consume = { consumer: WEBHOOKS_CONSUMER, holder, limit: options.fanOutBatch, leaseMs: options.leaseMs };
+      if (noEndpoints && successes.size === 0 && (await events.skipAhead(consume, NO_ENDPOINT)))
+        return { events: 0, deliveries: 0, claimed: [], left: 0, targets: 0 };
       const batch = await events.nextBatch(consume);
       if (batch.length === 0) return { events: 0, deliveries: 0, claimed: [], left: 0, targets: 0 };
       const taken = successes.take();
@@ -76,6 +89,7 @@ export function createDeliveriesService(
           return made;
         }),
       );
+      noEndpoints = done.targets === 0;
       return {
         events: batch.length,
         deliveries: done.made,

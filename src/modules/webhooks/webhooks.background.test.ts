@@ -97,4 +97,42 @@ for (const dialect of DIALECTS) {
       },
     );
   });
+
+  describe(`webhooks: a service without endpoints (${dialect.name})`, { skip: dialect.skip }, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, FAST_WEBHOOKS);
+    });
+    after(() => t?.close());
+
+    it('moves the fan-out past the events unread while there is no endpoint', async () => {
+      const atLastEvent = async () => {
+        const last = await t.server.db
+          .selectFrom('events')
+          .select(['tx', 'seq'])
+          .orderBy('tx', 'desc')
+          .orderBy('seq', 'desc')
+          .executeTakeFirstOrThrow();
+        await eventually('the fan-out at the last event', async () => {
+          const at = await t.server.db
+            .selectFrom('event_consumers')
+            .select(['tx', 'seq'])
+            .where('consumer', '=', 'webhooks')
+            .executeTakeFirstOrThrow();
+          return Number(at.tx) === Number(last.tx) && Number(at.seq) === Number(last.seq) ? at : undefined;
+        });
+      };
+      const feedReads: string[] = [];
+      const stop = observeQueries(t.server.db, (text) => {
+        if (/^select \* from "events"/.test(text)) feedReads.push(text);
+      });
+      try {
+        for (let i = 0; i < 20; i += 1) await addProduct(t, `unread ${i}`);
+        await atLastEvent();
+      } finally {
+        stop();
+      }
+      assert.deepEqual(feedReads, [], 'no event read by the fan-out');
+    });
+  });
 }
