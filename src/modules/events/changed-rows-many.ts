@@ -59,7 +59,10 @@ export async function insertChangedEvents(
     await trx
       .insertInto('events')
       .values(
-        rows.map((row) => ({ ...row, tx: sql<number>`greatest(${OWN_TRANSACTION}, coalesce(${latest(row.resource)}, 0))` })),
+        rows.map((row) => ({
+          ...row,
+          tx: sql<number>`greatest(${OWN_TRANSACTION}, coalesce(${latest(row.resource)}, 0))`,
+        })),
       )
       .execute();
   }

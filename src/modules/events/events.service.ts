@@ -118,6 +118,8 @@ export function createEventsService(db: Db, options: EventsOptions) {
 
     /** Records one event in `trx`, the change's own transaction, opened by `transaction` (else throws). */
     record,
+    /** `record` for each of `datas`, each of a resource of its own, in a few statements (changed-rows-many.ts). */
+    recordEach,
 
     /** Registers what is written with every event, in its transaction (one writer: the history module's revisions). */
     onChange(writer: ChangeWriter): void {

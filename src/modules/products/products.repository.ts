@@ -46,6 +46,10 @@ export function lockProductById(db: Db, id: number): Promise<ProductRow | undefi
  * of overlapping rows wait rather than deadlock); missing ids left out.
  */
 export function lockProductsByIds(db: Db, ids: readonly number[]): Promise<ProductRow[]> {
-  const query = db.selectFrom('products').selectAll().where(columnInParam(db, 'id', idListParam(db, ids))).orderBy('id');
+  const query = db
+    .selectFrom('products')
+    .selectAll()
+    .where(columnInParam(db, 'id', idListParam(db, ids)))
+    .orderBy('id');
   return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).execute();
 }

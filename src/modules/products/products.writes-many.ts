@@ -137,7 +137,6 @@ export function createProductUpdates(
     return uniqueSku(() =>
       events.transaction(db, async (trx) => {
         const answers: Product[] = [];
-        const timestamp = now();
         for (let start = 0; start < ids.length; start += UPDATE_CHUNK) {
           const chunk = ids.slice(start, start + UPDATE_CHUNK);
           const current = new Map((await repo.lockProductsByIds(trx, chunk)).map((row) => [row.id, row]));
@@ -148,15 +147,12 @@ export function createProductUpdates(
             precondition?.(toProduct(row));
             if (columns.some((column) => !sameValue(changes[column], row[column]))) changing.push(id);
           }
-          const updated =
+          // Stamped once the rows are locked: a writer that waited for one stamps its change after the other's.
+          const changed =
             changing.length === 0
-              ? new Map<number, ProductRow>()
-              : new Map(
-                  (await repo.updateProductsByIds(trx, changing, { ...changes, updated_at: timestamp })).map((row) => [
-                    row.id,
-                    row,
-                  ]),
-                );
+              ? []
+              : await repo.updateProductsByIds(trx, changing, { ...changes, updated_at: now() });
+          const updated = new Map(changed.map((row) => [row.id, row]));
           await events.recordEach(
             trx,
             'product.updated',
