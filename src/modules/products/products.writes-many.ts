@@ -110,16 +110,19 @@ async function uniqueSku<T>(work: () => Promise<T>): Promise<T> {
 
 /** Rows locked, changed and recorded per statement: far below either database's limit of bound values. */
 const UPDATE_CHUNK = 1_000;
+function* chunksOf(ids: readonly number[]): Generator<readonly number[]> {
+  for (let start = 0; start < ids.length; start += UPDATE_CHUNK) yield ids.slice(start, start + UPDATE_CHUNK);
+}
 
 /**
  * The one update of products (DECISIONS §18): the same checked change (`input`) on each of `ids`
- * (distinct), in one transaction of the outbox (the caller's outer one when open), all or nothing. Per
- * chunk of ids: the rows read and locked in one statement, those the change alters updated in one (a
- * row it leaves as it is keeps its `updatedAt` and has no event: §10), and their `product.updated`
- * events with their revisions by `recordEach` (a statement for the events, one for the revisions; one
- * row's, as a single update records it). The counters and search documents follow the rows (triggers).
- * A missing id is 404, a `precondition` that fails its row stops the whole, a taken `sku` is 409. The
- * single `PATCH` and `PUT` are a list of one; a write by filter is the list of its matches.
+ * (distinct), in one transaction of the outbox (the caller's outer one when open), all or nothing. The
+ * rows read and locked, a statement per thousand; then those the change alters (a row it leaves as it is
+ * keeps its `updatedAt` and has no event: §10) updated, a statement per thousand, each thousand's
+ * `product.updated` events with their revisions by `recordEach` (a statement for the events, one for the
+ * revisions; one row's, as a single update records it). The counters and search documents follow the
+ * rows (triggers). A missing id is 404, a `precondition` that fails its row stops the whole, a taken
+ * `sku` is 409. The single `PATCH` and `PUT` are a list of one; a write by filter, the list of its matches.
  */
 export function createProductUpdates(
   db: Db,
@@ -136,31 +139,29 @@ export function createProductUpdates(
     const columns = Object.keys(changes) as (keyof ProductRowUpdate & keyof ProductRow)[];
     return uniqueSku(() =>
       events.transaction(db, async (trx) => {
-        const answers: Product[] = [];
-        for (let start = 0; start < ids.length; start += UPDATE_CHUNK) {
-          const chunk = ids.slice(start, start + UPDATE_CHUNK);
-          const current = new Map((await repo.lockProductsByIds(trx, chunk)).map((row) => [row.id, row]));
-          const changing: number[] = [];
-          for (const id of chunk) {
-            const row = current.get(id);
-            if (!row) throw productNotFound(id);
-            precondition?.(toProduct(row));
-            if (columns.some((column) => !sameValue(changes[column], row[column]))) changing.push(id);
-          }
-          // Stamped once the rows are locked: a writer that waited for one stamps its change after the other's.
-          const changed =
-            changing.length === 0
-              ? []
-              : await repo.updateProductsByIds(trx, changing, { ...changes, updated_at: now() });
-          const updated = new Map(changed.map((row) => [row.id, row]));
+        // Every row locked before any event's lock is taken (recording stays the last lock a write waits for).
+        const current = new Map<number, ProductRow>();
+        for (const chunk of chunksOf(ids))
+          for (const row of await repo.lockProductsByIds(trx, chunk)) current.set(row.id, row);
+        const changing: number[] = [];
+        for (const id of ids) {
+          const row = current.get(id);
+          if (!row) throw productNotFound(id);
+          precondition?.(toProduct(row));
+          if (columns.some((column) => !sameValue(changes[column], row[column]))) changing.push(id);
+        }
+        // Stamped once the rows are locked: a writer that waited for one stamps its change after the other's.
+        const stamped = { ...changes, updated_at: now() };
+        const updated = new Map<number, ProductRow>();
+        for (const chunk of chunksOf(changing)) {
+          for (const row of await repo.updateProductsByIds(trx, chunk, stamped)) updated.set(row.id, row);
           await events.recordEach(
             trx,
             'product.updated',
-            changing.map((id) => toProduct(updated.get(id) ?? current.get(id)!)),
+            chunk.map((id) => toProduct(updated.get(id)!)),
           );
-          for (const id of chunk) answers.push(toProduct(updated.get(id) ?? current.get(id)!));
         }
-        return answers;
+        return ids.map((id) => toProduct(updated.get(id) ?? current.get(id)!));
       }),
     );
   };
