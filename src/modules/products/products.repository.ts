@@ -1,4 +1,4 @@
-import type { Insertable, QueryCreator } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import { rowByIdReader, rowsByIdsReader } from '../../core/db/by-id-statements.ts';
@@ -19,14 +19,13 @@ export function findProductBySku(db: Db, sku: string): Promise<ProductRow | unde
 /** In no particular order; missing ids left out. */
 export const findProductsByIds = rowsByIdsReader<ProductRow>('products');
 
+/** `id` is one of `ids` (not empty): one id as `id = $1`, the single writes' statement, more as one list. */
+const idIn = (db: Db, ids: readonly number[]) =>
+  ids.length === 1 ? sql<SqlBool>`${sql.ref('id')} = ${ids[0]}` : columnInParam(db, 'id', idListParam(db, ids));
+
 /** The same changes on each of `ids` (not empty), returning the rows as written, in no particular order. */
 export function updateProductsByIds(db: Db, ids: readonly number[], changes: ProductRowUpdate): Promise<ProductRow[]> {
-  return db
-    .updateTable('products')
-    .set(changes)
-    .where(columnInParam(db, 'id', idListParam(db, ids)))
-    .returningAll()
-    .execute();
+  return db.updateTable('products').set(changes).where(idIn(db, ids)).returningAll().execute();
 }
 
 /** Order items restrict the delete through their foreign key; the caller maps that to a 409. */
@@ -46,10 +45,6 @@ export function lockProductById(db: Db, id: number): Promise<ProductRow | undefi
  * of overlapping rows wait rather than deadlock); missing ids left out.
  */
 export function lockProductsByIds(db: Db, ids: readonly number[]): Promise<ProductRow[]> {
-  const query = db
-    .selectFrom('products')
-    .selectAll()
-    .where(columnInParam(db, 'id', idListParam(db, ids)))
-    .orderBy('id');
+  const query = db.selectFrom('products').selectAll().where(idIn(db, ids)).orderBy('id');
   return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).execute();
 }
