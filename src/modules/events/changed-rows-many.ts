@@ -29,10 +29,10 @@ export function resourceOf(type: string, data: Record<string, unknown>): string 
  * `eventRow`: its event's row), in one statement, each placed as `insertEvent` places one
  * (events.repository.ts): on PostgreSQL the advisory locks of all their resources first (one statement,
  * in one order, so two such lists cannot each hold a lock the other waits for), then each event's `tx`
- * raised to its resource's latest event's when that is higher, so every resource's events stay in commit
- * order (a first event: its writer's id, no lock, as `insertEvent`). SQLite: one writer at a time, insert
- * order is commit order. Then what `changeWriter` writes with each (revisions): the rows it hands in one
- * statement, any other by its `written`.
+ * raised to its resource's latest event's when that is higher (none: its writer's id), so every
+ * resource's events stay in commit order. SQLite: one writer at a time, insert order is commit order.
+ * Then what `changeWriter` writes with each (revisions): the rows it hands in one statement, any other
+ * by its `written`.
  */
 export async function insertChangedEvents(
   trx: Db,
@@ -44,11 +44,6 @@ export async function insertChangedEvents(
   if (datas.length === 0) return;
   const rows = datas.map((data) => eventRow(type, data));
   if (dialectOf(trx) === 'sqlite') await trx.insertInto('events').values(rows).execute();
-  else if (FIRST_EVENT_TYPES.has(type))
-    await trx
-      .insertInto('events')
-      .values(rows.map((row) => ({ ...row, tx: OWN_TRANSACTION })))
-      .execute();
   else {
     const resources = [...new Set(rows.map((row) => row.resource))].sort();
     // `unnest` walks the array in its order: the locks are taken in that one order.
