@@ -6,10 +6,14 @@ import type { RowInsert } from './created-rows.ts';
  * history module's revisions). Registered once (`onChange`), so the events module imports nothing of it.
  */
 export interface ChangeWriter {
-  /** In the change's transaction, after its event (`record`, `recordWith`, `recordInsert` on SQLite). */
+  /** In the change's transaction, after its event (`record`, `recordWith`, `recordInsert` on SQLite, `recordEach`'s rest). */
   written(trx: Db, type: string, data: Record<string, unknown>): Promise<void>;
-  /** The row to write in a new row's own statement (PostgreSQL `recordInsert`), or undefined for none. */
-  createdRow(type: string, data: Record<string, unknown>): AlsoWritten | undefined;
+  /**
+   * The row to write for a change whose row is its event's `data` alone (a create, an update), for the
+   * outbox to write in a new row's own statement (PostgreSQL `recordInsert`) or with the others of a list
+   * (`recordInserts`, `recordEach`); undefined for none, or for one `written` must build (it reads first).
+   */
+  stateRow(type: string, data: Record<string, unknown>): AlsoWritten | undefined;
 }
 
 /**

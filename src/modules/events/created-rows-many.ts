@@ -102,11 +102,27 @@ export async function insertCreatedEvents<D>(
     .insertInto('events')
     .values(datas.map((data) => (sqlite ? eventRow(type, data) : { ...eventRow(type, data), tx: OWN_TRANSACTION })))
     .execute();
-  // One statement per insert handed (one in practice: the revisions').
+  await insertAlsoWritten(trx, datas, alsoOf);
+}
+
+/**
+ * What another module writes with each of a list's events (revisions, `ChangeWriter`): the rows it hands
+ * (`alsoOf`) in one statement per insert handed (one in practice: the revisions'); a change it hands none
+ * for is left to `each` (a delete's revision, which reads the item's latest state first).
+ */
+export async function insertAlsoWritten<D>(
+  trx: Db,
+  datas: readonly D[],
+  alsoOf: (data: D) => AlsoWritten | undefined,
+  each?: (data: D) => Promise<void>,
+): Promise<void> {
   const byInsert = new Map<AlsoWritten['insert'], Record<string, unknown>[]>();
   for (const data of datas) {
     const also = alsoOf(data);
-    if (!also) continue;
+    if (!also) {
+      if (each) await each(data);
+      continue;
+    }
     const rows = byInsert.get(also.insert);
     if (rows) rows.push(also.row);
     else byInsert.set(also.insert, [also.row]);

@@ -23,6 +23,12 @@ export interface EventRecorder<M> {
   /** Records the event of `value` in `trx`, a transaction of `transaction`; throws in any other. */
   record<K extends keyof M & string>(trx: Db, type: K, value: M[K]): Promise<void>;
   /**
+   * `record` for each of `values`, each of a resource of its own (a list update: a write by filter): the
+   * events in one statement, placed as `record` places each, and what is written with each (revisions) in
+   * one more. One value is `record`.
+   */
+  recordEach<K extends keyof M & string>(trx: Db, type: K, values: readonly M[K][]): Promise<void>;
+  /**
    * Runs `write` in a transaction of its own, recording the event of its result; a result of
    * undefined, null or false (nothing changed) records none. For writes that were one statement.
    */
@@ -82,6 +88,9 @@ export function noEvents<M>(): EventRecorder<M> {
     async scrubStored() {},
     async record(trx) {
       outbox.recordIn(trx);
+    },
+    async recordEach(trx, _type, values) {
+      if (values.length > 0) outbox.recordIn(trx);
     },
     recordWith: (db, _type, write) => outbox.transaction(db, write),
     recordInsert: (db, _type, insert, row) => insertCreatedRow(db, insert, row),

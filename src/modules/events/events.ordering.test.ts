@@ -113,6 +113,55 @@ for (const dialect of DIALECTS) {
       },
     );
 
+    it(
+      "keeps each resource's events in commit order when a list of them is recorded by a writer that got its transaction id first",
+      { skip: dialect.name === 'sqlite' && 'SQLite has one writer: a transaction left open blocks the other write' },
+      async () => {
+        const ids: number[] = [];
+        for (const name of ['One', 'Two']) {
+          const created = await t.request('POST', '/api/products', {
+            token: t.adminToken,
+            body: { name, category: 'x', price: 1, stock: 1 },
+          });
+          ids.push(created.body.id);
+        }
+        const start = await feedEnd(t);
+        const { events } = t.server.app.services;
+        let go!: () => void;
+        const gate = new Promise<void>((resolve) => (go = resolve));
+        let idTaken!: () => void;
+        const taken = new Promise<void>((resolve) => (idTaken = resolve));
+        // A list update (a write by filter's) takes its id before the PATCH's and records after the PATCH committed.
+        const late = events.transaction(t.server.db, async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          idTaken();
+          await gate;
+          await events.recordEach(
+            trx,
+            'product.updated',
+            ids.map((id) => ({ id, name: 'second' })),
+          );
+        });
+        await taken;
+        const patched = await t.request('PATCH', `/api/products/${ids[1]}`, {
+          token: t.adminToken,
+          body: { name: 'first' },
+        });
+        assert.equal(patched.status, 200);
+        go();
+        await late;
+        const seen = await eventsAfter(t, start, 3);
+        assert.deepEqual(
+          seen.filter((e) => e.data.id === ids[1]).map((e) => e.data.name),
+          ['first', 'second'],
+        );
+        assert.deepEqual(
+          seen.filter((e) => e.data.id === ids[0]).map((e) => e.data.name),
+          ['second'],
+        );
+      },
+    );
+
     it('gives a reader polling during many concurrent writes every committed event exactly once, each resource in commit order', async () => {
       const start = await feedEnd(t);
       const eventIds = async () =>

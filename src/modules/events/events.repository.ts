@@ -18,7 +18,7 @@ import type { Rewrite, StoredValues } from './stored-copies.ts';
 import { belowHorizon, feedOrder, feedQuery, placeIs } from './feed-order.ts';
 
 /** Namespaces the per-resource advisory locks of `insertEvent` (the first key of the two-key form). */
-const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
+export const RESOURCE_LOCK_SPACE = 0x45_56_54; // "EVT"
 
 /**
  * Writes one event in `trx`, the change's own transaction.

@@ -6,7 +6,6 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { activeTracing, type TraceContext } from '../../core/tracing/tracing.ts';
 import {
-  EVENT_TYPES,
   encodeEventCursor,
   newEventId,
   parseTypeFilter,
@@ -28,6 +27,7 @@ import { tableOf } from './created-rows.ts';
 import { createPlacesFirst } from './places-first.ts';
 import { currentImportId } from './import-origin.ts';
 import { alone, insertCreatedEvents, insertCreatedRows, unlessUniqueViolation } from './created-rows-many.ts';
+import { FIRST_EVENT_TYPES, insertChangedEvents, resourceOf } from './changed-rows-many.ts';
 import type { ChangeWriter } from './change-writer.ts';
 import { createStoredCopies } from './stored-copies.ts';
 
@@ -47,21 +47,6 @@ export interface EventsOptions {
 }
 
 export type { FeedPage, FeedQuery, FeedRequest } from './event.ts';
-
-/**
- * Types whose resource gets a new id in the writing transaction (ids are never reused), so no other
- * transaction can have written its events: a like's key (comment, user) comes back after an unlike.
- */
-const FIRST_EVENT_TYPES = new Set<string>(
-  EVENT_TYPES.filter((type) => type.endsWith('.created') && type !== 'like.created'),
-);
-
-/** Whose events must stay in order: the resource named by the type and `data`'s ids. */
-function resourceOf(type: string, data: Record<string, unknown>): string {
-  const resource = type.split('.')[0]!;
-  if (data.id !== undefined) return `${resource}:${String(data.id)}`;
-  return `${resource}:${String(data.commentId)}:${String(data.userId)}`;
-}
 
 const earlier = (a: FeedPosition | undefined, b: FeedPosition | undefined) =>
   !a ? b : !b ? a : a.tx < b.tx || (a.tx === b.tx && a.seq < b.seq) ? a : b;
@@ -97,6 +82,12 @@ export function createEventsService(db: Db, options: EventsOptions) {
     if (changeWriter) await changeWriter.written(trx, type, data);
   }
 
+  async function recordEach(trx: Db, type: string, datas: readonly Record<string, unknown>[]): Promise<void> {
+    if (datas.length === 1) return record(trx, type, datas[0]!);
+    if (datas.length > 0) outbox.recordIn(trx);
+    await insertChangedEvents(trx, type, datas, eventRow, changeWriter);
+  }
+
   async function checkFeedRequest(actor: Principal | null, query: FeedQuery): Promise<FeedRequest> {
     requireAdmin(actor);
     const limit = query.limit ?? EVENT_PAGE_RULES.defaultLimit;
@@ -128,6 +119,8 @@ export function createEventsService(db: Db, options: EventsOptions) {
 
     /** Records one event in `trx`, the change's own transaction, opened by `transaction` (else throws). */
     record,
+    /** `record` for each of `datas`, each of a resource of its own, in a few statements (changed-rows-many.ts). */
+    recordEach,
 
     /** Registers what is written with every event, in its transaction (one writer: the history module's revisions). */
     onChange(writer: ChangeWriter): void {
@@ -159,7 +152,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
         // Every column but the id was given, and now the id: the row as it will be written.
         const full = { ...row, id };
         const data = views[type](valueOf(full as unknown as Parameters<typeof valueOf>[0]));
-        const also = changeWriter?.createdRow(type, data);
+        const also = changeWriter?.stateRow(type, data);
         const written = await repo.insertCreatedRowWithEvent(writer, insert, full, eventRow(type, data), also);
         outbox.committed();
         return written;
@@ -168,6 +161,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
         transaction,
         scrubStored: storedCopies.scrub,
         record: (trx, type, value) => record(trx, type, views[type](value)),
+        recordEach: (trx, type, values) => recordEach(trx, type, values.map(views[type])),
         recordWith: (writer, type, write, valueOf) =>
           transaction(writer, async (trx) => {
             const result = await write(trx);
@@ -183,7 +177,7 @@ export function createEventsService(db: Db, options: EventsOptions) {
             const written = await insertCreatedRows(trx, insert, rows);
             const datas = written.flatMap((row) => (row ? [views[type](valueOf(row))] : []));
             if (datas.length > 0) outbox.recordIn(trx);
-            await insertCreatedEvents(trx, type, datas, eventRow, (data) => changeWriter?.createdRow(type, data));
+            await insertCreatedEvents(trx, type, datas, eventRow, (data) => changeWriter?.stateRow(type, data));
             return written;
           });
         },

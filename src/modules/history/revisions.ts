@@ -29,6 +29,8 @@ const OP_OF_ACTION: Record<string, string> = {
   purged: 'purge',
   erased: 'erase',
 };
+/** The ops whose revision is the event's `data` (no read of the item's latest state). */
+const STATE_OPS = new Set(['create', 'update', 'revert']);
 /** The kinds whose deletion takes others with it into the trash (a user's posts and comments, a post's comments). */
 const CASCADING = new Set(['user', 'post']);
 const RESOURCES = new Set<string>(REVISION_RESOURCES);
@@ -137,7 +139,7 @@ export function createRevisions(db: Db, settings: RevisionSettings) {
       const revision = revisionOf(type, data);
       if (!revision) return;
       const { resource, itemId, op } = revision;
-      if (op === 'create' || op === 'update' || op === 'revert') {
+      if (STATE_OPS.has(op)) {
         await repo.insertRevision(trx, rowOf(resource, itemId, op, JSON.stringify(stateOf(data))));
         return;
       }
@@ -150,12 +152,12 @@ export function createRevisions(db: Db, settings: RevisionSettings) {
       if (op === 'delete' && CASCADING.has(resource))
         await repo.insertCascadeRevisions(trx, resource, itemId, rowOf(resource, itemId, op, ''));
     },
-    createdRow(type, data) {
+    stateRow(type, data) {
       const revision = revisionOf(type, data);
-      if (revision?.op !== 'create') return undefined;
+      if (revision === undefined || !STATE_OPS.has(revision.op)) return undefined;
       return {
         insert: repo.revisionInsert as unknown as AlsoWritten['insert'],
-        row: rowOf(revision.resource, revision.itemId, 'create', JSON.stringify(stateOf(data))),
+        row: rowOf(revision.resource, revision.itemId, revision.op, JSON.stringify(stateOf(data))),
       };
     },
   };

@@ -133,8 +133,12 @@ export function upperBoundCents(max: number): number {
  */
 export const PRICE_BUCKET_CENTS = 500;
 
-/** The products service's single update and delete: what a write by filter and a batch run per row. */
+/**
+ * The products service's single update and delete (what a batch runs per row), and the update of a
+ * list of ids with one body (a write by filter's: the single update's list of many).
+ */
 export interface ProductSingleWrites {
+  updateProducts(actor: Principal | null, ids: readonly number[], raw: unknown): Promise<Product[]>;
   updateProduct(
     actor: Principal | null,
     id: number,

@@ -42,15 +42,16 @@ function assertFiltered(query: ListQuery): void {
 
 /**
  * `PATCH` and `DELETE /api/v2/products?<filters>` (DECISIONS §18): the matching rows read and written
- * in one transaction, each through the single write (its event, counters, search document), at most
- * `maxAffected` and never more than MAX_FILTER_WRITE_ROWS.
+ * in one transaction, at most `maxAffected` and never more than MAX_FILTER_WRITE_ROWS: a `PATCH` by the
+ * service's list update (the single `PATCH`'s, of every match at once: the rows, their events and their
+ * revisions in a few statements per thousand rows), a `DELETE` by the single delete of each.
  */
 export function createProductFilterWrites(db: Db, lists: ListSettings, products: ProductSingleWrites) {
   async function writeWhere(
     actor: Principal | null,
     request: ProductListRequest,
     options: FilterWriteOptions,
-    write: (id: number) => Promise<unknown>,
+    write: (ids: readonly number[]) => Promise<unknown>,
   ): Promise<{ affected: number }> {
     requireAdmin(actor);
     const query = productListQuery(actor, request, lists);
@@ -73,7 +74,7 @@ export function createProductFilterWrites(db: Db, lists: ListSettings, products:
         throw AppError.conflict('More rows match than max-affected allows; nothing changed', [
           { field: 'Prefer', message: `${ids.length} rows match; max-affected is ${options.maxAffected}` },
         ]);
-      for (const id of ids) await write(id);
+      if (ids.length > 0) await write(ids);
       return { affected: ids.length };
     });
   }
@@ -88,7 +89,7 @@ export function createProductFilterWrites(db: Db, lists: ListSettings, products:
     ): Promise<{ affected: number }> {
       requireAdmin(actor);
       checkUpdate(body ?? {});
-      return writeWhere(actor, request, options, (id) => products.updateProduct(actor, id, body));
+      return writeWhere(actor, request, options, (ids) => products.updateProducts(actor, ids, body));
     },
 
     /** DELETE by filter: a product still in orders stops the whole write (409), as its single delete would. */
@@ -97,7 +98,9 @@ export function createProductFilterWrites(db: Db, lists: ListSettings, products:
       request: ProductListRequest,
       options: FilterWriteOptions,
     ): Promise<{ affected: number }> {
-      return writeWhere(actor, request, options, (id) => products.deleteProduct(actor, id));
+      return writeWhere(actor, request, options, async (ids) => {
+        for (const id of ids) await products.deleteProduct(actor, id);
+      });
     },
   };
 }

@@ -1,7 +1,8 @@
-import type { Insertable, QueryCreator } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import { rowByIdReader, rowsByIdsReader } from '../../core/db/by-id-statements.ts';
+import { columnInParam, idListParam } from '../../core/db/id-list.ts';
 import type { ProductRow, ProductRowUpdate, ProductsTable } from './products.table.ts';
 
 export const findProductById = rowByIdReader<ProductRow>('products');
@@ -18,8 +19,13 @@ export function findProductBySku(db: Db, sku: string): Promise<ProductRow | unde
 /** In no particular order; missing ids left out. */
 export const findProductsByIds = rowsByIdsReader<ProductRow>('products');
 
-export function updateProductById(db: Db, id: number, changes: ProductRowUpdate): Promise<ProductRow | undefined> {
-  return db.updateTable('products').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+/** `id` is one of `ids` (not empty): one id as `id = $1`, the single writes' statement, more as one list. */
+const idIn = (db: Db, ids: readonly number[]) =>
+  ids.length === 1 ? sql<SqlBool>`${sql.ref('id')} = ${ids[0]}` : columnInParam(db, 'id', idListParam(db, ids));
+
+/** The same changes on each of `ids` (not empty), returning the rows as written, in no particular order. */
+export function updateProductsByIds(db: Db, ids: readonly number[], changes: ProductRowUpdate): Promise<ProductRow[]> {
+  return db.updateTable('products').set(changes).where(idIn(db, ids)).returningAll().execute();
 }
 
 /** Order items restrict the delete through their foreign key; the caller maps that to a 409. */
@@ -32,4 +38,13 @@ export async function deleteProductById(db: Db, id: number): Promise<boolean> {
 export function lockProductById(db: Db, id: number): Promise<ProductRow | undefined> {
   const query = db.selectFrom('products').selectAll().where('id', '=', id);
   return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/**
+ * `lockProductById` for each of `ids` (not empty), in one statement, locked in id order (two such locks
+ * of overlapping rows wait rather than deadlock); missing ids left out.
+ */
+export function lockProductsByIds(db: Db, ids: readonly number[]): Promise<ProductRow[]> {
+  const query = db.selectFrom('products').selectAll().where(idIn(db, ids)).orderBy('id');
+  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).execute();
 }

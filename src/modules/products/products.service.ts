@@ -3,9 +3,8 @@ import { withBatch } from '../../core/bulk/batch.ts';
 import { productsBatchTarget } from './products.batch.ts';
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
-import { now } from '../../core/clock.ts';
 import type { Db } from '../../core/db/database.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../../core/db/db-errors.ts';
+import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -14,14 +13,19 @@ import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../core/querying/li
 import type { SearchResults } from '../../core/search/search-results.ts';
 import { createChecker } from '../../core/validation/ajv.ts';
 import { noEvents, type EventRecorder } from '../events/event-recorder.ts';
-import { centsOf, toProduct, type Product } from './product.ts';
-import { assertPriceHasCents, createProductCreates, skuTaken } from './products.create.ts';
+import { toProduct, type Product } from './product.ts';
+import {
+  assertPriceHasCents,
+  createProductCreates,
+  createProductUpdates,
+  productNotFound,
+} from './products.writes-many.ts';
 import { readProductListRequest, readProductPage, readProductSearchResults } from './products.list.ts';
 import { PRODUCT_QUERY_V1, type ProductListRequest } from './products.list.ts';
 import { createProductAggregates } from './products.aggregate.ts';
 import * as repo from './products.repository.ts';
 import { ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
-import type { ProductRow, ProductRowUpdate } from './products.table.ts';
+import type { ProductRow } from './products.table.ts';
 import type { TrashEvents } from '../history/trash.representation.ts';
 import {
   actorOf,
@@ -47,33 +51,7 @@ export const PRODUCT_PAGE_RULES = { defaultLimit: 20, maxLimit: 100 };
 const checkReplace = createChecker<ReplaceProductInput>(ReplaceProductInput);
 const checkUpdate = createChecker<UpdateProductInput>(UpdateProductInput);
 
-const notFound = (id: number) => AppError.notFound(`Product ${id}`);
-
-function rowChanges(input: UpdateProductInput): ProductRowUpdate {
-  const changes: ProductRowUpdate = {};
-  if (input.name !== undefined) changes.name = input.name.trim();
-  if (input.category !== undefined) changes.category = input.category.trim();
-  if (input.price !== undefined) changes.price_cents = centsOf(input.price);
-  if (input.stock !== undefined) changes.stock = input.stock;
-  if (input.image !== undefined) changes.image = input.image;
-  if (input.description !== undefined) changes.description = input.description;
-  if (input.sku !== undefined) changes.sku = input.sku;
-  return changes;
-}
-
-/** A column's new value against the stored one (PostgreSQL may hand a bigint column back as text). */
-const sameValue = (next: unknown, stored: unknown) =>
-  next === stored || (next !== null && stored !== null && String(next) === String(stored));
-
-/** A write that may take a `sku` another product has (409). */
-async function uniqueSku<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw skuTaken();
-    throw error;
-  }
-}
+const notFound = productNotFound;
 
 export type ProductEvents = {
   'product.created': Product;
@@ -89,29 +67,15 @@ export function createProductsService(
 ) {
   const trashed = trashActions(trash, 'product');
   const createProducts = createProductCreates(db, events);
+  const changeProducts = createProductUpdates(db, events);
+  /** The single `PATCH`/`PUT`: the list update of one id. */
   async function change(
     actor: Principal | null,
     id: number,
     input: UpdateProductInput,
     precondition?: Precondition<Product>,
-  ) {
-    requireAdmin(actor);
-    const changes = rowChanges(input);
-    return uniqueSku(() =>
-      events.transaction(db, async (trx) => {
-        const current = await repo.lockProductById(trx, id);
-        if (!current) throw notFound(id);
-        precondition?.(toProduct(current));
-        // A write that changes no value is no change: no new updatedAt, no event (§10, §18's writes by filter).
-        const differs = (Object.keys(changes) as (keyof ProductRowUpdate)[]).some(
-          (column) => !sameValue(changes[column], current[column as keyof typeof current]),
-        );
-        if (!differs) return toProduct(current);
-        const row = await repo.updateProductById(trx, id, { ...changes, updated_at: now() });
-        await events.record(trx, 'product.updated', toProduct(row ?? current));
-        return toProduct(row ?? current);
-      }),
-    );
+  ): Promise<Product> {
+    return (await changeProducts(actor, [id], input, precondition))[0]!;
   }
 
   const aggregates = createProductAggregates(db, lists);
@@ -165,14 +129,14 @@ export function createProductsService(
         return (await repo.findProductsByIds(db, [...new Set(ids)])).map(toProduct);
       },
 
-      /** `POST /products`: the list create (products.create.ts) of one body. */
+      /** `POST /products`: the list create (products.writes-many.ts) of one body. */
       async createProduct(actor: Principal | null, raw: unknown): Promise<Product> {
         const [answer] = await createProducts(actor, [raw]);
         if (answer instanceof AppError) throw answer;
         return answer!;
       },
 
-      /** Many bodies, each written or refused alone (products.create.ts): an import's chunk, a batch's creates. */
+      /** Many bodies, each written or refused alone (products.writes-many.ts): an import's chunk, a batch's creates. */
       createProducts,
 
       /** PUT: every field is set; an absent image or description becomes null. */
@@ -190,6 +154,15 @@ export function createProductsService(
           { ...input, image: input.image ?? null, description: input.description ?? null, sku: input.sku ?? null },
           precondition,
         );
+      },
+
+      /**
+       * `PATCH` of each of `ids` (a write by filter's matches) with one body, in one transaction, all or
+       * nothing (products.writes-many.ts): each row as its single `PATCH` would write it.
+       */
+      updateProducts(actor: Principal | null, ids: readonly number[], raw: unknown): Promise<Product[]> {
+        requireAdmin(actor);
+        return changeProducts(actor, ids, assertPriceHasCents(checkUpdate(raw ?? {})));
       },
 
       /** PATCH: only the fields sent change; `{}` changes nothing. */
