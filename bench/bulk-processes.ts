@@ -14,7 +14,15 @@
  * sampled every 150 ms (VmHWM reset at each phase through /proc/PID/clear_refs), and each process writes its
  * `process.memoryUsage()` every 200 ms (bench/suite/memory-probe.ts) to tell heap from external and native.
  */
-import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -22,11 +30,13 @@ import { parseArgs } from 'node:util';
 import { createBenchDatabase, mintToken, type Dialect } from './suite/databases.ts';
 import { median, runLoad } from './suite/load.ts';
 import {
+  cpuMillis,
   currentRss,
   freePort,
   loadAverage,
   moveToLoadCore,
   pinLoadGenerator,
+  postgresCpuTracker,
   runCli,
   startProcess,
   type ServerProcess,
@@ -43,6 +53,8 @@ const { values: args } = parseArgs({
     'w1-runs': { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
+    /** W1 at a fixed rate (requests/s) instead of a closed loop of `--connections`. */
+    rate: { type: 'string' },
     layout: { type: 'string', default: 'split' },
   },
 });
@@ -73,8 +85,10 @@ interface Proc {
 }
 
 /** Peak VmRSS sampled every 150 ms, VmHWM since the phase began, and the probe's breakdown at its peak. */
-function watch(procs: Proc[]): () => string[] {
+function watch(procs: Proc[], database: string): () => string[] {
   const started = Date.now();
+  const cpu = new Map(procs.map((p) => [p.role, cpuMillis(p.server.pid)]));
+  const postgres = DIALECT === 'postgres' ? postgresCpuTracker(database) : undefined;
   const peak = new Map(procs.map((p) => [p.role, currentRss(p.server.pid)]));
   for (const p of procs) {
     try {
@@ -89,22 +103,28 @@ function watch(procs: Proc[]): () => string[] {
   return () => {
     clearInterval(timer);
     const ended = Date.now();
-    return procs.map((p) => {
-      const hwm = Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${p.server.pid}/status`, 'utf8'))?.[1] ?? 0);
-      type Usage = Record<'t' | 'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
-      const samples = readFileSync(p.probe, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Usage)
-        .filter((s) => s.t >= started && s.t <= ended);
-      const top = samples.reduce<Usage | undefined>((a, b) => (a && a.rss >= b.rss ? a : b), undefined);
-      const mb = (n: number) => Math.round(n / MB);
-      const maxOf = (key: keyof Usage) => mb(Math.max(0, ...samples.map((s) => s[key])));
-      const breakdown = top
-        ? `; at its peak heap ${mb(top.heapUsed)}/${mb(top.heapTotal)} MB, external ${mb(top.external)} (arrayBuffers ${mb(top.arrayBuffers)}); max heapTotal ${maxOf('heapTotal')}, external ${maxOf('external')}`
-        : '';
-      return `${p.role} peak RSS ${mb(peak.get(p.role)!)} MB (VmHWM ${Math.round(hwm / 1024)} MB)${breakdown}`;
-    });
+    const share = (ms: number) => `${Math.round((ms / (ended - started)) * 100)}%`;
+    const shares = procs.map((p) => `${p.role} ${share(cpuMillis(p.server.pid) - cpu.get(p.role)!)}`);
+    if (postgres) shares.push(`PostgreSQL ${share(postgres.stop())}`);
+    return [
+      `CPU (of one core): ${shares.join(', ')}`,
+      ...procs.map((p) => {
+        const hwm = Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${p.server.pid}/status`, 'utf8'))?.[1] ?? 0);
+        type Usage = Record<'t' | 'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+        const samples = readFileSync(p.probe, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Usage)
+          .filter((s) => s.t >= started && s.t <= ended);
+        const top = samples.reduce<Usage | undefined>((a, b) => (a && a.rss >= b.rss ? a : b), undefined);
+        const mb = (n: number) => Math.round(n / MB);
+        const maxOf = (key: keyof Usage) => mb(Math.max(0, ...samples.map((s) => s[key])));
+        const breakdown = top
+          ? `; at its peak heap ${mb(top.heapUsed)}/${mb(top.heapTotal)} MB, external ${mb(top.external)} (arrayBuffers ${mb(top.arrayBuffers)}); max heapTotal ${maxOf('heapTotal')}, external ${maxOf('external')}`
+          : '';
+        return `${p.role} peak RSS ${mb(peak.get(p.role)!)} MB (VmHWM ${Math.round(hwm / 1024)} MB)${breakdown}`;
+      }),
+    ];
   };
 }
 
@@ -114,7 +134,8 @@ async function w1(url: string, token: string) {
   await w.check(context);
   const { requests } = await w.prepare(context);
   return async () => {
-    const figures = await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests });
+    const rate = args.rate === undefined ? undefined : Number(args.rate);
+    const figures = await runLoad({ url, connections: CONNECTIONS, seconds: SECONDS, requests, rate });
     if (figures.errors > 0) throw new Error(`W1: ${figures.errors} errors ${JSON.stringify(figures.statuses)}`);
     return figures;
   };
@@ -126,13 +147,20 @@ async function main(): Promise<void> {
   const procs: Proc[] = [];
   try {
     const base = serviceEnv(db.url, 0);
+    const database = new URL(db.url).pathname.slice(1);
     runCli(['migrate'], { ...base, DATABASE_URL: db.url });
     runCli(['seed', '--users', '1000', '--posts-per-user', '0', '--products', '0', '--orders', '0'], {
       DATABASE_URL: db.url,
       DEMO_DATA: 'false',
     });
     const token = mintToken(db.url, 1, base);
-    const roles = args.layout === 'single' ? [['all', 'serve']] : [['api', 'serve', '--role', 'api'], ['worker', 'serve', '--role', 'worker']];
+    const roles =
+      args.layout === 'single'
+        ? [['all', 'serve']]
+        : [
+            ['api', 'serve', '--role', 'api'],
+            ['worker', 'serve', '--role', 'worker'],
+          ];
     for (const [role, ...command] of roles) {
       const port = await freePort();
       const probe = resolve(`data/bench/bulk-processes-${role}.memory.ndjson`);
@@ -159,7 +187,9 @@ async function main(): Promise<void> {
     const loadW1 = await w1(api, token);
     const admin = await adminTokenOf(api);
     await loadW1(); // warm-up
-    say(`${DIALECT}, ${args.layout} layout (${procs.map((p) => `${p.role} pid ${p.server.pid}`).join(', ')}); ${ROWS} rows`);
+    say(
+      `${DIALECT}, ${args.layout} layout (${procs.map((p) => `${p.role} pid ${p.server.pid}`).join(', ')}); ${ROWS} rows`,
+    );
 
     for (let run = 1; run <= Number(args.runs); run += 1) {
       const file = `/tmp/bulk-processes-${ROWS}-${run}.csv`;
@@ -168,7 +198,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < Number(args['w1-runs']); i += 1) idle.push((await loadW1()).p99);
       say(`run ${run}: W1 idle p99 ${idle.join(', ')} ms (load ${load()})`);
 
-      let stop = watch(procs);
+      let stop = watch(procs, database);
       const start = performance.now();
       const uploaded = await fetch(`${api}/api/v2/imports?resource=products&mode=create`, {
         method: 'POST',
@@ -181,7 +211,7 @@ async function main(): Promise<void> {
       say(`upload of ${(statSync(file).size / 1e6).toFixed(0)} MB: ${uploadSeconds.toFixed(1)} s (load ${load()})`);
       for (const line of stop()) say(`  upload: ${line}`);
 
-      stop = watch(procs);
+      stop = watch(procs, database);
       const location = uploaded.headers.get('location')!;
       let doneAt: number | undefined;
       let job: { status: string; rows: Record<string, number> } | undefined;
@@ -215,7 +245,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < Number(args['w1-runs']); i += 1) idle.push((await loadW1()).p99);
       say(`run ${run}: W1 idle p99 after: ${idle.slice(-Number(args['w1-runs'])).join(', ')} ms (load ${load()})`);
 
-      stop = watch(procs);
+      stop = watch(procs, database);
       const exportStart = performance.now();
       const exported = await fetch(`${api}/api/v2/products?category=bulk-${run}&format=csv`, {
         headers: { authorization: `Bearer ${admin}` },
