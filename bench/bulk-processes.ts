@@ -212,7 +212,12 @@ async function main(): Promise<void> {
       const file = `/tmp/bulk-processes-${ROWS}-${run}.csv`;
       if (!existsSync(file)) await writeCsv(file, run);
       const idle: number[] = [];
-      for (let i = 0; i < Number(args['w1-runs']); i += 1) idle.push((await loadW1()).p99);
+      const idleRuns = async () => {
+        const stopIdle = watch(procs, database);
+        for (let i = 0; i < Number(args['w1-runs']); i += 1) idle.push((await loadW1()).p99);
+        say(`  W1 idle: ${stopIdle()[0]}`);
+      };
+      await idleRuns();
       say(`run ${run}: W1 idle p99 ${idle.join(', ')} ms (load ${load()})`);
 
       let stop = watch(procs, database);
@@ -262,7 +267,7 @@ async function main(): Promise<void> {
       // The import done, the worker still fans its events out (webhooks, NATS): idle is once it rests.
       const tail = await quiet(procs.at(-1)!.server.pid);
       say(`the worker's CPU fell below 5% of a core ${tail.toFixed(0)} s after the import (load ${load()})`);
-      for (let i = 0; i < Number(args['w1-runs']); i += 1) idle.push((await loadW1()).p99);
+      await idleRuns();
       say(`run ${run}: W1 idle p99 after: ${idle.slice(-Number(args['w1-runs'])).join(', ')} ms (load ${load()})`);
 
       stop = watch(procs, database);
