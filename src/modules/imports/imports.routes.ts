@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors/app-error.ts';
 import { EmptyBody, Id } from '../../core/http/schemas.ts';
@@ -25,6 +25,8 @@ const ImportView = Type.Object({
   finishedAt: Type.Union([Type.String(), Type.Null()]),
   _links: Type.Object({ self: Type.Object({ href: Type.String() }), errors: Type.Object({ href: Type.String() }) }),
 });
+/** Error lines read per statement while a report streams. */
+const ERRORS_PAGE = 1000;
 const MEDIA = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' } as const;
 
 function viewOf(job: ImportRow, prefix: string) {
@@ -118,15 +120,20 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       },
     },
     async (request, reply) => {
-      const lines: string[] = [];
-      let after = 0;
-      for (;;) {
-        const page = await imports.readErrors(request.principal, request.params.importId, after, 1000);
-        for (const error of page) lines.push(JSON.stringify(error));
-        if (page.length < 1000) break;
-        after = page.at(-1)!.line;
+      const { principal } = request;
+      const id = request.params.importId;
+      // The first page before answering, so a job the caller may not see is a 404 rather than a cut download.
+      const first = await imports.readErrors(principal, id, 0, ERRORS_PAGE);
+      async function* pages(): AsyncGenerator<string> {
+        for (let page = first; ; page = await imports.readErrors(principal, id, page.at(-1)!.line, ERRORS_PAGE)) {
+          if (page.length > 0) yield page.map((error) => `${JSON.stringify(error)}\n`).join('');
+          if (page.length < ERRORS_PAGE) return;
+        }
       }
-      return reply.type('application/x-ndjson; charset=utf-8').send(lines.length ? `${lines.join('\n')}\n` : '');
+      // A report may hold a line for every row of a million-row upload: each page is read when the client
+      // has taken the one before (one page buffered), never the whole report.
+      const body = Readable.from(pages(), { objectMode: false, highWaterMark: 1 });
+      return reply.type('application/x-ndjson; charset=utf-8').send(body);
     },
   );
 
