@@ -17,7 +17,7 @@ export interface OperationDocs {
   responseMedia?: Record<number, readonly string[]>;
   /** The API versions whose document shows the operation (all when absent): v2-only routes answer 404 in v1. */
   versions?: readonly (1 | 2)[];
-  /** A GET answered by a stream that does not end (Server-Sent Events): no ETag and no 304. */
+  /** A GET answered by a stream (Server-Sent Events, a report sent as it is read): no ETag and no 304. */
   stream?: boolean;
 }
 

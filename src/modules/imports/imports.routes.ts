@@ -112,7 +112,11 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
   app.get(
     '/imports/:importId/errors',
     {
-      config: { access: 'user', openapi: { versions: VERSIONS, responseMedia: { 200: ['application/x-ndjson'] } } },
+      // Streamed as it is read: no ETag of a body not yet read (and no 304); a running job's report grows.
+      config: {
+        access: 'user',
+        openapi: { versions: VERSIONS, responseMedia: { 200: ['application/x-ndjson'] }, stream: true },
+      },
       schema: {
         tags: ['imports'],
         summary: "An import's error report: NDJSON {line, field, message} (v2)",
@@ -133,7 +137,7 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       // A report may hold a line for every row of a million-row upload: each page is read when the client
       // has taken the one before (one page buffered), never the whole report.
       const body = Readable.from(pages(), { objectMode: false, highWaterMark: 1 });
-      return reply.type('application/x-ndjson; charset=utf-8').send(body);
+      return reply.type('application/x-ndjson; charset=utf-8').header('cache-control', 'private, no-cache').send(body);
     },
   );
 
