@@ -26746,7 +26746,6 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["ApiVersion"];
-                    ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -26754,16 +26753,6 @@ export interface operations {
                     /** @example text */
                     "application/x-ndjson": string;
                 };
-            };
-            /** @description Not modified (`If-None-Match` matched); no body */
-            304: {
-                headers: {
-                    "API-Version": components["headers"]["ApiVersion"];
-                    ETag: components["headers"]["ETag"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Malformed request, or an unsupported API version (`UNSUPPORTED_VERSION`) */
             400: {
