@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
@@ -19,6 +20,10 @@ export interface BodyDeadlines {
  * then is answered as Node answers its own timeout (`ERR_HTTP_REQUEST_TIMEOUT`: a 408 in the error
  * envelope, the connection closed).
  */
+/** A request with a body to come: a length above zero, or chunked (Node marks a bodyless GET incomplete too). */
+const hasBody = (headers: IncomingHttpHeaders): boolean =>
+  headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+
 export function registerBodyDeadline(app: FastifyInstance, deadlines: BodyDeadlines): void {
   const { requestTimeoutMs, serverTimeoutMs, timedOut } = deadlines;
   app.addHook('onRequest', (request, reply, done) => {
@@ -26,7 +31,8 @@ export function registerBodyDeadline(app: FastifyInstance, deadlines: BodyDeadli
     const allowed = request.routeOptions.config.bodyTimeoutMs ?? requestTimeoutMs;
     // A request without a body is whole once its headers are (HEADERS_TIMEOUT_MS bounds those); an
     // injected one (tests, light-my-request) has no connection to cut.
-    if (raw.complete || allowed >= serverTimeoutMs || !(raw.socket instanceof Socket)) return done();
+    if (!hasBody(raw.headers) || raw.complete || allowed >= serverTimeoutMs || !(raw.socket instanceof Socket))
+      return done();
     const timer = setTimeout(() => {
       if (raw.complete || raw.socket.destroyed) return;
       timedOut(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), raw.socket);

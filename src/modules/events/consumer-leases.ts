@@ -3,7 +3,7 @@ import type { Expression, SqlBool } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
 import { backgroundWrite } from './background-writes.ts';
 import type { FeedEvent, FeedPosition } from './event.ts';
-import { isBefore, moveConsumerIf, readFeedEnd } from './consumer-skip.ts';
+import { isBefore, readFeedEnd } from './consumer-skip.ts';
 import * as repo from './events.repository.ts';
 
 /** How a consumer of the outbox (the webhook fan-out, the NATS publisher) takes its next events. */
@@ -76,7 +76,7 @@ export function createConsumerLeases(
     if (!end.holds) return false;
     if (!end.last || !isBefore(position, end.last)) return true;
     const move = { consumer: consume.consumer, holder: consume.holder, position: end.last, now: now() };
-    return backgroundWrite(db, (writer) => moveConsumerIf(writer, move, onlyIf));
+    return backgroundWrite(db, (writer) => repo.advanceConsumer(writer, move, onlyIf));
   }
 
   /** Moves the consumer past `batch`; throws when another instance has taken the lease over. */

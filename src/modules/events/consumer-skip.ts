@@ -25,19 +25,3 @@ export async function readFeedEnd(
 
 /** `a` before `b` in the feed order (SQLite: `seq` alone, `tx` is always 0 there). */
 export const isBefore = (a: FeedPosition, b: FeedPosition): boolean => a.tx < b.tx || (a.tx === b.tx && a.seq < b.seq);
-
-/** Moves `holder`'s consumer to `position` if `onlyIf` still holds (checked by the write itself); false otherwise. */
-export async function moveConsumerIf(
-  writer: Db,
-  move: { consumer: string; holder: string; position: FeedPosition; now: string },
-  onlyIf: Expression<SqlBool>,
-): Promise<boolean> {
-  const result = await writer
-    .updateTable('event_consumers')
-    .set({ tx: move.position.tx, seq: move.position.seq, updated_at: move.now })
-    .where('consumer', '=', move.consumer)
-    .where('holder', '=', move.holder)
-    .where(onlyIf)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}

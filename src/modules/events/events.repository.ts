@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { RowInsert } from './created-rows.ts';
 import type { FeedPosition, TypeFilter } from './event.ts';
@@ -242,17 +242,22 @@ export function findHeldPosition(db: Db, consumer: string, holder: string): Prom
     .executeTakeFirst();
 }
 
-/** Moves `consumer` past `position` if `holder` still holds it; false when the lease was taken over. */
+/**
+ * Moves `consumer` past `position` if `holder` still holds it (and `onlyIf`, when given, holds in the same
+ * statement); false when the lease was taken over or `onlyIf` failed.
+ */
 export async function advanceConsumer(
   trx: Db,
   move: { consumer: string; holder: string; position: FeedPosition; now: string },
+  onlyIf?: Expression<SqlBool>,
 ): Promise<boolean> {
-  const result = await trx
+  let update = trx
     .updateTable('event_consumers')
     .set({ tx: move.position.tx, seq: move.position.seq, updated_at: move.now })
     .where('consumer', '=', move.consumer)
-    .where('holder', '=', move.holder)
-    .executeTakeFirst();
+    .where('holder', '=', move.holder);
+  if (onlyIf) update = update.where(onlyIf);
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
