@@ -26,7 +26,7 @@ import {
 } from './suite/alternate.ts';
 import { arrivals, summary } from './suite/arrivals.ts';
 import { createBenchDatabase, mintToken, seedStandardData, type Dialect } from './suite/databases.ts';
-import { pinLoadGenerator, type ServerProcess } from './suite/processes.ts';
+import { pinLoadGenerator, writtenBytes, type ServerProcess } from './suite/processes.ts';
 import { startReceiver } from './suite/webhook-receiver.ts';
 import { standardContext, WORKLOADS } from './suite/workloads.ts';
 
@@ -167,6 +167,7 @@ try {
     const prepared = { A: await prepare(servers.A), B: await prepare(servers.B) };
     await settleB();
     await resetCounts();
+    const workerWritten = worker ? writtenBytes(worker.pid) : 0;
     const { A, B } = await alternate(
       { A: { server: servers.A, ...prepared.A }, B: { server: servers.B, ...prepared.B } },
       {
@@ -179,6 +180,11 @@ try {
     );
     console.log(
       `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with events (${values.parts}) ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req (CPU with its deliveries), ${Math.round(B.sustainedRps)} req/s counting the wait for its deliveries | ratio ${(B.rps / A.rps).toFixed(2)} (sustained ${(B.sustainedRps / A.rps).toFixed(2)}), CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
+    );
+    // Write volume: on SQLite the WAL pages each answer costs (the worker's counted over B's answers).
+    const perAnswer = worker ? (writtenBytes(worker.pid) - workerWritten) / 1024 / B.answered : 0;
+    console.log(
+      `${dialect} ${workload.id}: written per answer ${A.writtenKb.toFixed(1)} KB without events, ${B.writtenKb.toFixed(1)} KB with${worker ? ` (+ ${perAnswer.toFixed(1)} KB by the worker)` : ''}`,
     );
     if (withWebhook) console.log(`${dialect} ${workload.id} ${await webhook.summary('webhook')}`);
     if (withNats) console.log(`${dialect} ${workload.id} ${summary('NATS', broker)}`);

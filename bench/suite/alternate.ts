@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { median, runLoad, type LoadRequest } from './load.ts';
 import { BENCH_DIR } from './databases.ts';
-import { cpuMillis, freePort, moveToLoadCore, startProcess, type ServerProcess } from './processes.ts';
+import { cpuMillis, freePort, moveToLoadCore, startProcess, writtenBytes, type ServerProcess } from './processes.ts';
 import { serverArgs } from './server-command.ts';
 
 /** The environment of a service measured against another: production mode, limits and shedding out of the way. */
@@ -127,6 +127,10 @@ export interface SideFigures {
   sustainedRps: number;
   /** The median of the rounds' 99th percentile latencies, ms. */
   p99: number;
+  /** Answers over every round. */
+  answered: number;
+  /** Bytes the server process wrote per answer (`writtenBytes`; on SQLite its WAL pages), KB. */
+  writtenKb: number;
 }
 
 /**
@@ -150,7 +154,10 @@ export async function alternate(
     settle?: (side: 'A' | 'B') => Promise<void>;
   },
 ): Promise<{ A: SideFigures; B: SideFigures }> {
-  const totals = { A: { ok: 0, cpu: 0, answered: 0, settled: 0 }, B: { ok: 0, cpu: 0, answered: 0, settled: 0 } };
+  const totals = {
+    A: { ok: 0, cpu: 0, answered: 0, settled: 0, written: 0 },
+    B: { ok: 0, cpu: 0, answered: 0, settled: 0, written: 0 },
+  };
   const p99s: { A: number[]; B: number[] } = { A: [], B: [] };
   const load = (side: 'A' | 'B', seconds: number) =>
     runLoad({
@@ -165,11 +172,13 @@ export async function alternate(
   for (let round = 0; round < options.rounds; round += 1) {
     for (const side of round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
       const cpu = cpuMillis(sides[side].server.pid);
+      const written = writtenBytes(sides[side].server.pid);
       const figures = await load(side, options.seconds);
       const settling = performance.now();
       await options.settle?.(side);
       totals[side].settled += (performance.now() - settling) / 1000;
       totals[side].cpu += cpuMillis(sides[side].server.pid) - cpu;
+      totals[side].written += writtenBytes(sides[side].server.pid) - written;
       totals[side].ok += figures.rps * options.seconds;
       totals[side].answered += figures.answered;
       p99s[side].push(figures.p99);
@@ -181,6 +190,8 @@ export async function alternate(
     cpuUs: (totals[side].cpu * 1000) / totals[side].answered,
     sustainedRps: totals[side].ok / (seconds + totals[side].settled),
     p99: median(p99s[side]),
+    answered: totals[side].answered,
+    writtenKb: totals[side].written / 1024 / totals[side].answered,
   });
   return { A: figures('A'), B: figures('B') };
 }

@@ -189,6 +189,18 @@ export function cpuMillis(pid: number): number {
 }
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
+/**
+ * Bytes a process has handed to write calls so far (`wchar` of /proc/PID/io): for a SQLite service mostly its
+ * WAL frames, so a count of pages written that no other load on the machine changes. NaN where unreadable.
+ */
+export function writtenBytes(pid: number): number {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** The 1-minute load average, from /proc/loadavg. */
 export function loadAverage(): [number, number, number] {
   const [one, five, fifteen] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
