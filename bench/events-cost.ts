@@ -1,8 +1,8 @@
 /**
  * What events cost a write, and how soon they arrive (issue 34): `node bench/events-cost.ts --base DIR`.
  * DIR is this tree with its events switched off: `git archive HEAD | tar -x -C DIR`, then in DIR `git apply
- * bench/no-events.patch` (services record no events, no webhook workers run; the patch reads BENCH_NO_EVENTS,
- * which A is given), `npm ci` and `npm run build`. Sessions 13-20 used 38fea2f, a tree from before the events
+ * bench/no-events.patch` (services write no event row, the revisions written with each change stay, no
+ * webhook workers run; the patch reads BENCH_NO_EVENTS, which A is given), `npm ci` and `npm run build`. Sessions 13-20 used 38fea2f, a tree from before the events
  * work; later work made W5 faster there too, which hid most of W5's event cost on PostgreSQL
  * (the bench journal (git show b3694ab:bench/journal/2026-11.md), session 21).
  * A is DIR; B is this tree with one enabled webhook endpoint (a local receiver in a process of its own that
