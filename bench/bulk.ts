@@ -163,8 +163,13 @@ else
       filterMs.push(ms);
       filterStatements = n;
     }
-    const byKind = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 6);
-    const filterKinds = byKind.map(([kind, { ms, n }]) => `    ${ms.toFixed(0)} ms in ${n} × ${kind}`).join('\n');
+    const kindsOf = (times: typeof spent) =>
+      [...times]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .slice(0, 6)
+        .map(([kind, { ms, n }]) => `    ${ms.toFixed(0)} ms in ${n} × ${kind}`)
+        .join('\n');
+    const filterKinds = kindsOf(spent);
     const exportMs: number[] = [];
     let rows = 0;
     for (let run = 0; run < RUNS; run += 1) {
@@ -178,6 +183,7 @@ else
     let deleteStatements = 0;
     for (let run = 0; run < RUNS; run += 1) {
       await create10k(`bench-delete-${run}`);
+      spent.clear();
       const {
         result: res,
         ms,
@@ -192,12 +198,14 @@ else
       deleteMs.push(ms);
       deleteStatements = n;
     }
+    const deleteKinds = kindsOf(spent);
     console.log(
       `${dialect.name} (load ${await loadavg()}): batch of 1,000 creates ${median(batchMs).toFixed(0)} ms ` +
         `(${(batchStatements / 1000).toFixed(2)} statements a row); write by filter of 10,000 rows ` +
         `${median(filterMs).toFixed(0)} ms (${(filterStatements / 10000).toFixed(2)} statements a row); ` +
         `CSV export of ${rows} rows ${median(exportMs).toFixed(0)} ms; DELETE by filter of 10,000 rows ` +
-        `${median(deleteMs).toFixed(0)} ms (${(deleteStatements / 10000).toFixed(2)} statements a row)\n  the write by filter's last run, database time:\n${filterKinds}`,
+        `${median(deleteMs).toFixed(0)} ms (${(deleteStatements / 10000).toFixed(2)} statements a row)\n  the write by filter's last run, database time:\n${filterKinds}` +
+        `\n  the DELETE by filter's last run, database time:\n${deleteKinds}`,
     );
     await t.close();
   }
