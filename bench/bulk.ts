@@ -1,6 +1,7 @@
-// Data in bulk (DECISIONS §18): a batch of 1,000 creates, a write by filter of 10,000 rows and an export of
-// those rows, on each database, against a real server (test/support's). Medians of `RUNS` runs, with the
-// statements each took per row (`--dialect sqlite|postgres` narrows it to one database).
+// Data in bulk (DECISIONS §18): a batch of 1,000 creates, a write by filter of 10,000 rows (PATCH), an export of
+// those rows and a DELETE by filter of 10,000 rows (each run its own rows), on each database, against a real
+// server (test/support's). Medians of `RUNS` runs, with the statements each took per row (`--dialect
+// sqlite|postgres` narrows it to one database).
 import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -120,24 +121,29 @@ else
       const result = await work();
       return { result, ms: performance.now() - start, statements };
     };
-    const batchMs: number[] = [];
-    let batchStatements = 0;
-    for (let run = 0; run < 10; run += 1) {
-      const operations = Array.from({ length: 1000 }, (_, i) => ({
-        op: 'create',
-        data: { name: `Bench ${run}-${i}`, category: 'bench', price: (i % 90) + 1, stock: i },
-      }));
-      const {
-        result: res,
-        ms,
-        statements: n,
-      } = await counted(() =>
-        t.request('POST', '/api/v2/products/batch', { token: t.adminToken, body: { operations } }),
-      );
-      if (res.status !== 200) throw new Error(res.text);
-      if (run >= 10 - RUNS) batchMs.push(ms);
-      batchStatements = n;
-    }
+    /** 10,000 products in `category`, by ten batches of 1,000 creates: each batch's time and statements. */
+    const create10k = async (category: string) => {
+      const runs: { ms: number; statements: number }[] = [];
+      for (let run = 0; run < 10; run += 1) {
+        const operations = Array.from({ length: 1000 }, (_, i) => ({
+          op: 'create',
+          data: { name: `Bench ${run}-${i}`, category, price: (i % 90) + 1, stock: i },
+        }));
+        const {
+          result: res,
+          ms,
+          statements: n,
+        } = await counted(() =>
+          t.request('POST', '/api/v2/products/batch', { token: t.adminToken, body: { operations } }),
+        );
+        if (res.status !== 200) throw new Error(res.text);
+        runs.push({ ms, statements: n });
+      }
+      return runs;
+    };
+    const batches = await create10k('bench');
+    const batchMs = batches.slice(10 - RUNS).map((run) => run.ms);
+    const batchStatements = batches.at(-1)!.statements;
     const filterMs: number[] = [];
     let filterStatements = 0;
     for (let run = 0; run < RUNS; run += 1) {
@@ -157,8 +163,13 @@ else
       filterMs.push(ms);
       filterStatements = n;
     }
-    const byKind = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 6);
-    const filterKinds = byKind.map(([kind, { ms, n }]) => `    ${ms.toFixed(0)} ms in ${n} × ${kind}`).join('\n');
+    const kindsOf = (times: typeof spent) =>
+      [...times]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .slice(0, 6)
+        .map(([kind, { ms, n }]) => `    ${ms.toFixed(0)} ms in ${n} × ${kind}`)
+        .join('\n');
+    const filterKinds = kindsOf(spent);
     const exportMs: number[] = [];
     let rows = 0;
     for (let run = 0; run < RUNS; run += 1) {
@@ -167,11 +178,34 @@ else
       rows = (await res.text()).split('\n').length - 2;
       exportMs.push(performance.now() - start);
     }
+    // DELETE by filter: each run deletes 10,000 rows of its own (to the trash, with their events and revisions).
+    const deleteMs: number[] = [];
+    let deleteStatements = 0;
+    for (let run = 0; run < RUNS; run += 1) {
+      await create10k(`bench-delete-${run}`);
+      spent.clear();
+      const {
+        result: res,
+        ms,
+        statements: n,
+      } = await counted(() =>
+        t.request('DELETE', `/api/v2/products?category=bench-delete-${run}`, {
+          token: t.adminToken,
+          headers: { prefer: 'max-affected=10000' },
+        }),
+      );
+      if (res.status !== 200 || res.body.affected !== 10000) throw new Error(res.text);
+      deleteMs.push(ms);
+      deleteStatements = n;
+    }
+    const deleteKinds = kindsOf(spent);
     console.log(
       `${dialect.name} (load ${await loadavg()}): batch of 1,000 creates ${median(batchMs).toFixed(0)} ms ` +
         `(${(batchStatements / 1000).toFixed(2)} statements a row); write by filter of 10,000 rows ` +
         `${median(filterMs).toFixed(0)} ms (${(filterStatements / 10000).toFixed(2)} statements a row); ` +
-        `CSV export of ${rows} rows ${median(exportMs).toFixed(0)} ms\n  the write by filter's last run, database time:\n${filterKinds}`,
+        `CSV export of ${rows} rows ${median(exportMs).toFixed(0)} ms; DELETE by filter of 10,000 rows ` +
+        `${median(deleteMs).toFixed(0)} ms (${(deleteStatements / 10000).toFixed(2)} statements a row)\n  the write by filter's last run, database time:\n${filterKinds}` +
+        `\n  the DELETE by filter's last run, database time:\n${deleteKinds}`,
     );
     await t.close();
   }

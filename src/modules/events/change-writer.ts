@@ -9,6 +9,11 @@ export interface ChangeWriter {
   /** In the change's transaction, after its event (`record`, `recordWith`, `recordInsert` on SQLite, `recordEach`'s rest). */
   written(trx: Db, type: string, data: Record<string, unknown>): Promise<void>;
   /**
+   * `written` for each of a list's changes of one `type` that `stateRow` hands no row for (a list delete's
+   * revisions, which read each item's latest state), in a few statements for the whole list (`recordEach`).
+   */
+  writtenEach(trx: Db, type: string, datas: readonly Record<string, unknown>[]): Promise<void>;
+  /**
    * The row to write for a change whose row is its event's `data` alone (a create, an update), for the
    * outbox to write in a new row's own statement (PostgreSQL `recordInsert`) or with the others of a list
    * (`recordInserts`, `recordEach`); undefined for none, or for one `written` must build (it reads first).

@@ -31,8 +31,8 @@ export function resourceOf(type: string, data: Record<string, unknown>): string 
  * in one order, so two such lists cannot each hold a lock the other waits for), then each event's `tx`
  * raised to its resource's latest event's when that is higher (none: its writer's id), so every
  * resource's events stay in commit order. SQLite: one writer at a time, insert order is commit order.
- * Then what `changeWriter` writes with each (revisions): the rows it hands in one statement, any other
- * by its `written`.
+ * Then what `changeWriter` writes with each (revisions): the rows it hands in one statement, the others
+ * by its `writtenEach`, all at once.
  */
 export async function insertChangedEvents(
   trx: Db,
@@ -66,6 +66,6 @@ export async function insertChangedEvents(
       trx,
       datas,
       (data) => changeWriter.stateRow(type, data),
-      (data) => changeWriter.written(trx, type, data),
+      (rest) => changeWriter.writtenEach(trx, type, rest),
     );
 }

@@ -107,20 +107,21 @@ export async function insertCreatedEvents<D>(
 
 /**
  * What another module writes with each of a list's events (revisions, `ChangeWriter`): the rows it hands
- * (`alsoOf`) in one statement per insert handed (one in practice: the revisions'); a change it hands none
- * for is left to `each` (a delete's revision, which reads the item's latest state first).
+ * (`alsoOf`) in one statement per insert handed (one in practice: the revisions'); the changes it hands
+ * none for are left to `rest`, all at once (a list delete's revisions, which read each item's latest state).
  */
 export async function insertAlsoWritten<D>(
   trx: Db,
   datas: readonly D[],
   alsoOf: (data: D) => AlsoWritten | undefined,
-  each?: (data: D) => Promise<void>,
+  rest?: (datas: readonly D[]) => Promise<void>,
 ): Promise<void> {
   const byInsert = new Map<AlsoWritten['insert'], Record<string, unknown>[]>();
+  const left: D[] = [];
   for (const data of datas) {
     const also = alsoOf(data);
     if (!also) {
-      if (each) await each(data);
+      left.push(data);
       continue;
     }
     const rows = byInsert.get(also.insert);
@@ -128,4 +129,5 @@ export async function insertAlsoWritten<D>(
     else byInsert.set(also.insert, [also.row]);
   }
   for (const [insert, rows] of byInsert) await trx.executeQuery(manyRowsInsert(trx, insert, rows, false).compile());
+  if (rest && left.length > 0) await rest(left);
 }

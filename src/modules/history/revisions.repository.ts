@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
+import { columnInParam, idListParam } from '../../core/db/id-list.ts';
 import type { RevisionRow, RevisionsTable } from './revisions.table.ts';
 import type { Insertable, QueryCreator } from 'kysely';
 import type { Tables } from '../../core/db/tables.ts';
@@ -66,6 +67,51 @@ export async function insertCascadeRevisions(
           'p.state',
         ])
         .where('p.id', 'in', latest),
+    )
+    .execute();
+}
+
+/** `item_id` is one of `itemIds` (not empty): one as `item_id = $1`, more as one list (core/db/id-list.ts). */
+const itemIdIn = (db: Db, itemIds: readonly number[]) =>
+  itemIds.length === 1
+    ? sql<SqlBool>`${sql.ref('item_id')} = ${itemIds[0]}`
+    : columnInParam(db, 'item_id', idListParam(db, itemIds));
+
+/**
+ * A revision `base.op` of each of `itemIds` (of `resource`) with the state of the item's latest revision
+ * (a delete, restore, purge or erase keeps it; an item with none gets none), with `base`'s time, actor and
+ * request id, in item id order: one statement, each item's latest by the item index.
+ */
+export async function insertLatestStateRevisions(
+  trx: Db,
+  resource: string,
+  itemIds: readonly number[],
+  base: Insertable<RevisionsTable>,
+): Promise<void> {
+  const latest = trx
+    .selectFrom('revisions')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .where('resource', '=', resource)
+    .where(itemIdIn(trx, itemIds))
+    .groupBy('item_id');
+  await trx
+    .insertInto('revisions')
+    .columns(['resource', 'item_id', 'op', 'at', 'actor_type', 'actor_id', 'request_id', 'state'])
+    .expression(
+      trx
+        .selectFrom('revisions as p')
+        .select((eb) => [
+          'p.resource',
+          'p.item_id',
+          eb.val(base.op).as('op'),
+          eb.val(base.at).as('at'),
+          eb.val(base.actor_type).as('actor_type'),
+          eb.val(base.actor_id ?? null).as('actor_id'),
+          eb.val(base.request_id ?? null).as('request_id'),
+          'p.state',
+        ])
+        .where('p.id', 'in', latest)
+        .orderBy('p.item_id'),
     )
     .execute();
 }

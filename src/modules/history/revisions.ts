@@ -134,23 +134,40 @@ function visibleState(resource: string, state: Record<string, unknown>, reader: 
 export function createRevisions(db: Db, settings: RevisionSettings) {
   /** The last revision the count rule of retention has looked at (this process). */
   let keptUpTo = 0;
+  /**
+   * The revisions of changes of one type whose event carries only the item's id (a delete, restore, purge
+   * or erase): each item as it was (an erasure's after scrubbing), so `changes` is []; one statement for
+   * them all. An item with no revision (written before revisions were) has none to take it from: none is
+   * written.
+   */
+  async function writeFromLatest(trx: Db, resource: string, op: string, itemIds: readonly number[]) {
+    await repo.insertLatestStateRevisions(trx, resource, itemIds, rowOf(resource, itemIds[0]!, op, ''));
+    // What the deletion took into the trash with it has no event of its own: a `delete` revision each.
+    if (op === 'delete' && CASCADING.has(resource))
+      for (const itemId of itemIds)
+        await repo.insertCascadeRevisions(trx, resource, itemId, rowOf(resource, itemId, op, ''));
+  }
   const changeWriter: ChangeWriter = {
     async written(trx, type, data) {
       const revision = revisionOf(type, data);
       if (!revision) return;
       const { resource, itemId, op } = revision;
-      if (STATE_OPS.has(op)) {
-        await repo.insertRevision(trx, rowOf(resource, itemId, op, JSON.stringify(stateOf(data))));
-        return;
-      }
-      // A delete, restore, purge or erase: the item as it was (its event carries only its id; an erasure's
-      // after scrubbing), so `changes` is []. An item with no revision (written before revisions were) has
-      // none to take it from: none is written.
-      const latest = await repo.findLatestState(trx, resource, itemId);
-      if (latest !== undefined) await repo.insertRevision(trx, rowOf(resource, itemId, op, latest));
-      // What the deletion took into the trash with it has no event of its own: a `delete` revision each.
-      if (op === 'delete' && CASCADING.has(resource))
-        await repo.insertCascadeRevisions(trx, resource, itemId, rowOf(resource, itemId, op, ''));
+      if (STATE_OPS.has(op)) await repo.insertRevision(trx, rowOf(resource, itemId, op, JSON.stringify(stateOf(data))));
+      else await writeFromLatest(trx, resource, op, [itemId]);
+    },
+    async writtenEach(trx, type, datas) {
+      const revisions = datas.flatMap((data) => revisionOf(type, data) ?? []);
+      const first = revisions[0];
+      if (first === undefined) return;
+      // One type: one resource and one op (a revert is every update of its request).
+      if (STATE_OPS.has(first.op)) for (const data of datas) await changeWriter.written(trx, type, data);
+      else
+        await writeFromLatest(
+          trx,
+          first.resource,
+          first.op,
+          revisions.map((revision) => revision.itemId),
+        );
     },
     stateRow(type, data) {
       const revision = revisionOf(type, data);

@@ -1,5 +1,6 @@
 import { anyTable } from '../../core/db/by-id-statements.ts';
 import type { Db } from '../../core/db/database.ts';
+import { columnInParam, idListParam } from '../../core/db/id-list.ts';
 import type { TrashItemRow, TrashItemsTable } from './trash.table.ts';
 
 /** All SQL of the trash: what a deletion takes out of the live tables, and putting it back. */
@@ -49,7 +50,8 @@ const parentOf = (resource: TrashedKind, row: Row): number | null => {
   return null;
 };
 
-function captured(resource: TrashedKind, rows: readonly Row[]): CapturedRow[] {
+/** `rows` of `resource` as a deletion captures them. */
+export function captured(resource: TrashedKind, rows: readonly Row[]): CapturedRow[] {
   return rows.map((row) => ({
     resource,
     key: keyOf[resource](row),
@@ -140,28 +142,48 @@ export interface TrashStamp {
   deletedBy: { type: 'user' | 'system'; id: number | null };
 }
 
-/** Writes the captured rows into the trash under one deletion. */
-export async function insertTrashItems(trx: Db, rows: readonly CapturedRow[], stamp: TrashStamp): Promise<void> {
-  const values: TrashItemsTable[] = rows.map((item) => ({
-    resource: item.resource,
-    item_key: item.key,
-    item_id: item.itemId,
-    owner_id: item.ownerId,
-    parent_id: item.parentId,
-    deletion_id: stamp.deletionId,
-    rank: TRASHED_KINDS[item.resource].rank,
-    deleted_at: stamp.deletedAt,
-    deleted_by_type: stamp.deletedBy.type,
-    deleted_by_id: stamp.deletedBy.id,
-    row_data: encodeRow(item.row),
-  }));
-  for (const chunk of chunks(values)) await trx.insertInto('trash_items').values(chunk).execute();
+/** One deletion: the rows it takes (its item first, as captured) under its stamp. */
+export interface Deletion {
+  rows: readonly CapturedRow[];
+  stamp: TrashStamp;
 }
 
-/** Deletes the item's row from its live table (the foreign keys take the rest of its cascade). */
-export async function deleteLiveRow(trx: Db, resource: TrashedKind, id: number): Promise<boolean> {
-  const result = await anyTable(trx).deleteFrom(TRASHED_KINDS[resource].table).where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Trash rows per insert statement: 11 bound values each, well under either database's limit (SQLite's 32,766). */
+const TRASH_INSERT_ROWS = 1_000;
+
+/** Writes the deletions' captured rows into the trash, each under its own deletion, a statement per thousand rows. */
+export async function insertTrashItems(trx: Db, deletions: readonly Deletion[]): Promise<void> {
+  const values: TrashItemsTable[] = deletions.flatMap(({ rows, stamp }) =>
+    rows.map((item) => ({
+      resource: item.resource,
+      item_key: item.key,
+      item_id: item.itemId,
+      owner_id: item.ownerId,
+      parent_id: item.parentId,
+      deletion_id: stamp.deletionId,
+      rank: TRASHED_KINDS[item.resource].rank,
+      deleted_at: stamp.deletedAt,
+      deleted_by_type: stamp.deletedBy.type,
+      deleted_by_id: stamp.deletedBy.id,
+      row_data: encodeRow(item.row),
+    })),
+  );
+  for (let i = 0; i < values.length; i += TRASH_INSERT_ROWS)
+    await trx
+      .insertInto('trash_items')
+      .values(values.slice(i, i + TRASH_INSERT_ROWS))
+      .execute();
+}
+
+/**
+ * Deletes the items' rows (`ids`, not empty) from their live table, in one statement (the foreign keys
+ * take the rest of their cascades): one id as `id = $1`, more as one list (core/db/id-list.ts).
+ */
+export async function deleteLiveRows(trx: Db, resource: TrashedKind, ids: readonly number[]): Promise<void> {
+  const t = anyTable(trx).deleteFrom(TRASHED_KINDS[resource].table);
+  await (
+    ids.length === 1 ? t.where('id', '=', ids[0]!) : t.where(columnInParam(trx, 'id', idListParam(trx, ids)))
+  ).execute();
 }
 
 /** The trashed item (user, post, comment or product) by its id, or undefined. */

@@ -43,6 +43,21 @@ export function createTrash(settings: TrashSettings) {
   });
   const itemsOf = (items: readonly TrashItemRow[]): DeletionItem[] =>
     items.map((item) => ({ resource: item.resource, id: item.item_id, row: repo.rowOf(item) }));
+  const fieldsOfStamp = (stamp: repo.TrashStamp): TrashFields => ({
+    deletedAt: stamp.deletedAt,
+    deletedBy: stamp.deletedBy,
+    deletionId: stamp.deletionId,
+    purgeAt: new Date(Date.parse(stamp.deletedAt) + retentionMs).toISOString(),
+  });
+  /** The deletions into the trash and their items (each deletion's first row) out of their live table. */
+  async function moveDeletions(trx: Db, resource: TrashedResource, deletions: readonly repo.Deletion[]) {
+    await repo.insertTrashItems(trx, deletions);
+    await repo.deleteLiveRows(
+      trx,
+      resource,
+      deletions.map((deletion) => deletion.rows[0]!.itemId!),
+    );
+  }
 
   return {
     /**
@@ -53,14 +68,29 @@ export function createTrash(settings: TrashSettings) {
       const rows = await repo.captureCascade(trx, resource, id);
       if (rows.length === 0) return undefined;
       const stamp = { deletionId: randomUUID(), deletedAt: now(), deletedBy: actor };
-      await repo.insertTrashItems(trx, rows, stamp);
-      await repo.deleteLiveRow(trx, resource, id);
-      return {
-        deletedAt: stamp.deletedAt,
-        deletedBy: actor,
-        deletionId: stamp.deletionId,
-        purgeAt: new Date(Date.parse(stamp.deletedAt) + retentionMs).toISOString(),
-      };
+      await moveDeletions(trx, resource, [{ rows, stamp }]);
+      return fieldsOfStamp(stamp);
+    },
+
+    /**
+     * `moveToTrash` of each of `rows`, live rows of a kind whose deletion takes nothing with it (products),
+     * as the caller read (and locked) them whole: each its own deletion, all in a statement per thousand
+     * for the trash and one for the live table. The trash fields of each, in the order of `rows`.
+     */
+    async moveRowsToTrash(
+      trx: Db,
+      resource: 'product',
+      rows: readonly Record<string, unknown>[],
+      actor: Actor,
+    ): Promise<TrashFields[]> {
+      if (rows.length === 0) return [];
+      const deletedAt = now();
+      const deletions = repo.captured(resource, rows).map((row) => ({
+        rows: [row],
+        stamp: { deletionId: randomUUID(), deletedAt, deletedBy: actor },
+      }));
+      await moveDeletions(trx, resource, deletions);
+      return deletions.map((deletion) => fieldsOfStamp(deletion.stamp));
     },
 
     /** The trashed item with this id, or undefined. */

@@ -134,8 +134,8 @@ export function upperBoundCents(max: number): number {
 export const PRICE_BUCKET_CENTS = 500;
 
 /**
- * The products service's single update and delete (what a batch runs per row), and the update of a
- * list of ids with one body (a write by filter's: the single update's list of many).
+ * The products service's single update and delete (what a batch runs per row), and the update and
+ * delete of a list of ids (a write by filter's: the single update's and delete's list of many).
  */
 export interface ProductSingleWrites {
   updateProducts(actor: Principal | null, ids: readonly number[], raw: unknown): Promise<Product[]>;
@@ -146,4 +146,5 @@ export interface ProductSingleWrites {
     precondition?: Precondition<Product>,
   ): Promise<Product>;
   deleteProduct(actor: Principal | null, id: number, precondition?: Precondition<Product>): Promise<boolean>;
+  deleteProducts(actor: Principal | null, ids: readonly number[]): Promise<boolean[]>;
 }

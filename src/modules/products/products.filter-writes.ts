@@ -43,8 +43,9 @@ function assertFiltered(query: ListQuery): void {
 /**
  * `PATCH` and `DELETE /api/v2/products?<filters>` (DECISIONS §18): the matching rows read and written
  * in one transaction, at most `maxAffected` and never more than MAX_FILTER_WRITE_ROWS: a `PATCH` by the
- * service's list update (the single `PATCH`'s, of every match at once: the rows, their events and their
- * revisions in a few statements per thousand rows), a `DELETE` by the single delete of each.
+ * service's list update and a `DELETE` by its list delete (the single `PATCH`'s and `DELETE`'s, of every
+ * match at once: the rows, their events and their revisions, and a delete's trash rows, in a few
+ * statements per thousand rows).
  */
 export function createProductFilterWrites(db: Db, lists: ListSettings, products: ProductSingleWrites) {
   async function writeWhere(
@@ -98,9 +99,7 @@ export function createProductFilterWrites(db: Db, lists: ListSettings, products:
       request: ProductListRequest,
       options: FilterWriteOptions,
     ): Promise<{ affected: number }> {
-      return writeWhere(actor, request, options, async (ids) => {
-        for (const id of ids) await products.deleteProduct(actor, id);
-      });
+      return writeWhere(actor, request, options, (ids) => products.deleteProducts(actor, ids));
     },
   };
 }

@@ -28,10 +28,9 @@ export function updateProductsByIds(db: Db, ids: readonly number[], changes: Pro
   return db.updateTable('products').set(changes).where(idIn(db, ids)).returningAll().execute();
 }
 
-/** Order items restrict the delete through their foreign key; the caller maps that to a 409. */
-export async function deleteProductById(db: Db, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('products').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Each of `ids` (not empty) removed; order items restrict it through their foreign key (the caller's 409). */
+export async function deleteProductsByIds(db: Db, ids: readonly number[]): Promise<void> {
+  await db.deleteFrom('products').where(idIn(db, ids)).execute();
 }
 
 /** Reads a product inside a transaction, locking the row on PostgreSQL (SQLite serialises writers). */

@@ -4,7 +4,6 @@ import { productsBatchTarget } from './products.batch.ts';
 import { requireAdmin } from '../../core/access/guards.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import type { Db } from '../../core/db/database.ts';
-import { isForeignKeyViolation } from '../../core/db/db-errors.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { pageWindow, type PageRequest } from '../../core/pagination.ts';
 import type { Precondition } from '../../core/precondition.ts';
@@ -24,18 +23,11 @@ import { readProductListRequest, readProductPage, readProductSearchResults } fro
 import { PRODUCT_QUERY_V1, type ProductListRequest } from './products.list.ts';
 import { createProductAggregates } from './products.aggregate.ts';
 import * as repo from './products.repository.ts';
+import { createProductDeletes, type DeleteOptions } from './products.deletes-many.ts';
 import { ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRow } from './products.table.ts';
 import type { TrashEvents } from '../history/trash.representation.ts';
-import {
-  actorOf,
-  assertMayPurge,
-  createTrash,
-  trashActions,
-  trashRecordOf,
-  type Trash,
-  type TrashFields,
-} from '../history/trash.ts';
+import { createTrash, trashActions, trashRecordOf, type Trash, type TrashFields } from '../history/trash.ts';
 
 /** A products list request (products.list.ts) with its page and the fields to highlight. */
 export interface ListProductsOptions extends PageRequest, ProductListRequest {
@@ -68,6 +60,7 @@ export function createProductsService(
   const trashed = trashActions(trash, 'product');
   const createProducts = createProductCreates(db, events);
   const changeProducts = createProductUpdates(db, events);
+  const deleteProducts = createProductDeletes(db, events, trash);
   /** The single `PATCH`/`PUT`: the list update of one id. */
   async function change(
     actor: Principal | null,
@@ -178,33 +171,20 @@ export function createProductsService(
 
       /**
        * Moves the product to the trash, or with `permanent` removes it at once, live or trashed (DECISIONS
-       * §19). Refused with 409 while order items refer to it (orders are financial records).
+       * §19). Refused with 409 while order items refer to it (orders are financial records). The list
+       * delete of one id.
        */
       async deleteProduct(
         actor: Principal | null,
         id: number,
         precondition?: Precondition<Product>,
-        options: { permanent?: boolean | undefined } = {},
+        options: DeleteOptions = {},
       ): Promise<boolean> {
-        const principal = requireAdmin(actor);
-        assertMayPurge(principal, options.permanent);
-        try {
-          return await events.transaction(db, async (trx) => {
-            const current = await repo.lockProductById(trx, id);
-            if (!current) return options.permanent ? trashed.purge(trx, id, trashRecordOf(events, trx)) : false;
-            precondition?.(toProduct(current));
-            if (options.permanent) await repo.deleteProductById(trx, id);
-            else await trash.moveToTrash(trx, 'product', id, actorOf(principal));
-            await events.record(trx, 'product.deleted', { id });
-            if (options.permanent) await events.record(trx, 'product.purged', { id });
-            return true;
-          });
-        } catch (error) {
-          if (isForeignKeyViolation(error))
-            throw AppError.conflict('A product that appears in orders cannot be deleted');
-          throw error;
-        }
+        return (await deleteProducts(actor, [id], precondition, options))[0]!;
       },
+
+      /** DELETE of each of `ids` (a write by filter's matches) in one transaction, all or nothing (products.deletes-many.ts). */
+      deleteProducts,
 
       /** `POST /products/{id}/restore` (admins). */
       async restoreProduct(actor: Principal | null, id: number): Promise<Product> {
