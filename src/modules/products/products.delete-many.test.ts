@@ -6,7 +6,7 @@ import { statementsOf } from '../../../test/support/statements-of.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /**
- * A write by filter's `DELETE` is the products' list delete (products.deletes-many.ts), the single
+ * A write by filter's `DELETE` is the products' list delete (products.writes-many.ts), the single
  * `DELETE`'s of many ids: its rows into the trash (each its own deletion), their events and their revisions
  * in a few statements per thousand rows, each row's trash row, event and revision those its single
  * `DELETE` writes, all or nothing.

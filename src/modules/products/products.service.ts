@@ -16,14 +16,15 @@ import { toProduct, type Product } from './product.ts';
 import {
   assertPriceHasCents,
   createProductCreates,
+  createProductDeletes,
   createProductUpdates,
   productNotFound,
+  type DeleteOptions,
 } from './products.writes-many.ts';
 import { readProductListRequest, readProductPage, readProductSearchResults } from './products.list.ts';
 import { PRODUCT_QUERY_V1, type ProductListRequest } from './products.list.ts';
 import { createProductAggregates } from './products.aggregate.ts';
 import * as repo from './products.repository.ts';
-import { createProductDeletes, type DeleteOptions } from './products.deletes-many.ts';
 import { ReplaceProductInput, UpdateProductInput } from './products.schemas.ts';
 import type { ProductRow } from './products.table.ts';
 import type { TrashEvents } from '../history/trash.representation.ts';
@@ -183,7 +184,7 @@ export function createProductsService(
         return (await deleteProducts(actor, [id], precondition, options))[0]!;
       },
 
-      /** DELETE of each of `ids` (a write by filter's matches) in one transaction, all or nothing (products.deletes-many.ts). */
+      /** DELETE of each of `ids` (a write by filter's matches) in one transaction, all or nothing (products.writes-many.ts). */
       deleteProducts,
 
       /** `POST /products/{id}/restore` (admins). */
