@@ -124,4 +124,9 @@ describe('the shape of the runtime code under src/', () => {
       [],
     );
   });
+
+  it('keeps products to 18 runtime files: one read path, the list writes in one file', () => {
+    const products = runtimeFiles.filter((path) => rel(path).startsWith(join('modules', 'products') + '/'));
+    assert.ok(products.length <= 18, products.map(rel).join('\n'));
+  });
 });
