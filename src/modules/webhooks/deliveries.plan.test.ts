@@ -5,7 +5,7 @@ import { observeQueries } from '../../core/db/database.ts';
 import { dialectNamed } from '../../../test/support/dialects.ts';
 import { explainGenericPlan, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { claimDueDeliveries } from './deliveries.repository.ts';
+import { claimDueDeliveries } from './delivery-claims.repository.ts';
 
 /**
  * The claim is a named statement, so after five runs PostgreSQL may plan it once for any values (a
