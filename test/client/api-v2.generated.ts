@@ -5915,6 +5915,25 @@ export interface operations {
                     "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Nothing left to send: the delivery kept no copy of its event (only a dead one does), and the event is past its retention */
+            409: {
+                headers: {
+                    "API-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Delivery 7 cannot be retried: it kept no copy of its event, and the event is no longer kept"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.content.v2+json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request body over 1 MiB */
             413: {
                 headers: {

@@ -5,7 +5,7 @@ import { observeQueries } from '../../core/db/database.ts';
 import { dialectNamed } from '../../../test/support/dialects.ts';
 import { explainGenericPlan, type PlanNode } from '../../../test/support/generic-plan.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { claimDueDeliveries } from './deliveries.repository.ts';
+import { claimDueDeliveries } from './delivery-claims.repository.ts';
 
 /**
  * The claim is a named statement, so after five runs PostgreSQL may plan it once for any values (a
@@ -16,13 +16,16 @@ import { claimDueDeliveries } from './deliveries.repository.ts';
 const postgres = dialectNamed('postgres');
 const PENDING = 2000;
 
-/** Index entries or rows every scan of the deliveries read, kept or filtered out. */
-function deliveriesRead(node: PlanNode): number {
+/** Events in the outbox beside the deliveries' own: a claim must probe its candidates' events, not scan them. */
+const OUTBOX = 50_000;
+
+/** Index entries or rows every scan of `table` read, kept or filtered out. */
+function rowsRead(node: PlanNode, table = 'webhook_deliveries'): number {
   const own =
-    node['Node Type'].endsWith('Scan') && node['Relation Name'] === 'webhook_deliveries'
+    node['Node Type'].endsWith('Scan') && node['Relation Name'] === table
       ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
       : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + deliveriesRead(child), 0);
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
 }
 
 describe('webhook delivery claim plan (postgres)', { skip: postgres.skip }, () => {
@@ -41,12 +44,18 @@ describe('webhook delivery claim plan (postgres)', { skip: postgres.skip }, () =
       select (select max(id) from webhook_endpoints), 1, i, 'evt_' || i, 'product.created', 'product:' || i, '{}',
         'pending', 0, now() - interval '1 minute', now()
       from generate_series(1, ${PENDING}) as i`.execute(t.server.db);
+    // Their events (at the feed places the deliveries name), in a large outbox.
+    await sql`
+      insert into events (tx, seq, event_id, type, resource, data, created_at)
+      overriding system value
+      select 1, i, 'evt_' || i, 'product.created', 'product:' || i, '{}', now()
+      from generate_series(1, ${OUTBOX}) as i`.execute(t.server.db);
     // Not analysed since: a burst of deliveries is planned on the statistics of a table that was nearly
     // empty (autovacuum comes later), where the bad plan was seen.
   });
   after(() => t?.close());
 
-  it('checks each candidate’s line with one index probe under a generic plan', async () => {
+  it('checks each candidate’s line, and reads its event, with one index probe each under a generic plan', async () => {
     const seen: { sql: string; parameters: readonly unknown[] }[] = [];
     const stop = observeQueries(t.server.db, (text, _ms, _failed, parameters) => seen.push({ sql: text, parameters }));
     const now = new Date();
@@ -65,7 +74,14 @@ describe('webhook delivery claim plan (postgres)', { skip: postgres.skip }, () =
     const plan = await explainGenericPlan(t.server.db, pick);
     // The candidates once (2,000) and a probe of a line each; a scan of the endpoint's pending
     // deliveries per candidate would read 2,000 × 2,000.
-    const read = deliveriesRead(plan);
+    const read = rowsRead(plan);
     assert.ok(read <= 3 * PENDING, `the claim read ${read} delivery rows:\n${JSON.stringify(plan, null, 1)}`);
+    // Each candidate's event is one probe of the feed order index (the payload read with the claim).
+    const events = rowsRead(plan, 'events');
+    assert.ok(events <= PENDING, `the claim read ${events} events:\n${JSON.stringify(plan, null, 1)}`);
+    assert.ok(
+      claimed.every((item) => item.event?.data === '{}'),
+      'each claimed delivery came with its event',
+    );
   });
 });

@@ -1,14 +1,13 @@
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
-import { backgroundTransaction } from '../events/background-writes.ts';
 import { rewriteJsonCopies } from '../../core/db/json-copies.ts';
 import type { Rewrite, StoredValues } from '../events/stored-copies.ts';
 import type { PageWindow } from '../../core/pagination.ts';
 import type { DeliveryStatus } from './webhook.ts';
 import type { NewWebhookDeliveryRow, WebhookDeliveryRow } from './webhooks.table.ts';
-import { PENDING, probeDue, readClaimCandidates, updateSucceeded } from './deliveries.statements.ts';
+import { PENDING, updateSucceeded } from './deliveries.statements.ts';
 
-/** All SQL of webhook deliveries: the fan-out's inserts, the claim, the outcomes, the log. */
+/** All SQL of webhook deliveries but the claim's (delivery-claims.repository.ts): the fan-out's inserts, the outcomes, the log. */
 
 /**
  * Inserts the fan-out's deliveries; a pair (endpoint, event) already there is left as it is. Returns
@@ -75,78 +74,14 @@ export async function renewStatistics(db: Db): Promise<void> {
   if (dialectOf(db) === 'postgres') await sql`analyze webhook_deliveries`.execute(db);
 }
 
-/**
- * Whether any pending delivery is due at `now` (whatever its endpoint, lease or line): a read on the due
- * index, so that a poll with nothing to do opens no transaction (on SQLite a transaction takes the one
- * connection from every request: a claim each second cost W3 13 % of its throughput there).
- */
-export function anyDue(db: Db, now: string): Promise<boolean> {
-  return probeDue(db, now);
-}
-
-export interface ClaimRequest {
-  holder: string;
-  now: string;
-  leaseUntil: string;
-  /** Most deliveries to claim. */
-  limit: number;
-  /** How many more each endpoint may have in flight here (an endpoint not listed: `perEndpoint`). */
-  room: ReadonlyMap<number, number>;
-  perEndpoint: number;
-}
-
-/**
- * Claims due deliveries for `holder` until `leaseUntil`: pending, due, not held by a live lease, of an
- * enabled endpoint, and the head of their line (no earlier pending delivery of the same endpoint and
- * resource), at most `room` per endpoint. The update repeats the claimable condition, so of two
- * instances racing for a delivery only one gets it. PostgreSQL: candidates are picked with
- * `FOR UPDATE SKIP LOCKED` in a short transaction of their own (no transaction stays open while
- * sending); SQLite serialises writers, so the pick and the update cannot interleave with another claim.
- */
-export async function claimDueDeliveries(
-  db: Db,
-  claim: ClaimRequest,
-  /** Writes to commit with the claim (the successes answered since the last one): one commit for both. */
-  before: (trx: Db) => Promise<void> = async () => {},
-): Promise<WebhookDeliveryRow[]> {
-  const full = [...claim.room].filter(([, room]) => room <= 0).map(([id]) => id);
-  // Run again whole when PostgreSQL aborts it as one side of a deadlock (a replay's upsert of the same rows).
-  return backgroundTransaction(db, async (trx) => {
-    await before(trx);
-    const candidates = await readClaimCandidates(trx, {
-      now: claim.now,
-      full: full.length > 0 ? full : undefined,
-      // No more than one endpoint could take (each row read is locked on PostgreSQL): when the first
-      // endpoint in line fills its room, the caller claims again without it (it is then `full`).
-      limit: Math.min(claim.limit, Math.max(claim.perEndpoint, ...claim.room.values())),
-    });
-    const room = new Map(claim.room);
-    const chosen: number[] = [];
-    for (const row of candidates) {
-      if (chosen.length >= claim.limit) break;
-      const left = room.get(row.endpoint_id) ?? claim.perEndpoint;
-      if (left <= 0) continue;
-      room.set(row.endpoint_id, left - 1);
-      chosen.push(Number(row.id));
-    }
-    if (chosen.length === 0) return [];
-    return trx
-      .updateTable('webhook_deliveries')
-      .set({ claimed_by: claim.holder, claimed_until: claim.leaseUntil })
-      .where('id', 'in', chosen)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', claim.now)]))
-      .returningAll()
-      .execute();
-  });
-}
-
 export interface AttemptOutcome {
   status: DeliveryStatus;
   at: string;
   responseStatus: number | null;
   error: string | null;
   nextAttemptAt: string | null;
+  /** The event JSON sent, kept in the row when it dies (a hand retry may come after the event is purged). */
+  payload?: string;
 }
 
 /** Records an attempt, only while `holder` still holds the delivery (a superseded sender's answer is dropped). */
@@ -162,6 +97,7 @@ export async function recordAttempt(db: Db, id: number, holder: string, outcome:
       next_attempt_at: outcome.nextAttemptAt,
       claimed_by: null,
       claimed_until: null,
+      ...(outcome.payload === undefined ? {} : { payload: outcome.payload }),
     }))
     .where('id', '=', id)
     .where('claimed_by', '=', holder)
@@ -203,12 +139,27 @@ export function findDelivery(db: Db, endpointId: number, id: number): Promise<We
     .executeTakeFirst();
 }
 
-/** A manual retry: pending again, due at `at`, with a fresh schedule. */
+/**
+ * A manual retry: pending again, due at `at`, with a fresh schedule; only while there is something to send
+ * (the copy a dead delivery keeps, or its event still kept): undefined otherwise.
+ */
 export function retryDelivery(db: Db, id: number, at: string): Promise<WebhookDeliveryRow | undefined> {
   return db
-    .updateTable('webhook_deliveries')
+    .updateTable('webhook_deliveries as d')
     .set({ status: 'pending', attempts: 0, next_attempt_at: at, claimed_by: null, claimed_until: null })
-    .where('id', '=', id)
+    .where('d.id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('d.payload', 'is not', null),
+        eb.exists(
+          eb
+            .selectFrom('events as v')
+            .select(sql`1`.as('one'))
+            .whereRef('v.tx', '=', 'd.event_tx')
+            .whereRef('v.seq', '=', 'd.event_seq'),
+        ),
+      ]),
+    )
     .returningAll()
     .executeTakeFirst();
 }
@@ -261,4 +212,7 @@ export async function countPending(db: Db): Promise<number> {
  * hold the person's values, rewritten where they do.
  */
 export const scrubPayloads = (trx: Db, values: StoredValues, rewrite: Rewrite): Promise<void> =>
-  rewriteJsonCopies(trx, { table: 'webhook_deliveries', key: 'id', column: 'payload' }, values, rewrite);
+  // A delivery without a copy (`payload` null: its event is read from the outbox, scrubbed there) has nothing to rewrite.
+  rewriteJsonCopies(trx, { table: 'webhook_deliveries', key: 'id', column: 'payload' }, values, (json) =>
+    json === 'null' ? json : rewrite(json),
+  );

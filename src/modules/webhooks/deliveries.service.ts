@@ -1,6 +1,5 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../../core/db/database.ts';
-import { activeTracing } from '../../core/tracing/tracing.ts';
 import { backgroundTransaction, backgroundWrite } from '../events/background-writes.ts';
 import type { EventsService } from '../events/events.service.ts';
 import * as deliveries from './deliveries.repository.ts';
@@ -48,14 +47,7 @@ export function createDeliveriesService(
 
   const successes = createSuccessLog((latency) => metrics.delivered(latency));
   const recordDeps = { db, metrics, successes, schedule: options.schedule };
-  const claimDeps = {
-    db,
-    successes,
-    leaseMs: options.leaseMs,
-    // With tracing on, each attempt joins its event's writer's trace: kept with the event (events are
-    // kept while a delivery of theirs is pending), looked up for the claimed ones in one statement.
-    tracesOf: async (eventIds: readonly string[]) => (activeTracing() ? events.traceContextsOf(eventIds) : undefined),
-  };
+  const claimDeps = { db, successes, metrics, leaseMs: options.leaseMs };
 
   /**
    * Whether the last fan-out found no endpoint: then the next one first tries to move the consumer past
@@ -109,7 +101,7 @@ export function createDeliveriesService(
           url: claimed.endpoint.url,
           secrets: claimed.endpoint.secrets,
           eventId: claimed.row.event_id,
-          payload: claimed.row.payload,
+          payload: claimed.payload,
           trace: claimed.trace,
         },
         signal,

@@ -6,7 +6,7 @@ import { shapedStatement, type BoundParams } from '../../core/db/statement-cache
 /**
  * The delivery statements every turn of every worker runs (the claim's candidates, the due probe, the
  * successes' update), compiled once per shape (statement-cache.ts) rather than built by Kysely on each
- * turn, and run here; deliveries.repository.ts calls them.
+ * turn, and run here; deliveries.repository.ts and delivery-claims.repository.ts call them.
  */
 
 /**
@@ -18,18 +18,29 @@ import { shapedStatement, type BoundParams } from '../../core/db/statement-cache
 export const PENDING = sql.lit<'pending'>('pending');
 
 /**
- * The claim's candidates (deliveries.repository.ts, `claimDueDeliveries`): pending, due, not held by a live
+ * The claim's candidates (delivery-claims.repository.ts, `claimDueDeliveries`): pending, due, not held by a live
  * lease, of an enabled endpoint, the head of their line (no earlier pending delivery of the same endpoint
  * and resource), not of an endpoint in `full`, oldest due first; PostgreSQL locks each row read
  * (`FOR UPDATE SKIP LOCKED`). Compiled once per dialect and number of full endpoints (statement-cache.ts):
  * Kysely built and compiled this statement on every turn of every worker, a visible share of a claim's
  * CPU.
  */
-export function readClaimCandidates(
-  trx: Db,
-  params: ClaimCandidatesParams,
-): Promise<Array<{ id: number; endpoint_id: number }>> {
+export function readClaimCandidates(trx: Db, params: ClaimCandidatesParams): Promise<ClaimCandidate[]> {
   return readRows(trx, claimCandidates(trx, undefined, params));
+}
+
+/**
+ * A candidate, with what the outbox keeps of its event (all null once the event is purged): the payload
+ * is read here, in the claim's own statement, not copied into each delivery at its fan-out.
+ */
+export interface ClaimCandidate {
+  id: number;
+  endpoint_id: number;
+  event_data: string | null;
+  event_created_at: string | null;
+  event_import_id: number | null;
+  event_traceparent: string | null;
+  event_tracestate: string | null;
 }
 
 type ClaimCandidatesParams = { now: string; full: readonly number[] | undefined; limit: number };
@@ -39,7 +50,17 @@ const claimCandidates = shapedStatement({
     let candidates = db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id'])
+      // The event by its place in the feed (the feed order index): one probe per candidate.
+      .leftJoin('events as v', (join) => join.onRef('v.tx', '=', 'd.event_tx').onRef('v.seq', '=', 'd.event_seq'))
+      .select([
+        'd.id',
+        'd.endpoint_id',
+        'v.data as event_data',
+        'v.created_at as event_created_at',
+        'v.import_id as event_import_id',
+        'v.traceparent as event_traceparent',
+        'v.tracestate as event_tracestate',
+      ])
       .where('e.status', '=', 'enabled')
       .where('d.status', '=', PENDING)
       .where('d.next_attempt_at', '<=', now)
@@ -106,6 +127,8 @@ const successesUpdate = shapedStatement({
         next_attempt_at: null,
         claimed_by: null,
         claimed_until: null,
+        // A copy kept while it was dead is not needed once it succeeded.
+        payload: null,
       }))
       .where('id', 'in', ids)
       .where('claimed_by', '=', holder)

@@ -1,24 +1,28 @@
 import type { Db } from '../../core/db/database.ts';
-import type { TraceContext } from '../../core/tracing/tracing.ts';
-import * as deliveries from './deliveries.repository.ts';
+import { activeTracing } from '../../core/tracing/tracing.ts';
+import { backgroundWrite } from '../events/background-writes.ts';
+import { toFeedEvent } from '../events/event.ts';
+import * as deliveries from './delivery-claims.repository.ts';
 import type { ClaimedDelivery, ClaimRoom } from './delivery-fan-out.ts';
 import { settling, type SuccessLog } from './delivery-successes.ts';
 import { toSigningEndpoint } from './webhook.ts';
+import type { WebhookMetrics } from './webhook-metrics.ts';
 import * as endpoints from './webhooks.repository.ts';
 
 export interface ClaimDeps {
   db: Db;
   successes: SuccessLog;
+  metrics: WebhookMetrics;
   leaseMs: number;
-  /** With tracing on, the kept trace context of each event (an attempt joins its writer's trace). */
-  tracesOf: (eventIds: readonly string[]) => Promise<Map<string, TraceContext> | undefined>;
 }
 
 /**
  * The claim stage: due deliveries that are the head of their line, for `room.holder` within its room
- * (deliveries.repository.ts, `claimDueDeliveries`), each with the endpoint it goes to. The successes
- * answered since the last background transaction are recorded in the claim's (one commit for both).
- * Nothing due and nothing to record: no transaction at all.
+ * (delivery-claims.repository.ts, `claimDueDeliveries`), each with the endpoint it goes to and the event JSON
+ * to send: the copy a dead delivery keeps, else its event as the outbox keeps it (read by the claim's own
+ * statement). With tracing on, each attempt joins its event's writer's trace, kept with the event. The
+ * successes answered since the last background transaction are recorded in the claim's (one commit for
+ * both). Nothing due and nothing to record: no transaction at all.
  */
 export async function claimDue(deps: ClaimDeps, room: ClaimRoom): Promise<ClaimedDelivery[]> {
   const nowMs = Date.now();
@@ -40,11 +44,26 @@ export async function claimDue(deps: ClaimDeps, room: ClaimRoom): Promise<Claime
     ),
   );
   if (rows.length === 0) return [];
-  const found = await endpoints.findEndpointsByIds(deps.db, [...new Set(rows.map((row) => row.endpoint_id))]);
+  const found = await endpoints.findEndpointsByIds(deps.db, [...new Set(rows.map(({ row }) => row.endpoint_id))]);
   const byId = new Map(found.map((row) => [row.id, toSigningEndpoint(row, now)]));
-  const traces = await deps.tracesOf(rows.map((row) => row.event_id));
-  return rows.flatMap((row) => {
+  const tracing = activeTracing() !== undefined;
+  const unsendable: number[] = [];
+  const claimed = rows.flatMap(({ row, event }): ClaimedDelivery[] => {
     const endpoint = byId.get(row.endpoint_id);
-    return endpoint ? [{ row, endpoint, trace: traces?.get(row.event_id) }] : [];
+    if (!endpoint) return [];
+    const kept = event && toFeedEvent(event);
+    const payload = row.payload ?? kept?.json;
+    if (payload === undefined) {
+      unsendable.push(Number(row.id));
+      return [];
+    }
+    return [{ row, endpoint, payload, trace: tracing ? kept?.trace : undefined }];
   });
+  if (unsendable.length > 0) {
+    const dead = await backgroundWrite(deps.db, (writer) =>
+      deliveries.recordUnsendable(writer, unsendable, room.holder, now),
+    );
+    for (let i = 0; i < dead; i += 1) deps.metrics.died();
+  }
+  return claimed;
 }

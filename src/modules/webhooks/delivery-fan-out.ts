@@ -15,6 +15,8 @@ const INSERT_CHUNK = 500;
 export interface ClaimedDelivery {
   row: WebhookDeliveryRow;
   endpoint: SigningEndpoint;
+  /** The event JSON to send: the fan-out's, read from the outbox at the claim, or the copy a dead delivery keeps. */
+  payload: string;
   /** When its event committed (ms), when known without reading the payload. */
   committed?: number;
   /** The trace of the request that wrote its event (DECISIONS §17): the attempt's span joins it. */
@@ -47,7 +49,6 @@ export function toDeliveryRow(endpointId: number, item: FeedEvent, at: string): 
     event_id: item.event.id,
     event_type: item.event.type,
     resource: item.resource,
-    payload: item.json,
     status: 'pending',
     attempts: 0,
     last_attempt_at: null,
@@ -104,7 +105,13 @@ export async function fanOutBatch(
     const endpoint = byId.get(row.endpoint_id)!;
     const item = eventOf.get(row.event_id)!;
     return [
-      { row: { ...row, id } as WebhookDeliveryRow, endpoint, committed: ms(item.event.timestamp), trace: item.trace },
+      {
+        row: { ...row, id, payload: null } as WebhookDeliveryRow,
+        endpoint,
+        payload: item.json,
+        committed: ms(item.event.timestamp),
+        trace: item.trace,
+      },
     ];
   });
   return { made: rows.length, claimed, left: rows.length - claimed.length, targets: found.length };

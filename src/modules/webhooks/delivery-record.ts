@@ -78,7 +78,7 @@ export async function recordOutcome(
   const outcome = decideOutcome(result, row.attempts, deps.schedule, nowMs);
   if (outcome.kind === 'succeeded') {
     deps.metrics.attempt('succeeded');
-    const committed = claimed.committed ?? Date.parse((JSON.parse(row.payload) as { timestamp: string }).timestamp);
+    const committed = claimed.committed ?? Date.parse((JSON.parse(claimed.payload) as { timestamp: string }).timestamp);
     deps.successes.add({ id: Number(row.id), committed, status: outcome.responseStatus, holder });
     return;
   }
@@ -100,6 +100,8 @@ export async function recordOutcome(
       responseStatus: outcome.responseStatus,
       error: outcome.error,
       nextAttemptAt: next === undefined ? null : new Date(next).toISOString(),
+      // Dead, it keeps what it sent: a hand retry may come after its event is purged.
+      ...(next === undefined ? { payload: claimed.payload } : {}),
     }),
   );
   if (recorded && next === undefined) deps.metrics.died();

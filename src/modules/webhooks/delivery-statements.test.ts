@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import { claimDueDeliveries, type ClaimRequest } from './deliveries.repository.ts';
+import { claimDueDeliveries, type ClaimRequest } from './delivery-claims.repository.ts';
 
 /**
  * The claim's candidates statement is compiled once per number of full endpoints (deliveries.statements.ts):
@@ -70,7 +70,7 @@ for (const dialect of DIALECTS) {
         room: new Map(room.map(([endpoint, left]) => [endpoints[endpoint]!, left])),
         perEndpoint: limit,
       };
-      return (await claimDueDeliveries(t.server.db, request)).map((row) => row.event_id).sort();
+      return (await claimDueDeliveries(t.server.db, request)).map(({ row }) => row.event_id).sort();
     };
 
     it("takes each claim's own time: nothing is due before 10:01", async () => {

@@ -165,7 +165,19 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   app.post(
     '/webhooks/:webhookId/deliveries/:deliveryId/retry',
     {
-      config: admin,
+      config: {
+        ...admin,
+        openapi: {
+          errors: {
+            409: {
+              description:
+                'Nothing left to send: the delivery kept no copy of its event (only a dead one does), and the event is past its retention',
+              code: 'CONFLICT',
+              message: 'Delivery 7 cannot be retried: it kept no copy of its event, and the event is no longer kept',
+            },
+          },
+        },
+      },
       schema: {
         tags,
         summary: 'Try a delivery again at once, with a fresh retry schedule (admin)',

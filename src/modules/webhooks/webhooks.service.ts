@@ -235,8 +235,12 @@ export function createWebhooksService(db: Db, events: EventsService, guard: UrlG
       const current = await deliveries.findDelivery(db, id, deliveryId);
       if (!current) throw AppError.notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
       const row = await deliveries.retryDelivery(db, deliveryId, now());
+      if (!row)
+        throw AppError.conflict(
+          `Delivery ${deliveryId} cannot be retried: it kept no copy of its event, and the event is no longer kept`,
+        );
       queued();
-      return toDelivery(row ?? current);
+      return toDelivery(row);
     },
 
     /** Every kept event since `since` that the endpoint subscribes to is delivered again; how many were queued. */

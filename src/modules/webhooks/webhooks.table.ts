@@ -36,7 +36,7 @@ export interface WebhookDeliveriesTable {
   event_id: string;
   event_type: string;
   resource: string;
-  payload: string;
+  payload: string | null;
   status: 'pending' | 'succeeded' | 'dead';
   attempts: number;
   last_attempt_at: Timestamp | null;
