@@ -108,6 +108,11 @@ export const EnvSchema = Type.Object({
     description:
       'Attempts at an import chunk whose writing fails with an internal error (not a row refused by validation) before the job fails',
   }),
+  IMPORT_YIELD: Type.Boolean({
+    default: true,
+    description:
+      'After an import chunk that took longer than the job usually needs (other work competing for the cores or the database), the worker waits as long as it was slowed, at most 1 s, so the API stays responsive; false writes chunks back to back',
+  }),
   REPORT_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 3600000,

@@ -7,6 +7,8 @@ import { inTransaction } from '../../core/db/transaction.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { asImportRow } from '../events/import-origin.ts';
 import { runWithOrigin } from '../../core/http/write-origin.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createImportPacer } from './import-pacing.ts';
 import * as repo from './imports.repository.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -23,6 +25,8 @@ export interface ImportsSettings {
   maxAttempts: number;
   /** The first wait before such a chunk is tried again, doubled after each failure (IMPORT_POLL_MS). */
   retryMs: number;
+  /** IMPORT_YIELD: a worker waits after a chunk slowed by other work (import-pacing.ts). */
+  yieldToApi: boolean;
 }
 
 /** Stored lines of finished jobs removed per idle step of a worker. */
@@ -55,6 +59,8 @@ export function createChunkRunner(
   targets: Readonly<Record<ImportResource, BatchTarget<unknown>>>,
   settings: ImportsSettings,
 ) {
+  const pacer = createImportPacer(settings.yieldToApi);
+
   /** One chunk of a claimed job, in one transaction with its position; each row failing alone. */
   async function runChunk(job: ImportRow, workerId: string, writing: { line?: number }): Promise<boolean> {
     const target = targets[job.resource as ImportResource];
@@ -192,8 +198,11 @@ export function createChunkRunner(
     if (!job) return (await repo.clearFinishedUpload(db, CLEARED_PER_STEP)) === CLEARED_PER_STEP;
     if (!job.started_at) await repo.updateImport(db, job.id, { started_at: at });
     const writing: { line?: number } = {};
+    const started = performance.now();
     try {
-      await runChunk(job, workerId, writing);
+      const more = await runChunk(job, workerId, writing);
+      const wait = more ? pacer.after(job.id, performance.now() - started) : 0;
+      if (wait > 0) await sleep(wait);
     } catch (error) {
       await chunkFailed(job, workerId, writing.line);
       // The worker logs it and waits for its next poll.

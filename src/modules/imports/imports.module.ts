@@ -32,6 +32,7 @@ export const importsModule = defineModule({
         chunkRows: config.IMPORT_CHUNK_ROWS,
         maxAttempts: config.IMPORT_MAX_ATTEMPTS,
         retryMs: config.IMPORT_POLL_MS,
+        yieldToApi: config.IMPORT_YIELD,
       },
     ),
   routes: restRoutes(importsRoutes, ({ imports }) => ({ imports })),
