@@ -217,21 +217,6 @@ export async function registerConsumer(db: Db, consumer: string, at: string): Pr
     .executeTakeFirst();
 }
 
-/** The kept trace context of each of `eventIds` that has one (an event's id is unique: one look-up each). */
-export async function findTraceContexts(
-  db: Db,
-  eventIds: readonly string[],
-): Promise<Array<{ event_id: string; traceparent: string; tracestate: string | null }>> {
-  if (eventIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('events')
-    .select(['event_id', 'traceparent', 'tracestate'])
-    .where('event_id', 'in', eventIds)
-    .where('traceparent', 'is not', null)
-    .execute();
-  return rows as Array<{ event_id: string; traceparent: string; tracestate: string | null }>;
-}
-
 /** Where `consumer` has got to, while `holder` holds it (a plain read: no lease renewed); undefined otherwise. */
 export function findHeldPosition(db: Db, consumer: string, holder: string): Promise<FeedPosition | undefined> {
   return db

@@ -4,7 +4,7 @@ import type { Principal } from '../../core/access/principal.ts';
 import { now } from '../../core/clock.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors/app-error.ts';
-import { activeTracing, type TraceContext } from '../../core/tracing/tracing.ts';
+import { activeTracing } from '../../core/tracing/tracing.ts';
 import {
   encodeEventCursor,
   newEventId,
@@ -251,14 +251,6 @@ export function createEventsService(db: Db, options: EventsOptions) {
      * and whenever that starts.
      */
     placeBeforeWrites: (consumer: string): void => placesFirst.add(consumer),
-
-    /** The kept trace context of each of `eventIds` that has one (for an attempt to join its writer's trace). */
-    async traceContextsOf(eventIds: readonly string[]): Promise<Map<string, TraceContext>> {
-      const rows = await repo.findTraceContexts(db, eventIds);
-      return new Map(
-        rows.map((row) => [row.event_id, { traceparent: row.traceparent, tracestate: row.tracestate ?? undefined }]),
-      );
-    },
 
     /** Gives the consumer's lease up (at stop), so another instance goes on at once. */
     releaseConsumer: (consumer: string, holder: string): Promise<void> => leases.release(consumer, holder),
