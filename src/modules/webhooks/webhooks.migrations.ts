@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
+import { rebuildSqliteTable } from '../../core/db/sqlite-table-rebuild.migration.ts';
 
 /** The webhook consumer's name in `event_consumers` (a migration keeps its own copy of a constant). */
 const CONSUMER = 'webhooks';
@@ -166,42 +167,18 @@ export const webhooksMigrations = {
         await sql`alter table webhook_deliveries alter column payload drop not null`.execute(db);
         return;
       }
-      await rebuildDeliveries(db, (ddl) => ddl.replace(/"payload" text not null/i, '"payload" text'));
+      await rebuildSqliteTable(db, 'webhook_deliveries', (ddl) =>
+        ddl.replace(/"payload" text not null/i, '"payload" text'),
+      );
     },
     async down(db: Kysely<unknown>): Promise<void> {
       if (dialectOf(db) === 'postgres') {
         await sql`alter table webhook_deliveries alter column payload set not null`.execute(db);
         return;
       }
-      await rebuildDeliveries(db, (ddl) => ddl.replace(/"payload" text\b(?! not null)/i, '"payload" text not null'));
+      await rebuildSqliteTable(db, 'webhook_deliveries', (ddl) =>
+        ddl.replace(/"payload" text\b(?! not null)/i, '"payload" text not null'),
+      );
     },
   },
 };
-
-/**
- * SQLite: `webhook_deliveries` rebuilt from its own `create table` as `change` rewrites it, its rows copied
- * and its indexes made again from their own definitions (nothing refers to the table).
- */
-async function rebuildDeliveries(db: Kysely<unknown>, change: (ddl: string) => string): Promise<void> {
-  const schema = await sql<{ type: string; sql: string }>`
-    select type, sql from sqlite_schema where tbl_name = 'webhook_deliveries' and sql is not null`.execute(db);
-  const table = schema.rows.find((row) => row.type === 'table')!.sql;
-  const changed = change(table);
-  if (changed === table) throw new Error('webhook_deliveries: nothing to rebuild');
-  await sql
-    .raw(changed.replace(/^create table "?webhook_deliveries"?/i, 'create table "webhook_deliveries_rebuilt"'))
-    .execute(db);
-  await sql`insert into webhook_deliveries_rebuilt select * from webhook_deliveries`.execute(db);
-  // The ids given so far, deleted ones too (autoincrement never gives one twice).
-  const given = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'webhook_deliveries'`.execute(
-    db,
-  );
-  await sql`drop table webhook_deliveries`.execute(db);
-  await sql`alter table webhook_deliveries_rebuilt rename to webhook_deliveries`.execute(db);
-  if (given.rows[0]) {
-    // The copy's own sequence is the highest id copied: at most the one given before.
-    await sql`delete from sqlite_sequence where name = 'webhook_deliveries'`.execute(db);
-    await sql`insert into sqlite_sequence (name, seq) values ('webhook_deliveries', ${given.rows[0].seq})`.execute(db);
-  }
-  for (const index of schema.rows.filter((row) => row.type === 'index')) await sql.raw(index.sql).execute(db);
-}
