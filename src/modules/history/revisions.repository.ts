@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { columnInParam, idListParam } from '../../core/db/id-list.ts';
 import type { RevisionRow, RevisionsTable } from './revisions.table.ts';
-import type { Insertable, QueryCreator } from 'kysely';
+import type { Insertable, QueryCreator, SelectQueryBuilder } from 'kysely';
 import type { Tables } from '../../core/db/tables.ts';
 
 /** A revision as read, with the state of the item's revision before it (null for its first kept one). */
@@ -50,25 +50,7 @@ export async function insertCascadeRevisions(
     .where('t.resource', 'in', ['post', 'comment'])
     .where((eb) => eb.not(eb.and([eb('t.resource', '=', resource as never), eb('t.item_id', '=', itemId)])))
     .groupBy(['r.resource', 'r.item_id']);
-  await trx
-    .insertInto('revisions')
-    .columns(['resource', 'item_id', 'op', 'at', 'actor_type', 'actor_id', 'request_id', 'state'])
-    .expression(
-      trx
-        .selectFrom('revisions as p')
-        .select((eb) => [
-          'p.resource',
-          'p.item_id',
-          eb.val(base.op).as('op'),
-          eb.val(base.at).as('at'),
-          eb.val(base.actor_type).as('actor_type'),
-          eb.val(base.actor_id ?? null).as('actor_id'),
-          eb.val(base.request_id ?? null).as('request_id'),
-          'p.state',
-        ])
-        .where('p.id', 'in', latest),
-    )
-    .execute();
+  await insertRevisionsOfLatest(trx, latest, base);
 }
 
 /** `item_id` is one of `itemIds` (not empty): one as `item_id = $1`, more as one list (core/db/id-list.ts). */
@@ -94,6 +76,18 @@ export async function insertLatestStateRevisions(
     .where('resource', '=', resource)
     .where(itemIdIn(trx, itemIds))
     .groupBy('item_id');
+  await insertRevisionsOfLatest(trx, latest, base);
+}
+
+/**
+ * A revision `base.op` per revision `latest` selects (each item's latest), with that revision's item and
+ * state and `base`'s time, actor and request id, in item order: one insert-select.
+ */
+async function insertRevisionsOfLatest(
+  trx: Db,
+  latest: SelectQueryBuilder<Tables & Record<string, unknown>, never, { id: number }>,
+  base: Insertable<RevisionsTable>,
+): Promise<void> {
   await trx
     .insertInto('revisions')
     .columns(['resource', 'item_id', 'op', 'at', 'actor_type', 'actor_id', 'request_id', 'state'])
@@ -111,6 +105,7 @@ export async function insertLatestStateRevisions(
           'p.state',
         ])
         .where('p.id', 'in', latest)
+        .orderBy('p.resource')
         .orderBy('p.item_id'),
     )
     .execute();
