@@ -181,7 +181,8 @@ try {
     console.log(
       `${dialect} ${workload.id}: without events ${Math.round(A.rps)} req/s ${Math.round(A.cpuUs)} µs/req | with events (${values.parts}) ${Math.round(B.rps)} req/s ${Math.round(B.cpuUs)} µs/req (CPU with its deliveries), ${Math.round(B.sustainedRps)} req/s counting the wait for its deliveries | ratio ${(B.rps / A.rps).toFixed(2)} (sustained ${(B.sustainedRps / A.rps).toFixed(2)}), CPU ${(B.cpuUs / A.cpuUs).toFixed(2)}`,
     );
-    // Write volume: on SQLite the WAL pages each answer costs (the worker's counted over B's answers).
+    // Write volume: on SQLite the WAL pages each answer costs. The worker's is counted over B's measured answers
+    // but includes its warm-up's deliveries too, so it errs high (by the warm-up's share of B's load).
     const perAnswer = worker ? (writtenBytes(worker.pid) - workerWritten) / 1024 / B.answered : 0;
     console.log(
       `${dialect} ${workload.id}: written per answer ${A.writtenKb.toFixed(1)} KB without events, ${B.writtenKb.toFixed(1)} KB with${worker ? ` (+ ${perAnswer.toFixed(1)} KB by the worker)` : ''}`,

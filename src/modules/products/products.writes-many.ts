@@ -113,7 +113,7 @@ async function uniqueSku<T>(work: () => Promise<T>): Promise<T> {
 
 /** Rows locked, changed (or deleted) and recorded per statement: far below either database's limit of bound values. */
 const UPDATE_CHUNK = 1_000;
-export function* chunksOf(ids: readonly number[]): Generator<readonly number[]> {
+function* chunksOf(ids: readonly number[]): Generator<readonly number[]> {
   for (let start = 0; start < ids.length; start += UPDATE_CHUNK) yield ids.slice(start, start + UPDATE_CHUNK);
 }
 

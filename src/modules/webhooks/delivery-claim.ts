@@ -51,7 +51,8 @@ export async function claimDue(deps: ClaimDeps, room: ClaimRoom): Promise<Claime
   const claimed = rows.flatMap(({ row, event }): ClaimedDelivery[] => {
     const endpoint = byId.get(row.endpoint_id);
     if (!endpoint) return [];
-    const kept = event && toFeedEvent(event);
+    // A dead delivery's copy is sent as it is; the event is put together only when needed (no copy, or a trace).
+    const kept = event && (row.payload === null || tracing) ? toFeedEvent(event) : undefined;
     const payload = row.payload ?? kept?.json;
     if (payload === undefined) {
       unsendable.push(Number(row.id));

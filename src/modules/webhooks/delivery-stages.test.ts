@@ -13,9 +13,8 @@ import { createWebhookMetrics } from './webhook-metrics.ts';
  * The fan-out and claim stages on their own, against the real tables: what a batch of events makes
  * (one delivery per subscribed endpoint, the heads of their lines claimed for the worker with room, no
  * copy of the event in any row), and what a claim then takes (the head of each line only, within the
- * room, with its event's JSON read from the outbox). The server's own workers poll once a minute, and
- * the events here are placed far past the server's own (whose fan-out ran at its start, before them),
- * so the stages here are the only ones at work.
+ * room, with its event's JSON read from the outbox). The server runs as the API role (no workers), and
+ * the events here are placed far past the server's own, so the stages here are the only ones at work.
  */
 const AT = (minute: number) => new Date(Date.UTC(2026, 10, 28, 10, minute)).toISOString();
 const LEASE_MS = 60_000;
@@ -51,11 +50,9 @@ for (const dialect of DIALECTS) {
     let db: Db;
     const endpoints: number[] = [];
     before(async () => {
-      t = await startTestServer(dialect, {
-        REPORT_WORKER: 'false',
-        WEBHOOK_DELIVERY_POLL_MS: '60000',
-        WEBHOOK_FANOUT_POLL_MS: '60000',
-      });
+      // The API role runs no worker: the server's own delivery worker, whose first poll could come at any time
+      // after start, would otherwise claim (and try) a delivery a test expects to claim itself.
+      t = await startTestServer(dialect, { PROCESS_ROLE: 'api' });
       db = t.server.db;
       // Endpoint 0 takes every event; endpoint 1 only comments.
       for (const [port, events] of [
