@@ -1,58 +1,17 @@
-import {
-  InsertQueryNode,
-  OnConflictNode,
-  ValuesNode,
-  type Compilable,
-  type KyselyPlugin,
-  type QueryCreator,
-  type ValuesItemNode,
-} from 'kysely';
 import { anyTable } from '../../core/db/by-id-statements.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { isUniqueViolation } from '../../core/db/db-errors.ts';
 import { inOuterTransactionNow } from '../../core/db/outer-transaction.ts';
-import type { Tables } from '../../core/db/tables.ts';
 import type { AlsoWritten } from './change-writer.ts';
-import { insertOfOneRow, tableOf, type RowInsert } from './created-rows.ts';
-import { OWN_TRANSACTION } from './events.statements.ts';
+import { tableOf, type RowInsert } from './created-rows.ts';
+import { OWN_TRANSACTION, runManyRowsInsert } from './events.statements.ts';
 import type { NewEventRow } from './events.table.ts';
 import { reserveRowIds } from './events.repository.ts';
 
 /**
- * Many new rows in one statement, by a module's insert of one row (`RowInsert`, its repository's own): the
- * `values` of each row's insert joined into one list (every row names the same columns). With `skipTaken`,
- * `on conflict do nothing`: a row a unique key refuses is neither written nor returned, the others are.
- */
-export function manyRowsInsert<Row, New>(
-  qc: QueryCreator<Tables>,
-  insert: RowInsert<Row, New>,
-  rows: readonly New[],
-  skipTaken: boolean,
-): Compilable<Row> {
-  const first = insertOfOneRow(insert(qc, rows[0]!).toOperationNode());
-  const columns = (first.columns ?? []).map((column) => column.column.name).join();
-  const lists: ValuesItemNode[] = rows.map((row) => {
-    const node = insertOfOneRow(insert(qc, row).toOperationNode());
-    if ((node.columns ?? []).map((column) => column.column.name).join() !== columns)
-      throw new Error('rows written in one statement must name the same columns');
-    return node.values.values[0]!;
-  });
-  const joined: KyselyPlugin = {
-    transformQuery: ({ node }) =>
-      InsertQueryNode.cloneWith(insertOfOneRow(node), {
-        values: ValuesNode.create(lists),
-        ...(skipTaken ? { onConflict: OnConflictNode.cloneWith(OnConflictNode.create(), { doNothing: true }) } : {}),
-      }),
-    transformResult: ({ result }) => Promise.resolve(result),
-  };
-  return insert(qc, rows[0]!).withPlugin(joined);
-}
-
-/**
  * Writes `rows` by the module's `insert` in `trx`, each row as written in the place of the row given, or
- * undefined where a unique key refused it (the others are written). PostgreSQL: their ids taken from the
- * table's sequence first (one statement), then every row in one statement. SQLite (no round trips): one
- * statement a row.
+ * undefined where a unique key refused it (the others are written): their ids reserved first (one
+ * statement), then every row in one statement (`runManyRowsInsert`), the rows returned matched by id.
  */
 export async function insertCreatedRows<Row extends { id: number }, New extends object>(
   trx: Db,
@@ -60,15 +19,9 @@ export async function insertCreatedRows<Row extends { id: number }, New extends 
   rows: readonly New[],
 ): Promise<(Row | undefined)[]> {
   if (rows.length === 0) return [];
-  if (dialectOf(trx) === 'sqlite') {
-    const written: (Row | undefined)[] = [];
-    for (const row of rows)
-      written.push((await trx.executeQuery(manyRowsInsert(trx, insert, [row], true).compile())).rows[0]);
-    return written;
-  }
   const ids = await reserveRowIds(trx, tableOf(trx, insert, rows[0]!), rows.length);
   const full = rows.map((row, i) => ({ ...row, id: ids[i]! }));
-  const { rows: returned } = await trx.executeQuery(manyRowsInsert(trx, insert, full, true).compile());
+  const returned = await runManyRowsInsert(trx, insert, full, true);
   const byId = new Map(returned.map((row) => [Number(row.id), row]));
   return full.map((row) => byId.get(row.id));
 }
@@ -97,13 +50,26 @@ export async function insertCreatedEvents<D>(
   alsoOf: (data: D) => AlsoWritten | undefined,
 ): Promise<void> {
   if (datas.length === 0) return;
-  const sqlite = dialectOf(trx) === 'sqlite';
-  await anyTable(trx)
-    .insertInto('events')
-    .values(datas.map((data) => (sqlite ? eventRow(type, data) : { ...eventRow(type, data), tx: OWN_TRANSACTION })))
-    .execute();
+  const insert = dialectOf(trx) === 'sqlite' ? eventInsert : ownPlaceEventInsert;
+  await runManyRowsInsert(
+    trx,
+    insert,
+    datas.map((data) => eventRow(type, data)),
+    false,
+  );
   await insertAlsoWritten(trx, datas, alsoOf);
 }
+
+/** An event's insert as a module's insert of one row (`runManyRowsInsert` compiles it once per list length). */
+const eventInsert: RowInsert<unknown, Omit<NewEventRow, 'seq' | 'tx'>> = (qc, row) =>
+  anyTable(qc as Db)
+    .insertInto('events')
+    .values(row);
+/** PostgreSQL: the same, each placed at its writer's transaction id, as a single create's. */
+const ownPlaceEventInsert: RowInsert<unknown, Omit<NewEventRow, 'seq' | 'tx'>> = (qc, row) =>
+  anyTable(qc as Db)
+    .insertInto('events')
+    .values({ ...row, tx: OWN_TRANSACTION });
 
 /**
  * What another module writes with each of a list's events (revisions, `ChangeWriter`): the rows it hands
@@ -128,6 +94,6 @@ export async function insertAlsoWritten<D>(
     if (rows) rows.push(also.row);
     else byInsert.set(also.insert, [also.row]);
   }
-  for (const [insert, rows] of byInsert) await trx.executeQuery(manyRowsInsert(trx, insert, rows, false).compile());
+  for (const [insert, rows] of byInsert) await runManyRowsInsert(trx, insert, rows, false);
   if (rest && left.length > 0) await rest(left);
 }

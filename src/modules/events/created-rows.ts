@@ -2,6 +2,7 @@ import {
   AliasNode,
   IdentifierNode,
   InsertQueryNode,
+  OnConflictNode,
   PrimitiveValueListNode,
   SelectionNode,
   SelectQueryNode,
@@ -9,6 +10,7 @@ import {
   ValueNode,
   ValuesNode,
   type Compilable,
+  type ValuesItemNode,
   type KyselyPlugin,
   type OperationNode,
   type QueryCreator,
@@ -81,4 +83,34 @@ export function tableOf<Row, New>(qc: QueryCreator<Tables>, insert: RowInsert<Ro
     tables.set(insert, table);
   }
   return table;
+}
+
+/**
+ * Many new rows in one statement, by a module's insert of one row (`RowInsert`, its repository's own): the
+ * `values` of each row's insert joined into one list (every row names the same columns). With `skipTaken`,
+ * `on conflict do nothing`: a row a unique key refuses is neither written nor returned, the others are.
+ */
+export function manyRowsInsert<Row, New>(
+  qc: QueryCreator<Tables>,
+  insert: RowInsert<Row, New>,
+  rows: readonly New[],
+  skipTaken: boolean,
+): Compilable<Row> {
+  const first = insertOfOneRow(insert(qc, rows[0]!).toOperationNode());
+  const columns = (first.columns ?? []).map((column) => column.column.name).join();
+  const lists: ValuesItemNode[] = rows.map((row) => {
+    const node = insertOfOneRow(insert(qc, row).toOperationNode());
+    if ((node.columns ?? []).map((column) => column.column.name).join() !== columns)
+      throw new Error('rows written in one statement must name the same columns');
+    return node.values.values[0]!;
+  });
+  const joined: KyselyPlugin = {
+    transformQuery: ({ node }) =>
+      InsertQueryNode.cloneWith(insertOfOneRow(node), {
+        values: ValuesNode.create(lists),
+        ...(skipTaken ? { onConflict: OnConflictNode.cloneWith(OnConflictNode.create(), { doNothing: true }) } : {}),
+      }),
+    transformResult: ({ result }) => Promise.resolve(result),
+  };
+  return insert(qc, rows[0]!).withPlugin(joined);
 }

@@ -58,10 +58,20 @@ export async function insertEvent(
 }
 
 /**
- * PostgreSQL: `count` new ids of `table`'s identity column, ascending, taken from its sequence as the
- * column's default would take them (ids are never reused), in one statement.
+ * `count` new ids of `table`'s id column, ascending, as its own default would give them (ids are never
+ * reused). PostgreSQL: taken from its sequence, in one statement. SQLite: the ids after the last one given
+ * (`sqlite_sequence`, AUTOINCREMENT's record of it) or the highest there is; the writing transaction holds
+ * the file's one write lock (`begin immediate`), so no other writer can take them before its insert, which
+ * moves `sqlite_sequence` past them itself.
  */
 export async function reserveRowIds(db: Db, table: string, count: number): Promise<number[]> {
+  if (dialectOf(db) === 'sqlite') {
+    const { rows } = await sql<{ last: number }>`
+      select max(coalesce((select seq from sqlite_sequence where name = ${table}), 0),
+                 coalesce((select max(id) from ${sql.table(table)}), 0)) as last`.execute(db);
+    const last = Number(rows[0]!.last);
+    return Array.from({ length: count }, (_, i) => last + 1 + i);
+  }
   const { rows } = await sql<{ id: number }>`
     select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${count}::int)`.execute(
     db,

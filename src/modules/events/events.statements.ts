@@ -4,7 +4,7 @@ import type { Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import { readRows } from '../../core/db/fast-read.ts';
 import { shapedStatement, type BoundParams } from '../../core/db/statement-cache.ts';
-import { SELECTED_FROM_WRITER_KEY, type RowInsert, type RowInsertQuery } from './created-rows.ts';
+import { manyRowsInsert, SELECTED_FROM_WRITER_KEY, type RowInsert, type RowInsertQuery } from './created-rows.ts';
 import type { AlsoWritten } from './change-writer.ts';
 import type { FeedPosition } from './event.ts';
 import type { EventRow } from './events.table.ts';
@@ -68,6 +68,77 @@ export async function runRowInsert<Row, New extends object>(
   row: New,
 ): Promise<Row> {
   return firstRow(await readRows(db, rowInsert(db, insert as AnyRowInsert, row as Record<string, unknown>)));
+}
+
+/**
+ * The module's insert of many rows in one statement (`manyRowsInsert`; with `skipTaken`, a row a unique key
+ * refuses is skipped), in `db`, returning the rows written in no particular order. Rows whose values are all
+ * bound as they are (the same columns in each) run as one compiled statement per insert, column list, row
+ * count and `skipTaken`, each column's values one array param: Kysely built and compiled an insert per row
+ * before, more CPU than the database's own work for an import's chunk. At most `MAX_ROWS_BOUND` values
+ * a statement (SQLite's limit is 32,766), so a longer list is written a statement per slice.
+ */
+export async function runManyRowsInsert<Row, New extends object>(
+  db: Db,
+  insert: RowInsert<Row, New>,
+  rows: readonly New[],
+  skipTaken: boolean,
+): Promise<Row[]> {
+  const columns = Object.keys(rows[0]!);
+  const perStatement = Math.max(1, Math.floor(MAX_ROWS_BOUND / Math.max(1, columns.length)));
+  if (rows.length > perStatement) {
+    const written: Row[] = [];
+    for (let from = 0; from < rows.length; from += perStatement)
+      written.push(...(await runManyRowsInsert(db, insert, rows.slice(from, from + perStatement), skipTaken)));
+    return written;
+  }
+  if (!rows.every((row) => bindsAsEachOther(row, columns)))
+    return (await db.executeQuery(manyRowsInsert(db, insert, rows, skipTaken).compile())).rows;
+  const params: Record<string, unknown[]> = {};
+  for (const column of columns) params[column] = rows.map((row) => (row as Record<string, unknown>)[column]);
+  return readRows(db, manyRowsStatement(db, insert as AnyRowInsert, skipTaken, params)) as Promise<Row[]>;
+}
+
+const MAX_ROWS_BOUND = 30_000;
+
+/** `row` names exactly `columns`, each a defined value bound as it is. */
+function bindsAsEachOther(row: object, columns: readonly string[]): boolean {
+  const values = row as Record<string, unknown>;
+  let count = 0;
+  for (const key in values) {
+    const value = values[key];
+    if (value === undefined || typeof value === 'function' || (typeof value === 'object' && value !== null))
+      return false;
+    count += 1;
+  }
+  return count === columns.length && columns.every((column) => column in values);
+}
+
+/** Per module insert, its many-rows statements: a shape is `skipTaken`, the key each column's row count. */
+const manyRowsStatements = new WeakMap<
+  AnyRowInsert,
+  (db: Db, skipTaken: boolean, params: Record<string, unknown[]>) => CompiledQuery<unknown>
+>();
+
+function manyRowsStatement(db: Db, insert: AnyRowInsert, skipTaken: boolean, params: Record<string, unknown[]>) {
+  let statement = manyRowsStatements.get(insert);
+  if (statement === undefined) {
+    statement = shapedStatement({
+      build: (target: Db, skip: boolean, bound: BoundParams<Record<string, unknown[]>>) => {
+        const names = Object.keys(bound);
+        const count = bound[names[0]!]!.length;
+        const rows = Array.from({ length: count }, (_, i) =>
+          Object.fromEntries(names.map((name) => [name, bound[name]![i]])),
+        );
+        return manyRowsInsert(target, insert, rows, skip);
+      },
+      // A list's length is part of a statement's key: the common lengths (an import's chunk, a batch's) are
+      // kept, any other is built on its call.
+      maxShapes: 8,
+    });
+    manyRowsStatements.set(insert, statement);
+  }
+  return statement(db, skipTaken, params);
 }
 
 /** A module's insert as the caches hold it: its row is only ever params to bind. */
