@@ -1,9 +1,10 @@
 import type { Principal } from '../../core/access/principal.ts';
 import { runOperation, type BatchTarget } from '../../core/bulk/batch.ts';
-import type { Db } from '../../core/db/database.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
 import { inTransaction } from '../../core/db/transaction.ts';
 import { AppError } from '../../core/errors/app-error.ts';
 import { runWithOrigin } from '../../core/http/write-origin.ts';
+import { takeWriterKey } from '../events/feed-horizon.ts';
 import { asImportRow } from '../events/import-origin.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -18,6 +19,16 @@ export interface ChunkOutcome {
 export interface StoredRow {
   line: number;
   data: string;
+}
+
+/**
+ * PostgreSQL: a chunk's transaction takes the events' writer key (events/feed-horizon.ts) before its first
+ * statement. Locking the job's row gives the transaction its id, and the feed's horizon passes over a
+ * transaction with an id but without the key: the chunk's events, recorded later under that id, would
+ * fall behind a horizon the consumers may already have read past.
+ */
+export async function takeWriterKeyFirst(db: Db): Promise<void> {
+  if (dialectOf(db) === 'postgres') await takeWriterKey(db);
 }
 
 /** How a job's rows are written: as its owner, with its request id, each write's events carrying its id. */

@@ -4,7 +4,7 @@ import { dialectOf, type Db } from '../../core/db/database.ts';
 import { inOuterTransaction, isRetryableTransactionError } from '../../core/db/outer-transaction.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLanePacer } from './import-pacing.ts';
-import { chunkWriter, type ChunkOutcome } from './imports.chunk-write.ts';
+import { chunkWriter, takeWriterKeyFirst, type ChunkOutcome } from './imports.chunk-write.ts';
 import { runLanes } from './imports.lanes.ts';
 import * as repo from './imports.repository.ts';
 import type { ImportRow } from './imports.table.ts';
@@ -61,6 +61,7 @@ export function createChunkRunner(
   async function runChunk(job: ImportRow, workerId: string, writing: { line?: number }): Promise<boolean> {
     const writer = chunkWriter(db, job, targets[job.resource as ImportResource]);
     const chunk = async (): Promise<ImportRow | undefined> => {
+      await takeWriterKeyFirst(db);
       const current = await repo.lockImport(db, job.id);
       if (!current || current.status !== 'running' || current.locked_by !== workerId) return undefined;
       // Lines a lane wrote (a done chunk after the position) are not read again.

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../core/db/database.ts';
 import { inOuterTransaction, isRetryableTransactionError } from '../../core/db/outer-transaction.ts';
 import type { LanePacer } from './import-pacing.ts';
-import type { ChunkOutcome, StoredRow, chunkWriter } from './imports.chunk-write.ts';
+import { takeWriterKeyFirst, type ChunkOutcome, type StoredRow, type chunkWriter } from './imports.chunk-write.ts';
 import * as repo from './imports.repository.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -75,6 +75,7 @@ export async function runLanes(
   /** One chunk in its own transaction; false when the job is no longer this worker's to write. */
   const write = (rows: StoredRow[]) =>
     inOuterTransaction(db, async () => {
+      await takeWriterKeyFirst(db);
       const current = await repo.shareImport(db, job.id);
       if (!current || current.status !== 'running' || current.locked_by !== workerId) return false;
       const outcome: ChunkOutcome = { created: 0, updated: 0, errors: [], last: rows[0]!.line };

@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Insertable, SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
 import { now } from '../../core/clock.ts';
@@ -74,20 +74,34 @@ export function readErrors(db: Db, id: number, afterLine: number, limit: number)
     .execute();
 }
 
+/**
+ * PostgreSQL: the first key of the two-key advisory lock a job's writers take before its row ("IMP"; the
+ * events' keys are "EVT" and "OBX"). Its waiters queue in order, which the row's lock does not give: a share
+ * lock on a row is granted past an UPDATE waiting for it, so lanes starting chunk after chunk could keep a
+ * cancel waiting until their step ended. Behind the key, a lane that starts after a cancel began waits for it.
+ */
+const IMPORT_LOCK_SPACE = 0x49_4d_50;
+
 /** Reads the job inside a chunk's transaction, locking it on PostgreSQL (a cancel waits for the chunk). */
-export function lockImport(db: Db, id: number): Promise<ImportRow | undefined> {
+export async function lockImport(db: Db, id: number): Promise<ImportRow | undefined> {
   const query = db.selectFrom('imports').selectAll().where('id', '=', id);
-  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  if (dialectOf(db) !== 'postgres') return query.executeTakeFirst();
+  await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_SPACE}, ${id})`.execute(db);
+  return query.forUpdate().executeTakeFirst();
 }
 
 /**
- * Reads the job in a lane's transaction (IMPORT_LANES), sharing its lock on PostgreSQL: lanes do not wait
- * for each other, but an UPDATE of the job (a cancel, a claim taking it over, a fold) waits for the chunks
- * in flight, and a lane starting after it reads what it wrote.
+ * Reads the job in a lane's transaction (IMPORT_LANES), sharing its locks on PostgreSQL (the key and the
+ * row): lanes do not wait for each other, but a cancel (lockImport) waits for the chunks in flight, and a
+ * lane starting after a cancel began waits for it and reads what it wrote.
  */
-export function shareImport(db: Db, id: number): Promise<ImportRow | undefined> {
+export async function shareImport(db: Db, id: number): Promise<ImportRow | undefined> {
   const query = db.selectFrom('imports').selectAll().where('id', '=', id);
-  return (dialectOf(db) === 'postgres' ? query.forShare() : query).executeTakeFirst();
+  if (dialectOf(db) !== 'postgres') return query.executeTakeFirst();
+  await sql`select pg_advisory_xact_lock_shared(${IMPORT_LOCK_SPACE}, ${id})`.execute(db);
+  // The row's share lock as well: a claim taking the job over (an UPDATE without the key) waits for the
+  // chunks in flight, so the new worker sees every chunk the old one committed.
+  return query.forShare().executeTakeFirst();
 }
 
 export async function insertImportChunk(db: Db, chunk: ImportChunksTable): Promise<void> {
