@@ -36,7 +36,10 @@ for (const dialect of DIALECTS) {
 
     /** The import runner on the server's database, its products' list create going through `hook` first. */
     function runnerWith(hook: Hook, settings: Partial<ImportsSettings> = {}) {
-      const services = t.server.app.services as unknown as Record<ImportResource, { batchTarget: BatchTarget<unknown> }>;
+      const services = t.server.app.services as unknown as Record<
+        ImportResource,
+        { batchTarget: BatchTarget<unknown> }
+      >;
       const products = services.products.batchTarget;
       const counts = { lists: 0, rows: 0 };
       const target: BatchTarget<unknown> = {
@@ -171,70 +174,86 @@ for (const dialect of DIALECTS) {
       assert.equal(counts.lists, 10 + 4, 'each chunk a list create');
     });
 
-    it('reads exact counts while the lanes’ done chunks are not folded into the job yet', { skip: !postgres }, async () => {
-      let open!: () => void;
-      const opened = new Promise<void>((resolve) => (open = resolve));
-      let waiting = 0;
-      let bothBlocked!: () => void;
-      const blocked = new Promise<void>((resolve) => (bothBlocked = resolve));
-      const { step } = runnerWith(async (call) => {
-        if (call <= 2) return;
-        if ((waiting += 1) === 2) bothBlocked();
-        await opened;
-      });
-      const id = await upload('lanes-progress', 100);
-      const driving = drive(id, step);
-      // Each lane committed its first chunk and waits in its second.
-      await blocked;
-      const read = await t.request('GET', `/api/v2/imports/${id}`, { token: t.adminToken });
-      const stored = await jobOf(id);
-      open();
-      assert.equal(read.status, 200, read.text);
-      assert.equal(stored.rows_created, 0, 'the done chunks are not folded yet');
-      assert.deepEqual(read.body.rows, { read: 100, created: 20, updated: 0, failed: 0 });
-      const { job } = await driving;
-      assert.deepEqual([job.status, job.rows_created, job.position], ['done', 100, 101]);
-    });
-  
-    it('resumes a job with a done chunk beyond a gap: its lines skipped, the gap filled, every row once', { skip: !postgres }, async () => {
-      // A first worker's step: the chunk of lines 2-11 throws once the lane beside it writes lines 12-21,
-      // which commits.
-      let besideStarted!: () => void;
-      const beside = new Promise<void>((resolve) => (besideStarted = resolve));
-      const first = runnerWith(async (_, bodies) => {
-        const name = (bodies[0] as { name: string }).name;
-        if (name === 'L 10') besideStarted();
-        if (name !== 'L 0') return;
-        await beside;
-        throw new Error('a chunk that throws');
-      });
-      const id = await upload('lanes-resume', 100);
-      await first.step('first-worker').catch(() => undefined);
-      const chunks = await t.server.db.selectFrom('import_chunks').selectAll().where('import_id', '=', id).execute();
-      assert.deepEqual(
-        chunks.map((chunk) => [chunk.first_line, chunk.last_line]),
-        [[12, 21]],
-        'a done chunk beyond a gap, not folded',
+    it(
+      'reads exact counts while the lanes’ done chunks are not folded into the job yet',
+      { skip: !postgres },
+      async () => {
+        let open!: () => void;
+        const opened = new Promise<void>((resolve) => (open = resolve));
+        let waiting = 0;
+        let bothBlocked!: () => void;
+        const blocked = new Promise<void>((resolve) => (bothBlocked = resolve));
+        const { step } = runnerWith(async (call) => {
+          if (call <= 2) return;
+          if ((waiting += 1) === 2) bothBlocked();
+          await opened;
+        });
+        const id = await upload('lanes-progress', 100);
+        const driving = drive(id, step);
+        // Each lane committed its first chunk and waits in its second.
+        await blocked;
+        const read = await t.request('GET', `/api/v2/imports/${id}`, { token: t.adminToken });
+        const stored = await jobOf(id);
+        open();
+        assert.equal(read.status, 200, read.text);
+        assert.equal(stored.rows_created, 0, 'the done chunks are not folded yet');
+        assert.deepEqual(read.body.rows, { read: 100, created: 20, updated: 0, failed: 0 });
+        const { job } = await driving;
+        assert.deepEqual([job.status, job.rows_created, job.position], ['done', 100, 101]);
+      },
+    );
+
+    // Chunks of 7 rows: the lanes cut the gap's end short of the done chunk and skip it. Of 15: the first,
+    // written row by row after the failure, stops short of it.
+    for (const chunkRows of [7, 15])
+      it(
+        `resumes a job with a done chunk beyond a gap: its lines skipped, the gap filled, every row once (chunks of ${chunkRows})`,
+        { skip: !postgres },
+        async () => {
+          const category = `lanes-resume-${chunkRows}`;
+          // A first worker's step: the chunk of lines 2-11 throws once the lane beside it writes lines 12-21,
+          // which commits.
+          let besideStarted!: () => void;
+          const beside = new Promise<void>((resolve) => (besideStarted = resolve));
+          const first = runnerWith(async (_, bodies) => {
+            const name = (bodies[0] as { name: string }).name;
+            if (name === 'L 10') besideStarted();
+            if (name !== 'L 0') return;
+            await beside;
+            throw new Error('a chunk that throws');
+          });
+          const id = await upload(category, 100);
+          await first.step('first-worker').catch(() => undefined);
+          const chunks = await t.server.db
+            .selectFrom('import_chunks')
+            .selectAll()
+            .where('import_id', '=', id)
+            .execute();
+          assert.deepEqual(
+            chunks.map((chunk) => [chunk.first_line, chunk.last_line]),
+            [[12, 21]],
+            'a done chunk beyond a gap, not folded',
+          );
+          assert.equal((await jobOf(id)).position, 0);
+          // Another worker, once the failed chunk's wait is over, with chunks of another size (cut elsewhere).
+          const past = new Date(Date.now() - 1000).toISOString();
+          await t.server.db.updateTable('imports').set({ locked_until: past }).where('id', '=', id).execute();
+          const second = runnerWith(async () => {}, { chunkRows });
+          const { job } = await drive(id, second.step, 'second-worker');
+          assert.deepEqual([job.status, job.rows_created, job.rows_failed, job.position], ['done', 100, 0, 101]);
+          const names = await t.server.db
+            .selectFrom('products')
+            .select(['name', (eb) => eb.fn.countAll<number>().as('times')])
+            .where('category', '=', category)
+            .groupBy('name')
+            .execute();
+          assert.equal(names.length, 100, 'every row written');
+          assert.deepEqual(
+            names.filter((row) => Number(row.times) !== 1),
+            [],
+            'no row written twice',
+          );
+        },
       );
-      assert.equal((await jobOf(id)).position, 0);
-      // Another worker, once the failed chunk's wait is over, with chunks of another size (cut elsewhere).
-      const past = new Date(Date.now() - 1000).toISOString();
-      await t.server.db.updateTable('imports').set({ locked_until: past }).where('id', '=', id).execute();
-      const second = runnerWith(async () => {}, { chunkRows: 7 });
-      const { job } = await drive(id, second.step, 'second-worker');
-      assert.deepEqual([job.status, job.rows_created, job.rows_failed, job.position], ['done', 100, 0, 101]);
-      const names = await t.server.db
-        .selectFrom('products')
-        .select(['name', (eb) => eb.fn.countAll<number>().as('times')])
-        .where('category', '=', 'lanes-resume')
-        .groupBy('name')
-        .execute();
-      assert.equal(names.length, 100, 'every row written');
-      assert.deepEqual(
-        names.filter((row) => Number(row.times) !== 1),
-        [],
-        'no row written twice',
-      );
-    });
   });
 }
