@@ -125,8 +125,7 @@ function wordsAddFunction(source: SearchSource, words: string, guarded: boolean,
      begin
        ${guard}
        insert into ${words} (word)
-       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme)
-       ${ordered ? 'order by 1' : ''}
+       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme) ${ordered ? 'order by 1' : ''}
        on conflict do nothing;
        return null;
      end $$`;
@@ -147,9 +146,8 @@ export function wordsFilledByWriterMigration(declared: SearchSource): SchemaMigr
 }
 
 /**
- * The words' insert trigger writing its new words in key order (PostgreSQL only): two transactions adding
- * the same new words at once (an import's lanes) wait for each other in one order instead of deadlocking on
- * each other's uncommitted keys. For a source whose trigger is not guarded (wordsFilledByWriterMigration).
+ * The words' insert trigger (not guarded: wordsFilledByWriterMigration) writing new words in key order, so
+ * two transactions adding the same new words (an import's lanes) queue in one order, not deadlock (PostgreSQL).
  */
 export function wordsInKeyOrderMigration(declared: SearchSource): SchemaMigration {
   const source = checked(declared);

@@ -153,7 +153,10 @@ export function createChunkRunner(
 
   /** Lanes write a real create's list chunks while no attempt at one has failed (then a chunk goes row by row). */
   const inLanes = (job: ImportRow) =>
-    lanes > 1 && !job.dry_run && job.attempts === 0 && chunkWriter(db, job, targets[job.resource as ImportResource]).listed;
+    lanes > 1 &&
+    !job.dry_run &&
+    job.attempts === 0 &&
+    chunkWriter(db, job, targets[job.resource as ImportResource]).listed;
 
   /** A worker's step: claims a job (or keeps its own) and runs one chunk, or a step of lanes; true when there may be more. */
   return async function runNextChunk(workerId: string): Promise<boolean> {
