@@ -121,6 +121,47 @@ for (const dialect of DIALECTS) {
       } else assert.equal(most, 1, 'SQLite writes one chunk at a time');
     });
 
+    it(
+      'takes the events’ writer key before the job’s row in each chunk, in lanes or one at a time',
+      { skip: !postgres },
+      async () => {
+        // The lock on the job's row gives the transaction its id; the feed's horizon must see it as a writer.
+        for (const lanes of [2, 1]) {
+          const held: boolean[] = [];
+          const { step } = runnerWith(
+            async () => {
+              const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+              where pid = pg_backend_pid() and locktype = 'advisory' and classid = 5194328 and objid = 1`.execute(
+                t.server.db,
+              );
+              held.push(rows[0]!.n > 0);
+            },
+            { lanes },
+          );
+          const id = await upload(`lanes-writer-key-${lanes}`, 40);
+          const { job } = await drive(id, step);
+          assert.equal(job.status, 'done');
+          assert.deepEqual(held, [true, true, true, true], `the key held before the chunk writes (lanes: ${lanes})`);
+        }
+      },
+    );
+
+    it(
+      'has the products’ counters and search words written in key order, so lanes sharing them do not deadlock',
+      { skip: !postgres },
+      async () => {
+        const definition = async (name: string) =>
+          (
+            await sql<{ text: string }>`select pg_get_functiondef(${name}::regproc) as text`.execute(t.server.db)
+          ).rows[0]!.text.replace(/\s+/g, ' ');
+        assert.match(
+          await definition('products_count_apply'),
+          /having sum\(delta\) <> 0 order by category, in_stock on conflict/,
+        );
+        assert.match(await definition('product_search_words_add'), /order by 1 on conflict do nothing/);
+      },
+    );
+
     it('commits no chunk once a cancel has answered: the cancel waits for the chunks in flight', async () => {
       let open!: () => void;
       const opened = new Promise<void>((resolve) => (open = resolve));
