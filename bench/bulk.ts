@@ -46,6 +46,8 @@ async function importRun(ROWS: number): Promise<void> {
     RATE_LIMIT_MAX: '100000000',
     DATABASE_POOL_SIZE: '4',
     IMPORT_POLL_MS: '50',
+    // The server reads no environment of its own (test-server.ts): lanes to compare are passed through.
+    ...(process.env.IMPORT_LANES ? { IMPORT_LANES: process.env.IMPORT_LANES } : {}),
   });
   console.log(`${dialect.name}: ${ROWS} rows, ${(statSync(file).size / 1e6).toFixed(0)} MB CSV; load before ${load()}`);
 

@@ -101,6 +101,13 @@ export const EnvSchema = Type.Object({
     default: 1000,
     description: 'Rows an import writes per transaction, its position committed with them (DECISIONS §18)',
   }),
+  IMPORT_LANES: Type.Integer({
+    minimum: 1,
+    maximum: 16,
+    default: 2,
+    description:
+      'PostgreSQL: chunks of one import a worker writes at once, each in its own transaction on its own connection (SQLite always writes one: it has one writer)',
+  }),
   IMPORT_MAX_ATTEMPTS: Type.Integer({
     minimum: 1,
     maximum: 100,

@@ -119,13 +119,13 @@ async function createDocuments(db: Kysely<unknown>, source: SearchSource): Promi
 export const SEED_FILLS_WORDS = 'content_service.seed_fills_words';
 
 /** The insert trigger's function of the words table, `guarded`: skipped while SEED_FILLS_WORDS is on. */
-function wordsAddFunction(source: SearchSource, words: string, guarded: boolean): string {
+function wordsAddFunction(source: SearchSource, words: string, guarded: boolean, ordered = false): string {
   const guard = guarded ? `if current_setting('${SEED_FILLS_WORDS}', true) = 'on' then return null; end if;` : '';
   return `create or replace function ${words}_add() returns trigger language plpgsql as $$
      begin
        ${guard}
        insert into ${words} (word)
-       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme)
+       ${wordsOf(source, 'changed')} and not exists (select 1 from ${words} where word = u.lexeme) ${ordered ? 'order by 1' : ''}
        on conflict do nothing;
        return null;
      end $$`;
@@ -138,6 +138,23 @@ export function wordsFilledByWriterMigration(declared: SearchSource): SchemaMigr
   return {
     async up(db) {
       if (dialectOf(db) === 'postgres') await run(db, wordsAddFunction(source, words, true));
+    },
+    async down(db) {
+      if (dialectOf(db) === 'postgres') await run(db, wordsAddFunction(source, words, false));
+    },
+  };
+}
+
+/**
+ * The words' insert trigger (not guarded: wordsFilledByWriterMigration) writing new words in key order, so
+ * two transactions adding the same new words (an import's lanes) queue in one order, not deadlock (PostgreSQL).
+ */
+export function wordsInKeyOrderMigration(declared: SearchSource): SchemaMigration {
+  const source = checked(declared);
+  const words = source.wordsTable.postgres;
+  return {
+    async up(db) {
+      if (dialectOf(db) === 'postgres') await run(db, wordsAddFunction(source, words, false, true));
     },
     async down(db) {
       if (dialectOf(db) === 'postgres') await run(db, wordsAddFunction(source, words, false));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createImportPacer, MAX_WAIT_MS } from './import-pacing.ts';
+import { createImportPacer, createLanePacer, MAX_WAIT_MS } from './import-pacing.ts';
 
 describe('import pacing', () => {
   it('never waits while chunks take their usual time', () => {
@@ -41,5 +41,38 @@ describe('import pacing', () => {
     const pacer = createImportPacer(false);
     pacer.after(1, 100);
     assert.equal(pacer.after(1, 900), 0);
+  });
+
+  describe('in lanes', () => {
+    it('a lane waits after its own chunk slowed by other work while the other lane goes on', () => {
+      const pacer = createLanePacer(2, true);
+      // Two lanes in step, each chunk beside one of the other's.
+      const a0 = pacer.begin(0, 1, 0);
+      const b0 = pacer.begin(1, 1, 5);
+      assert.equal(a0(150), 0, 'begun alone: not counted');
+      const a1 = pacer.begin(0, 1, 151);
+      assert.equal(b0(160), 0);
+      const b1 = pacer.begin(1, 1, 161);
+      assert.equal(a1(301), 0, 'its usual time: 150 ms');
+      const a2 = pacer.begin(0, 1, 302);
+      assert.equal(b1(311), 0);
+      const b2 = pacer.begin(1, 1, 312);
+      // Slowed to 300 ms; the usual time crept up by CREEP to 150.75 ms.
+      assert.equal(a2(602), 149, 'lane A waits as long as its chunk was slowed');
+      assert.equal(b2(610), 0, 'the other lane, no longer beside a chunk at its end, goes on');
+    });
+
+    it('does not count a chunk written alone (a step’s first or last), so side by side is not taken for slowed', () => {
+      const pacer = createLanePacer(2, true);
+      assert.equal(pacer.begin(0, 1, 0)(100), 0, 'alone: quicker, and not counted');
+      const a = pacer.begin(0, 1, 200);
+      const b = pacer.begin(1, 1, 201);
+      assert.equal(a(350), 0);
+      const a2 = pacer.begin(0, 1, 351);
+      assert.equal(b(352), 0);
+      const b2 = pacer.begin(1, 1, 353);
+      assert.equal(a2(501), 0, 'beside another at both ends: 150 ms is its usual time, not a slowed chunk');
+      b2(600);
+    });
   });
 });

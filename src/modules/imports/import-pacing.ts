@@ -39,3 +39,34 @@ export function createImportPacer(enabled: boolean): ImportPacer {
     },
   };
 }
+
+export interface LanePacer {
+  /**
+   * A chunk of lane `lane` begins (at `at`, ms); the function returned, called as it ends, gives the wait
+   * before that lane's next chunk.
+   */
+  begin(lane: number, jobId: number, at?: number): (at?: number) => number;
+}
+
+/**
+ * The pacing of a job's lanes (IMPORT_LANES), one pacer per lane: a lane waits after its own chunk slowed
+ * by other work while the other lanes go on. Lanes slow each other down, so only a chunk written with every
+ * lane busy at both its ends counts (and may cause a wait): the last chunk of a step, or the first, written
+ * alone and quicker, would otherwise set a usual time the chunks written side by side always exceed, and
+ * the lanes would wait on an idle machine.
+ */
+export function createLanePacer(lanes: number, enabled: boolean): LanePacer {
+  const pacers = Array.from({ length: lanes }, () => createImportPacer(enabled));
+  let writing = 0;
+  return {
+    begin(lane, jobId, startedAt = performance.now()) {
+      writing += 1;
+      const full = writing === lanes;
+      return (endedAt = performance.now()) => {
+        const alongside = full && writing === lanes;
+        writing -= 1;
+        return alongside ? pacers[lane]!.after(jobId, endedAt - startedAt) : 0;
+      };
+    },
+  };
+}

@@ -1,14 +1,11 @@
-import type { Principal } from '../../core/access/principal.ts';
-import { runOperation, type BatchTarget } from '../../core/bulk/batch.ts';
+import type { BatchTarget } from '../../core/bulk/batch.ts';
 import { now } from '../../core/clock.ts';
-import type { Db } from '../../core/db/database.ts';
-import { inOuterTransaction } from '../../core/db/outer-transaction.ts';
-import { inTransaction } from '../../core/db/transaction.ts';
-import { AppError } from '../../core/errors/app-error.ts';
-import { asImportRow } from '../events/import-origin.ts';
-import { runWithOrigin } from '../../core/http/write-origin.ts';
+import { dialectOf, type Db } from '../../core/db/database.ts';
+import { inOuterTransaction, isRetryableTransactionError } from '../../core/db/outer-transaction.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createImportPacer } from './import-pacing.ts';
+import { createLanePacer } from './import-pacing.ts';
+import { chunkWriter, takeWriterKeyFirst, type ChunkOutcome } from './imports.chunk-write.ts';
+import { runLanes } from './imports.lanes.ts';
 import * as repo from './imports.repository.ts';
 import type { ImportRow } from './imports.table.ts';
 
@@ -27,6 +24,8 @@ export interface ImportsSettings {
   retryMs: number;
   /** IMPORT_YIELD: a worker waits after a chunk slowed by other work (import-pacing.ts). */
   yieldToApi: boolean;
+  /** IMPORT_LANES: list chunks of one job written at once on PostgreSQL (imports.lanes.ts); SQLite writes one. */
+  lanes: number;
 }
 
 /** Stored lines of finished jobs removed per idle step of a worker. */
@@ -41,123 +40,85 @@ class DryRun extends Error {
   }
 }
 
-interface ChunkOutcome {
-  created: number;
-  updated: number;
-  errors: { import_id: number; line: number; field: string | null; message: string }[];
-  last: number;
-}
-
 /**
  * The workers' side of imports (DECISIONS §18): a step claims a job (the one this worker holds first)
  * and writes its next chunk, each row through its resource's batch target (the single request's own
  * service call) in a savepoint of its own, or a create chunk as one list create (the single create's own call,
- * products), the chunk's position and counts in the same transaction.
+ * products), the chunk's position and counts in the same transaction. On PostgreSQL a job's list chunks
+ * go in lanes (IMPORT_LANES, imports.lanes.ts), several at once.
  */
 export function createChunkRunner(
   db: Db,
   targets: Readonly<Record<ImportResource, BatchTarget<unknown>>>,
   settings: ImportsSettings,
 ) {
-  const pacer = createImportPacer(settings.yieldToApi);
+  // SQLite has one writer: lanes would only queue on it.
+  const lanes = dialectOf(db) === 'postgres' ? Math.max(1, settings.lanes) : 1;
+  const pacer = createLanePacer(lanes, settings.yieldToApi);
+  const serialPacer = createLanePacer(1, settings.yieldToApi);
 
   /** One chunk of a claimed job, in one transaction with its position; each row failing alone. */
   async function runChunk(job: ImportRow, workerId: string, writing: { line?: number }): Promise<boolean> {
-    const target = targets[job.resource as ImportResource];
-    const actor: Principal = { userId: job.owner_id, role: job.owner_role as Principal['role'] };
-    const op = job.mode === 'upsert' ? 'upsert' : 'create';
-    const chunk = async (): Promise<ChunkOutcome | undefined> => {
+    const writer = chunkWriter(db, job, targets[job.resource as ImportResource]);
+    const chunk = async (): Promise<ImportRow | undefined> => {
+      await takeWriterKeyFirst(db);
       const current = await repo.lockImport(db, job.id);
       if (!current || current.status !== 'running' || current.locked_by !== workerId) return undefined;
-      const rows = await repo.readRowsAfter(db, job.id, current.position, settings.chunkRows);
+      // Lines a lane wrote (a done chunk after the position) are not read again.
+      const next = (await repo.doneChunks(db, job.id))[0]?.first_line;
+      const rows = await repo.readRowsAfter(db, job.id, current.position, settings.chunkRows, next);
       const outcome: ChunkOutcome = { created: 0, updated: 0, errors: [], last: current.position };
-      const origin = { requestId: `import:${job.id}`, principal: () => actor };
-      const failed = (line: number, error: AppError) => {
-        const detail = error.details?.[0];
-        outcome.errors.push({
-          import_id: job.id,
-          line,
-          field: detail?.field || null,
-          message: detail ? detail.message : error.message,
-        });
-      };
-      // A create's chunk is the list create of its rows: each row checked and written or refused alone, in
-      // statements for the whole chunk, their events carrying the import's id, their revisions the import's
-      // owner. A chunk whose writing threw is tried again row by row, so its report names the row that threw.
-      const listed = op === 'create' && target.createMany !== undefined && current.attempts === 0;
-      if (listed) {
-        outcome.last = rows.at(-1)?.line ?? current.position;
+      // A create's chunk is the list create of its rows, its events carrying the import's id, its revisions
+      // the import's owner. A chunk whose writing threw is tried again row by row, so its report names the
+      // row that threw.
+      if (writer.listed && current.attempts === 0) {
         writing.line = rows[0]?.line;
-        const bodies = rows.map((row) => target.createBody(actor, JSON.parse(row.data)));
-        const answers = await runWithOrigin(origin, () => asImportRow(job.id, () => target.createMany!(actor, bodies)));
-        answers.forEach((answer, i) => {
-          if (answer instanceof AppError) failed(rows[i]!.line, answer);
-          else outcome.created += 1;
-        });
-      }
-      for (const row of listed ? [] : rows) {
-        outcome.last = row.line;
-        writing.line = row.line;
-        const data = JSON.parse(row.data) as Record<string, unknown>;
-        const key = target.naturalKey?.field;
-        if (op === 'upsert' && key && typeof data[key] !== 'string') {
-          outcome.errors.push({ import_id: job.id, line: row.line, field: key, message: 'is required for an upsert' });
-          continue;
-        }
-        try {
-          // The single request's own write; its events carry the import's id (events/import-origin.ts).
-          // Its revision's actor is the import's owner, its request id `import:<id>` (write-origin.ts).
-          const result = await runWithOrigin(origin, () =>
-            asImportRow(job.id, () =>
-              inTransaction(db, () => runOperation(actor, target, { op, data }, 0, () => () => undefined)),
-            ),
-          );
-          if (result.status === 201) outcome.created += 1;
-          else outcome.updated += 1;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          failed(row.line, error);
-        }
-      }
+        await writer.writeList(rows, outcome);
+      } else await writer.writeRows(rows, outcome, writing);
       if (job.dry_run) throw new DryRun(outcome);
-      await record(outcome, rows.length < settings.chunkRows);
-      return outcome;
+      return record(current, outcome);
     };
-    const record = async (outcome: ChunkOutcome, finished: boolean) => {
+    /** The chunk's error lines, position and counts, the lanes' done chunks after it folded in. */
+    const record = async (current: ImportRow, outcome: ChunkOutcome) => {
       await repo.insertImportErrors(db, outcome.errors);
-      const current = (await repo.findImportById(db, job.id))!;
-      await repo.updateImport(db, job.id, {
+      return repo.foldChunks(db, current, {
         position: outcome.last,
         rows_created: current.rows_created + outcome.created,
         rows_updated: current.rows_updated + outcome.updated,
         rows_failed: current.rows_failed + outcome.errors.length,
         attempts: 0,
         locked_until: new Date(Date.now() + settings.leaseMs).toISOString(),
-        ...(finished ? { status: 'done' as const, finished_at: now(), locked_by: null, locked_until: null } : {}),
       });
     };
-    let outcome: ChunkOutcome | undefined;
+    let written: ImportRow | undefined;
     try {
-      outcome = await inOuterTransaction(db, chunk);
+      written = await inOuterTransaction(db, chunk);
     } catch (error) {
       if (!(error instanceof DryRun)) throw error;
       // A dry run writes no row: only what a real run would have reported.
       const { outcome: seen } = error;
-      const more = (await repo.readRowsAfter(db, job.id, seen.last, 1)).length > 0;
-      await inOuterTransaction(db, () => record(seen, !more));
-      return more;
+      written = await inOuterTransaction(db, async () => record((await repo.lockImport(db, job.id))!, seen));
     }
-    if (!outcome) return false;
-    return (await repo.findImportById(db, job.id))?.status === 'running';
+    return written?.status === 'running';
   }
+
+  /** The done chunks of the lanes folded into the job's row, in a small transaction of its own. */
+  const fold = (job: ImportRow) =>
+    inOuterTransaction(db, async () => {
+      const current = await repo.lockImport(db, job.id);
+      return current && repo.foldChunks(db, current);
+    });
 
   /**
    * A chunk whose writing threw (a bug, a row the database refuses in a way no check foresaw, the database
    * gone): nothing of it stayed. It is tried again after a wait that doubles each time, by any worker;
    * after `maxAttempts` the job fails, the line it stopped at in its error report. A row's validation
-   * error never gets here: it is reported with its line and the rest of the chunk goes in.
+   * error never gets here: it is reported with its line and the rest of the chunk goes in. Nor does a
+   * deadlock or a serialization failure that outlasted the transaction's own retries: the chunk is tried
+   * again as it was, at the next poll, with no attempt counted.
    */
-  async function chunkFailed(job: ImportRow, workerId: string, line: number | undefined): Promise<void> {
+  async function chunkFailed(job: ImportRow, workerId: string, line: number | undefined, error: unknown) {
+    if (isRetryableTransactionError(error)) return;
     const current = await repo.findImportById(db, job.id);
     if (!current || current.status !== 'running' || current.locked_by !== workerId) return;
     const attempts = current.attempts + 1;
@@ -190,21 +151,39 @@ export function createChunkRunner(
     });
   }
 
-  /** A worker's step: claims a job (or keeps its own) and runs one chunk; true when there may be more. */
+  /** Lanes write a real create's list chunks while no attempt at one has failed (then a chunk goes row by row). */
+  const inLanes = (job: ImportRow) =>
+    lanes > 1 &&
+    !job.dry_run &&
+    job.attempts === 0 &&
+    chunkWriter(db, job, targets[job.resource as ImportResource]).listed;
+
+  /** A worker's step: claims a job (or keeps its own) and runs one chunk, or a step of lanes; true when there may be more. */
   return async function runNextChunk(workerId: string): Promise<boolean> {
     const at = now();
     const job = await repo.claimImport(db, workerId, at, new Date(Date.now() + settings.leaseMs).toISOString());
     // With no job to run, the stored uploads of finished ones are cleared, a range of lines per step.
     if (!job) return (await repo.clearFinishedUpload(db, CLEARED_PER_STEP)) === CLEARED_PER_STEP;
     if (!job.started_at) await repo.updateImport(db, job.id, { started_at: at });
+    if (inLanes(job)) {
+      const writer = chunkWriter(db, job, targets[job.resource as ImportResource]);
+      const { failure } = await runLanes(db, job, workerId, writer, settings, pacer, lanes);
+      await fold(job);
+      if (failure) {
+        await chunkFailed(job, workerId, failure.line, failure.error);
+        throw failure.error;
+      }
+      return true;
+    }
     const writing: { line?: number } = {};
-    const started = performance.now();
+    const ended = serialPacer.begin(0, job.id);
     try {
       const more = await runChunk(job, workerId, writing);
-      const wait = more ? pacer.after(job.id, performance.now() - started) : 0;
-      if (wait > 0) await sleep(wait);
+      const wait = ended();
+      if (more && wait > 0) await sleep(wait);
     } catch (error) {
-      await chunkFailed(job, workerId, writing.line);
+      ended();
+      await chunkFailed(job, workerId, writing.line, error);
       // The worker logs it and waits for its next poll.
       throw error;
     }

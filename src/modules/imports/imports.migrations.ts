@@ -79,4 +79,26 @@ export const importsMigrations = {
       await db.schema.alterTable('imports').dropColumn('attempts').execute();
     },
   },
+  /**
+   * Lanes (IMPORT_LANES): chunks of one job written side by side on PostgreSQL, none of them updating the
+   * job's row (which would make them queue on its lock). Each committed chunk leaves a row here in its own
+   * transaction, with its rows; the worker folds the done chunks that follow `position` into the job's row.
+   */
+  '0029-import-chunks': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('import_chunks')
+        .addColumn('import_id', 'integer', (c) => c.notNull().references('imports.id').onDelete('cascade'))
+        .addColumn('first_line', 'integer', (c) => c.notNull())
+        .addColumn('last_line', 'integer', (c) => c.notNull())
+        .addColumn('created', 'integer', (c) => c.notNull())
+        .addColumn('updated', 'integer', (c) => c.notNull())
+        .addColumn('failed', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('import_chunks_pk', ['import_id', 'first_line'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('import_chunks').execute();
+    },
+  },
 };

@@ -33,6 +33,7 @@ export const importsModule = defineModule({
         maxAttempts: config.IMPORT_MAX_ATTEMPTS,
         retryMs: config.IMPORT_POLL_MS,
         yieldToApi: config.IMPORT_YIELD,
+        lanes: config.IMPORT_LANES,
       },
     ),
   routes: restRoutes(importsRoutes, ({ imports }) => ({ imports })),

@@ -1,7 +1,14 @@
-import type { Expression, ExpressionBuilder, Insertable, SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from 'kysely';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import type { Tables } from '../../core/db/tables.ts';
-import type { ImportErrorsTable, ImportRow, ImportRowsTable, ImportsTable } from './imports.table.ts';
+import { now } from '../../core/clock.ts';
+import type {
+  ImportChunksTable,
+  ImportErrorsTable,
+  ImportRow,
+  ImportRowsTable,
+  ImportsTable,
+} from './imports.table.ts';
 
 /** All SQL of imports: the job, its stored rows, its error report, and the workers' claims. */
 
@@ -32,6 +39,7 @@ export async function insertImportErrors(db: Db, rows: ImportErrorsTable[]): Pro
 
 export async function deleteImport(db: Db, id: number): Promise<void> {
   await db.deleteFrom('import_errors').where('import_id', '=', id).execute();
+  await db.deleteFrom('import_chunks').where('import_id', '=', id).execute();
   await db.deleteFrom('import_rows').where('import_id', '=', id).execute();
   await db.deleteFrom('imports').where('id', '=', id).execute();
 }
@@ -40,16 +48,19 @@ export async function updateImport(db: Db, id: number, changes: Partial<ImportRo
   return db.updateTable('imports').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-/** The next `limit` stored rows after `position`, in line order. */
-export function readRowsAfter(db: Db, id: number, position: number, limit: number) {
-  return db
+/** The next `limit` stored rows after `position` (and before line `before`, when given), in line order. */
+export function readRowsAfter(db: Db, id: number, position: number, limit: number, before?: number) {
+  const query = db
     .selectFrom('import_rows')
     .select(['line', 'data'])
     .where('import_id', '=', id)
-    .where('line', '>', position)
-    .orderBy('line')
-    .limit(limit)
-    .execute();
+    .where('line', '>', position);
+  return (before === undefined ? query : query.where('line', '<', before)).orderBy('line').limit(limit).execute();
+}
+
+/** True when a stored row of the job lies after `position` (and before line `before`, when given). */
+async function hasRowsBetween(db: Db, id: number, position: number, before?: number): Promise<boolean> {
+  return (await readRowsAfter(db, id, position, 1, before)).length > 0;
 }
 
 export function readErrors(db: Db, id: number, afterLine: number, limit: number) {
@@ -63,10 +74,103 @@ export function readErrors(db: Db, id: number, afterLine: number, limit: number)
     .execute();
 }
 
+/**
+ * PostgreSQL: the first key of the two-key advisory lock a job's writers take before its row ("IMP"; the
+ * events' keys are "EVT" and "OBX"). Its waiters queue in order, which the row's lock does not give: a share
+ * lock on a row is granted past an UPDATE waiting for it, so lanes starting chunk after chunk could keep a
+ * cancel waiting until their step ended. Behind the key, a lane that starts after a cancel began waits for it.
+ */
+const IMPORT_LOCK_SPACE = 0x49_4d_50;
+
 /** Reads the job inside a chunk's transaction, locking it on PostgreSQL (a cancel waits for the chunk). */
-export function lockImport(db: Db, id: number): Promise<ImportRow | undefined> {
+export async function lockImport(db: Db, id: number): Promise<ImportRow | undefined> {
   const query = db.selectFrom('imports').selectAll().where('id', '=', id);
-  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  if (dialectOf(db) !== 'postgres') return query.executeTakeFirst();
+  await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_SPACE}, ${id})`.execute(db);
+  return query.forUpdate().executeTakeFirst();
+}
+
+/**
+ * Reads the job in a lane's transaction (IMPORT_LANES), sharing its locks on PostgreSQL (the key and the
+ * row): lanes do not wait for each other, but a cancel (lockImport) waits for the chunks in flight, and a
+ * lane starting after a cancel began waits for it and reads what it wrote.
+ */
+export async function shareImport(db: Db, id: number): Promise<ImportRow | undefined> {
+  const query = db.selectFrom('imports').selectAll().where('id', '=', id);
+  if (dialectOf(db) !== 'postgres') return query.executeTakeFirst();
+  await sql`select pg_advisory_xact_lock_shared(${IMPORT_LOCK_SPACE}, ${id})`.execute(db);
+  // The row's share lock as well: a claim taking the job over (an UPDATE without the key) waits for the
+  // chunks in flight, so the new worker sees every chunk the old one committed.
+  return query.forShare().executeTakeFirst();
+}
+
+export async function insertImportChunk(db: Db, chunk: ImportChunksTable): Promise<void> {
+  await db.insertInto('import_chunks').values(chunk).execute();
+}
+
+/** The job's done chunks not folded yet (all after its position), in line order. */
+export function doneChunks(db: Db, id: number) {
+  return db
+    .selectFrom('import_chunks')
+    .select(['first_line', 'last_line', 'created', 'updated', 'failed'])
+    .where('import_id', '=', id)
+    .orderBy('first_line')
+    .execute();
+}
+
+/**
+ * The job with the counts of its chunks committed and not folded yet added in: one statement, so a fold
+ * committing meanwhile is seen whole or not at all, and the counts are exact while lanes write.
+ */
+export async function findImportWithProgress(db: Db, id: number): Promise<ImportRow | undefined> {
+  const sum = (eb: ExpressionBuilder<Tables, 'imports'>, column: 'created' | 'updated' | 'failed') =>
+    eb
+      .selectFrom('import_chunks')
+      .select((inner) => inner.fn.coalesce(inner.fn.sum<number | string>(column), inner.lit(0)).as(column))
+      .whereRef('import_chunks.import_id', '=', 'imports.id');
+  const job = await db
+    .selectFrom('imports')
+    .selectAll('imports')
+    .select((eb) => [
+      sum(eb, 'created').as('more_created'),
+      sum(eb, 'updated').as('more_updated'),
+      sum(eb, 'failed').as('more_failed'),
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!job) return undefined;
+  const { more_created, more_updated, more_failed, ...row } = job;
+  return {
+    ...row,
+    rows_created: row.rows_created + Number(more_created ?? 0),
+    rows_updated: row.rows_updated + Number(more_updated ?? 0),
+    rows_failed: row.rows_failed + Number(more_failed ?? 0),
+  };
+}
+
+/**
+ * Writes `job` (its position and counts as the caller moved them) with the done chunks that follow its
+ * position folded in: each chunk with no stored row between the position and its first line moves the
+ * position to its last line and adds its counts; the folded chunks go. A running job with no stored row
+ * left after its position is done. Inside a transaction that holds the job's row (lockImport).
+ */
+export async function foldChunks(db: Db, job: ImportRow, changes: Partial<ImportRow> = {}): Promise<ImportRow> {
+  const moved = { ...job, ...changes };
+  const folded: number[] = [];
+  for (const chunk of await doneChunks(db, job.id)) {
+    if (await hasRowsBetween(db, job.id, moved.position, chunk.first_line)) break;
+    moved.position = chunk.last_line;
+    moved.rows_created += chunk.created;
+    moved.rows_updated += chunk.updated;
+    moved.rows_failed += chunk.failed;
+    folded.push(chunk.first_line);
+  }
+  if (folded.length > 0)
+    await db.deleteFrom('import_chunks').where('import_id', '=', job.id).where('first_line', 'in', folded).execute();
+  const finished = moved.status === 'running' && !(await hasRowsBetween(db, job.id, moved.position));
+  const done = finished ? { status: 'done' as const, finished_at: now(), locked_by: null, locked_until: null } : {};
+  const { position, rows_created, rows_updated, rows_failed } = moved;
+  return (await updateImport(db, job.id, { ...changes, position, rows_created, rows_updated, rows_failed, ...done }))!;
 }
 
 type Condition = (eb: ExpressionBuilder<Tables, 'imports'>) => Expression<SqlBool>;

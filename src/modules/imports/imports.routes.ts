@@ -166,8 +166,9 @@ export const importsRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService 
       },
     },
     async (request, reply) => {
-      const job = await imports.cancelImport(request.principal, request.params.importId);
-      return reply.code(202).send(viewOf(job, request.apiPrefix));
+      const view = viewOf(await imports.cancelImport(request.principal, request.params.importId), request.apiPrefix);
+      // The job to watch, as the upload's 202 names it (the API document requires it on every 202).
+      return reply.code(202).header('location', view._links.self.href).send(view);
     },
   );
 };

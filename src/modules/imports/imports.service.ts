@@ -123,7 +123,13 @@ export function createImportsService(
       }
     },
 
-    getImport: visibleJob,
+    /** The job, its counts including the chunks lanes committed and the worker has not folded in yet. */
+    async getImport(actor: Principal | null, id: number): Promise<ImportRow> {
+      await visibleJob(actor, id);
+      const job = await repo.findImportWithProgress(db, id);
+      if (!job) throw notFound(id);
+      return job;
+    },
 
     /** The error report, `limit` lines after `afterLine`, in line order. */
     async readErrors(actor: Principal | null, id: number, afterLine: number, limit: number) {
@@ -131,14 +137,18 @@ export function createImportsService(
       return repo.readErrors(db, id, afterLine, limit);
     },
 
-    /** Stops the job between chunks (202); a finished one is 409 INVALID_STATE. */
+    /**
+     * Stops the job between chunks (202); a finished one is 409 INVALID_STATE. Its lock waits for the chunks
+     * in flight (lanes share it), and a chunk starting after finds the job cancelled: none commits after the answer.
+     */
     async cancelImport(actor: Principal | null, id: number): Promise<ImportRow> {
       await visibleJob(actor, id);
       return inOuterTransaction(db, async () => {
         const job = await repo.lockImport(db, id);
         if (!job || FINISHED.has(job.status))
           throw new AppError('INVALID_STATE', `Import ${id} is ${job?.status ?? 'gone'} and cannot be cancelled`);
-        return (await repo.updateImport(db, id, { status: 'cancelled', finished_at: now(), locked_by: null }))!;
+        await repo.updateImport(db, id, { status: 'cancelled', finished_at: now(), locked_by: null });
+        return (await repo.findImportWithProgress(db, id))!;
       });
     },
 

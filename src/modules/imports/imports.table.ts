@@ -43,11 +43,25 @@ export interface ImportErrorsTable {
   message: string;
 }
 
+/**
+ * A chunk written by a lane (IMPORT_LANES) and not yet folded into its job's row: its stored lines
+ * `first_line`..`last_line` are written, its counts not yet added to the job's.
+ */
+export interface ImportChunksTable {
+  import_id: number;
+  first_line: number;
+  last_line: number;
+  created: number;
+  updated: number;
+  failed: number;
+}
+
 declare module '../../core/db/tables.ts' {
   interface Tables {
     imports: ImportsTable;
     import_rows: ImportRowsTable;
     import_errors: ImportErrorsTable;
+    import_chunks: ImportChunksTable;
   }
 }
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../../core/db/database.ts';
 import { bucketStatisticsMigration } from '../../core/querying/aggregate-statistics.migration.ts';
-import { fullTextMigration } from '../../core/search/full-text.migration.ts';
+import { fullTextMigration, wordsInKeyOrderMigration } from '../../core/search/full-text.migration.ts';
 import { PRODUCT_SEARCH } from './products.table.ts';
 
 /**
@@ -12,12 +12,38 @@ import { PRODUCT_SEARCH } from './products.table.ts';
  * page's order it read every key of the filter's range and sorted them. With one, it stops after
  * the page (offset + limit keys): less PostgreSQL CPU per list. Each mirrors an ascending index of 0001.
  */
+/**
+ * PostgreSQL: `products_count_apply` (0002) with its counter rows upserted in key order (`order by`), as
+ * 0003's price counters already are: two transactions inserting products of the same categories at once
+ * (an import's lanes) lock the counter rows they share in the same order, instead of deadlocking.
+ */
+function countApply(ordered: boolean): string {
+  const apply = (source: string) => `
+    insert into product_counts as c (category, in_stock, n)
+      select category, in_stock, sum(delta) from (${source}) as d
+      group by category, in_stock having sum(delta) <> 0
+      ${ordered ? 'order by category, in_stock' : ''}
+      on conflict (category, in_stock) do update set n = c.n + excluded.n;`;
+  const added = 'select category, stock > 0 as in_stock, 1 as delta from new_rows';
+  const removed = 'select category, stock > 0 as in_stock, -1 as delta from old_rows';
+  return `create or replace function products_count_apply() returns trigger language plpgsql as $$
+     begin
+       if tg_op = 'INSERT' then ${apply(added)}
+       elsif tg_op = 'DELETE' then ${apply(removed)}
+       else ${apply(`${added} union all ${removed}`)}
+       end if;
+       return null;
+     end $$`;
+}
+
 const INDEXES = [
   { name: 'products_category_price_desc_idx', columns: ['category', 'price_cents desc', 'id'] },
   { name: 'products_price_desc_idx', columns: ['price_cents desc', 'id'] },
   { name: 'products_name_desc_idx', columns: ['name desc', 'id'] },
   { name: 'products_created_at_desc_idx', columns: ['created_at desc', 'id'] },
 ] as const;
+
+const wordsInKeyOrder = wordsInKeyOrderMigration(PRODUCT_SEARCH);
 
 export const productsMigrations = {
   '0006-products-descending-sorts': {
@@ -80,5 +106,18 @@ export const productsMigrations = {
       await db.schema.alterTable('products').dropColumn('sku').execute();
     },
     onlineIndexes: [{ name: 'products_sku_key', table: 'products', definition: '(sku)', unique: true }],
+  },
+  /** PostgreSQL: the category counters and the search words written in key order (countApply, full-text.migration.ts). */
+  '0029-products-writes-in-key-order': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql.raw(countApply(true)).execute(db);
+      await wordsInKeyOrder.up(db);
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql.raw(countApply(false)).execute(db);
+      await wordsInKeyOrder.down!(db);
+    },
   },
 };
