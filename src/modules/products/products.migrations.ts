@@ -5,14 +5,6 @@ import { fullTextMigration, wordsInKeyOrderMigration } from '../../core/search/f
 import { PRODUCT_SEARCH } from './products.table.ts';
 
 /**
- * Indexes in the exact order of each descending list sort. Ties break by ascending id (product.ts),
- * so `sort=-price` orders by `price_cents desc, id asc`, which the ascending indexes of migration 0001
- * give only read backwards and re-sorted within each price. PostgreSQL runs the list as a named
- * statement on a generic plan, which cannot see that a page needs few rows: without an index in the
- * page's order it read every key of the filter's range and sorted them. With one, it stops after
- * the page (offset + limit keys): less PostgreSQL CPU per list. Each mirrors an ascending index of 0001.
- */
-/**
  * PostgreSQL: `products_count_apply` (0002) with its counter rows upserted in key order (`order by`), as
  * 0003's price counters already are: two transactions inserting products of the same categories at once
  * (an import's lanes) lock the counter rows they share in the same order, instead of deadlocking.
@@ -36,6 +28,14 @@ function countApply(ordered: boolean): string {
      end $$`;
 }
 
+/**
+ * Indexes in the exact order of each descending list sort. Ties break by ascending id (product.ts),
+ * so `sort=-price` orders by `price_cents desc, id asc`, which the ascending indexes of migration 0001
+ * give only read backwards and re-sorted within each price. PostgreSQL runs the list as a named
+ * statement on a generic plan, which cannot see that a page needs few rows: without an index in the
+ * page's order it read every key of the filter's range and sorted them. With one, it stops after
+ * the page (offset + limit keys): less PostgreSQL CPU per list. Each mirrors an ascending index of 0001.
+ */
 const INDEXES = [
   { name: 'products_category_price_desc_idx', columns: ['category', 'price_cents desc', 'id'] },
   { name: 'products_price_desc_idx', columns: ['price_cents desc', 'id'] },
