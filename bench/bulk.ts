@@ -86,7 +86,7 @@ async function importRun(ROWS: number): Promise<void> {
   );
 
   stopObserving();
-  for (const [kind, { ms, n }] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12))
+  for (const [kind, { ms, n }] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.TOP ?? 12)))
     console.log(`  ${(ms / 1000).toFixed(1)} s in ${n} × ${kind}`);
   rss = peakRss();
   const exportStart = performance.now();

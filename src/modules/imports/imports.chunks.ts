@@ -99,8 +99,15 @@ export function createChunkRunner(
       const { outcome: seen } = error;
       written = await inOuterTransaction(db, async () => record((await repo.lockImport(db, job.id))!, seen));
     }
+    if (written?.status === 'done') await statisticsAfter(written);
     return written?.status === 'running';
   }
+
+  /** A finished job's table analyzed when it wrote enough of it (PostgreSQL; repo.refreshStatistics). */
+  const statisticsAfter = async (job: ImportRow) => {
+    if (!job.dry_run)
+      await repo.refreshStatistics(db, job.resource as ImportResource, job.rows_created + job.rows_updated);
+  };
 
   /** The done chunks of the lanes folded into the job's row, in a small transaction of its own. */
   const fold = (job: ImportRow) =>
@@ -168,7 +175,8 @@ export function createChunkRunner(
     if (inLanes(job)) {
       const writer = chunkWriter(db, job, targets[job.resource as ImportResource]);
       const { failure } = await runLanes(db, job, workerId, writer, settings, pacer, lanes);
-      await fold(job);
+      const folded = await fold(job);
+      if (folded?.status === 'done') await statisticsAfter(folded);
       if (failure) {
         await chunkFailed(job, workerId, failure.line, failure.error);
         throw failure.error;

@@ -240,3 +240,19 @@ export async function clearFinishedUpload(db: Db, limit: number): Promise<number
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * PostgreSQL: the planner's statistics of `table` (an import's resource: its own table) brought up to date
+ * after a job wrote `written` rows, when that is as many as autovacuum's own default rule asks for (50 rows
+ * and a tenth of the table). Until then a list of the new rows may be planned for the table as it was
+ * (a category of no rows: all its matches read and sorted for each page); autovacuum may be off, or an
+ * export may start before it runs.
+ */
+export async function refreshStatistics(db: Db, table: string, written: number): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return;
+  const { rows } = await sql<{ tuples: number }>`
+    select greatest(reltuples, 0)::float8 as tuples from pg_class where oid = to_regclass(${table})`.execute(db);
+  const tuples = rows[0]?.tuples;
+  if (tuples === undefined || written < 50 + 0.1 * Number(tuples)) return;
+  await sql`analyze ${sql.table(table)}`.execute(db);
+}
