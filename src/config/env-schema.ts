@@ -104,7 +104,7 @@ export const EnvSchema = Type.Object({
   IMPORT_LANES: Type.Integer({
     minimum: 1,
     maximum: 16,
-    default: 2,
+    default: 1,
     description:
       'PostgreSQL: chunks of one import a worker writes at once, each in its own transaction on its own connection (SQLite always writes one: it has one writer)',
   }),
