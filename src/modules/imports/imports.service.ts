@@ -34,9 +34,13 @@ export function createImportsService(
   const notFound = (id: number) => AppError.notFound(`Import ${id}`);
 
   /** The owner or an admin sees a job; anyone else is told it does not exist. */
-  async function visibleJob(actor: Principal | null, id: number): Promise<ImportRow> {
+  async function visibleJob(
+    actor: Principal | null,
+    id: number,
+    read: (db: Db, id: number) => Promise<ImportRow | undefined> = repo.findImportById,
+  ): Promise<ImportRow> {
     const principal = requireSignedIn(actor);
-    const job = await repo.findImportById(db, id);
+    const job = await read(db, id);
     if (!job || (!isAdmin(principal) && job.owner_id !== principal.userId)) throw notFound(id);
     return job;
   }
@@ -124,12 +128,8 @@ export function createImportsService(
     },
 
     /** The job, its counts including the chunks lanes committed and the worker has not folded in yet. */
-    async getImport(actor: Principal | null, id: number): Promise<ImportRow> {
-      await visibleJob(actor, id);
-      const job = await repo.findImportWithProgress(db, id);
-      if (!job) throw notFound(id);
-      return job;
-    },
+    getImport: (actor: Principal | null, id: number): Promise<ImportRow> =>
+      visibleJob(actor, id, repo.findImportWithProgress),
 
     /** The error report, `limit` lines after `afterLine`, in line order. */
     async readErrors(actor: Principal | null, id: number, afterLine: number, limit: number) {
