@@ -5,6 +5,8 @@
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections; class 08 = connection exceptions.
 const PG_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+// SQLite's SQLITE_BUSY, and its extended codes (the low byte is the primary one: BUSY_RECOVERY 261,
+// BUSY_SNAPSHOT 517, BUSY_TIMEOUT 773), which node:sqlite reports as `errcode`.
 const SQLITE_BUSY = 5;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -12,7 +14,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
   if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_CODES.has(e.code) || e.code.startsWith('08')))
     return true;
-  if (e.errcode === SQLITE_BUSY) return true;
+  if (typeof e.errcode === 'number' && (e.errcode & 0xff) === SQLITE_BUSY) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   // "not queryable": pg refuses a statement (e.g. the ROLLBACK of a transaction) on a client whose
   // connection already broke; it was a 500 during an outage (test/reliability/database-outage-load.test.ts).
