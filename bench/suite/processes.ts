@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 
@@ -112,6 +113,7 @@ export async function startProcess(
 ): Promise<ServerProcess> {
   const command = PINNING ? 'taskset' : NODE;
   const argv = PINNING ? ['-c', SERVER_CORE, NODE, ...args] : args;
+  mkdirSync(dirname(logFile), { recursive: true }); // data/bench/ is not in a fresh clone
   const log = createWriteStream(logFile);
   const child = spawn(command, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   // Both into one file, ended once the child's output has closed: a pipe that ended the file at its own end

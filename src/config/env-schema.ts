@@ -104,9 +104,9 @@ export const EnvSchema = Type.Object({
   IMPORT_LANES: Type.Integer({
     minimum: 1,
     maximum: 16,
-    default: 1,
+    default: 2,
     description:
-      'PostgreSQL: chunks of one import a worker writes at once, each in its own transaction on its own connection (SQLite always writes one: it has one writer)',
+      'PostgreSQL: chunks of one import a worker writes at once, each in its own transaction on its own connection, while the database serves little else (with IMPORT_YIELD; one while it does); SQLite always writes one: it has one writer',
   }),
   IMPORT_MAX_ATTEMPTS: Type.Integer({
     minimum: 1,
@@ -118,7 +118,7 @@ export const EnvSchema = Type.Object({
   IMPORT_YIELD: Type.Boolean({
     default: true,
     description:
-      'After an import chunk that took longer than the job usually needs (other work competing for the cores or the database), the worker waits as long as it was slowed, at most 1 s, so the API stays responsive; false writes chunks back to back',
+      'After an import chunk that took longer than the job usually needs (other work competing for the cores or the database), the worker waits as long as it was slowed, at most 1 s, and it writes one chunk at a time (not IMPORT_LANES) while the database serves other transactions, so the API stays responsive; false writes chunks back to back, always in IMPORT_LANES',
   }),
   REPORT_POLL_MS: Type.Integer({
     minimum: 10,

@@ -9,9 +9,16 @@ import { startRole, stopRole } from './process-roles.test-support.ts';
 
 /**
  * Chunks of ten rows (IMPORT_CHUNK_ROWS), so a small upload spans many; a dead worker's lease runs out in 1 s;
- * two lanes on PostgreSQL (chunks committed side by side, folded into the job's row after each step).
+ * two lanes on PostgreSQL (chunks committed side by side, folded into the job's row after each step) from
+ * the first step: no giving way to other work (IMPORT_YIELD), which would start the job in one lane.
  */
-const IMPORT_ENV = { IMPORT_CHUNK_ROWS: '10', IMPORT_POLL_MS: '50', IMPORT_LEASE_MS: '1000', IMPORT_LANES: '2' };
+const IMPORT_ENV = {
+  IMPORT_CHUNK_ROWS: '10',
+  IMPORT_POLL_MS: '50',
+  IMPORT_LEASE_MS: '1000',
+  IMPORT_LANES: '2',
+  IMPORT_YIELD: 'false',
+};
 const ROWS = 2000;
 
 /**

@@ -3,6 +3,7 @@ import { now } from '../../core/clock.ts';
 import { dialectOf, type Db } from '../../core/db/database.ts';
 import { inOuterTransaction, isRetryableTransactionError } from '../../core/db/outer-transaction.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createLoadGauge, type LoadGauge } from './database-load.ts';
 import { createLanePacer } from './import-pacing.ts';
 import { chunkWriter, takeWriterKeyFirst, type ChunkOutcome } from './imports.chunk-write.ts';
 import { runLanes } from './imports.lanes.ts';
@@ -24,7 +25,10 @@ export interface ImportsSettings {
   retryMs: number;
   /** IMPORT_YIELD: a worker waits after a chunk slowed by other work (import-pacing.ts). */
   yieldToApi: boolean;
-  /** IMPORT_LANES: list chunks of one job written at once on PostgreSQL (imports.lanes.ts); SQLite writes one. */
+  /**
+   * IMPORT_LANES: list chunks of one job written at once on PostgreSQL (imports.lanes.ts), with `yieldToApi`
+   * only while the database serves little else (database-load.ts); SQLite writes one.
+   */
   lanes: number;
 }
 
@@ -51,11 +55,16 @@ export function createChunkRunner(
   db: Db,
   targets: Readonly<Record<ImportResource, BatchTarget<unknown>>>,
   settings: ImportsSettings,
+  /** Whether the database serves other work (database-load.ts); by default read from its statistics. */
+  gauge?: LoadGauge,
 ) {
   // SQLite has one writer: lanes would only queue on it.
   const lanes = dialectOf(db) === 'postgres' ? Math.max(1, settings.lanes) : 1;
   const pacer = createLanePacer(lanes, settings.yieldToApi);
   const serialPacer = createLanePacer(1, settings.yieldToApi);
+  // Giving way to the API: one lane while the database serves other work.
+  const load =
+    lanes > 1 && settings.yieldToApi ? (gauge ?? createLoadGauge(() => repo.countTransactions(db))) : undefined;
 
   /** One chunk of a claimed job, in one transaction with its position; each row failing alone. */
   async function runChunk(job: ImportRow, workerId: string, writing: { line?: number }): Promise<boolean> {
@@ -172,9 +181,11 @@ export function createChunkRunner(
     // With no job to run, the stored uploads of finished ones are cleared, a range of lines per step.
     if (!job) return (await repo.clearFinishedUpload(db, CLEARED_PER_STEP)) === CLEARED_PER_STEP;
     if (!job.started_at) await repo.updateImport(db, job.id, { started_at: at });
-    if (inLanes(job)) {
+    if (inLanes(job) && !(await load?.busy())) {
       const writer = chunkWriter(db, job, targets[job.resource as ImportResource]);
-      const { failure } = await runLanes(db, job, workerId, writer, settings, pacer, lanes);
+      const { failure, transactions } = await runLanes(db, job, workerId, writer, settings, pacer, lanes);
+      // The step's claim, its chunks and its fold: the import's own transactions.
+      load?.own(transactions + 2);
       const folded = await fold(job);
       if (folded?.status === 'done') await statisticsAfter(folded);
       if (failure) {
@@ -184,6 +195,7 @@ export function createChunkRunner(
       return true;
     }
     const writing: { line?: number } = {};
+    load?.own(2); // the claim and the chunk
     const ended = serialPacer.begin(0, job.id);
     try {
       const more = await runChunk(job, workerId, writing);

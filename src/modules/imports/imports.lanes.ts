@@ -19,9 +19,10 @@ export interface LanesSettings {
   leaseMs: number;
 }
 
-/** What a step with lanes came to: the chunk that threw (not a deadlock), if one did. */
+/** What a step with lanes came to: the chunk that threw (not a deadlock), if one did; the transactions it ran. */
 export interface LanesOutcome {
   failure?: { line: number; error: unknown };
+  transactions: number;
 }
 
 /**
@@ -47,7 +48,7 @@ export async function runLanes(
 ): Promise<LanesOutcome> {
   const until = performance.now() + Math.min(STEP_MS, settings.leaseMs / 2);
   const done = await repo.doneChunks(db, job.id);
-  const result: LanesOutcome = {};
+  const result: LanesOutcome = { transactions: 0 };
   let cursor = job.position;
   let stopped = false;
 
@@ -107,6 +108,7 @@ export async function runLanes(
       let written: boolean | undefined;
       for (let round = 1; written === undefined; round += 1) {
         try {
+          result.transactions += 1;
           written = await write(rows);
         } catch (error) {
           // A deadlock between lanes (or a serialization failure) undid the whole chunk: it is tried again

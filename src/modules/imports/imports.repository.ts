@@ -256,3 +256,13 @@ export async function refreshStatistics(db: Db, table: string, written: number):
   if (tuples === undefined || written < 50 + 0.1 * Number(tuples)) return;
   await sql`analyze ${sql.table(table)}`.execute(db);
 }
+
+/**
+ * PostgreSQL: the transactions this database has ended so far (committed and rolled back), as its
+ * statistics show them (database-load.ts): whether it serves other work besides an import.
+ */
+export async function countTransactions(db: Db): Promise<number> {
+  const { rows } = await sql<{ ended: string }>`
+    select xact_commit + xact_rollback as ended from pg_stat_database where datname = current_database()`.execute(db);
+  return Number(rows[0]?.ended ?? 0);
+}
