@@ -4,19 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { feedEnd } from '../../../test/support/events.ts';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import type { BatchTarget } from '../../core/bulk/batch.ts';
-import { createChunkRunner, type ImportResource, type ImportsSettings } from './imports.chunks.ts';
+import { importTargets, STEPPED_IMPORTS, uploadProducts } from '../../../test/support/imports.ts';
+import { createChunkRunner, type ImportsSettings } from './imports.chunks.ts';
 
-const SETTINGS: ImportsSettings = {
-  maxBytes: 1e9,
-  uploadTimeoutMs: 60_000,
-  leaseMs: 60_000,
-  chunkRows: 10,
-  maxAttempts: 5,
-  retryMs: 50,
-  yieldToApi: false,
-  lanes: 1,
-};
+/** One chunk at a time. */
+const SETTINGS: ImportsSettings = { ...STEPPED_IMPORTS, lanes: 1 };
 
 const postgres = DIALECTS.find((dialect) => dialect.name === 'postgres')!;
 
@@ -51,16 +43,11 @@ describe('imports: a chunk in flight holds the feed back (postgres)', { skip: po
     "shows no later writer's event while a chunk's transaction is under way, and the chunk's events then",
     { timeout: 30_000 },
     async () => {
-      const services = t.server.app.services as unknown as Record<
-        ImportResource,
-        { batchTarget: BatchTarget<unknown> }
-      >;
-      const products = services.products.batchTarget;
       let paused!: () => void;
       const reached = new Promise<void>((resolve) => (paused = resolve));
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
-      const target: BatchTarget<unknown> = {
+      const targets = importTargets(t, (products) => ({
         ...products,
         // The chunk's transaction has locked the job's row (it has its id) and waits here before its writes.
         async createMany(actor, bodies) {
@@ -68,20 +55,9 @@ describe('imports: a chunk in flight holds the feed back (postgres)', { skip: po
           await released;
           return products.createMany!(actor, bodies);
         },
-      };
-      const targets = { products: target, users: services.users.batchTarget, posts: services.posts.batchTarget };
+      }));
       const step = createChunkRunner(t.server.db, targets, SETTINGS);
-
-      const csv = [
-        'name,category,price,stock',
-        ...Array.from({ length: 3 }, (_, i) => `chunk row ${i},feed-order,1,1`),
-      ];
-      const upload = await fetch(`${t.url}/api/v2/imports?resource=products`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'text/csv' },
-        body: csv.join('\n'),
-      });
-      assert.equal(upload.status, 202, await upload.text());
+      await uploadProducts(t, 'feed-order', 3, 'chunk row');
       let { cursor } = await read(await feedEnd(t));
       const seen: string[] = [];
 

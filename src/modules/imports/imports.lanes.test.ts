@@ -4,22 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import type { BatchTarget } from '../../core/bulk/batch.ts';
-import { createChunkRunner, type ImportResource, type ImportsSettings } from './imports.chunks.ts';
+import { driveImport, importTargets, STEPPED_IMPORTS, uploadProducts } from '../../../test/support/imports.ts';
+import { createChunkRunner, type ImportsSettings } from './imports.chunks.ts';
 
-/** Chunks of ten rows, two lanes (PostgreSQL; SQLite writes one), no pacing: the runner driven step by step here. */
-const SETTINGS: ImportsSettings = {
-  maxBytes: 1e9,
-  uploadTimeoutMs: 60_000,
-  leaseMs: 60_000,
-  chunkRows: 10,
-  maxAttempts: 5,
-  retryMs: 50,
-  yieldToApi: false,
-  lanes: 2,
-};
 const WORKER = 'lanes-test-worker';
-const FINISHED = ['done', 'failed', 'cancelled'];
 
 /** Runs in each list create of products, before it writes: the test's window into a chunk in flight. */
 type Hook = (call: number, bodies: readonly unknown[]) => Promise<void>;
@@ -36,13 +24,8 @@ for (const dialect of DIALECTS) {
 
     /** The import runner on the server's database, its products' list create going through `hook` first. */
     function runnerWith(hook: Hook, settings: Partial<ImportsSettings> = {}) {
-      const services = t.server.app.services as unknown as Record<
-        ImportResource,
-        { batchTarget: BatchTarget<unknown> }
-      >;
-      const products = services.products.batchTarget;
       const counts = { lists: 0, rows: 0 };
-      const target: BatchTarget<unknown> = {
+      const targets = importTargets(t, (products) => ({
         ...products,
         async createMany(actor, bodies) {
           counts.lists += 1;
@@ -53,38 +36,17 @@ for (const dialect of DIALECTS) {
           counts.rows += 1;
           return products.create(actor, data);
         },
-      };
-      const targets = { products: target, users: services.users.batchTarget, posts: services.posts.batchTarget };
-      return { step: createChunkRunner(t.server.db, targets, { ...SETTINGS, ...settings }), counts };
+      }));
+      return { step: createChunkRunner(t.server.db, targets, { ...STEPPED_IMPORTS, ...settings }), counts };
     }
 
-    const upload = async (category: string, rows: number) => {
-      const csv = ['name,category,price,stock', ...Array.from({ length: rows }, (_, i) => `L ${i},${category},1,1`)];
-      const res = await fetch(`${t.url}/api/v2/imports?resource=products`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'text/csv' },
-        body: csv.join('\n'),
-      });
-      assert.equal(res.status, 202, await res.clone().text());
-      return ((await res.json()) as { id: number }).id;
-    };
+    const upload = (category: string, rows: number) => uploadProducts(t, category, rows, 'L');
     const jobOf = (id: number) =>
       t.server.db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const written = async (category: string) =>
       (await t.server.db.selectFrom('products').select('id').where('category', '=', category).execute()).length;
-    /** Steps the runner until the job is over (a step that throws is the worker's logged error); the highest attempts seen. */
-    const drive = async (id: number, step: (worker: string) => Promise<boolean>, worker = WORKER) => {
-      let attempts = 0;
-      for (let i = 0; i < 500; i += 1) {
-        const job = await jobOf(id);
-        attempts = Math.max(attempts, job.attempts);
-        if (FINISHED.includes(job.status)) return { job, attempts };
-        await step(worker).catch(() => undefined);
-        // SQLite's statements settle at once: the server's requests get their turn between steps.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      throw new Error('the import did not finish');
-    };
+    const drive = (id: number, step: (worker: string) => Promise<boolean>, worker = WORKER) =>
+      driveImport(t, id, step, worker);
 
     it('writes two chunks of one job at once on PostgreSQL, each in its own transaction; one at a time on SQLite', async () => {
       const pids = new Set<number>();

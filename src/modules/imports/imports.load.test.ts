@@ -4,22 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/support/dialects.ts';
 import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
-import type { BatchTarget } from '../../core/bulk/batch.ts';
 import type { LoadGauge } from './database-load.ts';
-import { createChunkRunner, type ImportResource, type ImportsSettings } from './imports.chunks.ts';
+import { driveImport, importTargets, STEPPED_IMPORTS, uploadProducts } from '../../../test/support/imports.ts';
+import { createChunkRunner, type ImportsSettings } from './imports.chunks.ts';
 import { countTransactions } from './imports.repository.ts';
 
-/** Two lanes, giving way to the API (the defaults), chunks of ten rows: the runner driven step by step here. */
-const SETTINGS: ImportsSettings = {
-  maxBytes: 1e9,
-  uploadTimeoutMs: 60_000,
-  leaseMs: 60_000,
-  chunkRows: 10,
-  maxAttempts: 5,
-  retryMs: 50,
-  yieldToApi: true,
-  lanes: 2,
-};
+/** Two lanes, giving way to the API (the defaults): the runner driven step by step here. */
+const SETTINGS: ImportsSettings = { ...STEPPED_IMPORTS, yieldToApi: true };
 
 const postgres = DIALECTS.find((dialect) => dialect.name === 'postgres')!;
 
@@ -37,10 +28,8 @@ describe('imports: lanes only while the database serves little else (postgres)',
 
   /** The runner with `gauge`, its products' list creates counted while in flight. */
   function runnerWith(gauge: LoadGauge) {
-    const services = t.server.app.services as unknown as Record<ImportResource, { batchTarget: BatchTarget<unknown> }>;
-    const products = services.products.batchTarget;
     const seen = { inFlight: 0, most: 0 };
-    const target: BatchTarget<unknown> = {
+    const targets = importTargets(t, (products) => ({
       ...products,
       async createMany(actor, bodies) {
         seen.inFlight += 1;
@@ -53,27 +42,12 @@ describe('imports: lanes only while the database serves little else (postgres)',
           seen.inFlight -= 1;
         }
       },
-    };
-    const targets = { products: target, users: services.users.batchTarget, posts: services.posts.batchTarget };
+    }));
     return { step: createChunkRunner(t.server.db, targets, SETTINGS, gauge), seen };
   }
 
-  const importOf = async (category: string, rows: number, step: (worker: string) => Promise<boolean>) => {
-    const csv = ['name,category,price,stock', ...Array.from({ length: rows }, (_, i) => `G ${i},${category},1,1`)];
-    const res = await fetch(`${t.url}/api/v2/imports?resource=products`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'text/csv' },
-      body: csv.join('\n'),
-    });
-    assert.equal(res.status, 202, await res.clone().text());
-    const { id } = (await res.json()) as { id: number };
-    for (let i = 0; i < 200; i += 1) {
-      const job = await t.server.db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      if (job.status !== 'running' && job.status !== 'queued') return job;
-      await step('load-test-worker');
-    }
-    throw new Error('the import did not finish');
-  };
+  const importOf = async (category: string, rows: number, step: (worker: string) => Promise<boolean>) =>
+    (await driveImport(t, await uploadProducts(t, category, rows, 'G'), step, 'load-test-worker')).job;
 
   /** A gauge whose verdict the test sets, counting the import's own transactions it is told of. */
   const gaugeSaying = (busy: boolean) => {
